@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Perch needs on Debian/Ubuntu.
+# Idempotent: packages already present are skipped, so a second run takes a second.
+set -euo pipefail
+
+# Build: WebKitGTK/GTK for the window, the tray, and the C libraries of the -sys crates.
+BUILD_PKGS=(
+  libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
+  libssl-dev pkg-config build-essential libxdo-dev libasound2-dev cmake clang libclang-dev
+  libdbus-1-dev libx11-dev libxi-dev libxtst-dev libxrandr-dev curl file
+)
+# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring.
+TEST_PKGS=(
+  xvfb openbox xdotool x11-utils x11-apps imagemagick webkit2gtk-driver
+  gnome-keyring libsecret-tools dbus dbus-x11 procps
+)
+
+want=("${BUILD_PKGS[@]}")
+[[ "${1:-}" == "--test" ]] && want+=("${TEST_PKGS[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  if ! command -v apt-get >/dev/null; then
+    echo "error: apt-get not found. Install these packages with your package manager: ${missing[*]}" >&2
+    exit 1
+  fi
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null; then SUDO="sudo"; else
+      echo "error: not root and no sudo. Run as root: apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  echo "==> installing system packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+for tool in cargo node npm; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "error: '$tool' is not installed. Install Rust (https://rustup.rs) and Node.js 20+ first." >&2
+    exit 1
+  fi
+done

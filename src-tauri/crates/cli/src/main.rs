@@ -1,0 +1,71 @@
+//! `perch`: the Perch engine on the command line, for scripts, headless machines and checks.
+
+mod doctor;
+mod history;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use perch_core::paths::DataDir;
+
+#[derive(Parser)]
+#[command(name = "perch", version = perch_core::VERSION, about = "Perch, a small private AI assistant, from the terminal")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check the data folder, the database and which optional parts this machine has.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Browse and search saved conversations.
+    History {
+        #[command(subcommand)]
+        command: history::HistoryCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => return output::fail(&format!("could not start: {e}")),
+    };
+    runtime.block_on(async move {
+        match cli.command {
+            // The doctor opens the data dir itself, so it can report a broken one.
+            Command::Doctor { json } => doctor::run(json).await,
+            Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
+        }
+    })
+}
+
+/// Opens the data dir, logging and the engine, then runs `f`; every failure becomes a clear message.
+async fn with_engine<F, Fut>(f: F) -> ExitCode
+where
+    F: FnOnce(perch_core::Engine) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let dir = match DataDir::from_env() {
+        Ok(dir) => dir,
+        Err(e) => return output::fail(&e.to_string()),
+    };
+    let _logs = perch_core::logging::init(Some(&dir.logs_dir()), "warn");
+    let engine = match perch_core::Engine::start(dir).await {
+        Ok(engine) => engine,
+        Err(e) => return output::fail(&e.to_string()),
+    };
+    for notice in engine.startup_notices() {
+        eprintln!("perch: {}. {}", notice.title, notice.detail);
+    }
+    match f(engine).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output::fail(&format!("{e:#}")),
+    }
+}

@@ -1,0 +1,161 @@
+//! `perch doctor`: what this machine has, what Perch found in its data dir, and what is missing.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::paths::{self, DataDir, DataDirSource};
+use crate::probes::{self, Probe};
+use crate::settings::{Settings, SettingsHandle, effective_ollama_url};
+use crate::store::{Integrity, LATEST_VERSION, Store, StoreError};
+
+#[derive(Debug, Serialize)]
+pub struct DoctorReport {
+    pub version: &'static str,
+    pub data_dir: DataDirReport,
+    pub database: DatabaseReport,
+    pub components: Vec<Probe>,
+}
+
+impl DoctorReport {
+    /// Healthy means Perch can run and keep history here; missing optional parts are fine.
+    pub fn healthy(&self) -> bool {
+        self.data_dir.error.is_none() && matches!(self.database.status, DbStatus::Ok | DbStatus::Recovered)
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct DataDirReport {
+    pub path: Option<PathBuf>,
+    pub source: Option<DataDirSource>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Serialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum DbStatus {
+    Ok,
+    /// The file was damaged: a backup was kept and a new database started.
+    Recovered,
+    /// Written by a newer Perch; left untouched.
+    TooNew,
+    Error,
+    /// Not checked because the data dir is unusable.
+    Skipped,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DatabaseReport {
+    pub path: Option<PathBuf>,
+    pub status: DbStatus,
+    pub schema_version: Option<i64>,
+    pub latest_schema: i64,
+    pub size_bytes: Option<u64>,
+    pub conversations: Option<i64>,
+    pub messages: Option<i64>,
+    pub detail: String,
+}
+
+/// Runs every check; the slow ones (network, login shell, keyring) run concurrently.
+pub async fn run() -> DoctorReport {
+    let resolved = paths::resolve(&paths::ResolveInputs::from_env()).and_then(DataDir::prepare);
+    let (data_dir, dir) = match resolved {
+        Ok(dir) => (
+            DataDirReport { path: Some(dir.root().to_path_buf()), source: Some(dir.source()), error: None },
+            Some(dir),
+        ),
+        Err(e) => (DataDirReport { path: None, source: None, error: Some(e.to_string()) }, None),
+    };
+    let (database, settings) = match &dir {
+        Some(dir) => check_database(dir).await,
+        None => (skipped_database(), Settings::default()),
+    };
+    let ollama_url = effective_ollama_url(&settings);
+    let blocking = |f: fn() -> Probe, name: &'static str| async move {
+        tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| Probe {
+            name: name.into(),
+            available: false,
+            detail: format!("the probe failed: {e}"),
+        })
+    };
+    let (audio, keyring, ollama, launchers) = tokio::join!(
+        blocking(probes::audio_input, "audio input"),
+        blocking(probes::keyring, "keyring"),
+        probes::ollama(&ollama_url),
+        probes::launchers(),
+    );
+    let mut components = vec![probes::display(), audio, keyring, ollama];
+    components.extend(launchers);
+    DoctorReport { version: crate::VERSION, data_dir, database, components }
+}
+
+fn skipped_database() -> DatabaseReport {
+    DatabaseReport {
+        path: None,
+        status: DbStatus::Skipped,
+        schema_version: None,
+        latest_schema: LATEST_VERSION,
+        size_bytes: None,
+        conversations: None,
+        messages: None,
+        detail: "not checked: the data folder is unusable".into(),
+    }
+}
+
+async fn check_database(dir: &DataDir) -> (DatabaseReport, Settings) {
+    let path = dir.db_path();
+    let mut report = DatabaseReport {
+        path: Some(path.clone()),
+        status: DbStatus::Ok,
+        schema_version: None,
+        latest_schema: LATEST_VERSION,
+        size_bytes: None,
+        conversations: None,
+        messages: None,
+        detail: String::new(),
+    };
+    let (store, open) = match Store::open(&path, Integrity::Full).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            report.status = match e {
+                StoreError::TooNew { found, .. } => {
+                    report.schema_version = Some(found);
+                    DbStatus::TooNew
+                }
+                _ => DbStatus::Error,
+            };
+            report.detail = e.to_string();
+            return (report, Settings::default());
+        }
+    };
+    report.schema_version = Some(open.schema_version);
+    report.detail = match &open.recovered {
+        Some(r) => {
+            report.status = DbStatus::Recovered;
+            format!(
+                "the database was damaged ({}); it was kept as {} and a new one was created",
+                r.reason,
+                r.backup.display()
+            )
+        }
+        None => "integrity check passed".into(),
+    };
+    let counts = store
+        .call(|c| {
+            let count = |table: &str| {
+                c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0))
+            };
+            Ok((count("conversations")?, count("messages")?))
+        })
+        .await;
+    if let Ok((conversations, messages)) = counts {
+        report.conversations = Some(conversations);
+        report.messages = Some(messages);
+    }
+    report.size_bytes = std::fs::metadata(&path).ok().map(|m| m.len());
+    let settings = match SettingsHandle::load(store).await {
+        Ok(handle) => handle.get().await,
+        Err(_) => Settings::default(),
+    };
+    (report, settings)
+}

@@ -1,0 +1,17 @@
+//! perch-core: the Perch engine. It knows nothing of windows or Tauri; the desktop shell and
+//! the `perch` CLI are thin layers over it.
+
+pub mod doctor;
+pub mod engine;
+pub mod launchers;
+pub mod logging;
+pub mod paths;
+pub mod probes;
+pub mod settings;
+pub mod store;
+pub mod window_state;
+
+pub use engine::{Engine, StartError};
+
+/// The version of this build, shared by the app, the CLI and the doctor report.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,220 @@
+//! Probes of the machine's optional parts: display server, audio input, OS keyring, Ollama,
+//! MCP launchers. Each answers truthfully and quickly; none is required to run Perch.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::launchers;
+
+/// One optional part and whether this machine has it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct Probe {
+    pub name: String,
+    pub available: bool,
+    pub detail: String,
+}
+
+impl Probe {
+    fn yes(name: &str, detail: impl Into<String>) -> Self {
+        Self { name: name.into(), available: true, detail: detail.into() }
+    }
+    fn no(name: &str, detail: impl Into<String>) -> Self {
+        Self { name: name.into(), available: false, detail: detail.into() }
+    }
+}
+
+/// Which display server the session uses, and whether it answers.
+pub fn display() -> Probe {
+    display_from(
+        std::env::var("WAYLAND_DISPLAY").ok().filter(|v| !v.is_empty()),
+        std::env::var("DISPLAY").ok().filter(|v| !v.is_empty()),
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+    )
+}
+
+fn display_from(wayland: Option<String>, x11: Option<String>, runtime: Option<PathBuf>) -> Probe {
+    if !cfg!(target_os = "linux") {
+        return Probe::yes("display", "the system's native display");
+    }
+    if let Some(name) = wayland {
+        let socket = if Path::new(&name).is_absolute() {
+            PathBuf::from(&name)
+        } else {
+            runtime.unwrap_or_default().join(&name)
+        };
+        return if can_connect(&socket) {
+            Probe::yes(
+                "display",
+                format!("Wayland ({name}){}", x11.map(|d| format!(", XWayland at {d}")).unwrap_or_default()),
+            )
+        } else {
+            Probe::no(
+                "display",
+                format!("WAYLAND_DISPLAY={name} but nothing listens at {}", socket.display()),
+            )
+        };
+    }
+    let Some(display) = x11 else {
+        return Probe::no(
+            "display",
+            "none: no DISPLAY or WAYLAND_DISPLAY (headless); the window cannot open here",
+        );
+    };
+    match x11_socket(&display) {
+        Some(socket) if can_connect(&socket) => Probe::yes("display", format!("X11 at {display}")),
+        Some(socket) => {
+            Probe::no("display", format!("DISPLAY={display} but no X server listens at {}", socket.display()))
+        }
+        None => Probe::yes("display", format!("X11 at {display} (remote display, not probed)")),
+    }
+}
+
+/// `:99` or `:99.0` -> `/tmp/.X11-unix/X99`; a display with a host part is remote.
+fn x11_socket(display: &str) -> Option<PathBuf> {
+    let number = display.strip_prefix(':').or_else(|| display.strip_prefix("unix:"))?;
+    let number = number.split('.').next()?;
+    number.parse::<u32>().ok()?;
+    Some(PathBuf::from(format!("/tmp/.X11-unix/X{number}")))
+}
+
+#[cfg(unix)]
+fn can_connect(socket: &Path) -> bool {
+    std::os::unix::net::UnixStream::connect(socket).is_ok()
+}
+#[cfg(not(unix))]
+fn can_connect(_: &Path) -> bool {
+    true
+}
+
+/// Whether a microphone can be opened. Blocking (audio back ends are synchronous).
+pub fn audio_input() -> Probe {
+    use cpal::traits::{DeviceTrait, HostTrait};
+    let host = cpal::default_host();
+    let Some(device) = host.default_input_device() else {
+        return Probe::no("audio input", format!("no input device ({} audio)", host.id().name()));
+    };
+    let name = device.to_string();
+    if cfg!(target_os = "linux") && !linux_has_capture_hardware() {
+        return Probe::no(
+            "audio input",
+            format!(
+                "no sound card and no PulseAudio/PipeWire server; the ALSA device \"{name}\" has nothing behind it"
+            ),
+        );
+    }
+    match device.default_input_config() {
+        Ok(config) => Probe::yes(
+            "audio input",
+            format!("{name}: {} Hz, {} channel(s)", config.sample_rate(), config.channels()),
+        ),
+        Err(e) => Probe::no("audio input", format!("{name} cannot record: {e}")),
+    }
+}
+
+/// ALSA always offers a "default" device; it only records if a card or a sound server exists.
+fn linux_has_capture_hardware() -> bool {
+    let cards = std::fs::read_to_string("/proc/asound/cards").unwrap_or_default();
+    let has_card = !cards.trim().is_empty() && !cards.contains("no soundcards");
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).unwrap_or_default();
+    let has_server = ["pulse/native", "pipewire-0"].iter().any(|s| runtime.join(s).exists());
+    has_card || has_server
+}
+
+/// Whether the OS keyring (Secret Service, Keychain, Credential Manager) answers. Blocking.
+pub fn keyring() -> Probe {
+    let entry = match keyring::Entry::new("perch", "perch-doctor-probe") {
+        Ok(entry) => entry,
+        Err(e) => return Probe::no("keyring", format!("unavailable: {e}")),
+    };
+    match entry.get_password() {
+        Ok(_) | Err(keyring::Error::NoEntry) => Probe::yes("keyring", "the OS keyring answers"),
+        Err(e) => Probe::no(
+            "keyring",
+            format!("unavailable ({e}); API keys would need the encrypted-file fallback"),
+        ),
+    }
+}
+
+/// Whether Ollama answers at `base_url`, within two seconds.
+pub async fn ollama(base_url: &str) -> Probe {
+    let client = match reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(1500))
+        .timeout(Duration::from_secs(2))
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => return Probe::no("ollama", format!("no HTTP client: {e}")),
+    };
+    #[derive(serde::Deserialize)]
+    struct Version {
+        version: String,
+    }
+    let url = format!("{base_url}/api/version");
+    match client.get(&url).send().await {
+        Ok(resp) if resp.status().is_success() => match resp.json::<Version>().await {
+            Ok(v) => Probe::yes("ollama", format!("version {} at {base_url}", v.version)),
+            Err(_) => Probe::no("ollama", format!("something answers at {base_url}, but it is not Ollama")),
+        },
+        Ok(resp) => Probe::no("ollama", format!("{base_url} answered {}", resp.status())),
+        Err(e) if e.is_timeout() => Probe::no("ollama", format!("no answer from {base_url} within 2 s")),
+        Err(_) => Probe::no(
+            "ollama",
+            format!(
+                "not running at {base_url}; start it with `ollama serve`, or set its URL in Settings or OLLAMA_HOST"
+            ),
+        ),
+    }
+}
+
+/// The programs MCP servers are commonly launched with, found on the login PATH.
+pub async fn launchers() -> Vec<Probe> {
+    let mut out = Vec::new();
+    for program in ["npx", "uvx", "node", "python3"] {
+        out.push(match launchers::find(program).await {
+            Some(path) => Probe::yes(program, path.display().to_string()),
+            None => Probe::no(program, "not found on the login PATH"),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_kind_is_reported_from_the_environment() {
+        let p = display_from(None, None, None);
+        assert!(!p.available && p.detail.contains("headless"), "{p:?}");
+
+        let p = display_from(None, Some(":4242".into()), None);
+        assert!(!p.available && p.detail.contains("/tmp/.X11-unix/X4242"), "{p:?}");
+
+        let p = display_from(Some("wayland-perch-test".into()), None, Some("/nonexistent".into()));
+        assert!(
+            !p.available && p.detail.contains("Wayland") || p.detail.contains("WAYLAND_DISPLAY"),
+            "{p:?}"
+        );
+
+        let p = display_from(None, Some("otherhost:0".into()), None);
+        assert!(p.available && p.detail.contains("remote"), "{p:?}");
+    }
+
+    #[test]
+    fn x11_display_names_map_to_sockets() {
+        assert_eq!(x11_socket(":99"), Some(PathBuf::from("/tmp/.X11-unix/X99")));
+        assert_eq!(x11_socket(":0.1"), Some(PathBuf::from("/tmp/.X11-unix/X0")));
+        assert_eq!(x11_socket("host:0"), None);
+    }
+
+    #[tokio::test]
+    async fn ollama_probe_says_not_running_quickly_when_nothing_listens() {
+        // Bind then drop a listener to get a port nobody listens on.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let p = ollama(&format!("http://127.0.0.1:{port}")).await;
+        assert!(!p.available);
+        assert!(p.detail.contains("ollama serve"), "{p:?}");
+    }
+}

@@ -1,0 +1,231 @@
+//! Typed settings over the `settings` table.
+//!
+//! Each top-level field is one row (key = field name, value = JSON). Loading is forgiving:
+//! unknown keys are ignored and a value that does not fit its field falls back to the
+//! default with a warning, so a hand-edited or older database never stops the app.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::sync::RwLock;
+
+use crate::store::{Store, StoreError};
+use crate::window_state::WindowPlacement;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ThemePreference {
+    /// Follow the operating system's light or dark setting.
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+/// An http(s) base URL; anything else is rejected at load time and replaced by the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(try_from = "String", into = "String")]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for BaseUrl {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, String> {
+        let trimmed = value.trim().trim_end_matches('/');
+        let rest = trimmed.strip_prefix("http://").or_else(|| trimmed.strip_prefix("https://"));
+        match rest {
+            Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => {
+                Ok(Self(trimmed.to_owned()))
+            }
+            _ => Err(format!("{value:?} is not an http:// or https:// URL")),
+        }
+    }
+}
+
+impl From<BaseUrl> for String {
+    fn from(url: BaseUrl) -> String {
+        url.0
+    }
+}
+
+pub const DEFAULT_OLLAMA_URL: &str = "http://127.0.0.1:11434";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct Settings {
+    pub theme: ThemePreference,
+    /// Where Ollama listens; `OLLAMA_HOST` overrides it at run time.
+    pub ollama_url: BaseUrl,
+    /// The window's mode and bounds, restored at start.
+    pub window: WindowPlacement,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            theme: ThemePreference::default(),
+            ollama_url: BaseUrl(DEFAULT_OLLAMA_URL.to_owned()),
+            window: WindowPlacement::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Builds settings from stored rows, keeping defaults for unknown, unreadable or invalid values.
+    pub fn from_rows(rows: impl IntoIterator<Item = (String, String)>) -> Self {
+        let Value::Object(mut fields) = to_value(&Settings::default()) else {
+            unreachable!("Settings serializes to an object")
+        };
+        for (key, text) in rows {
+            if !fields.contains_key(&key) {
+                tracing::debug!(%key, "ignoring an unknown setting");
+                continue;
+            }
+            let value = match serde_json::from_str::<Value>(&text) {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::warn!(%key, error = %e, "setting is not valid JSON; using the default");
+                    continue;
+                }
+            };
+            let previous = fields.insert(key.clone(), value);
+            if let Err(e) = serde_json::from_value::<Settings>(Value::Object(fields.clone())) {
+                tracing::warn!(%key, error = %e, "setting has an invalid value; using the default");
+                if let Some(previous) = previous {
+                    fields.insert(key, previous);
+                }
+            }
+        }
+        serde_json::from_value(Value::Object(fields)).unwrap_or_default()
+    }
+
+    /// The rows whose values differ between `self` and `other`, as (key, JSON text).
+    fn changed_rows(&self, other: &Settings) -> Vec<(String, String)> {
+        let (Value::Object(old), Value::Object(new)) = (to_value(other), to_value(self)) else {
+            return Vec::new();
+        };
+        changed(&old, &new)
+    }
+}
+
+/// The Ollama URL to use: `OLLAMA_HOST` when set (as Ollama's own tools honour it), else the setting.
+pub fn effective_ollama_url(settings: &Settings) -> String {
+    std::env::var("OLLAMA_HOST")
+        .ok()
+        .and_then(|host| ollama_host_to_url(&host))
+        .unwrap_or_else(|| settings.ollama_url.as_str().to_owned())
+}
+
+/// `OLLAMA_HOST` accepts `host`, `host:port` or a URL; `0.0.0.0` means "this machine".
+pub fn ollama_host_to_url(host: &str) -> Option<String> {
+    let host = host.trim().trim_end_matches('/');
+    if host.is_empty() {
+        return None;
+    }
+    let (scheme, rest) = match host.split_once("://") {
+        Some((scheme, rest)) => (scheme, rest),
+        None => ("http", host),
+    };
+    let rest = rest.replacen("0.0.0.0", "127.0.0.1", 1);
+    let has_port = rest.rsplit_once(':').is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()));
+    let port = if has_port || scheme == "https" { "" } else { ":11434" };
+    Some(format!("{scheme}://{rest}{port}"))
+}
+
+fn to_value(settings: &Settings) -> Value {
+    serde_json::to_value(settings).unwrap_or(Value::Null)
+}
+
+fn changed(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<(String, String)> {
+    new.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.to_string())).collect()
+}
+
+/// The live settings, shared by the app: reads are cheap, updates write only changed rows.
+#[derive(Debug)]
+pub struct SettingsHandle {
+    store: Store,
+    current: RwLock<Settings>,
+}
+
+impl SettingsHandle {
+    pub async fn load(store: Store) -> Result<Self, StoreError> {
+        let current = Settings::from_rows(store.setting_rows().await?);
+        Ok(Self { store, current: RwLock::new(current) })
+    }
+
+    pub async fn get(&self) -> Settings {
+        self.current.read().await.clone()
+    }
+
+    /// Applies `change` and persists the fields it changed. Returns the new settings.
+    pub async fn update(&self, change: impl FnOnce(&mut Settings)) -> Result<Settings, StoreError> {
+        let mut guard = self.current.write().await;
+        let mut next = guard.clone();
+        change(&mut next);
+        for (key, json) in next.changed_rows(&guard) {
+            self.store.put_setting(&key, json).await?;
+        }
+        *guard = next.clone();
+        Ok(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(k: &str, v: &str) -> (String, String) {
+        (k.to_owned(), v.to_owned())
+    }
+
+    #[test]
+    fn unknown_keys_are_ignored_and_known_ones_read() {
+        let s = Settings::from_rows([row("theme", "\"dark\""), row("from_the_future", "42")]);
+        assert_eq!(s.theme, ThemePreference::Dark);
+        assert_eq!(s.ollama_url.as_str(), DEFAULT_OLLAMA_URL);
+    }
+
+    #[test]
+    fn invalid_values_fall_back_to_defaults_without_touching_others() {
+        let s = Settings::from_rows([
+            row("theme", "\"purple\""),
+            row("ollama_url", "\"ftp://nope\""),
+            row("window", "{not json"),
+        ]);
+        assert_eq!(s, Settings::default());
+
+        let s = Settings::from_rows([row("theme", "\"light\""), row("ollama_url", "17")]);
+        assert_eq!(s.theme, ThemePreference::Light);
+        assert_eq!(s.ollama_url.as_str(), DEFAULT_OLLAMA_URL);
+    }
+
+    #[test]
+    fn base_url_is_normalised_and_checked() {
+        assert_eq!(BaseUrl::try_from("http://host:1/".to_owned()).unwrap().as_str(), "http://host:1");
+        assert!(BaseUrl::try_from("localhost:11434".to_owned()).is_err());
+        assert!(BaseUrl::try_from("http://".to_owned()).is_err());
+    }
+
+    #[test]
+    fn ollama_host_forms_become_urls() {
+        assert_eq!(ollama_host_to_url("0.0.0.0").as_deref(), Some("http://127.0.0.1:11434"));
+        assert_eq!(ollama_host_to_url("box:8080").as_deref(), Some("http://box:8080"));
+        assert_eq!(
+            ollama_host_to_url("https://ollama.example.com/").as_deref(),
+            Some("https://ollama.example.com")
+        );
+        assert_eq!(ollama_host_to_url("  "), None);
+    }
+
+    #[test]
+    fn only_changed_fields_become_rows() {
+        let old = Settings::default();
+        let mut new = old.clone();
+        new.theme = ThemePreference::Dark;
+        assert_eq!(new.changed_rows(&old), vec![row("theme", "\"dark\"")]);
+    }
+}

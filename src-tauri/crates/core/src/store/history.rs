@@ -1,0 +1,363 @@
+//! Conversations and messages: the rows behind Chat and History.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, StoreError, now_ms};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageStatus {
+    Complete,
+    Streaming,
+    Stopped,
+    Error,
+}
+
+macro_rules! text_enum {
+    ($ty:ty { $($variant:ident => $text:literal),* $(,)? }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),* }
+            }
+            fn parse(text: &str) -> rusqlite::Result<Self> {
+                match text {
+                    $($text => Ok(Self::$variant),)*
+                    other => Err(rusqlite::Error::InvalidColumnType(0, other.to_string(), rusqlite::types::Type::Text)),
+                }
+            }
+        }
+    };
+}
+text_enum!(Role { System => "system", User => "user", Assistant => "assistant", Tool => "tool" });
+text_enum!(MessageStatus { Complete => "complete", Streaming => "streaming", Stopped => "stopped", Error => "error" });
+
+/// A conversation as History lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct Conversation {
+    pub id: String,
+    pub title: String,
+    pub model: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub message_count: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct Message {
+    pub id: i64,
+    pub conversation_id: String,
+    pub role: Role,
+    pub content: String,
+    pub thinking: Option<String>,
+    pub model: Option<String>,
+    pub status: MessageStatus,
+    pub error: Option<String>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub created_at: i64,
+}
+
+/// A new message to append; the store fills in id and time.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub role: Role,
+    pub content: String,
+    pub thinking: Option<String>,
+    pub model: Option<String>,
+    pub status: MessageStatus,
+    pub error: Option<String>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+}
+
+impl NewMessage {
+    pub fn text(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            thinking: None,
+            model: None,
+            status: MessageStatus::Complete,
+            error: None,
+            input_tokens: None,
+            output_tokens: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ConversationDetail {
+    pub conversation: Conversation,
+    pub messages: Vec<Message>,
+}
+
+/// One search match. `snippet` marks matched words with U+0002 before and U+0003 after,
+/// characters that never occur in text, so the UI can highlight without parsing HTML.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct SearchHit {
+    pub conversation_id: String,
+    pub title: String,
+    pub message_id: i64,
+    pub role: Role,
+    pub snippet: String,
+    pub created_at: i64,
+}
+
+pub const HIGHLIGHT_START: char = '\u{2}';
+pub const HIGHLIGHT_END: char = '\u{3}';
+
+const CONVERSATION_COLUMNS: &str =
+    "c.id, c.title, c.model, c.created_at, c.updated_at, c.input_tokens, c.output_tokens,
+     (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id)";
+
+fn conversation_from_row(row: &Row<'_>) -> rusqlite::Result<Conversation> {
+    Ok(Conversation {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        model: row.get(2)?,
+        created_at: row.get(3)?,
+        updated_at: row.get(4)?,
+        input_tokens: row.get(5)?,
+        output_tokens: row.get(6)?,
+        message_count: row.get(7)?,
+    })
+}
+
+fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
+    Ok(Message {
+        id: row.get(0)?,
+        conversation_id: row.get(1)?,
+        role: Role::parse(&row.get::<_, String>(2)?)?,
+        content: row.get(3)?,
+        thinking: row.get(4)?,
+        model: row.get(5)?,
+        status: MessageStatus::parse(&row.get::<_, String>(6)?)?,
+        error: row.get(7)?,
+        input_tokens: row.get(8)?,
+        output_tokens: row.get(9)?,
+        created_at: row.get(10)?,
+    })
+}
+
+impl Store {
+    pub async fn create_conversation(
+        &self,
+        title: &str,
+        model: Option<&str>,
+    ) -> Result<Conversation, StoreError> {
+        let (title, model) = (title.to_owned(), model.map(str::to_owned));
+        self.call(move |c| create_conversation(c, &title, model.as_deref())).await
+    }
+    pub async fn add_message(
+        &self,
+        conversation_id: &str,
+        message: NewMessage,
+    ) -> Result<Message, StoreError> {
+        let id = conversation_id.to_owned();
+        self.call(move |c| add_message(c, &id, &message)).await
+    }
+    /// Resolves a full id or a unique prefix to the conversation's full id.
+    pub async fn resolve_conversation_id(&self, id_or_prefix: &str) -> Result<String, StoreError> {
+        let id = id_or_prefix.to_owned();
+        self.call(move |c| resolve_id(c, &id)).await
+    }
+    pub async fn conversation(&self, id_or_prefix: &str) -> Result<ConversationDetail, StoreError> {
+        let id = id_or_prefix.to_owned();
+        self.call(move |c| conversation_detail(c, &id)).await
+    }
+    pub async fn list_conversations(&self, limit: u32, offset: u32) -> Result<Vec<Conversation>, StoreError> {
+        self.call(move |c| list_conversations(c, limit, offset)).await
+    }
+    pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<(), StoreError> {
+        let (id, title) = (id.to_owned(), title.to_owned());
+        self.call(move |c| rename_conversation(c, &id, &title)).await
+    }
+    pub async fn delete_conversation(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.call(move |c| delete_conversation(c, &id)).await
+    }
+    pub async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
+        let query = query.to_owned();
+        self.call(move |c| search(c, &query, limit)).await
+    }
+}
+
+// The queries, plain functions of a connection, run on the store's worker thread.
+
+fn create_conversation(
+    conn: &Connection,
+    title: &str,
+    model: Option<&str>,
+) -> Result<Conversation, StoreError> {
+    let id = uuid::Uuid::new_v4().to_string();
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO conversations (id, title, model, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+        params![id, title, model, now],
+    )?;
+    get_conversation(conn, &id)
+}
+
+fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> Result<Message, StoreError> {
+    let tx = conn.transaction()?;
+    let now = now_ms();
+    let changed = tx.execute(
+        "UPDATE conversations SET updated_at = ?2,
+             input_tokens = input_tokens + coalesce(?3, 0), output_tokens = output_tokens + coalesce(?4, 0)
+         WHERE id = ?1",
+        params![conversation_id, now, m.input_tokens, m.output_tokens],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound(format!("conversation {conversation_id}")));
+    }
+    tx.execute(
+        "INSERT INTO messages (conversation_id, role, content, thinking, model, status, error,
+                               input_tokens, output_tokens, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            conversation_id,
+            m.role.as_str(),
+            m.content,
+            m.thinking,
+            m.model,
+            m.status.as_str(),
+            m.error,
+            m.input_tokens,
+            m.output_tokens,
+            now
+        ],
+    )?;
+    let id = tx.last_insert_rowid();
+    let message = tx.query_row(
+        "SELECT id, conversation_id, role, content, thinking, model, status, error, input_tokens, output_tokens, created_at
+         FROM messages WHERE id = ?1",
+        [id],
+        message_from_row,
+    )?;
+    tx.commit()?;
+    Ok(message)
+}
+
+/// Finds a conversation by its full id or a unique prefix of at least 4 characters.
+fn resolve_id(conn: &Connection, id_or_prefix: &str) -> Result<String, StoreError> {
+    let wanted = id_or_prefix.trim();
+    if wanted.len() < 4 {
+        return Err(StoreError::Invalid("give at least 4 characters of the conversation id".into()));
+    }
+    let pattern = format!("{}%", wanted.replace(['%', '_'], ""));
+    let mut stmt = conn.prepare("SELECT id FROM conversations WHERE id LIKE ?1 LIMIT 2")?;
+    let ids: Vec<String> = stmt.query_map([pattern], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    match ids.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(StoreError::NotFound(format!("conversation {wanted}"))),
+        _ => Err(StoreError::Invalid(format!(
+            "{wanted} matches more than one conversation; give more of the id"
+        ))),
+    }
+}
+
+fn get_conversation(conn: &Connection, id: &str) -> Result<Conversation, StoreError> {
+    conn.query_row(
+        &format!("SELECT {CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ?1"),
+        [id],
+        conversation_from_row,
+    )
+    .optional()?
+    .ok_or_else(|| StoreError::NotFound(format!("conversation {id}")))
+}
+
+fn conversation_detail(conn: &Connection, id_or_prefix: &str) -> Result<ConversationDetail, StoreError> {
+    let id = resolve_id(conn, id_or_prefix)?;
+    let conversation = get_conversation(conn, &id)?;
+    let mut stmt = conn.prepare(
+        "SELECT id, conversation_id, role, content, thinking, model, status, error, input_tokens, output_tokens, created_at
+         FROM messages WHERE conversation_id = ?1 ORDER BY id",
+    )?;
+    let messages = stmt.query_map([&id], message_from_row)?.collect::<Result<_, _>>()?;
+    Ok(ConversationDetail { conversation, messages })
+}
+
+/// Most recently updated first.
+fn list_conversations(conn: &Connection, limit: u32, offset: u32) -> Result<Vec<Conversation>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {CONVERSATION_COLUMNS} FROM conversations c ORDER BY c.updated_at DESC, c.id DESC LIMIT ?1 OFFSET ?2"
+    ))?;
+    let rows = stmt.query_map(params![limit, offset], conversation_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn rename_conversation(conn: &Connection, id: &str, title: &str) -> Result<(), StoreError> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(StoreError::Invalid("a conversation title cannot be empty".into()));
+    }
+    match conn.execute("UPDATE conversations SET title = ?2 WHERE id = ?1", params![id, title])? {
+        0 => Err(StoreError::NotFound(format!("conversation {id}"))),
+        _ => Ok(()),
+    }
+}
+
+fn delete_conversation(conn: &Connection, id: &str) -> Result<(), StoreError> {
+    match conn.execute("DELETE FROM conversations WHERE id = ?1", [id])? {
+        0 => Err(StoreError::NotFound(format!("conversation {id}"))),
+        _ => Ok(()),
+    }
+}
+
+/// Full-text search over message text, best matches first.
+fn search(conn: &Connection, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
+    let Some(fts) = fts_query(query) else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = conn.prepare(
+        "SELECT m.conversation_id, c.title, m.id, m.role,
+                snippet(messages_fts, 0, char(2), char(3), '…', 12), m.created_at
+         FROM messages_fts
+         JOIN messages m ON m.id = messages_fts.rowid
+         JOIN conversations c ON c.id = m.conversation_id
+         WHERE messages_fts MATCH ?1
+         ORDER BY bm25(messages_fts), m.id DESC
+         LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![fts, limit], |row| {
+        Ok(SearchHit {
+            conversation_id: row.get(0)?,
+            title: row.get(1)?,
+            message_id: row.get(2)?,
+            role: Role::parse(&row.get::<_, String>(3)?)?,
+            snippet: row.get(4)?,
+            created_at: row.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Turns what a person types into an FTS5 query: every word must match, the last one as a
+/// prefix (so results appear while typing). Quotes make FTS5 operators plain words.
+pub fn fts_query(input: &str) -> Option<String> {
+    let words: Vec<String> = input
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{w}\""))
+        .collect();
+    let (last, rest) = words.split_last()?;
+    let mut q = rest.join(" ");
+    if !q.is_empty() {
+        q.push(' ');
+    }
+    q.push_str(last);
+    q.push('*');
+    Some(q)
+}
