@@ -54,8 +54,9 @@ impl From<BaseUrl> for String {
 
 pub const DEFAULT_OLLAMA_URL: &str = "http://127.0.0.1:11434";
 
+// No `#[serde(default)]`: `from_rows` always starts from a complete default object, so
+// every field is present when deserializing, and the UI's type has no optional fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-#[serde(default)]
 pub struct Settings {
     pub theme: ThemePreference,
     /// Where Ollama listens; `OLLAMA_HOST` overrides it at run time.

@@ -1,0 +1,24 @@
+// Listing the app's commands makes each one a permission (`allow-<name>`), so the UI can call
+// only what capabilities/main.json grants.
+const COMMANDS: &[&str] = &[
+    "app_status",
+    "get_settings",
+    "set_theme",
+    "quit_app",
+    "get_window_mode",
+    "set_window_mode",
+    "hide_window",
+    "ui_ready",
+    "history_list",
+    "history_search",
+    "history_get",
+    "history_rename",
+    "history_delete",
+];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build script");
+}

@@ -1,0 +1,67 @@
+//! The list of commands and events the UI may use, and the TypeScript bindings generated from
+//! them (`ui/src/bindings.ts`). A test keeps the checked-in file in step with the Rust types.
+
+use tauri_specta::{collect_commands, collect_events};
+
+use crate::commands::{app, history, window};
+use crate::events::{NavigateRequested, WindowModeChanged};
+
+pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
+    tauri_specta::Builder::<tauri::Wry>::new()
+        .commands(collect_commands![
+            app::app_status,
+            app::get_settings,
+            app::set_theme,
+            app::quit_app,
+            window::get_window_mode,
+            window::set_window_mode,
+            window::hide_window,
+            window::ui_ready,
+            history::history_list,
+            history::history_search,
+            history::history_get,
+            history::history_rename,
+            history::history_delete,
+        ])
+        .events(collect_events![WindowModeChanged, NavigateRequested])
+        // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
+        .disable_serde_phases()
+        // Ids, token counts and millisecond times are i64 in Rust; all stay far below 2^53.
+        .dangerously_cast_bigints_to_number()
+}
+
+/// Renders the bindings to TypeScript source.
+#[cfg(test)]
+fn render() -> Result<String, Box<dyn std::error::Error>> {
+    let tmp = std::env::temp_dir().join(format!("perch-bindings-{}.ts", std::process::id()));
+    builder().export(
+        specta_typescript::Typescript::default()
+            .header("// Generated from the Rust types by `make bindings`. Do not edit.\n// @ts-nocheck"),
+        &tmp,
+    )?;
+    let text = std::fs::read_to_string(&tmp)?;
+    let _ = std::fs::remove_file(&tmp);
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Fails when the checked-in bindings differ from the Rust types; `UPDATE_BINDINGS=1`
+    /// (what `make bindings` sets) rewrites them instead.
+    #[test]
+    fn typescript_bindings_are_up_to_date() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings.ts");
+        let fresh = super::render().expect("bindings render");
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &fresh).expect("bindings written");
+            return;
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            current == fresh,
+            "ui/src/bindings.ts is out of date with the Rust types: run `make bindings`"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+use perch_core::engine::StartupNotice;
+use perch_core::paths::DataDirSource;
+use perch_core::settings::{Settings, ThemePreference};
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::CommandResult;
+use crate::state::AppState;
+
+/// What the UI needs to know at start: the version, where data lives, and anything to report.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AppStatus {
+    pub version: String,
+    /// Set when the engine could not start; the UI shows it instead of the app.
+    pub fatal: Option<String>,
+    pub data_dir: Option<String>,
+    pub data_dir_source: Option<DataDirSource>,
+    pub schema_version: Option<i64>,
+    pub notices: Vec<StartupNotice>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn app_status(state: State<'_, AppState>) -> AppStatus {
+    let mut status = AppStatus {
+        version: perch_core::VERSION.into(),
+        fatal: None,
+        data_dir: None,
+        data_dir_source: None,
+        schema_version: None,
+        notices: Vec::new(),
+    };
+    match &state.engine {
+        Ok(engine) => {
+            status.data_dir = Some(engine.data_dir().root().display().to_string());
+            status.data_dir_source = Some(engine.data_dir().source());
+            status.schema_version = Some(engine.open_report().schema_version);
+            status.notices = engine.startup_notices();
+        }
+        Err(reason) => status.fatal = Some(reason.clone()),
+    }
+    status
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_settings(state: State<'_, AppState>) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().get().await)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_theme(state: State<'_, AppState>, theme: ThemePreference) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().update(|s| s.theme = theme).await?)
+}
+
+/// Ctrl+Q: saves the window placement and exits.
+#[tauri::command]
+#[specta::specta]
+pub fn quit_app(app: tauri::AppHandle) {
+    app.exit(0);
+}

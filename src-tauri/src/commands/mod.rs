@@ -1,0 +1,5 @@
+//! Commands the UI may call: a few lines each, parse -> engine -> map the error.
+
+pub mod app;
+pub mod history;
+pub mod window;

@@ -1,0 +1,33 @@
+use perch_core::window_state::WindowMode;
+use tauri::{AppHandle, State};
+
+use crate::error::CommandResult;
+use crate::state::AppState;
+use crate::window;
+
+#[tauri::command]
+#[specta::specta]
+pub fn get_window_mode(app: AppHandle) -> WindowMode {
+    window::mode(&app)
+}
+
+/// Enters or leaves mini mode.
+#[tauri::command]
+#[specta::specta]
+pub fn set_window_mode(app: AppHandle, mode: WindowMode) -> CommandResult<()> {
+    Ok(window::set_mode(&app, mode)?)
+}
+
+/// The close button: the window goes to the tray, the app keeps running.
+#[tauri::command]
+#[specta::specta]
+pub fn hide_window(app: AppHandle) -> CommandResult<()> {
+    Ok(window::hide(&app)?)
+}
+
+/// Called by the UI once its first frame is on screen; logged for the start-up benchmark.
+#[tauri::command]
+#[specta::specta]
+pub fn ui_ready(state: State<'_, AppState>) {
+    tracing::info!(ms = state.started_at.elapsed().as_millis() as u64, "first paint");
+}

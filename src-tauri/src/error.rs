@@ -1,0 +1,59 @@
+//! The one error type that crosses the IPC boundary: a kind the UI can branch on and a message
+//! a person can read. Built from the engine's domain errors by `From`.
+
+use perch_core::StartError;
+use perch_core::store::StoreError;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// What was asked for does not exist (any more).
+    NotFound,
+    /// The request itself was wrong: an empty title, a bad id.
+    Invalid,
+    /// The engine did not start (see the start-up screen).
+    Unavailable,
+    /// Saving or reading history failed.
+    Storage,
+    /// The window system refused.
+    Window,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type, thiserror::Error)]
+#[error("{message}")]
+pub struct CommandError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl CommandError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+}
+
+impl From<StoreError> for CommandError {
+    fn from(e: StoreError) -> Self {
+        let kind = match &e {
+            StoreError::NotFound(_) => ErrorKind::NotFound,
+            StoreError::Invalid(_) => ErrorKind::Invalid,
+            _ => ErrorKind::Storage,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
+impl From<StartError> for CommandError {
+    fn from(e: StartError) -> Self {
+        Self::new(ErrorKind::Unavailable, e.to_string())
+    }
+}
+
+impl From<tauri::Error> for CommandError {
+    fn from(e: tauri::Error) -> Self {
+        Self::new(ErrorKind::Window, e.to_string())
+    }
+}
+
+pub type CommandResult<T> = Result<T, CommandError>;

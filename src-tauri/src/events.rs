@@ -1,0 +1,26 @@
+//! Broadcast events from the shell to the UI. Streams of tokens will use a Channel per request;
+//! these are for things that happen to the whole app.
+
+use perch_core::window_state::WindowMode;
+use serde::{Deserialize, Serialize};
+
+/// The window entered or left mini mode (from the button, the shortcut or the tray).
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
+pub struct WindowModeChanged {
+    pub mode: WindowMode,
+}
+
+/// The tray or another process asked the UI to show a page.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
+pub struct NavigateRequested {
+    pub route: Route,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    /// A fresh, empty chat.
+    NewChat,
+    History,
+    Settings,
+}

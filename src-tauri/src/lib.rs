@@ -1,0 +1,72 @@
+//! Perch's desktop shell: wiring only. The engine lives in perch-core; commands in commands/.
+
+mod bindings;
+mod commands;
+mod error;
+mod events;
+mod state;
+mod tray;
+mod window;
+
+use std::time::Instant;
+
+use perch_core::paths::DataDir;
+use perch_core::{Engine, logging};
+use tauri::{Manager, RunEvent};
+
+use crate::state::AppState;
+use crate::window::WindowController;
+
+pub fn run() {
+    let started_at = Instant::now();
+    let data_dir = DataDir::from_env();
+    let _logs = logging::init(data_dir.as_ref().ok().map(DataDir::logs_dir).as_deref(), "info");
+    let specta = bindings::builder();
+
+    let app = tauri::Builder::default()
+        // First, so a second launch hands over to the first before doing anything else.
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+            if let Err(e) = window::show(app) {
+                tracing::warn!(error = %e, "could not show the window for a second launch");
+            }
+        }))
+        .invoke_handler(specta.invoke_handler())
+        .setup(move |app| {
+            specta.mount_events(app);
+            let engine = start_engine(data_dir);
+            let placement = match &engine {
+                Ok(engine) => tauri::async_runtime::block_on(engine.settings().get()).window,
+                Err(_) => Default::default(),
+            };
+            app.manage(AppState { engine, started_at });
+            app.manage(WindowController::new(placement));
+            window::create(app.handle())?;
+            if let Err(e) = tray::create(app.handle()) {
+                tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");
+            }
+            Ok(())
+        })
+        .build(tauri::generate_context!())
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "Perch could not start");
+            std::process::exit(1);
+        });
+
+    app.run(|app, event| {
+        if let RunEvent::Exit = event {
+            window::save_now(app);
+        }
+    });
+}
+
+/// Opens the engine; a failure is kept (not fatal) so the window can explain it.
+fn start_engine(data_dir: Result<DataDir, perch_core::paths::PathsError>) -> Result<Engine, String> {
+    let result = match data_dir {
+        Ok(dir) => tauri::async_runtime::block_on(Engine::start(dir)).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(reason) = &result {
+        tracing::error!(%reason, "the engine did not start");
+    }
+    result
+}

@@ -1,0 +1,54 @@
+import { useEffect, useState } from "react";
+import { HashRouter } from "react-router";
+import type { AppStatus, WindowMode } from "./bindings";
+import { commands, events } from "./ipc";
+import { Layout } from "./components/Layout";
+import { MiniBubble } from "./components/MiniBubble";
+import { FatalScreen } from "./components/FatalScreen";
+import { SettingsProvider } from "./lib/settings";
+import { useGlobalShortcuts } from "./lib/shortcuts";
+
+export default function App() {
+  const [status, setStatus] = useState<AppStatus | null>(null);
+  const mode = useWindowMode();
+  useGlobalShortcuts(mode);
+
+  useEffect(() => {
+    commands.appStatus().then(setStatus, (e) =>
+      setStatus({
+        version: "",
+        fatal: String(e),
+        data_dir: null,
+        data_dir_source: null,
+        schema_version: null,
+        notices: [],
+      }),
+    );
+  }, []);
+
+  if (!status) return null;
+  if (status.fatal) return <FatalScreen message={status.fatal} />;
+  if (mode === "mini") return <MiniBubble />;
+  return (
+    <SettingsProvider>
+      <HashRouter>
+        <Layout status={status} />
+      </HashRouter>
+    </SettingsProvider>
+  );
+}
+
+/** The window mode, kept in step with the shell (the button, the shortcut, the tray). */
+function useWindowMode(): WindowMode {
+  const [mode, setMode] = useState<WindowMode>("normal");
+  useEffect(() => {
+    let live = true;
+    commands.getWindowMode().then((m) => live && setMode(m), () => {});
+    const unlisten = events.windowModeChanged.listen((e) => setMode(e.payload.mode));
+    return () => {
+      live = false;
+      void unlisten.then((off) => off());
+    };
+  }, []);
+  return mode;
+}

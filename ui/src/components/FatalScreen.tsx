@@ -1,0 +1,11 @@
+/** Shown instead of the app when the engine could not start: what happened, and what to do. */
+export function FatalScreen({ message }: { message: string }) {
+  return (
+    <div className="fatal" role="alert" data-tauri-drag-region>
+      <img src="/perch.png" alt="" width={40} height={40} />
+      <h1>Perch could not start</h1>
+      <p className="fatal-message">{message}</p>
+      <p className="muted">Fix the problem above, then start Perch again. Nothing has been deleted.</p>
+    </div>
+  );
+}

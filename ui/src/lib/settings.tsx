@@ -1,0 +1,48 @@
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
+import type { Settings, ThemePreference } from "../bindings";
+import { call, commands, errorMessage } from "../ipc";
+
+interface SettingsState {
+  settings: Settings | null;
+  error: string | null;
+  setTheme: (theme: ThemePreference) => Promise<void>;
+}
+
+const SettingsContext = createContext<SettingsState>({
+  settings: null,
+  error: null,
+  setTheme: async () => {},
+});
+
+export function SettingsProvider({ children }: { children: ReactNode }) {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    call(commands.getSettings()).then(setSettings, (e) => setError(errorMessage(e)));
+  }, []);
+
+  useEffect(() => applyTheme(settings?.theme ?? "system"), [settings?.theme]);
+
+  const setTheme = useCallback(async (theme: ThemePreference) => {
+    try {
+      setSettings(await call(commands.setTheme(theme)));
+      setError(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }, []);
+
+  return <SettingsContext.Provider value={{ settings, error, setTheme }}>{children}</SettingsContext.Provider>;
+}
+
+export function useSettings() {
+  return useContext(SettingsContext);
+}
+
+/** "system" follows the OS through CSS `color-scheme`; light and dark pin it. */
+export function applyTheme(theme: ThemePreference) {
+  const root = document.documentElement;
+  if (theme === "system") delete root.dataset.theme;
+  else root.dataset.theme = theme;
+}

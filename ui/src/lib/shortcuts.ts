@@ -1,0 +1,27 @@
+import { useEffect } from "react";
+import type { WindowMode } from "../bindings";
+import { commands } from "../ipc";
+
+/** Keyboard shortcuts that work on every page. Page-level keys live with their pages. */
+export const SHORTCUTS = {
+  mini: "Ctrl+Shift+M",
+  quit: "Ctrl+Q",
+} as const;
+
+export function useGlobalShortcuts(mode: WindowMode) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.ctrlKey || e.altKey || e.metaKey) return;
+      const key = e.key.toLowerCase();
+      if (e.shiftKey && key === "m") {
+        e.preventDefault();
+        void commands.setWindowMode(mode === "mini" ? "normal" : "mini");
+      } else if (!e.shiftKey && key === "q") {
+        e.preventDefault();
+        void commands.quitApp();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [mode]);
+}
