@@ -1,17 +1,85 @@
-# Perch: `make run` installs everything and starts the app; `make test` installs everything
-# and runs every check and test. Both work on a fresh Debian/Ubuntu machine.
+# Perch. On a fresh Debian/Ubuntu machine:
+#   make run    installs what is needed, builds the app and starts it
+#   make test   installs what is needed and runs every check and test
+# Both install system packages (with sudo when not root), the Node packages and tauri-driver.
 
 SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+# One target dir outside the clone, reused by every build (it reaches several GB).
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/perch/target
+APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
+NPM_STAMP := node_modules/.perch-installed
 
-.PHONY: test deps rust-test
+.PHONY: run dev test deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons clean-e2e
 
-deps:
+## ---- the two commands ------------------------------------------------------------------
+
+run: deps-system $(NPM_STAMP) app-debug
+	$(APP_DEBUG)
+
+test: deps lint unit e2e
+	@echo "All checks and tests passed."
+
+## ---- set-up ---------------------------------------------------------------------------
+
+deps-system:
+	./scripts/setup-system.sh
+
+deps: deps-test $(NPM_STAMP)
+	@command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
+
+deps-test:
 	./scripts/setup-system.sh --test
 
-test: deps rust-test
+$(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json
+	npm ci --no-audit --no-fund
+	@touch $@
 
-rust-test:
+## ---- building -------------------------------------------------------------------------
+
+# A debug build with the UI embedded (no dev server needed); what `run` and the e2e tests use.
+app-debug: $(NPM_STAMP)
+	npx tauri build --debug --no-bundle
+
+# The optimised build and its .deb package.
+app-release: $(NPM_STAMP)
+	npx tauri build
+
+# Development with hot reload of the UI.
+dev: deps-system $(NPM_STAMP)
+	npx tauri dev
+
+# Regenerates ui/src/bindings.ts from the Rust types (CI fails when it is stale).
+bindings:
+	UPDATE_BINDINGS=1 cargo test -p perch-desktop --lib bindings
+
+## ---- checks and tests -----------------------------------------------------------------
+
+lint: $(NPM_STAMP)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	npm run typecheck -w ui
+	npm run lint -w ui
+
+unit: $(NPM_STAMP)
 	cargo test --workspace --locked
+	npm test -w ui
+
+e2e: app-debug
+	rm -rf target/e2e-artifacts
+	tests/e2e/run.sh
+
+## ---- figures --------------------------------------------------------------------------
+
+# Start-up time, memory and size: Perch (release) against the same UI in Chromium.
+bench: deps-system $(NPM_STAMP)
+	./scripts/setup-system.sh --bench
+	npx tauri build --no-bundle
+	python3 scripts/bench_startup.py --app $(CARGO_TARGET_DIR)/release/perch-desktop
+
+# Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
+icons: $(NPM_STAMP)
+	rsvg-convert -w 1024 -h 1024 icons/source/perch.svg -o icons/source/perch.png
+	npx tauri icon icons/source/perch.png -o icons
+	rm -rf icons/android icons/ios
+	cp icons/128x128.png ui/public/perch.png

@@ -15,8 +15,16 @@ TEST_PKGS=(
   gnome-keyring libsecret-tools dbus dbus-x11 procps
 )
 
+# Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
+BENCH_PKGS=(xvfb x11-utils chromium)
+
 want=("${BUILD_PKGS[@]}")
-[[ "${1:-}" == "--test" ]] && want+=("${TEST_PKGS[@]}")
+case "${1:-}" in
+  --test) want+=("${TEST_PKGS[@]}") ;;
+  --bench) want+=("${BENCH_PKGS[@]}") ;;
+  "") ;;
+  *) echo "usage: $0 [--test|--bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

@@ -149,12 +149,30 @@ pub fn hide(app: &AppHandle) -> tauri::Result<()> {
     main_window(app)?.hide()
 }
 
-/// Shows, un-minimises and focuses the window (tray, second launch).
+/// Shows, un-minimises and focuses the window (tray, second launch), where it was when hidden:
+/// window managers may place a re-mapped window anew.
 pub fn show(app: &AppHandle) -> tauri::Result<()> {
     let window = main_window(app)?;
+    let was_hidden = !window.is_visible()?;
     window.show()?;
     window.unminimize()?;
+    if was_hidden && let Some((x, y)) = last_origin(app) {
+        window.set_position(LogicalPosition::new(x, y))?;
+    }
     window.set_focus()
+}
+
+/// Where the window's top-left corner belongs in the current mode.
+fn last_origin(app: &AppHandle) -> Option<(i32, i32)> {
+    let placement = app.state::<WindowController>().placement().clone();
+    let bounds = placement.bounds?;
+    Some(match placement.mode {
+        WindowMode::Normal => (bounds.x, bounds.y),
+        WindowMode::Mini => placement.mini_origin.unwrap_or_else(|| {
+            let corner = geometry::mini_rect(bounds);
+            (corner.x, corner.y)
+        }),
+    })
 }
 
 pub fn toggle(app: &AppHandle) -> tauri::Result<()> {

@@ -1,3 +1,5 @@
+import { commands } from "../ipc";
+
 /** Shown instead of the app when the engine could not start: what happened, and what to do. */
 export function FatalScreen({ message }: { message: string }) {
   return (
@@ -6,6 +8,9 @@ export function FatalScreen({ message }: { message: string }) {
       <h1>Perch could not start</h1>
       <p className="fatal-message">{message}</p>
       <p className="muted">Fix the problem above, then start Perch again. Nothing has been deleted.</p>
+      <button type="button" className="button" onClick={() => void commands.quitApp()}>
+        Quit Perch
+      </button>
     </div>
   );
 }

@@ -17,31 +17,17 @@ pub async fn run(json: bool) -> ExitCode {
     if report.healthy() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-fn mark(ok: bool) -> &'static str {
-    if ok { "ok " } else { "-- " }
-}
-
 fn print_human(r: &DoctorReport) {
     println!("Perch {}", r.version);
     println!();
-    match (&r.data_dir.path, &r.data_dir.error) {
-        (Some(path), None) => {
-            let source = r
-                .data_dir
-                .source
-                .map(|s| format!(" ({})", serde_json::to_value(s).unwrap_or_default().as_str().unwrap_or("")))
-                .unwrap_or_default();
-            println!("{}data folder   {}{source}", mark(true), path.display());
+    match (&r.data_dir.path, &r.data_dir.source, &r.data_dir.error) {
+        (Some(path), Some(source), None) => {
+            println!("ok data folder   {} ({})", path.display(), source.describe())
         }
-        (_, error) => println!("!! data folder   {}", error.as_deref().unwrap_or("unknown problem")),
+        (_, _, error) => println!("!! data folder   {}", error.as_deref().unwrap_or("unknown problem")),
     }
     let db = &r.database;
-    let ok = matches!(db.status, DbStatus::Ok);
-    let flag = match db.status {
-        DbStatus::Ok => "ok ",
-        DbStatus::Recovered => "!! ",
-        _ => "!! ",
-    };
+    let flag = if db.status == DbStatus::Ok { "ok " } else { "!! " };
     let mut line = format!("{flag}database      ");
     if let Some(path) = &db.path {
         line.push_str(&path.display().to_string());
@@ -53,12 +39,12 @@ fn print_human(r: &DoctorReport) {
         line.push_str(&format!("  {c} conversations, {m} messages"));
     }
     println!("{line}");
-    if !ok || !db.detail.is_empty() {
+    if !db.detail.is_empty() {
         println!("                {}", db.detail);
     }
     println!();
     println!("Optional parts:");
     for c in &r.components {
-        println!("{}{:<13} {}", mark(c.available), c.name, c.detail);
+        println!("{}{:<13} {}", if c.available { "ok " } else { "-- " }, c.name, c.detail);
     }
 }

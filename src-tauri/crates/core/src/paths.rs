@@ -30,6 +30,18 @@ pub enum DataDirSource {
     Default,
 }
 
+impl DataDirSource {
+    /// How a person would say why this folder was chosen.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DataDirSource::Env => "set by PERCH_DATA_DIR",
+            DataDirSource::Portable => "portable mode",
+            DataDirSource::Dev => "development build",
+            DataDirSource::Default => "default location",
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PathsError {

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Start-up figures for Perch against the same UI in Chromium (an Electron stand-in).
+
+For each run, on one Xvfb display: the time from launching the process to the UI's first
+paint, and the proportional set size (PSS) of the whole process tree after it has idled.
+Also the size of each program on disk. Runs alternate between the two so drift affects both.
+
+First paint is the same signal for both: the UI calls its `ui_ready` command two animation
+frames after its first render. Perch logs it; in Chromium a small IPC shim, injected by this
+script's server, answers the UI's commands (so it renders the same Chat page) and reports
+`ui_ready` to the server.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import shutil
+import signal
+import socketserver
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "ui" / "dist"
+
+# Answers the UI's start-up commands the way a healthy Perch does.
+IPC_SHIM = """
+window.__TAURI_INTERNALS__ = (() => {
+  let next = 1;
+  const replies = {
+    app_status: { version: "bench", fatal: null, data_dir: "/tmp/bench", data_dir_source: "env",
+                  schema_version: 2, notices: [] },
+    get_window_mode: "normal",
+    get_settings: { theme: "system", ollama_url: "http://127.0.0.1:11434",
+                    window: { mode: "normal", bounds: null, mini_origin: null } },
+  };
+  return {
+    metadata: { currentWindow: { label: "main" }, currentWebview: { label: "main" } },
+    transformCallback: () => next++,
+    unregisterCallback: () => {},
+    convertFileSrc: (p) => p,
+    invoke: async (cmd) => {
+      if (cmd === "ui_ready") { navigator.sendBeacon("/__first-paint"); return null; }
+      if (cmd in replies) return replies[cmd];
+      return null;
+    },
+  };
+})();
+"""
+
+
+class PaintServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), PaintHandler)
+        self.painted = threading.Event()
+        self.painted_at = 0.0
+
+
+class PaintHandler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=str(DIST), **kwargs)
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        if self.path == "/__first-paint":
+            self.server.painted_at = time.monotonic()
+            self.server.painted.set()
+        self.send_response(204)
+        self.end_headers()
+
+    def do_GET(self):
+        if self.path in ("/", "/index.html"):
+            html = (DIST / "index.html").read_text()
+            html = html.replace("<head>", "<head><script>" + IPC_SHIM + "</script>", 1)
+            body = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            super().do_GET()
+
+
+def process_tree(root_pid):
+    """The pid and every descendant, from /proc."""
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    tree, todo = [], [root_pid]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
+
+
+def pss_kib(pids):
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def kill_tree(pid):
+    pids = process_tree(pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for p in pids:
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.5)
+
+
+def run_perch(app, env, idle):
+    data = tempfile.mkdtemp(prefix="perch-bench-")
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [app], env={**env, "PERCH_DATA_DIR": data, "PERCH_LOG": "info"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    painted = None
+    for line in proc.stderr:
+        if "first paint" in line:
+            painted = time.monotonic()
+            break
+    threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
+    time.sleep(idle)
+    tree = process_tree(proc.pid)
+    pss = pss_kib(tree)
+    kill_tree(proc.pid)
+    shutil.rmtree(data, ignore_errors=True)
+    if painted is None:
+        raise RuntimeError("Perch exited before its first paint")
+    return (painted - started) * 1000, pss, len(tree)
+
+
+def run_chromium(chromium, server, env, idle):
+    profile = tempfile.mkdtemp(prefix="chromium-bench-")
+    server.painted.clear()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    args = [
+        chromium, f"--app={url}", f"--user-data-dir={profile}", "--window-size=450,450",
+        "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-gpu", "--disable-quic",
+        "--password-store=basic",
+    ]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    started = time.monotonic()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not server.painted.wait(60):
+        kill_tree(proc.pid)
+        raise RuntimeError("Chromium did not paint within 60 s")
+    painted = server.painted_at
+    time.sleep(idle)
+    tree = process_tree(proc.pid)
+    pss = pss_kib(tree)
+    kill_tree(proc.pid)
+    shutil.rmtree(profile, ignore_errors=True)
+    return (painted - started) * 1000, pss, len(tree)
+
+
+def start_display():
+    n = 80
+    while Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
+        n += 1
+    xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if subprocess.run(["xdpyinfo", "-display", f":{n}"], capture_output=True).returncode == 0:
+            return xvfb, f":{n}"
+        time.sleep(0.1)
+    raise RuntimeError("Xvfb did not start")
+
+
+def du(path):
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--app", required=True, help="the release perch-desktop binary")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle before measuring memory")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if not (DIST / "index.html").exists():
+        sys.exit("no built UI in ui/dist; run `npm run build -w ui` (make bench does)")
+
+    xvfb, display = start_display()
+    env = {**os.environ, "DISPLAY": display}
+    env.pop("WAYLAND_DISPLAY", None)
+    server = PaintServer()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    results = {"perch": [], "chromium": []}
+    try:
+        for i in range(args.runs):
+            results["perch"].append(run_perch(args.app, env, args.idle))
+            results["chromium"].append(run_chromium(args.chromium, server, env, args.idle))
+            print(f"run {i + 1}/{args.runs}: perch {results['perch'][-1][0]:.0f} ms, "
+                  f"chromium {results['chromium'][-1][0]:.0f} ms", file=sys.stderr)
+    finally:
+        server.shutdown()
+        xvfb.terminate()
+
+    chromium_real = Path(os.path.realpath(args.chromium))
+    chromium_dir = Path("/usr/lib/chromium") if Path("/usr/lib/chromium").is_dir() else chromium_real.parent
+    summary = {}
+    for name, rows in results.items():
+        summary[name] = {
+            "first_paint_ms_median": round(statistics.median(r[0] for r in rows)),
+            "first_paint_ms_all": [round(r[0]) for r in rows],
+            "pss_mib_median": round(statistics.median(r[1] for r in rows) / 1024, 1),
+            "processes": rows[-1][2],
+        }
+    summary["perch"]["binary_mib"] = round(Path(args.app).stat().st_size / 2**20, 1)
+    summary["chromium"]["binary_mib"] = round(Path(args.chromium).resolve().stat().st_size / 2**20, 1)
+    summary["chromium"]["install_dir_mib"] = round(du(chromium_dir) / 2**20, 1)
+    summary["runs"] = args.runs
+    summary["idle_s"] = args.idle
+
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return
+    p, c = summary["perch"], summary["chromium"]
+    print(f"\n{'':28}{'Perch':>12}{'Chromium --app':>18}")
+    print(f"{'launch -> first paint (ms)':28}{p['first_paint_ms_median']:>12}{c['first_paint_ms_median']:>18}")
+    print(f"{'PSS after idle (MiB)':28}{p['pss_mib_median']:>12}{c['pss_mib_median']:>18}")
+    print(f"{'processes':28}{p['processes']:>12}{c['processes']:>18}")
+    print(f"{'binary (MiB)':28}{p['binary_mib']:>12}{c['binary_mib']:>18}")
+    print(f"{'chromium install dir (MiB)':28}{'':>12}{c['install_dir_mib']:>18}")
+    print(f"\nmedians of {args.runs} runs; memory after {args.idle:g} s idle; Xvfb 1280x800")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+// Drives the real Perch app: tauri-driver + WebKitWebDriver for the UI, xdotool for the
+// window as the window manager sees it, ImageMagick for screenshots of the whole screen.
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { promisify } from "node:util";
+import { remote } from "webdriverio";
+
+const run = promisify(execFile);
+export const APP = process.env.PERCH_APP;
+export const ARTIFACTS = process.env.E2E_ARTIFACTS;
+
+export function freshDataDir() {
+  return mkdtempSync(join(tmpdir(), "perch-e2e-"));
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+/**
+ * Starts Perch with its data in `dataDir` and returns a WebDriver session. The app inherits
+ * tauri-driver's environment, so each launch gets its own driver with PERCH_DATA_DIR set.
+ */
+export async function launch(dataDir) {
+  const port = await freePort();
+  const driver = spawn("tauri-driver", ["--port", String(port)], {
+    env: { ...process.env, PERCH_DATA_DIR: dataDir },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let driverLog = "";
+  driver.stderr.on("data", (d) => (driverLog += d));
+  await waitFor(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/status`).catch(() => null);
+    return res !== null;
+  }, "tauri-driver to listen");
+  let browser;
+  try {
+    browser = await remote({
+      hostname: "127.0.0.1",
+      port,
+      logLevel: "error",
+      capabilities: { "tauri:options": { application: APP } },
+    });
+  } catch (e) {
+    driver.kill();
+    throw new Error(`could not start the app: ${e.message}\n${driverLog}`);
+  }
+  const session = {
+    browser,
+    dataDir,
+    async close() {
+      await browser.deleteSession().catch(() => {});
+      driver.kill();
+      await waitFor(async () => (await perchWindows()).length === 0, "the app to exit", 10_000);
+    },
+  };
+  await waitFor(async () => (await perchWindows()).length === 1, "the Perch window to map");
+  return session;
+}
+
+/** Polls `check` until it returns something truthy; `what` (text, or a function giving text) names it on timeout. */
+export async function waitFor(check, what, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await check();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(100);
+  }
+  const name = typeof what === "function" ? what() : what;
+  throw new Error(`timed out waiting for ${name} (last: ${last})`);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function xdotool(...args) {
+  const { stdout } = await run("xdotool", args);
+  return stdout.trim();
+}
+
+/** Visible top-level windows titled "Perch". */
+export async function perchWindows() {
+  const out = await xdotool("search", "--onlyvisible", "--name", "^Perch$").catch(() => "");
+  return out ? out.split("\n") : [];
+}
+
+/** The Perch window's position and size as the window manager has it. */
+export async function geometry() {
+  const [id] = await perchWindows();
+  if (!id) throw new Error("no Perch window");
+  const out = await xdotool("getwindowgeometry", "--shell", id);
+  const v = Object.fromEntries(out.split("\n").map((l) => l.split("=")));
+  return { id, x: Number(v.X), y: Number(v.Y), width: Number(v.WIDTH), height: Number(v.HEIGHT) };
+}
+
+export async function waitForGeometry(expected, what) {
+  let last;
+  return waitFor(async () => {
+    last = await geometry();
+    return Object.entries(expected).every(([k, v]) => last[k] === v) ? last : false;
+  }, () => `${what}: ${JSON.stringify(expected)}, last ${JSON.stringify(last)}`);
+}
+
+/**
+ * Waits until the Perch window shows painted content on the screen (not the black of an
+ * unpainted or transparent surface). WebDriver only knows the DOM; this checks the pixels.
+ */
+export async function waitForPaint(what = "the window to paint") {
+  let mean;
+  await waitFor(async () => {
+    const g = await geometry();
+    const { stdout } = await run("import", [
+      "-window", "root", "-crop", `${g.width}x${g.height}+${g.x}+${g.y}`, "-format", "%[fx:mean]", "info:",
+    ]);
+    mean = Number(stdout);
+    return mean > 0.1;
+  }, `${what} (mean brightness ${mean})`);
+}
+
+// Each spec file runs in its own process; its name keeps the numbering of files apart.
+const SPEC = basename(process.argv[1] ?? "e2e", ".test.js");
+let step = 0;
+/** Saves a PNG of the whole screen once the window has painted, numbered in the order taken. */
+export async function screenshot(name, { window = true } = {}) {
+  if (window) await waitForPaint(`the window to paint before "${name}"`);
+  step += 1;
+  const file = join(ARTIFACTS, `${SPEC}-${String(step).padStart(2, "0")}-${name}.png`);
+  await run("import", ["-window", "root", file]);
+  return file;
+}
+
+export function screen() {
+  return run("xdpyinfo").then(({ stdout }) => {
+    const [, w, h] = stdout.match(/dimensions:\s+(\d+)x(\d+)/);
+    return { width: Number(w), height: Number(h) };
+  });
+}

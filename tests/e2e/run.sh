@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the end-to-end specs against the real app: a virtual display (Xvfb) with a window
+# manager when there is no display, and a private D-Bus session (single instance, keyring).
+# Expects the app built with the UI embedded: `make app-debug` (or set PERCH_APP).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+export PERCH_APP="${PERCH_APP:-${CARGO_TARGET_DIR:-$root/target}/debug/perch-desktop}"
+export E2E_ARTIFACTS="${E2E_ARTIFACTS:-$root/target/e2e-artifacts}"
+mkdir -p "$E2E_ARTIFACTS"
+
+[[ -x "$PERCH_APP" ]] || { echo "e2e: no app at $PERCH_APP; run 'make app-debug' first" >&2; exit 1; }
+command -v tauri-driver >/dev/null || { echo "e2e: tauri-driver missing; run 'make deps'" >&2; exit 1; }
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+if [[ -z "${DISPLAY:-}" ]]; then
+  # The first free display number, so a developer's own session is never touched.
+  n=90; while [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]]; do n=$((n + 1)); done
+  Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >"$E2E_ARTIFACTS/xvfb.log" 2>&1 &
+  pids+=($!)
+  export DISPLAY=":$n"
+  for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+if ! xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; then
+  openbox >"$E2E_ARTIFACTS/openbox.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+fi
+
+cd "$here"
+dbus-run-session -- node --test --test-concurrency=1 --test-reporter=spec specs/

@@ -1,0 +1,150 @@
+// The floating window in the real app: first page, mini mode, persistence, single instance.
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import {
+  APP,
+  freshDataDir,
+  geometry,
+  launch,
+  perchWindows,
+  screen,
+  screenshot,
+  sleep,
+  waitFor,
+  waitForGeometry,
+  xdotool,
+} from "../lib/harness.js";
+
+const run = async (cmd, args) => (await promisify(execFile)(cmd, args)).stdout;
+
+// The window saves its placement 400 ms after moves settle.
+const SAVE_SETTLE_MS = 1200;
+
+describe("the floating window", () => {
+  const dataDir = freshDataDir();
+  let session;
+  after(async () => session?.close());
+
+  it("opens on the Chat page at 450x450 near the top-right corner", async () => {
+    session = await launch(dataDir);
+    const heading = await session.browser.$("h1");
+    await heading.waitForDisplayed();
+    assert.equal(await heading.getText(), "Ask anything");
+    const active = await session.browser.$("a.tab.active");
+    assert.equal(await active.getAttribute("aria-label"), "Chat");
+
+    const { width } = await screen();
+    const g = await waitForGeometry({ width: 450, height: 450 }, "the default size");
+    assert.equal(g.x, width - 450 - 24, "24 px from the right edge");
+    assert.equal(g.y, 24);
+    const state = await run("xprop", ["-id", g.id, "_NET_WM_STATE"]);
+    assert.match(state, /_NET_WM_STATE_ABOVE/, "always on top");
+    assert.match(state, /_NET_WM_STATE_SKIP_TASKBAR/, "not in the taskbar");
+    await screenshot("chat-page");
+  });
+
+  it("cannot be resized below its minimum", async () => {
+    const { id, width, height } = await geometry();
+    await xdotool("windowsize", id, "100", "100");
+    await waitForGeometry({ width: 320, height: 360 }, "the minimum size");
+    await xdotool("windowsize", id, String(width), String(height));
+    await waitForGeometry({ width, height }, "the size back");
+  });
+
+  it("shrinks to a 52x52 bubble at the top-right corner of its bounds and restores them", async () => {
+    const before = await geometry();
+    await (await session.browser.$('button[aria-label="Mini mode"]')).click();
+    const mini = await waitForGeometry(
+      { width: 52, height: 52, x: before.x + before.width - 52, y: before.y },
+      "mini mode",
+    );
+    assert.ok(mini);
+    await (await session.browser.$('button[aria-label="Open Perch"]')).waitForDisplayed();
+    await screenshot("mini-mode");
+
+    await (await session.browser.$('button[aria-label="Open Perch"]')).click();
+    await waitForGeometry({ x: before.x, y: before.y, width: before.width, height: before.height }, "restored bounds");
+    await (await session.browser.$("h1")).waitForDisplayed();
+    await screenshot("restored-from-mini");
+  });
+
+  it("keeps its bounds across a restart", async () => {
+    const { id } = await geometry();
+    await xdotool("windowmove", id, "100", "150");
+    await xdotool("windowsize", id, "500", "420");
+    await waitForGeometry({ x: 100, y: 150, width: 500, height: 420 }, "the moved window");
+    await sleep(SAVE_SETTLE_MS);
+    await screenshot("moved-and-resized");
+    await session.close();
+
+    session = await launch(dataDir);
+    await waitForGeometry({ x: 100, y: 150, width: 500, height: 420 }, "the bounds after restart");
+    await screenshot("bounds-after-restart");
+  });
+
+  it("keeps mini mode across a restart and still restores the normal bounds", async () => {
+    await (await session.browser.$('button[aria-label="Mini mode"]')).click();
+    await waitForGeometry({ width: 52, height: 52, x: 100 + 500 - 52, y: 150 }, "mini mode");
+    await sleep(SAVE_SETTLE_MS);
+    await session.close();
+
+    session = await launch(dataDir);
+    await waitForGeometry({ width: 52, height: 52, x: 548, y: 150 }, "mini mode after restart");
+    await screenshot("mini-after-restart");
+    await (await session.browser.$('button[aria-label="Open Perch"]')).click();
+    await waitForGeometry({ x: 100, y: 150, width: 500, height: 420 }, "normal bounds after mini restart");
+  });
+
+  it("comes back on screen when its saved place is off every monitor", async () => {
+    const { id } = await geometry();
+    // Window managers keep a corner in view; what matters is that most of it is off screen.
+    await xdotool("windowmove", id, "3000", "2000");
+    const { width, height } = await screen();
+    await waitFor(async () => {
+      const g = await geometry();
+      return g.x + g.width > width && g.y + g.height > height;
+    }, "the window to be mostly off screen");
+    await sleep(SAVE_SETTLE_MS);
+    await session.close();
+
+    session = await launch(dataDir);
+    const g = await geometry();
+    assert.ok(g.x >= 0 && g.x + g.width <= width, `x on screen: ${JSON.stringify(g)}`);
+    assert.ok(g.y >= 0 && g.y + g.height <= height, `y on screen: ${JSON.stringify(g)}`);
+    assert.deepEqual([g.width, g.height], [500, 420], "the size is kept");
+    await screenshot("clamped-back-on-screen");
+    // Put it back where the next scenario expects it.
+    await xdotool("windowmove", g.id, "100", "150");
+    await waitForGeometry({ x: 100, y: 150 }, "the window moved back");
+    await sleep(SAVE_SETTLE_MS);
+  });
+
+  it("a second launch focuses the first instead of opening another window", async () => {
+    // Hide Perch to the tray and put another window in front.
+    await (await session.browser.$('button[aria-label="Close to tray"]')).click();
+    await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
+    const other = spawn("xlogo", ["-geometry", "300x300+400+300"], { stdio: "ignore" });
+    try {
+      const otherId = await waitFor(async () => xdotool("search", "--onlyvisible", "--class", "xlogo"), "xlogo");
+      await xdotool("windowactivate", "--sync", otherId.split("\n")[0]);
+      await screenshot("hidden-behind-another-app", { window: false });
+
+      const second = spawn(APP, [], { env: { ...process.env, PERCH_DATA_DIR: dataDir }, stdio: "ignore" });
+      const code = await new Promise((resolve) => second.on("exit", resolve));
+      assert.equal(code, 0, "the second instance exits cleanly");
+
+      const [perch] = await waitFor(async () => {
+        const windows = await perchWindows();
+        return windows.length > 0 && windows;
+      }, "the first window to show again");
+      assert.equal((await perchWindows()).length, 1, "still exactly one Perch window");
+      await waitFor(async () => (await xdotool("getactivewindow")) === perch, "Perch to be focused");
+      await waitForGeometry({ x: 100, y: 150, width: 500, height: 420 }, "the window back where it was");
+      await screenshot("second-launch-focused-first");
+    } finally {
+      other.kill();
+    }
+  });
+});

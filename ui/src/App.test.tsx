@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { act, render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import App from "./App";
+import { calls, emitEvent, onCommand } from "./test/tauri";
+import { healthyApp } from "./test/fixtures";
+
+describe("App", () => {
+  it("opens on the Chat page with the title bar", async () => {
+    healthyApp();
+    render(<App />);
+    expect(await screen.findByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Chat" })).toHaveClass("active");
+    expect(screen.getByRole("button", { name: "Mini mode" })).toBeInTheDocument();
+  });
+
+  it("explains a failed start instead of showing the app", async () => {
+    healthyApp({ fatal: "the data folder /nope cannot be used: it is a file" });
+    render(<App />);
+    expect(await screen.findByRole("heading", { name: "Perch could not start" })).toBeInTheDocument();
+    expect(screen.getByRole("alert")).toHaveTextContent("/nope cannot be used");
+    expect(screen.queryByRole("link", { name: "Chat" })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Quit Perch" }));
+    expect(calls.some((c) => c.cmd === "quit_app")).toBe(true);
+  });
+
+  it("shows start-up notices and lets them be dismissed", async () => {
+    healthyApp({ notices: [{ title: "Your history database was damaged", detail: "kept as perch.db.corrupt-1" }] });
+    render(<App />);
+    expect(await screen.findByText("Your history database was damaged")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Dismiss" }));
+    expect(screen.queryByText("Your history database was damaged")).not.toBeInTheDocument();
+  });
+
+  it("asks the shell for mini mode from the button and the shortcut, and hides to the tray", async () => {
+    healthyApp();
+    render(<App />);
+    await userEvent.click(await screen.findByRole("button", { name: "Mini mode" }));
+    await userEvent.keyboard("{Control>}{Shift>}M{/Shift}{/Control}");
+    await userEvent.click(screen.getByRole("button", { name: "Close to tray" }));
+    const modes = calls.filter((c) => c.cmd === "set_window_mode").map((c) => c.args.mode);
+    expect(modes).toEqual(["mini", "mini"]);
+    expect(calls.some((c) => c.cmd === "hide_window")).toBe(true);
+  });
+
+  it("turns into the bubble when the shell enters mini mode, and back", async () => {
+    healthyApp();
+    render(<App />);
+    await screen.findByRole("heading", { name: "Ask anything" });
+    act(() => emitEvent("window-mode-changed", { mode: "mini" }));
+    expect(screen.getByRole("button", { name: "Open Perch" })).toBeInTheDocument();
+    expect(screen.queryByRole("heading", { name: "Ask anything" })).not.toBeInTheDocument();
+    act(() => emitEvent("window-mode-changed", { mode: "normal" }));
+    expect(await screen.findByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
+  });
+
+  it("opens a new chat when the tray asks for one", async () => {
+    healthyApp();
+    render(<App />);
+    await userEvent.click(await screen.findByRole("link", { name: "History" }));
+    expect(await screen.findByText("No conversations yet")).toBeInTheDocument();
+    act(() => emitEvent("navigate-requested", { route: "new_chat" }));
+    expect(await screen.findByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
+  });
+
+  it("quits on Ctrl+Q", async () => {
+    healthyApp();
+    onCommand("quit_app", () => null);
+    render(<App />);
+    await screen.findByRole("heading", { name: "Ask anything" });
+    await userEvent.keyboard("{Control>}q{/Control}");
+    expect(calls.some((c) => c.cmd === "quit_app")).toBe(true);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { SettingsPage } from "./SettingsPage";
+import { SettingsProvider } from "../lib/settings";
+import { calls, onCommand } from "../test/tauri";
+import { STATUS, healthyApp } from "../test/fixtures";
+
+describe("SettingsPage", () => {
+  it("saves the theme and applies it to the page", async () => {
+    healthyApp();
+    render(
+      <SettingsProvider>
+        <SettingsPage status={STATUS} />
+      </SettingsProvider>,
+    );
+    const dark = await screen.findByRole("radio", { name: "Dark" });
+    await userEvent.click(dark);
+    expect(calls.filter((c) => c.cmd === "set_theme")).toEqual([{ cmd: "set_theme", args: { theme: "dark" } }]);
+    expect(await screen.findByRole("radio", { name: "Dark" })).toBeChecked();
+    expect(document.documentElement.dataset.theme).toBe("dark");
+
+    await userEvent.click(screen.getByRole("radio", { name: "System" }));
+    expect(document.documentElement.dataset.theme).toBeUndefined();
+  });
+
+  it("shows where data lives", async () => {
+    healthyApp();
+    render(
+      <SettingsProvider>
+        <SettingsPage status={STATUS} />
+      </SettingsProvider>,
+    );
+    expect(screen.getByText(STATUS.data_dir!)).toBeInTheDocument();
+    expect(screen.getByText("version 2")).toBeInTheDocument();
+  });
+
+  it("says when a setting could not be saved", async () => {
+    healthyApp();
+    onCommand("set_theme", () => {
+      throw { kind: "storage", message: "database is locked" };
+    });
+    render(
+      <SettingsProvider>
+        <SettingsPage status={STATUS} />
+      </SettingsProvider>,
+    );
+    await userEvent.click(await screen.findByRole("radio", { name: "Light" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("database is locked");
+  });
+});

@@ -1,0 +1,36 @@
+import type { AppStatus, Conversation, Settings } from "../bindings";
+import { onCommand } from "./tauri";
+
+export const STATUS: AppStatus = {
+  version: "0.1.0",
+  fatal: null,
+  data_dir: "/home/me/.local/share/perch",
+  data_dir_source: "default",
+  schema_version: 2,
+  notices: [],
+};
+
+export const SETTINGS: Settings = {
+  theme: "system",
+  ollama_url: "http://127.0.0.1:11434",
+  window: { mode: "normal", bounds: null, mini_origin: null },
+};
+
+export function conversation(id: string, title: string, updated_at: number): Conversation {
+  return { id, title, model: null, created_at: updated_at, updated_at, input_tokens: 0, output_tokens: 0, message_count: 2 };
+}
+
+/** The commands every page needs, answered as a healthy app would. */
+export function healthyApp(overrides: Partial<AppStatus> = {}) {
+  let settings = { ...SETTINGS };
+  onCommand("app_status", () => ({ ...STATUS, ...overrides }));
+  onCommand("get_window_mode", () => "normal");
+  onCommand("get_settings", () => settings);
+  onCommand("set_theme", ({ theme }) => (settings = { ...settings, theme: theme as Settings["theme"] }));
+  onCommand("set_window_mode", () => null);
+  onCommand("hide_window", () => null);
+  onCommand("quit_app", () => null);
+  onCommand("ui_ready", () => null);
+  onCommand("history_list", () => []);
+  onCommand("history_search", () => []);
+}
