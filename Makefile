@@ -31,8 +31,10 @@ deps: deps-test $(NPM_STAMP)
 deps-test:
 	./scripts/setup-system.sh --test
 
+# `npm ci` rejects the lock file npm 11 writes (it leaves out other platforms' optional
+# packages), so install with `npm install`, which keeps the locked versions.
 $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 ## ---- building -------------------------------------------------------------------------
