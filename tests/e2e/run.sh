@@ -22,10 +22,11 @@ wait_for() { # seconds, description, command...
   echo "e2e: $what did not start within ${seconds}s" >&2; return 1
 }
 
-# Our own display, so tests never touch a developer's desktop (E2E_USE_DISPLAY=1 opts out).
+# Our own display (-noreset: by default Xvfb resets when its last client leaves, and a
+# client connecting during the reset fails), so tests never touch a developer's desktop (E2E_USE_DISPLAY=1 opts out).
 if [[ "${E2E_USE_DISPLAY:-}" != 1 || -z "${DISPLAY:-}" ]]; then
   n=90; while [[ -e /tmp/.X11-unix/X$n || -e /tmp/.X$n-lock ]]; do n=$((n + 1)); done
-  Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >"$E2E_ARTIFACTS/xvfb.log" 2>&1 &
+  Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp -noreset >"$E2E_ARTIFACTS/xvfb.log" 2>&1 &
   pids+=($!)
   export DISPLAY=":$n"
   wait_for 20 "Xvfb on $DISPLAY" xdpyinfo || { cat "$E2E_ARTIFACTS/xvfb.log" >&2; exit 1; }
