@@ -3,6 +3,7 @@
 mod doctor;
 mod history;
 mod output;
+mod review;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,11 @@ enum Command {
         #[command(subcommand)]
         command: history::HistoryCommand,
     },
+    /// Push reviews to the running app, or read its selection.
+    Review {
+        #[command(subcommand)]
+        command: review::ReviewCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -42,6 +48,11 @@ fn main() -> ExitCode {
             // The doctor opens the data dir itself, so it can report a broken one.
             Command::Doctor { json } => doctor::run(json).await,
             Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
+            // Talks to the running app; opens no database of its own.
+            Command::Review { command } => match review::run(command).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => output::fail(&format!("{e:#}")),
+            },
         }
     })
 }

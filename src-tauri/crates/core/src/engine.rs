@@ -1,10 +1,14 @@
 //! The engine: the data dir, the store and the settings, opened once and shared.
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::paths::{DataDir, PathsError};
+use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
+use crate::review::{self, ReviewService, SharedReviews};
 use crate::settings::SettingsHandle;
 use crate::store::{Integrity, OpenReport, Store, StoreError};
 
@@ -29,6 +33,8 @@ struct Inner {
     store: Store,
     settings: SettingsHandle,
     opened: OpenReport,
+    reviews: SharedReviews,
+    review_server: Mutex<Option<ReviewServer>>,
 }
 
 /// What happened at start that a person should hear about.
@@ -43,7 +49,9 @@ impl Engine {
         let (store, opened) = Store::open(&data_dir.db_path(), Integrity::Quick).await?;
         let settings = SettingsHandle::load(store.clone()).await?;
         tracing::info!(data_dir = %data_dir.root().display(), schema = opened.schema_version, "engine started");
-        Ok(Self { inner: Arc::new(Inner { data_dir, store, settings, opened }) })
+        let reviews = Arc::new(ReviewService::new(store.clone()));
+        let review_server = Mutex::new(None);
+        Ok(Self { inner: Arc::new(Inner { data_dir, store, settings, opened, reviews, review_server }) })
     }
 
     pub fn data_dir(&self) -> &DataDir {
@@ -57,6 +65,51 @@ impl Engine {
     }
     pub fn open_report(&self) -> &OpenReport {
         &self.inner.opened
+    }
+
+    pub fn reviews(&self) -> &SharedReviews {
+        &self.inner.reviews
+    }
+
+    /// Starts or stops the review socket to match the settings; returns where it listens.
+    pub async fn apply_review_socket_setting(&self) -> Result<Option<PathBuf>, ServerError> {
+        let settings = self.settings().get().await.review;
+        self.stop_review_socket();
+        if !settings.socket_enabled {
+            return Ok(None);
+        }
+        let mut config = ServerConfig::new(review::socket_path(self.data_dir().root()));
+        config.limits.max_content_chars = settings.max_content_chars.max(1) as usize;
+        config.limits.max_line_bytes = settings.max_line_bytes.max(1024) as usize;
+        config.idle_timeout = Duration::from_secs(settings.idle_timeout_secs.max(1).into());
+        let server = server::start(config, self.inner.reviews.clone()).await?;
+        let path = server.path().to_path_buf();
+        if let Err(e) = review::write_discovery_file(self.data_dir().root(), &path) {
+            tracing::warn!(error = %e, "could not write the review socket's discovery file");
+        }
+        *self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()) = Some(server);
+        Ok(Some(path))
+    }
+
+    fn stop_review_socket(&self) {
+        if let Some(server) = self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            server.stop();
+            review::remove_discovery_file(self.data_dir().root());
+        }
+    }
+
+    /// Environment for every process Perch starts: where the review socket is.
+    pub fn child_env(&self) -> Vec<(String, String)> {
+        let guard = self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner());
+        guard
+            .as_ref()
+            .map(|s| vec![(perch_ipc::ENV_PATH.to_owned(), s.path().to_string_lossy().into_owned())])
+            .unwrap_or_default()
+    }
+
+    /// Stops what the engine runs in the background, before the process exits.
+    pub fn shutdown(&self) {
+        self.stop_review_socket();
     }
 
     /// Things from start-up the UI shows once, such as a database that had to be replaced.

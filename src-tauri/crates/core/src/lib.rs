@@ -7,6 +7,7 @@ pub mod launchers;
 pub mod logging;
 pub mod paths;
 pub mod probes;
+pub mod review;
 pub mod settings;
 pub mod store;
 pub mod window_state;

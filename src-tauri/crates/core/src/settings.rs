@@ -54,6 +54,35 @@ impl From<BaseUrl> for String {
 
 pub const DEFAULT_OLLAMA_URL: &str = "http://127.0.0.1:11434";
 
+/// Settings -> Reviews.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct ReviewSettings {
+    /// Serve the review socket at all.
+    pub socket_enabled: bool,
+    /// Show the window (leaving mini mode) when a review arrives.
+    pub auto_show: bool,
+    /// How to open `{file}` at `{line}`; empty means the detected default.
+    pub editor_command: String,
+    pub max_content_chars: u32,
+    pub max_line_bytes: u32,
+    /// Seconds a client may take to send a complete request.
+    pub idle_timeout_secs: u32,
+}
+
+impl Default for ReviewSettings {
+    fn default() -> Self {
+        Self {
+            socket_enabled: true,
+            auto_show: true,
+            editor_command: String::new(),
+            max_content_chars: 100_000,
+            max_line_bytes: 1 << 20,
+            idle_timeout_secs: 30,
+        }
+    }
+}
+
 // No `#[serde(default)]`: `from_rows` always starts from a complete default object, so
 // every field is present when deserializing, and the UI's type has no optional fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -63,6 +92,7 @@ pub struct Settings {
     pub ollama_url: BaseUrl,
     /// The window's mode and bounds, restored at start.
     pub window: WindowPlacement,
+    pub review: ReviewSettings,
 }
 
 impl Default for Settings {
@@ -71,6 +101,7 @@ impl Default for Settings {
             theme: ThemePreference::default(),
             ollama_url: BaseUrl(DEFAULT_OLLAMA_URL.to_owned()),
             window: WindowPlacement::default(),
+            review: ReviewSettings::default(),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod history;
 pub mod migrations;
+mod reviews;
 mod settings_rows;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use tokio::sync::oneshot;
 
 pub use history::*;
 pub use migrations::LATEST_VERSION;
+pub use reviews::ReviewRow;
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
