@@ -14,6 +14,15 @@ const COMMANDS: &[&str] = &[
     "history_get",
     "history_rename",
     "history_delete",
+    "open_url",
+    "review_latest",
+    "review_get",
+    "review_versions",
+    "review_open_reference",
+    "review_commit",
+    "set_selection",
+    "review_socket_status",
+    "set_review_settings",
 ];
 
 fn main() {

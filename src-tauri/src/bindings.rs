@@ -3,8 +3,8 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, history, window};
-use crate::events::{NavigateRequested, WindowModeChanged};
+use crate::commands::{app, history, review, window};
+use crate::events::{NavigateRequested, ReviewArrived, WindowModeChanged};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
@@ -22,8 +22,17 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             history::history_get,
             history::history_rename,
             history::history_delete,
+            app::open_url,
+            review::review_latest,
+            review::review_get,
+            review::review_versions,
+            review::review_open_reference,
+            review::review_commit,
+            review::set_selection,
+            review::review_socket_status,
+            review::set_review_settings,
         ])
-        .events(collect_events![WindowModeChanged, NavigateRequested])
+        .events(collect_events![WindowModeChanged, NavigateRequested, ReviewArrived])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()
         // Ids, token counts and millisecond times are i64 in Rust; all stay far below 2^53.

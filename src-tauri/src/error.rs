@@ -2,6 +2,7 @@
 //! a person can read. Built from the engine's domain errors by `From`.
 
 use perch_core::StartError;
+use perch_core::review::ReviewError;
 use perch_core::store::StoreError;
 use serde::Serialize;
 
@@ -18,6 +19,8 @@ pub enum ErrorKind {
     Storage,
     /// The window system refused.
     Window,
+    /// A program Perch runs for the user (the editor, git) failed.
+    External,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type, thiserror::Error)]
@@ -41,6 +44,16 @@ impl From<StoreError> for CommandError {
             _ => ErrorKind::Storage,
         };
         Self::new(kind, e.to_string())
+    }
+}
+
+impl From<ReviewError> for CommandError {
+    fn from(e: ReviewError) -> Self {
+        match e {
+            ReviewError::Store(e) => e.into(),
+            ReviewError::Reference(_) => Self::new(ErrorKind::Invalid, e.to_string()),
+            _ => Self::new(ErrorKind::External, e.to_string()),
+        }
     }
 }
 

@@ -23,4 +23,11 @@ pub enum Route {
     NewChat,
     History,
     Settings,
+    Review,
+}
+
+/// A new version of the review arrived over the review socket.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
+pub struct ReviewArrived {
+    pub id: i64,
 }

@@ -4,6 +4,7 @@ mod bindings;
 mod commands;
 mod error;
 mod events;
+mod reviews;
 mod state;
 mod tray;
 mod window;
@@ -30,6 +31,7 @@ pub fn run() {
                 tracing::warn!(error = %e, "could not show the window for a second launch");
             }
         }))
+        .plugin(tauri_plugin_opener::init())
         .invoke_handler(specta.invoke_handler())
         .setup(move |app| {
             specta.mount_events(app);
@@ -38,9 +40,12 @@ pub fn run() {
                 Ok(engine) => tauri::async_runtime::block_on(engine.settings().get()).window,
                 Err(_) => Default::default(),
             };
-            app.manage(AppState { engine, started_at });
+            app.manage(AppState::new(engine.clone(), started_at));
             app.manage(WindowController::new(placement));
             window::create(app.handle())?;
+            if let Ok(engine) = &engine {
+                reviews::start(app.handle(), engine);
+            }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");
             }
@@ -55,6 +60,9 @@ pub fn run() {
     app.run(|app, event| {
         if let RunEvent::Exit = event {
             window::save_now(app);
+            if let Ok(engine) = &app.state::<AppState>().engine {
+                engine.shutdown();
+            }
         }
     });
 }

@@ -1,9 +1,13 @@
 //! What the shell keeps in Tauri's managed state.
 
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use perch_core::Engine;
+use perch_core::review::server::ServerError;
 
+use crate::commands::review::ReviewSocketStatus;
 use crate::error::{CommandError, ErrorKind};
 
 /// The engine, or why it could not start. The window opens either way, so a broken data
@@ -11,10 +15,27 @@ use crate::error::{CommandError, ErrorKind};
 pub struct AppState {
     pub engine: Result<Engine, String>,
     pub started_at: Instant,
+    pub review_socket: Mutex<ReviewSocketStatus>,
 }
 
 impl AppState {
+    pub fn new(engine: Result<Engine, String>, started_at: Instant) -> Self {
+        Self { engine, started_at, review_socket: Mutex::default() }
+    }
+
     pub fn engine(&self) -> Result<&Engine, CommandError> {
         self.engine.as_ref().map_err(|reason| CommandError::new(ErrorKind::Unavailable, reason.clone()))
+    }
+
+    /// Records the outcome of starting (or stopping) the review socket, for Settings.
+    pub fn set_review_socket(&self, outcome: Result<Option<PathBuf>, ServerError>) {
+        let status = match outcome {
+            Ok(path) => ReviewSocketStatus { path: path.map(|p| p.display().to_string()), error: None },
+            Err(e) => {
+                tracing::warn!(error = %e, "the review socket is not running");
+                ReviewSocketStatus { path: None, error: Some(e.to_string()) }
+            }
+        };
+        *self.review_socket.lock().unwrap_or_else(|p| p.into_inner()) = status;
     }
 }

@@ -24,11 +24,29 @@ export const commands = {
 	historyGet: (id: string) => typedError<ConversationDetail, CommandError>(__TAURI_INVOKE("history_get", { id })),
 	historyRename: (id: string, title: string) => typedError<null, CommandError>(__TAURI_INVOKE("history_rename", { id, title })),
 	historyDelete: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("history_delete", { id })),
+	/**
+	 *  Opens a web link from rendered markdown in the system browser. Only http(s) and mailto:
+	 *  the webview never navigates away from Perch.
+	 */
+	openUrl: (url: string) => typedError<null, CommandError>(__TAURI_INVOKE("open_url", { url })),
+	reviewLatest: () => typedError<ReviewDocument | null, CommandError>(__TAURI_INVOKE("review_latest")),
+	reviewGet: (id: number) => typedError<ReviewDocument, CommandError>(__TAURI_INVOKE("review_get", { id })),
+	reviewVersions: (limit: number) => typedError<ReviewVersion[], CommandError>(__TAURI_INVOKE("review_versions", { limit })),
+	/**  Opens a reference of review version `id` in the user's editor (checked again in the engine). */
+	reviewOpenReference: (id: number, target: string) => typedError<null, CommandError>(__TAURI_INVOKE("review_open_reference", { id, target })),
+	/**  Runs `git commit` in the review's folder with the review as the message (the UI asks first). */
+	reviewCommit: (id: number) => typedError<CommitOutcome, CommandError>(__TAURI_INVOKE("review_commit", { id })),
+	/**  The text selected in the review or chat view, for `get_selection` over the socket. */
+	setSelection: (text: string | null) => typedError<null, CommandError>(__TAURI_INVOKE("set_selection", { text })),
+	reviewSocketStatus: () => __TAURI_INVOKE<ReviewSocketStatus>("review_socket_status"),
+	/**  Saves Settings -> Reviews and starts or stops the socket to match. */
+	setReviewSettings: (review: ReviewSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_review_settings", { review })),
 };
 
 /** Events */
 export const events = {
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
+	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
 
@@ -50,6 +68,12 @@ export type BaseUrl = string;
 export type CommandError = {
 	kind: ErrorKind,
 	message: string,
+};
+
+export type CommitOutcome = {
+	success: boolean,
+	/**  What git printed (stdout and stderr). */
+	output: string,
 };
 
 /**  A conversation as History lists it. */
@@ -90,7 +114,20 @@ export type ErrorKind =
 /**  Saving or reading history failed. */
 "storage" | 
 /**  The window system refused. */
-"window";
+"window" | 
+/**  A program Perch runs for the user (the editor, git) failed. */
+"external";
+
+/**  A reference as written, and what it resolved to. */
+export type FileReference = {
+	/**  Exactly as written, e.g. `src/auth.rs:45-60`; the UI looks references up by it. */
+	target: string,
+	path: string,
+	line: number,
+	end_line: number | null,
+	/**  Why it cannot be opened, when it cannot. */
+	problem: string | null,
+};
 
 export type Message = {
 	id: number,
@@ -120,11 +157,56 @@ export type Rect = {
 	height: number,
 };
 
+/**  A new version of the review arrived over the review socket. */
+export type ReviewArrived = {
+	id: number,
+};
+
+/**  A version of the review, with its references checked against its base folder. */
+export type ReviewDocument = {
+	id: number,
+	content: string,
+	base_uri: string,
+	mode: string,
+	section: string | null,
+	created_at: number,
+	references: FileReference[],
+};
+
+/**  Settings -> Reviews. */
+export type ReviewSettings = {
+	/**  Serve the review socket at all. */
+	socket_enabled?: boolean,
+	/**  Show the window (leaving mini mode) when a review arrives. */
+	auto_show?: boolean,
+	/**  How to open `{file}` at `{line}`; empty means the detected default. */
+	editor_command?: string,
+	max_content_chars?: number,
+	max_line_bytes?: number,
+	/**  Seconds a client may take to send a complete request. */
+	idle_timeout_secs?: number,
+};
+
+/**  Whether the review socket runs, where, and why not. */
+export type ReviewSocketStatus = {
+	path: string | null,
+	error: string | null,
+};
+
+/**  A line in the list of earlier versions. */
+export type ReviewVersion = {
+	id: number,
+	title: string,
+	mode: string,
+	section: string | null,
+	created_at: number,
+};
+
 export type Role = "system" | "user" | "assistant" | "tool";
 
 export type Route = 
 /**  A fresh, empty chat. */
-"new_chat" | "history" | "settings";
+"new_chat" | "history" | "settings" | "review";
 
 /**
  *  One search match. `snippet` marks matched words with U+0002 before and U+0003 after,
@@ -145,6 +227,7 @@ export type Settings = {
 	ollama_url: BaseUrl,
 	/**  The window's mode and bounds, restored at start. */
 	window: WindowPlacement,
+	review: ReviewSettings,
 };
 
 /**  What happened at start that a person should hear about. */

@@ -4,7 +4,7 @@ use perch_core::settings::{Settings, ThemePreference};
 use serde::Serialize;
 use tauri::State;
 
-use crate::error::CommandResult;
+use crate::error::{CommandError, CommandResult, ErrorKind};
 use crate::state::AppState;
 
 /// What the UI needs to know at start: the version, where data lives, and anything to report.
@@ -59,4 +59,19 @@ pub async fn set_theme(state: State<'_, AppState>, theme: ThemePreference) -> Co
 #[specta::specta]
 pub fn quit_app(app: tauri::AppHandle) {
     app.exit(0);
+}
+
+/// Opens a web link from rendered markdown in the system browser. Only http(s) and mailto:
+/// the webview never navigates away from Perch.
+#[tauri::command]
+#[specta::specta]
+pub fn open_url(app: tauri::AppHandle, url: String) -> CommandResult<()> {
+    use tauri_plugin_opener::OpenerExt;
+    let allowed = ["https://", "http://", "mailto:"].iter().any(|p| url.to_ascii_lowercase().starts_with(p));
+    if !allowed {
+        return Err(CommandError::new(ErrorKind::Invalid, format!("{url} is not a web link")));
+    }
+    app.opener()
+        .open_url(url, None::<&str>)
+        .map_err(|e| CommandError::new(ErrorKind::External, e.to_string()))
 }

@@ -2,4 +2,5 @@
 
 pub mod app;
 pub mod history;
+pub mod review;
 pub mod window;

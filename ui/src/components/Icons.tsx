@@ -56,3 +56,9 @@ export const SendIcon = () => (
     <path d="M22 2L11 13M22 2l-7 20-4-9-9-4 20-7z" />
   </Icon>
 );
+export const ReviewIcon = () => (
+  <Icon>
+    <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
+    <path d="M14 3v5h5M9 13h6M9 17h4" />
+  </Icon>
+);

@@ -4,6 +4,7 @@ import type { AppStatus } from "../bindings";
 import { events } from "../ipc";
 import { ChatPage } from "../pages/ChatPage";
 import { HistoryPage } from "../pages/HistoryPage";
+import { ReviewPage } from "../pages/ReviewPage";
 import { SettingsPage } from "../pages/SettingsPage";
 import { Notices } from "./Notices";
 import { TitleBar } from "./TitleBar";
@@ -28,6 +29,7 @@ export function Layout({ status }: { status: AppStatus }) {
         <Routes>
           <Route path="/" element={<ChatPage />} />
           <Route path="/history" element={<HistoryPage />} />
+          <Route path="/review" element={<ReviewPage />} />
           <Route path="/settings" element={<SettingsPage status={status} />} />
         </Routes>
       </main>

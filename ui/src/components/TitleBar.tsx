@@ -1,11 +1,12 @@
 import { NavLink } from "react-router";
 import { commands } from "../ipc";
 import { SHORTCUTS } from "../lib/shortcuts";
-import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, SettingsIcon } from "./Icons";
+import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, ReviewIcon, SettingsIcon } from "./Icons";
 
 const PAGES = [
   { to: "/", label: "Chat", icon: <ChatIcon /> },
   { to: "/history", label: "History", icon: <HistoryIcon /> },
+  { to: "/review", label: "Review", icon: <ReviewIcon /> },
   { to: "/settings", label: "Settings", icon: <SettingsIcon /> },
 ];
 

@@ -1,17 +1,19 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { Settings, ThemePreference } from "../bindings";
+import type { ReviewSettings, Settings, ThemePreference } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
   settings: Settings | null;
   error: string | null;
   setTheme: (theme: ThemePreference) => Promise<void>;
+  setReview: (review: ReviewSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
   settings: null,
   error: null,
   setTheme: async () => {},
+  setReview: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -24,16 +26,23 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => applyTheme(settings?.theme ?? "system"), [settings?.theme]);
 
-  const setTheme = useCallback(async (theme: ThemePreference) => {
+  const save = useCallback(async (pending: Promise<Settings>) => {
     try {
-      setSettings(await call(commands.setTheme(theme)));
+      setSettings(await pending);
       setError(null);
     } catch (e) {
       setError(errorMessage(e));
     }
   }, []);
+  const setTheme = useCallback((theme: ThemePreference) => save(call(commands.setTheme(theme))), [save]);
+  const setReview = useCallback(
+    (review: ReviewSettings) => save(call(commands.setReviewSettings(review))),
+    [save],
+  );
 
-  return <SettingsContext.Provider value={{ settings, error, setTheme }}>{children}</SettingsContext.Provider>;
+  return (
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview }}>{children}</SettingsContext.Provider>
+  );
 }
 
 export function useSettings() {

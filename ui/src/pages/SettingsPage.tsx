@@ -1,4 +1,5 @@
 import type { AppStatus, ThemePreference } from "../bindings";
+import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { useSettings } from "../lib/settings";
 import { SHORTCUTS } from "../lib/shortcuts";
 
@@ -44,6 +45,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
           ))}
         </div>
       </fieldset>
+      <ReviewSettingsCard />
       <fieldset className="card">
         <legend>Keyboard</legend>
         <dl className="facts">

@@ -14,6 +14,14 @@ export const SETTINGS: Settings = {
   theme: "system",
   ollama_url: "http://127.0.0.1:11434",
   window: { mode: "normal", bounds: null, mini_origin: null },
+  review: {
+    socket_enabled: true,
+    auto_show: true,
+    editor_command: "",
+    max_content_chars: 100000,
+    max_line_bytes: 1048576,
+    idle_timeout_secs: 30,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {
@@ -33,4 +41,5 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("ui_ready", () => null);
   onCommand("history_list", () => []);
   onCommand("history_search", () => []);
+  onCommand("review_socket_status", () => ({ path: "/run/user/1000/perch/review.sock", error: null }));
 }

@@ -38,6 +38,18 @@ pub fn default_template(
     visual.or(editor).filter(|e| !e.trim().is_empty()).map(|e| format!("{e} +{{line}} {{file}}"))
 }
 
+/// The configured template, or the default for this machine when none is configured.
+pub async fn template_or_default(configured: &str) -> Result<String, EditorError> {
+    if !configured.trim().is_empty() {
+        return Ok(configured.trim().to_owned());
+    }
+    let (code, zed) =
+        (crate::launchers::find("code").await.is_some(), crate::launchers::find("zed").await.is_some());
+    let env = |name: &str| std::env::var(name).ok();
+    default_template(|p| (p == "code" && code) || (p == "zed" && zed), env("VISUAL"), env("EDITOR"))
+        .ok_or(EditorError::NoEditor)
+}
+
 /// Splits a template into words: whitespace separates, single and double quotes group, a
 /// backslash escapes the next character.
 pub fn split_words(template: &str) -> Result<Vec<String>, String> {

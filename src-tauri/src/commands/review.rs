@@ -1,0 +1,77 @@
+use perch_core::review::{CommitOutcome, ReviewDocument, ReviewVersion, editor};
+use perch_core::settings::{ReviewSettings, Settings};
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::CommandResult;
+use crate::state::AppState;
+
+/// Whether the review socket runs, where, and why not.
+#[derive(Debug, Clone, Default, Serialize, specta::Type)]
+pub struct ReviewSocketStatus {
+    pub path: Option<String>,
+    pub error: Option<String>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn review_latest(state: State<'_, AppState>) -> CommandResult<Option<ReviewDocument>> {
+    Ok(state.engine()?.reviews().latest().await?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn review_get(state: State<'_, AppState>, id: i64) -> CommandResult<ReviewDocument> {
+    Ok(state.engine()?.reviews().version(id).await?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn review_versions(state: State<'_, AppState>, limit: u32) -> CommandResult<Vec<ReviewVersion>> {
+    Ok(state.engine()?.reviews().versions(limit).await?)
+}
+
+/// Opens a reference of review version `id` in the user's editor (checked again in the engine).
+#[tauri::command]
+#[specta::specta]
+pub async fn review_open_reference(state: State<'_, AppState>, id: i64, target: String) -> CommandResult<()> {
+    let engine = state.engine()?;
+    let configured = engine.settings().get().await.review.editor_command;
+    let template =
+        editor::template_or_default(&configured).await.map_err(perch_core::review::ReviewError::from)?;
+    Ok(engine.reviews().open_reference(id, &target, &template, &engine.child_env()).await?)
+}
+
+/// Runs `git commit` in the review's folder with the review as the message (the UI asks first).
+#[tauri::command]
+#[specta::specta]
+pub async fn review_commit(state: State<'_, AppState>, id: i64) -> CommandResult<CommitOutcome> {
+    Ok(state.engine()?.reviews().commit(id).await?)
+}
+
+/// The text selected in the review or chat view, for `get_selection` over the socket.
+#[tauri::command]
+#[specta::specta]
+pub fn set_selection(state: State<'_, AppState>, text: Option<String>) -> CommandResult<()> {
+    state.engine()?.reviews().set_selection(text);
+    Ok(())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn review_socket_status(state: State<'_, AppState>) -> ReviewSocketStatus {
+    state.review_socket.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// Saves Settings -> Reviews and starts or stops the socket to match.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_review_settings(
+    state: State<'_, AppState>,
+    review: ReviewSettings,
+) -> CommandResult<Settings> {
+    let engine = state.engine()?;
+    let settings = engine.settings().update(|s| s.review = review).await?;
+    state.set_review_socket(engine.apply_review_socket_setting().await);
+    Ok(settings)
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it, vi } from "vitest";
+import { fireEvent, render, screen } from "@testing-library/react";
+import { Markdown } from "./Markdown";
+import type { FileReference } from "../bindings";
+import { calls, onCommand } from "../test/tauri";
+
+function ref(target: string, problem: string | null = null): FileReference {
+  const [path, lines] = target.split(":");
+  const [line, end] = lines.split("-").map(Number);
+  return { target, path, line, end_line: end ?? null, problem };
+}
+
+describe("Markdown", () => {
+  it("renders GitHub-flavoured markdown", () => {
+    const { container } = render(
+      <Markdown markdown={"| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n~~gone~~"} />,
+    );
+    expect(container.querySelector("table td")).toHaveTextContent("1");
+    expect(container.querySelector('input[type="checkbox"]')).toBeChecked();
+    expect(container.querySelector("del")).toHaveTextContent("gone");
+  });
+
+  it("turns the three reference forms into buttons that open the file", () => {
+    const onOpen = vi.fn();
+    const refs = new Map([ref("src/auth.rs:45"), ref("src/auth.rs:45-60"), ref("lib/x.ts:3")].map((r) => [r.target, r]));
+    render(
+      <Markdown
+        markdown={"See [`src/auth.rs:45`][], [`src/auth.rs:45-60`][] and [the helper](lib/x.ts:3)."}
+        references={refs}
+        onOpenReference={onOpen}
+      />,
+    );
+    const buttons = screen.getAllByRole("button");
+    expect(buttons.map((b) => b.textContent)).toEqual(["src/auth.rs:45", "src/auth.rs:45-60", "the helper"]);
+    fireEvent.click(buttons[1]);
+    fireEvent.click(buttons[2]);
+    expect(onOpen.mock.calls).toEqual([["src/auth.rs:45-60"], ["lib/x.ts:3"]]);
+    expect(screen.getByText(/See/).textContent).toBe("See src/auth.rs:45, src/auth.rs:45-60 and the helper.");
+  });
+
+  it("shows broken and unchecked references as broken, never as buttons", () => {
+    const refs = new Map([["../secret:1", ref("../secret:1", "../secret is outside the review's folder")]]);
+    const { container } = render(
+      <Markdown markdown={"[`../secret:1`][] and [`unknown.rs:2`][]"} references={refs} onOpenReference={vi.fn()} />,
+    );
+    expect(screen.queryAllByRole("button")).toHaveLength(0);
+    const broken = container.querySelectorAll(".file-ref.broken");
+    expect(broken).toHaveLength(2);
+    expect(broken[0]).toHaveAttribute("title", expect.stringContaining("outside"));
+  });
+
+  it("leaves references inside code alone", () => {
+    const { container } = render(
+      <Markdown markdown={"```\n[`src/a.rs:1`][]\n```"} references={new Map([["src/a.rs:1", ref("src/a.rs:1")]])} onOpenReference={vi.fn()} />,
+    );
+    expect(container.querySelector("pre code")).toHaveTextContent("[`src/a.rs:1`][]");
+    expect(screen.queryAllByRole("button")).toHaveLength(0);
+  });
+
+  it("opens web links through the app and drops unsafe ones", () => {
+    onCommand("open_url", () => null);
+    render(<Markdown markdown={"[docs](https://example.com/x) and [evil](javascript:alert(1))"} />);
+    fireEvent.click(screen.getByText("docs"));
+    expect(calls).toEqual([{ cmd: "open_url", args: { url: "https://example.com/x" } }]);
+    const evil = screen.getByText("evil");
+    expect(evil).not.toHaveAttribute("href");
+    fireEvent.click(evil);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("renders hostile markdown inert", () => {
+    const hostile = [
+      "<script>window.pwned = 1</script>",
+      '<img src="x" onerror="window.pwned = 2">',
+      '<iframe src="https://evil.example"></iframe>',
+      '<svg onload="window.pwned = 3"><script>window.pwned = 4</script></svg>',
+      '<a href="javascript:window.pwned = 5">click</a>',
+      "[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+      '<div style="background:url(javascript:alert(1))" onclick="alert(1)">x</div>',
+      "![img](javascript:alert(1))",
+      '<form action="https://evil.example"><input name="q"></form>',
+    ].join("\n\n");
+    const { container } = render(<Markdown markdown={hostile} />);
+    for (const tag of ["script", "iframe", "svg", "form", "input", "object", "embed", "style"]) {
+      expect(container.querySelector(tag), tag).toBeNull();
+    }
+    for (const el of Array.from(container.querySelectorAll("*"))) {
+      for (const attr of Array.from(el.attributes)) {
+        expect(attr.name.startsWith("on"), `${el.tagName} ${attr.name}`).toBe(false);
+        expect(attr.value.toLowerCase()).not.toContain("javascript:");
+        expect(attr.value.toLowerCase()).not.toContain("data:text/html");
+      }
+    }
+    expect((window as unknown as { pwned?: number }).pwned).toBeUndefined();
+  });
+});
