@@ -40,4 +40,8 @@ if ! xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; the
 fi
 
 cd "$here"
-dbus-run-session -- node --test --test-concurrency=1 --test-reporter=spec specs/
+if [[ -n "${E2E_BENCH_SCRIPT:-}" ]]; then
+  dbus-run-session -- node "$E2E_BENCH_SCRIPT"
+else
+  dbus-run-session -- node --test --test-concurrency=1 --test-reporter=spec specs/
+fi

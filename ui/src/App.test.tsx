@@ -63,6 +63,18 @@ describe("App", () => {
     expect(await screen.findByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
   });
 
+  it("a page asked for while in mini mode shows once the window is back", async () => {
+    healthyApp();
+    onCommand("review_latest", () => null);
+    onCommand("review_versions", () => []);
+    render(<App />);
+    await screen.findByRole("heading", { name: "Ask anything" });
+    act(() => emitEvent("window-mode-changed", { mode: "mini" }));
+    act(() => emitEvent("navigate-requested", { route: "review" }));
+    act(() => emitEvent("window-mode-changed", { mode: "normal" }));
+    expect(await screen.findByText("No review yet")).toBeInTheDocument();
+  });
+
   it("quits on Ctrl+Q", async () => {
     healthyApp();
     onCommand("quit_app", () => null);

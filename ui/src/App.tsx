@@ -13,6 +13,16 @@ export default function App() {
   const mode = useWindowMode();
   useGlobalShortcuts(mode);
 
+  // Pages live in the URL hash, so a request from the tray or a review arriving is honoured even
+  // while the bubble (not the router) is on screen.
+  useEffect(() => {
+    const unlisten = events.navigateRequested.listen((e) => {
+      const route = e.payload.route;
+      window.location.hash = route === "new_chat" ? "#/" : `#/${route}`;
+    });
+    return () => void unlisten.then((off) => off());
+  }, []);
+
   useEffect(() => {
     commands.appStatus().then(setStatus, (e) =>
       setStatus({

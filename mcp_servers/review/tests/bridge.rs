@@ -82,8 +82,7 @@ async fn tools_present_reviews_and_read_the_selection() {
     assert_eq!(text(&result), "fn login()");
 
     // Perch goes away: the tool says so plainly.
-    running.stop();
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    running.stop().await;
     let result = client.call_tool(CallToolRequestParams::new("get_selection")).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     assert_eq!(text(&result), "Perch is not running, or its review socket is turned off");

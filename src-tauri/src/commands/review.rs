@@ -63,7 +63,7 @@ pub fn review_socket_status(state: State<'_, AppState>) -> ReviewSocketStatus {
     state.review_socket.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// Saves Settings -> Reviews and starts or stops the socket to match.
+/// Saves Settings -> Reviews; restarts the socket only when its own settings changed.
 #[tauri::command]
 #[specta::specta]
 pub async fn set_review_settings(
@@ -71,7 +71,12 @@ pub async fn set_review_settings(
     review: ReviewSettings,
 ) -> CommandResult<Settings> {
     let engine = state.engine()?;
-    let settings = engine.settings().update(|s| s.review = review).await?;
-    state.set_review_socket(engine.apply_review_socket_setting().await);
+    let before = engine.settings().get().await.review;
+    let settings = engine.settings().update(|s| s.review = review.clone()).await?;
+    let socket =
+        |r: &ReviewSettings| (r.socket_enabled, r.max_content_chars, r.max_line_bytes, r.idle_timeout_secs);
+    if socket(&before) != socket(&review) {
+        state.set_review_socket(engine.apply_review_socket_setting().await);
+    }
     Ok(settings)
 }

@@ -1,19 +1,29 @@
 // Drives the real Perch app: tauri-driver + WebKitWebDriver for the UI, xdotool for the
 // window as the window manager sees it, ImageMagick for screenshots of the whole screen.
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { remote } from "webdriverio";
 
 const run = promisify(execFile);
 export const APP = process.env.PERCH_APP;
+// Built beside the app by `make app-debug`.
+export const REVIEW_BRIDGE = join(dirname(APP), "perch-mcp-review");
+export const CLI = join(dirname(APP), "perch");
 export const ARTIFACTS = process.env.E2E_ARTIFACTS;
 
 export function freshDataDir() {
   return mkdtempSync(join(tmpdir(), "perch-e2e-"));
+}
+
+/** A private runtime dir (as XDG_RUNTIME_DIR would be), so each app gets its own review socket. */
+export function freshRuntimeDir() {
+  const dir = mkdtempSync(join(tmpdir(), "perch-run-"));
+  chmodSync(dir, 0o700);
+  return dir;
 }
 
 async function freePort() {
@@ -31,10 +41,10 @@ async function freePort() {
  * Starts Perch with its data in `dataDir` and returns a WebDriver session. The app inherits
  * tauri-driver's environment, so each launch gets its own driver with PERCH_DATA_DIR set.
  */
-export async function launch(dataDir) {
+export async function launch(dataDir, env = {}) {
   const port = await freePort();
   const driver = spawn("tauri-driver", ["--port", String(port)], {
-    env: { ...process.env, PERCH_DATA_DIR: dataDir },
+    env: { ...process.env, PERCH_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let driverLog = "";
@@ -81,7 +91,8 @@ export async function waitFor(check, what, timeoutMs = 15_000) {
     }
     await sleep(100);
   }
-  const name = typeof what === "function" ? what() : what;
+  let name = what;
+  if (typeof what === "function") name = await Promise.resolve().then(what).catch((e) => `(describing failed: ${e.message})`);
   throw new Error(`timed out waiting for ${name} (last: ${last})`);
 }
 

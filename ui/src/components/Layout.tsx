@@ -1,7 +1,5 @@
-import { useEffect } from "react";
-import { Route, Routes, useNavigate } from "react-router";
+import { Route, Routes } from "react-router";
 import type { AppStatus } from "../bindings";
-import { events } from "../ipc";
 import { ChatPage } from "../pages/ChatPage";
 import { HistoryPage } from "../pages/HistoryPage";
 import { ReviewPage } from "../pages/ReviewPage";
@@ -10,17 +8,6 @@ import { Notices } from "./Notices";
 import { TitleBar } from "./TitleBar";
 
 export function Layout({ status }: { status: AppStatus }) {
-  const navigate = useNavigate();
-
-  // The tray's "New chat" (and later, other processes) ask for a page.
-  useEffect(() => {
-    const unlisten = events.navigateRequested.listen((e) => {
-      const route = e.payload.route;
-      navigate(route === "new_chat" ? "/" : `/${route}`);
-    });
-    return () => void unlisten.then((off) => off());
-  }, [navigate]);
-
   return (
     <div className="shell">
       <TitleBar />

@@ -6,4 +6,6 @@ import { clearMocks } from "./tauri";
 afterEach(() => {
   cleanup();
   clearMocks();
+  // Pages live in the URL hash; each test starts on Chat.
+  window.location.hash = "";
 });

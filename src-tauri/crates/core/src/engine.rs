@@ -74,7 +74,7 @@ impl Engine {
     /// Starts or stops the review socket to match the settings; returns where it listens.
     pub async fn apply_review_socket_setting(&self) -> Result<Option<PathBuf>, ServerError> {
         let settings = self.settings().get().await.review;
-        self.stop_review_socket();
+        self.stop_review_socket().await;
         if !settings.socket_enabled {
             return Ok(None);
         }
@@ -91,9 +91,10 @@ impl Engine {
         Ok(Some(path))
     }
 
-    fn stop_review_socket(&self) {
-        if let Some(server) = self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            server.stop();
+    async fn stop_review_socket(&self) {
+        let running = self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(server) = running {
+            server.stop().await;
             review::remove_discovery_file(self.data_dir().root());
         }
     }
@@ -107,9 +108,11 @@ impl Engine {
             .unwrap_or_default()
     }
 
-    /// Stops what the engine runs in the background, before the process exits.
+    /// Stops what the engine runs in the background, before the process exits. Synchronous:
+    /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
-        self.stop_review_socket();
+        drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
+        review::remove_discovery_file(self.data_dir().root());
     }
 
     /// Things from start-up the UI shows once, such as a database that had to be replaced.

@@ -59,6 +59,26 @@ fn scan(text: &str) -> Vec<(&str, Option<(usize, &str)>)> {
         .collect()
 }
 
+/// The text with every line inside a fenced code block blanked, so nothing in code is mistaken
+/// for markup. Line count and line order are kept.
+pub fn without_fenced_code(text: &str) -> String {
+    let mut fence: Option<&str> = None;
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let marker = ["```", "~~~"].into_iter().find(|m| line.trim_start().starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            (Some(_), _) => {}
+            (None, None) => out.push_str(line),
+        }
+    }
+    out
+}
+
 fn same_name(a: &str, b: &str) -> bool {
     a.trim().to_lowercase() == b.trim().to_lowercase()
 }
@@ -152,6 +172,12 @@ mod tests {
     fn the_last_section_runs_to_the_end() {
         let out = apply(DOC, "none yet", Mode::UpdateSection, Some("Tests"));
         assert!(out.ends_with("## Tests\nnone yet"), "{out}");
+    }
+
+    #[test]
+    fn fenced_code_is_blanked_line_for_line() {
+        let text = "a\n```rs\ncode [x]\n```\nb\n~~~\n```\n~~~\nc";
+        assert_eq!(without_fenced_code(text), "a\n\n\n\nb\n\n\n\nc");
     }
 
     #[test]

@@ -39,9 +39,11 @@ impl FileReference {
 
 /// Every distinct reference in `markdown`, in order of first appearance, not yet checked.
 pub fn extract(markdown: &str) -> Vec<FileReference> {
+    // References inside code blocks are code, not links.
+    let markdown = super::document::without_fenced_code(markdown);
     let mut found: Vec<(usize, FileReference)> = Vec::new();
     for re in [&*RUSTDOC, &*LINK] {
-        for caps in re.captures_iter(markdown) {
+        for caps in re.captures_iter(&markdown) {
             let (Some(whole), Some(path), Some(line)) = (caps.get(0), caps.get(1), caps.get(2)) else {
                 continue;
             };
@@ -142,7 +144,8 @@ mod tests {
     #[test]
     fn all_three_forms_are_found_once_each_in_order() {
         let md = "See [`src/auth.rs:45`][] and [`src/auth.rs:45`][] again, the [range](lib/x.ts:10-20), \
-                  [`README.md:1-3`][], but not `src/no.rs:9` alone, [web](https://host:8080) or [`a b.rs:1`][].";
+                  [`README.md:1-3`][], but not `src/no.rs:9` alone, [web](https://host:8080) or [`a b.rs:1`][].\n\
+                  ```\n[`in/code.rs:1`][]\n```\n";
         let targets: Vec<String> = extract(md).into_iter().map(|r| r.target).collect();
         assert_eq!(targets, ["src/auth.rs:45", "lib/x.ts:10-20", "README.md:1-3"]);
         let r = &extract(md)[1];

@@ -52,25 +52,35 @@ pub enum ServerError {
     Setup { path: PathBuf, reason: String },
 }
 
-/// A running server. Stops (and removes its socket) on `stop()` or when dropped.
+/// A running server. Stops, and removes its socket, on `stop()` or when dropped.
 #[derive(Debug)]
 pub struct ReviewServer {
     path: PathBuf,
     shutdown: CancellationToken,
+    task: Option<tokio::task::JoinHandle<()>>,
+    identity: platform::Identity,
 }
 
 impl ReviewServer {
     pub fn path(&self) -> &Path {
         &self.path
     }
-    pub fn stop(&self) {
+
+    /// Stops accepting, waits until the listener is closed, and removes the socket, so a new
+    /// server can take the same path at once.
+    pub async fn stop(mut self) {
         self.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
     }
 }
 
 impl Drop for ReviewServer {
     fn drop(&mut self) {
         self.shutdown.cancel();
+        // Only our own socket: another server may already have bound the same path.
+        platform::remove_if_ours(&self.path, &self.identity);
     }
 }
 
@@ -79,12 +89,12 @@ pub async fn start<H: RequestHandler>(
     config: ServerConfig,
     handler: Arc<H>,
 ) -> Result<ReviewServer, ServerError> {
-    let listener = platform::bind(&config.path).await?;
+    let (listener, identity) = platform::bind(&config.path).await?;
     let shutdown = CancellationToken::new();
     let path = config.path.clone();
-    tokio::spawn(accept_loop(listener, config, handler, shutdown.clone()));
+    let task = tokio::spawn(accept_loop(listener, config, handler, shutdown.clone()));
     tracing::info!(path = %path.display(), "review socket listening");
-    Ok(ReviewServer { path, shutdown })
+    Ok(ReviewServer { path, shutdown, task: Some(task), identity })
 }
 
 async fn accept_loop<H: RequestHandler>(
@@ -120,7 +130,7 @@ async fn accept_loop<H: RequestHandler>(
             drop(permit);
         });
     }
-    platform::cleanup(&config.path, listener);
+    drop(listener);
     tracing::info!("review socket closed");
 }
 
@@ -226,6 +236,21 @@ mod platform {
 
     pub struct Listener(UnixListener);
 
+    /// The socket file's device and inode, to tell our socket from a successor's.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Identity(u64, u64);
+
+    fn identity(path: &Path) -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).ok().map(|m| Identity(m.dev(), m.ino()))
+    }
+
+    pub fn remove_if_ours(path: &Path, ours: &Identity) {
+        if identity(path).as_ref() == Some(ours) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
     impl Listener {
         pub async fn accept(&mut self) -> std::io::Result<UnixStream> {
             Ok(self.0.accept().await?.0)
@@ -234,7 +259,7 @@ mod platform {
 
     /// Creates the folder owner-only (0700), replaces a stale socket left by a crash, refuses
     /// to take over a live one, and makes the socket owner-only (0600).
-    pub async fn bind(path: &Path) -> Result<Listener, ServerError> {
+    pub async fn bind(path: &Path) -> Result<(Listener, Identity), ServerError> {
         let setup = |reason: String| ServerError::Setup { path: path.to_path_buf(), reason };
         let dir = path.parent().ok_or_else(|| setup("it has no parent folder".into()))?;
         std::fs::DirBuilder::new()
@@ -256,12 +281,8 @@ mod platform {
         let listener = UnixListener::bind(path).map_err(|e| setup(e.to_string()))?;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
             .map_err(|e| setup(e.to_string()))?;
-        Ok(Listener(listener))
-    }
-
-    pub fn cleanup(path: &Path, listener: Listener) {
-        drop(listener);
-        let _ = std::fs::remove_file(path);
+        let identity = identity(path).ok_or_else(|| setup("the socket vanished after binding".into()))?;
+        Ok((Listener(listener), identity))
     }
 }
 
@@ -279,6 +300,12 @@ mod platform {
         next: NamedPipeServer,
     }
 
+    /// Pipes vanish with their last handle; there is no file to clean up.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Identity;
+
+    pub fn remove_if_ours(_: &Path, _: &Identity) {}
+
     impl Listener {
         pub async fn accept(&mut self) -> std::io::Result<NamedPipeServer> {
             self.next.connect().await?;
@@ -287,7 +314,7 @@ mod platform {
         }
     }
 
-    pub async fn bind(path: &Path) -> Result<Listener, ServerError> {
+    pub async fn bind(path: &Path) -> Result<(Listener, Identity), ServerError> {
         let name = path.to_string_lossy().into_owned();
         let next = ServerOptions::new()
             .first_pipe_instance(true)
@@ -297,10 +324,6 @@ mod platform {
             std::io::ErrorKind::PermissionDenied => ServerError::AlreadyServing(path.to_path_buf()),
             _ => ServerError::Setup { path: path.to_path_buf(), reason: e.to_string() },
         })?;
-        Ok(Listener { name, next })
-    }
-
-    pub fn cleanup(_: &Path, listener: Listener) {
-        drop(listener);
+        Ok((Listener { name, next }, Identity))
     }
 }
