@@ -39,7 +39,7 @@ export const commands = {
 	/**  The text selected in the review or chat view, for `get_selection` over the socket. */
 	setSelection: (text: string | null) => typedError<null, CommandError>(__TAURI_INVOKE("set_selection", { text })),
 	reviewSocketStatus: () => __TAURI_INVOKE<ReviewSocketStatus>("review_socket_status"),
-	/**  Saves Settings -> Reviews and starts or stops the socket to match. */
+	/**  Saves Settings -> Reviews; restarts the socket only when its own settings changed. */
 	setReviewSettings: (review: ReviewSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_review_settings", { review })),
 };
 
