@@ -228,8 +228,11 @@ def main():
         server.shutdown()
         xvfb.terminate()
 
+    # Debian's /usr/bin/chromium is a shell wrapper; the program is in /usr/lib/chromium.
     chromium_real = Path(os.path.realpath(args.chromium))
-    chromium_dir = Path("/usr/lib/chromium") if Path("/usr/lib/chromium").is_dir() else chromium_real.parent
+    if Path("/usr/lib/chromium/chromium").is_file():
+        chromium_real = Path("/usr/lib/chromium/chromium")
+    chromium_dir = chromium_real.parent
     summary = {}
     for name, rows in results.items():
         summary[name] = {
@@ -239,7 +242,7 @@ def main():
             "processes": rows[-1][2],
         }
     summary["perch"]["binary_mib"] = round(Path(args.app).stat().st_size / 2**20, 1)
-    summary["chromium"]["binary_mib"] = round(Path(args.chromium).resolve().stat().st_size / 2**20, 1)
+    summary["chromium"]["binary_mib"] = round(chromium_real.stat().st_size / 2**20, 1)
     summary["chromium"]["install_dir_mib"] = round(du(chromium_dir) / 2**20, 1)
     summary["runs"] = args.runs
     summary["idle_s"] = args.idle

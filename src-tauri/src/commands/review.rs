@@ -46,7 +46,8 @@ pub async fn review_open_reference(state: State<'_, AppState>, id: i64, target: 
 #[tauri::command]
 #[specta::specta]
 pub async fn review_commit(state: State<'_, AppState>, id: i64) -> CommandResult<CommitOutcome> {
-    Ok(state.engine()?.reviews().commit(id).await?)
+    let engine = state.engine()?;
+    Ok(engine.reviews().commit(id, &engine.child_env()).await?)
 }
 
 /// The text selected in the review or chat view, for `get_selection` over the socket.

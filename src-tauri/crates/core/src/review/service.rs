@@ -156,19 +156,24 @@ impl ReviewService {
     }
 
     /// Runs `git commit` in the review's base folder with the review as the message.
-    pub async fn commit(&self, id: i64) -> Result<CommitOutcome, ReviewError> {
+    pub async fn commit(&self, id: i64, envs: &[(String, String)]) -> Result<CommitOutcome, ReviewError> {
         let row = self.store.review(id).await?;
         let base = references::base_dir(&row.base_uri).map_err(ReviewError::Reference)?;
-        git_commit(&base, &row.content).await
+        git_commit(&base, &row.content, envs).await
     }
 }
 
-async fn git_commit(dir: &std::path::Path, message: &str) -> Result<CommitOutcome, ReviewError> {
+async fn git_commit(
+    dir: &std::path::Path,
+    message: &str,
+    envs: &[(String, String)],
+) -> Result<CommitOutcome, ReviewError> {
     use tokio::io::AsyncWriteExt;
     let mut child = tokio::process::Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(["commit", "--file=-"])
+        .envs(envs.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
