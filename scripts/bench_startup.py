@@ -37,8 +37,7 @@ window.__TAURI_INTERNALS__ = (() => {
     app_status: { version: "bench", fatal: null, data_dir: "/tmp/bench", data_dir_source: "env",
                   schema_version: 2, notices: [] },
     get_window_mode: "normal",
-    get_settings: { theme: "system", ollama_url: "http://127.0.0.1:11434",
-                    window: { mode: "normal", bounds: null, mini_origin: null } },
+    get_settings: { theme: "system", window: { mode: "normal", bounds: null, mini_origin: null } },
   };
   return {
     metadata: { currentWindow: { label: "main" }, currentWebview: { label: "main" } },

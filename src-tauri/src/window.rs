@@ -62,8 +62,10 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         .content_protected(true)
         .maximizable(false)
         .focused(true)
+        .visible(false)
         .build()?;
     apply_mode_constraints(&window, mode)?;
+    window.show()?;
     let handle = app.clone();
     window.on_window_event(move |event| match event {
         WindowEvent::Moved(_) | WindowEvent::Resized(_) => schedule_save(&handle),

@@ -17,8 +17,11 @@ export const commands = {
 	setWindowMode: (mode: WindowMode) => typedError<null, CommandError>(__TAURI_INVOKE("set_window_mode", { mode })),
 	/**  The close button: the window goes to the tray, the app keeps running. */
 	hideWindow: () => typedError<null, CommandError>(__TAURI_INVOKE("hide_window")),
-	/**  Called by the UI once its first frame is on screen; logged for the start-up benchmark. */
-	uiReady: () => __TAURI_INVOKE<void>("ui_ready"),
+	/**
+	 *  Called by the UI once its first frame is on screen, with the page's own clock (ms since
+	 *  the page started loading); logged for the start-up benchmark.
+	 */
+	uiReady: (pageMs: number | null) => __TAURI_INVOKE<void>("ui_ready", { pageMs }),
 	historyList: (limit: number, offset: number) => typedError<Conversation[], CommandError>(__TAURI_INVOKE("history_list", { limit, offset })),
 	historySearch: (query: string, limit: number) => typedError<SearchHit[], CommandError>(__TAURI_INVOKE("history_search", { query, limit })),
 	historyGet: (id: string) => typedError<ConversationDetail, CommandError>(__TAURI_INVOKE("history_get", { id })),
@@ -74,6 +77,13 @@ export type CommitOutcome = {
 	success: boolean,
 	/**  What git printed (stdout and stderr). */
 	output: string,
+};
+
+/**  An OpenAI-compatible server; its models are named `NAME:model`. */
+export type CompatibleServer = {
+	name: string,
+	url: BaseUrl,
+	needs_key: boolean,
 };
 
 /**  A conversation as History lists it. */
@@ -141,13 +151,40 @@ export type Message = {
 	input_tokens: number | null,
 	output_tokens: number | null,
 	created_at: number,
+	/**
+	 *  The first message of the group this one is an alternative to (a regenerated answer, an
+	 *  edited question).
+	 */
+	alternative_of: number | null,
 };
 
 export type MessageStatus = "complete" | "streaming" | "stopped" | "error";
 
+/**  Which models appear in the model selector, and the one new chats start with. */
+export type ModelSettings = {
+	/**  `provider:model` ids; empty means every model that is available. */
+	enabled?: string[],
+	default_model?: string | null,
+	/**  Show the model's reasoning where it can (thinking models). */
+	thinking?: boolean,
+};
+
 /**  The tray or another process asked the UI to show a page. */
 export type NavigateRequested = {
 	route: Route,
+};
+
+/**
+ *  Where each provider lives. The providers' usual environment variables (`OLLAMA_HOST`,
+ *  `OPENAI_BASE_URL`) override these at run time.
+ */
+export type ProviderSettings = {
+	ollama_url?: BaseUrl,
+	openai_url?: BaseUrl,
+	anthropic_url?: BaseUrl,
+	gemini_url?: BaseUrl,
+	/**  More OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter). */
+	compatible?: CompatibleServer[],
 };
 
 export type Rect = {
@@ -223,8 +260,8 @@ export type SearchHit = {
 
 export type Settings = {
 	theme: ThemePreference,
-	/**  Where Ollama listens; `OLLAMA_HOST` overrides it at run time. */
-	ollama_url: BaseUrl,
+	providers: ProviderSettings,
+	models: ModelSettings,
 	/**  The window's mode and bounds, restored at start. */
 	window: WindowPlacement,
 	review: ReviewSettings,

@@ -12,7 +12,14 @@ export const STATUS: AppStatus = {
 
 export const SETTINGS: Settings = {
   theme: "system",
-  ollama_url: "http://127.0.0.1:11434",
+  providers: {
+    ollama_url: "http://127.0.0.1:11434",
+    openai_url: "https://api.openai.com/v1",
+    anthropic_url: "https://api.anthropic.com",
+    gemini_url: "https://generativelanguage.googleapis.com",
+    compatible: [],
+  },
+  models: { enabled: [], default_model: null, thinking: true },
   window: { mode: "normal", bounds: null, mini_origin: null },
   review: {
     socket_enabled: true,

@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::paths::{self, DataDir, DataDirSource};
 use crate::probes::{self, Probe};
-use crate::settings::{Settings, SettingsHandle, effective_ollama_url};
+use crate::providers::builtin_endpoints;
+use crate::settings::{Settings, SettingsHandle};
 use crate::store::{Integrity, LATEST_VERSION, Store, StoreError};
 
 #[derive(Debug, Serialize)]
@@ -70,7 +71,11 @@ pub async fn run() -> DoctorReport {
         Some(dir) => check_database(dir).await,
         None => (skipped_database(), Settings::default()),
     };
-    let ollama_url = effective_ollama_url(&settings);
+    let ollama_url = builtin_endpoints(&settings.providers)
+        .into_iter()
+        .find(|e| e.name == "ollama")
+        .map(|e| e.url)
+        .unwrap_or_else(|| crate::settings::DEFAULT_OLLAMA_URL.to_owned());
     let blocking = |f: fn() -> Probe, name: &'static str| async move {
         tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| Probe {
             name: name.into(),

@@ -3,10 +3,12 @@
 
 pub mod doctor;
 pub mod engine;
+pub mod keys;
 pub mod launchers;
 pub mod logging;
 pub mod paths;
 pub mod probes;
+pub mod providers;
 pub mod review;
 pub mod settings;
 pub mod store;

@@ -54,6 +54,51 @@ impl From<BaseUrl> for String {
 
 pub const DEFAULT_OLLAMA_URL: &str = "http://127.0.0.1:11434";
 
+/// Where each provider lives. The providers' usual environment variables (`OLLAMA_HOST`,
+/// `OPENAI_BASE_URL`) override these at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct ProviderSettings {
+    pub ollama_url: BaseUrl,
+    pub openai_url: BaseUrl,
+    pub anthropic_url: BaseUrl,
+    pub gemini_url: BaseUrl,
+    /// More OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter).
+    pub compatible: Vec<CompatibleServer>,
+}
+
+impl Default for ProviderSettings {
+    fn default() -> Self {
+        let url = |u: &str| BaseUrl(u.to_owned());
+        Self {
+            ollama_url: url(DEFAULT_OLLAMA_URL),
+            openai_url: url("https://api.openai.com/v1"),
+            anthropic_url: url("https://api.anthropic.com"),
+            gemini_url: url("https://generativelanguage.googleapis.com"),
+            compatible: Vec::new(),
+        }
+    }
+}
+
+/// An OpenAI-compatible server; its models are named `NAME:model`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct CompatibleServer {
+    pub name: String,
+    pub url: BaseUrl,
+    pub needs_key: bool,
+}
+
+/// Which models appear in the model selector, and the one new chats start with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct ModelSettings {
+    /// `provider:model` ids; empty means every model that is available.
+    pub enabled: Vec<String>,
+    pub default_model: Option<String>,
+    /// Show the model's reasoning where it can (thinking models).
+    pub thinking: bool,
+}
+
 /// Settings -> Reviews.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
@@ -88,8 +133,8 @@ impl Default for ReviewSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct Settings {
     pub theme: ThemePreference,
-    /// Where Ollama listens; `OLLAMA_HOST` overrides it at run time.
-    pub ollama_url: BaseUrl,
+    pub providers: ProviderSettings,
+    pub models: ModelSettings,
     /// The window's mode and bounds, restored at start.
     pub window: WindowPlacement,
     pub review: ReviewSettings,
@@ -99,7 +144,8 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             theme: ThemePreference::default(),
-            ollama_url: BaseUrl(DEFAULT_OLLAMA_URL.to_owned()),
+            providers: ProviderSettings::default(),
+            models: ModelSettings { thinking: true, ..ModelSettings::default() },
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
         }
@@ -142,14 +188,6 @@ impl Settings {
         };
         changed(&old, &new)
     }
-}
-
-/// The Ollama URL to use: `OLLAMA_HOST` when set (as Ollama's own tools honour it), else the setting.
-pub fn effective_ollama_url(settings: &Settings) -> String {
-    std::env::var("OLLAMA_HOST")
-        .ok()
-        .and_then(|host| ollama_host_to_url(&host))
-        .unwrap_or_else(|| settings.ollama_url.as_str().to_owned())
 }
 
 /// `OLLAMA_HOST` accepts `host`, `host:port` or a URL; `0.0.0.0` means "this machine".
@@ -218,21 +256,21 @@ mod tests {
     fn unknown_keys_are_ignored_and_known_ones_read() {
         let s = Settings::from_rows([row("theme", "\"dark\""), row("from_the_future", "42")]);
         assert_eq!(s.theme, ThemePreference::Dark);
-        assert_eq!(s.ollama_url.as_str(), DEFAULT_OLLAMA_URL);
+        assert_eq!(s.providers.ollama_url.as_str(), DEFAULT_OLLAMA_URL);
     }
 
     #[test]
     fn invalid_values_fall_back_to_defaults_without_touching_others() {
         let s = Settings::from_rows([
             row("theme", "\"purple\""),
-            row("ollama_url", "\"ftp://nope\""),
+            row("providers", r#"{"ollama_url": "ftp://nope"}"#),
             row("window", "{not json"),
         ]);
         assert_eq!(s, Settings::default());
 
-        let s = Settings::from_rows([row("theme", "\"light\""), row("ollama_url", "17")]);
+        let s = Settings::from_rows([row("theme", "\"light\""), row("providers", "17")]);
         assert_eq!(s.theme, ThemePreference::Light);
-        assert_eq!(s.ollama_url.as_str(), DEFAULT_OLLAMA_URL);
+        assert_eq!(s.providers.ollama_url.as_str(), DEFAULT_OLLAMA_URL);
     }
 
     #[test]

@@ -21,7 +21,12 @@ fn git(repo: &Path, args: &[&str]) -> String {
 }
 
 fn review(content: &str, base: &Path) -> PresentReview {
-    PresentReview { content: content.into(), mode: Mode::Replace, section: None, base_uri: base.display().to_string() }
+    PresentReview {
+        content: content.into(),
+        mode: Mode::Replace,
+        section: None,
+        base_uri: base.display().to_string(),
+    }
 }
 
 #[tokio::test]
@@ -37,7 +42,8 @@ async fn commit_uses_the_review_as_the_message_and_reports_git_failures() {
 
     let reviews = service(tmp.path()).await;
     // A markdown heading starts the message: git must keep it, not strip it as a comment.
-    let doc = reviews.present(review("# Add a.txt\n\nThe first file, see [`a.txt:1`][].", &repo)).await.unwrap();
+    let doc =
+        reviews.present(review("# Add a.txt\n\nThe first file, see [`a.txt:1`][].", &repo)).await.unwrap();
     let outcome = reviews.commit(doc.id, &[]).await.unwrap();
     assert!(outcome.success, "{}", outcome.output);
     assert_eq!(git(&repo, &["log", "-1", "--format=%B"]).trim(), doc.content);
@@ -59,10 +65,7 @@ async fn references_open_only_when_they_are_in_the_review_and_inside_its_folder(
     let editor = format!("sh -c 'echo \"$1 $2\" >> {}' editor {{file}} {{line}}", log.display());
 
     let reviews = service(tmp.path()).await;
-    let doc = reviews
-        .present(review("[`src/lib.rs:7`][] and [`../outside.txt:1`][]", &repo))
-        .await
-        .unwrap();
+    let doc = reviews.present(review("[`src/lib.rs:7`][] and [`../outside.txt:1`][]", &repo)).await.unwrap();
     reviews.open_reference(doc.id, "src/lib.rs:7", &editor, &[]).await.unwrap();
     let canonical = repo.join("src/lib.rs").canonicalize().unwrap();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("{} 7\n", canonical.display()));

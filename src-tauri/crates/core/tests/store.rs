@@ -237,11 +237,11 @@ async fn settings_survive_a_reopen_and_bad_rows_fall_back() {
         let store = open(&db).await;
         let settings = SettingsHandle::load(store.clone()).await.unwrap();
         settings.update(|s| s.theme = ThemePreference::Dark).await.unwrap();
-        store.put_setting("ollama_url", "\"not a url\"".into()).await.unwrap();
+        store.put_setting("providers", r#"{"ollama_url": "not a url"}"#.into()).await.unwrap();
         store.put_setting("someday_setting", "true".into()).await.unwrap();
     }
     let store = open(&db).await;
     let settings = SettingsHandle::load(store).await.unwrap().get().await;
     assert_eq!(settings.theme, ThemePreference::Dark);
-    assert_eq!(settings.ollama_url.as_str(), perch_core::settings::DEFAULT_OLLAMA_URL);
+    assert_eq!(settings.providers.ollama_url.as_str(), perch_core::settings::DEFAULT_OLLAMA_URL);
 }

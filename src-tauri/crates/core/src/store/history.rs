@@ -67,6 +67,9 @@ pub struct Message {
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
     pub created_at: i64,
+    /// The first message of the group this one is an alternative to (a regenerated answer, an
+    /// edited question).
+    pub alternative_of: Option<i64>,
 }
 
 /// A new message to append; the store fills in id and time.
@@ -77,6 +80,18 @@ pub struct NewMessage {
     pub thinking: Option<String>,
     pub model: Option<String>,
     pub status: MessageStatus,
+    pub error: Option<String>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub alternative_of: Option<i64>,
+}
+
+/// How a streamed answer ends up: what arrived, and how it ended.
+#[derive(Debug, Clone, Default)]
+pub struct MessageUpdate {
+    pub content: String,
+    pub thinking: Option<String>,
+    pub status: Option<MessageStatus>,
     pub error: Option<String>,
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
@@ -93,6 +108,7 @@ impl NewMessage {
             error: None,
             input_tokens: None,
             output_tokens: None,
+            alternative_of: None,
         }
     }
 }
@@ -148,8 +164,12 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<Message> {
         input_tokens: row.get(8)?,
         output_tokens: row.get(9)?,
         created_at: row.get(10)?,
+        alternative_of: row.get(11)?,
     })
 }
+
+const MESSAGE_COLUMNS: &str = "id, conversation_id, role, content, thinking, model, status, error, input_tokens, \
+     output_tokens, created_at, alternative_of";
 
 impl Store {
     pub async fn create_conversation(
@@ -188,6 +208,44 @@ impl Store {
         let id = id.to_owned();
         self.call(move |c| delete_conversation(c, &id)).await
     }
+    /// Saves what a streaming answer has so far (called every second or so while it streams).
+    pub async fn save_progress(
+        &self,
+        id: i64,
+        content: &str,
+        thinking: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let (content, thinking) = (content.to_owned(), thinking.map(str::to_owned));
+        self.call(move |c| {
+            c.execute(
+                "UPDATE messages SET content = ?2, thinking = ?3 WHERE id = ?1",
+                params![id, content, thinking],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Writes a message's final state and adds its tokens to the conversation's totals.
+    pub async fn finish_message(&self, id: i64, update: MessageUpdate) -> Result<Message, StoreError> {
+        self.call(move |c| finish_message(c, id, &update)).await
+    }
+
+    pub async fn set_conversation_model(&self, id: &str, model: &str) -> Result<(), StoreError> {
+        let (id, model) = (id.to_owned(), model.to_owned());
+        self.call(move |c| {
+            c.execute("UPDATE conversations SET model = ?2 WHERE id = ?1", params![id, model])?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Answers left `streaming` by a crash or a kill become `stopped`: what arrived is kept.
+    pub async fn mark_interrupted(&self) -> Result<usize, StoreError> {
+        self.call(|c| Ok(c.execute("UPDATE messages SET status = 'stopped' WHERE status = 'streaming'", [])?))
+            .await
+    }
+
     pub async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
         let query = query.to_owned();
         self.call(move |c| search(c, &query, limit)).await
@@ -250,6 +308,32 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
     Ok(message)
 }
 
+fn finish_message(conn: &mut Connection, id: i64, u: &MessageUpdate) -> Result<Message, StoreError> {
+    let tx = conn.transaction()?;
+    let status = u.status.unwrap_or(MessageStatus::Complete);
+    let changed = tx.execute(
+        "UPDATE messages SET content = ?2, thinking = ?3, status = ?4, error = ?5,
+             input_tokens = ?6, output_tokens = ?7 WHERE id = ?1",
+        params![id, u.content, u.thinking, status.as_str(), u.error, u.input_tokens, u.output_tokens],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound(format!("message {id}")));
+    }
+    tx.execute(
+        "UPDATE conversations SET updated_at = ?2,
+             input_tokens = input_tokens + coalesce(?3, 0), output_tokens = output_tokens + coalesce(?4, 0)
+         WHERE id = (SELECT conversation_id FROM messages WHERE id = ?1)",
+        params![id, now_ms(), u.input_tokens, u.output_tokens],
+    )?;
+    let message = tx.query_row(
+        &format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"),
+        [id],
+        message_from_row,
+    )?;
+    tx.commit()?;
+    Ok(message)
+}
+
 /// Finds a conversation by its full id or a unique prefix of at least 4 characters.
 fn resolve_id(conn: &Connection, id_or_prefix: &str) -> Result<String, StoreError> {
     let wanted = id_or_prefix.trim();
@@ -281,10 +365,8 @@ fn get_conversation(conn: &Connection, id: &str) -> Result<Conversation, StoreEr
 fn conversation_detail(conn: &Connection, id_or_prefix: &str) -> Result<ConversationDetail, StoreError> {
     let id = resolve_id(conn, id_or_prefix)?;
     let conversation = get_conversation(conn, &id)?;
-    let mut stmt = conn.prepare(
-        "SELECT id, conversation_id, role, content, thinking, model, status, error, input_tokens, output_tokens, created_at
-         FROM messages WHERE conversation_id = ?1 ORDER BY id",
-    )?;
+    let mut stmt = conn
+        .prepare(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?1 ORDER BY id"))?;
     let messages = stmt.query_map([&id], message_from_row)?.collect::<Result<_, _>>()?;
     Ok(ConversationDetail { conversation, messages })
 }

@@ -9,8 +9,11 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The migrations in order; migration `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] =
-    &[include_str!("migrations/001_history.sql"), include_str!("migrations/002_search.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/001_history.sql"),
+    include_str!("migrations/002_search.sql"),
+    include_str!("migrations/003_alternatives.sql"),
+];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -1,0 +1,335 @@
+//! What every HTTP provider shares: clients with sensible timeouts, mapping HTTP failures to
+//! [`ProviderError`], and reading a streamed body as lines (NDJSON) or server-sent events.
+//!
+//! Bodies are split into lines as bytes and decoded afterwards, so a character split across
+//! two network chunks arrives whole. A quiet stream is cut after an idle timeout.
+
+use std::time::{Duration, SystemTime};
+
+use futures::stream::{BoxStream, StreamExt};
+use reqwest::{Response, StatusCode};
+
+use super::ProviderError;
+
+/// How long to wait for the first byte (models can take a while to load) and between bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub first_byte: Duration,
+    pub idle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(2),
+            first_byte: Duration::from_secs(300),
+            idle: Duration::from_secs(60),
+        }
+    }
+}
+
+pub fn client(timeouts: &Timeouts) -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(timeouts.connect)
+        .user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .unwrap_or_default()
+}
+
+/// Turns a non-success response into the matching error; `what` names the provider.
+pub async fn check(response: Response, provider: &str, model: &str) -> Result<Response, ProviderError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let retry_after = retry_after(&response);
+    let body = response.text().await.unwrap_or_default();
+    let message = error_message(&body).unwrap_or_else(|| body.trim().chars().take(300).collect());
+    let provider = provider.to_owned();
+    Err(match status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => ProviderError::Auth { provider },
+        StatusCode::TOO_MANY_REQUESTS => ProviderError::RateLimited {
+            provider,
+            retry_after: retry_after.or_else(|| gemini_retry_delay(&body)),
+        },
+        StatusCode::NOT_FOUND
+            if message.contains("model") || message.is_empty() || message.contains("not found") =>
+        {
+            ProviderError::ModelNotFound { provider, model: model.to_owned(), available: Vec::new() }
+        }
+        s if s.is_client_error() && looks_like_context_overflow(&message) => {
+            ProviderError::ContextTooLong { model: model.to_owned() }
+        }
+        s if s.is_client_error() => ProviderError::BadRequest { provider, message },
+        s => ProviderError::Server { provider, status: s.as_u16(), message },
+    })
+}
+
+fn looks_like_context_overflow(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    ["context length", "context_length", "too many tokens", "prompt is too long", "maximum context"]
+        .iter()
+        .any(|needle| m.contains(needle))
+}
+
+/// `Retry-After` as seconds or an HTTP date.
+fn retry_after(response: &Response) -> Option<Duration> {
+    let value = response.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return Some(Duration::from_secs_f64(seconds.max(0.0)));
+    }
+    let when = httpdate(value)?;
+    Some(when.duration_since(SystemTime::now()).unwrap_or_default())
+}
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only form servers send today.
+fn httpdate(value: &str) -> Option<SystemTime> {
+    let t = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let secs = u64::try_from(t.timestamp()).ok()?;
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+}
+
+/// Gemini puts the delay in the body: `{"error":{"details":[{"retryDelay":"37s"}]}}`.
+fn gemini_retry_delay(body: &str) -> Option<Duration> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let details = v.pointer("/error/details")?.as_array()?;
+    let delay = details.iter().find_map(|d| d.get("retryDelay")?.as_str())?;
+    delay.trim_end_matches('s').parse::<f64>().ok().map(Duration::from_secs_f64)
+}
+
+/// The human message inside the error bodies providers send.
+pub fn error_message(body: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let candidates = ["/error/message", "/error", "/message", "/detail"];
+    candidates.iter().find_map(|p| v.pointer(p)?.as_str().map(str::to_owned))
+}
+
+/// The body as lines (without the newline), with idle timeouts. Carriage returns are dropped.
+pub fn lines(
+    response: Response,
+    provider: &str,
+    timeouts: Timeouts,
+) -> BoxStream<'static, Result<Vec<u8>, ProviderError>> {
+    let provider = provider.to_owned();
+    let body = response.bytes_stream();
+    let state = (body, Vec::<u8>::new(), true, false);
+    futures::stream::unfold(state, move |(mut body, mut buf, mut first, mut ended)| {
+        let provider = provider.clone();
+        async move {
+            loop {
+                if let Some(pos) = buf.iter().position(|&b| b == b'\n') {
+                    let mut line: Vec<u8> = buf.drain(..=pos).collect();
+                    line.pop();
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                    return Some((Ok(line), (body, buf, first, ended)));
+                }
+                if ended {
+                    if buf.is_empty() {
+                        return None;
+                    }
+                    let line = std::mem::take(&mut buf);
+                    return Some((Ok(line), (body, buf, first, ended)));
+                }
+                let wait = if first { timeouts.first_byte } else { timeouts.idle };
+                match tokio::time::timeout(wait, body.next()).await {
+                    Err(_) => {
+                        let error = ProviderError::Stalled { provider, after: wait };
+                        return Some((Err(error), (body, Vec::new(), first, true)));
+                    }
+                    Ok(None) => ended = true,
+                    Ok(Some(Ok(chunk))) => {
+                        first = false;
+                        buf.extend_from_slice(&chunk);
+                    }
+                    Ok(Some(Err(e))) => {
+                        let error = ProviderError::Stream { provider, message: e.to_string() };
+                        return Some((Err(error), (body, Vec::new(), first, true)));
+                    }
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+/// Turns a stream of lines or events into stream events with `parse`, which is called with
+/// `None` once the body ends (to flush anything held back). The stream stops after `Done`; a
+/// body that ends without one is reported as broken, since the answer may be cut short.
+pub fn events_from<T, F>(
+    source: BoxStream<'static, Result<T, ProviderError>>,
+    provider: &str,
+    parse: F,
+) -> super::EventStream
+where
+    T: Send + 'static,
+    F: FnMut(Option<T>) -> Result<Vec<super::StreamEvent>, ProviderError> + Send + 'static,
+{
+    use std::collections::VecDeque;
+    struct State<T, F> {
+        source: BoxStream<'static, Result<T, ProviderError>>,
+        parse: F,
+        pending: VecDeque<super::StreamEvent>,
+        finished: bool,
+        provider: String,
+    }
+    let state =
+        State { source, parse, pending: VecDeque::new(), finished: false, provider: provider.to_owned() };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(event) = st.pending.pop_front() {
+                if matches!(event, super::StreamEvent::Done(_)) {
+                    st.pending.clear();
+                    st.finished = true;
+                }
+                return Some((Ok(event), st));
+            }
+            if st.finished {
+                return None;
+            }
+            let item = match st.source.next().await {
+                Some(Ok(item)) => Some(item),
+                Some(Err(e)) => {
+                    st.finished = true;
+                    return Some((Err(e), st));
+                }
+                None => None,
+            };
+            let at_end = item.is_none();
+            match (st.parse)(item) {
+                Ok(events) => st.pending.extend(events),
+                Err(e) => {
+                    st.finished = true;
+                    return Some((Err(e), st));
+                }
+            }
+            if at_end && !st.pending.iter().any(|e| matches!(e, super::StreamEvent::Done(_))) {
+                st.finished = true;
+                st.pending.clear();
+                let message = "the connection closed before the answer was complete".to_owned();
+                return Some((Err(ProviderError::Stream { provider: st.provider.clone(), message }), st));
+            }
+        }
+    })
+    .boxed()
+}
+
+/// One server-sent event: its `event:` name (empty when absent) and its joined `data:` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    pub event: String,
+    pub data: String,
+}
+
+/// Server-sent events from a body's lines.
+pub fn sse(
+    lines: BoxStream<'static, Result<Vec<u8>, ProviderError>>,
+) -> BoxStream<'static, Result<SseEvent, ProviderError>> {
+    futures::stream::unfold(
+        (lines, SseEvent { event: String::new(), data: String::new() }, false),
+        |(mut lines, mut pending, mut done)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                match lines.next().await {
+                    None => {
+                        done = true;
+                        let has_data = !pending.data.is_empty();
+                        let event = std::mem::replace(
+                            &mut pending,
+                            SseEvent { event: String::new(), data: String::new() },
+                        );
+                        return has_data.then_some((Ok(event), (lines, pending, done)));
+                    }
+                    Some(Err(e)) => return Some((Err(e), (lines, pending, true))),
+                    Some(Ok(line)) => {
+                        let line = String::from_utf8_lossy(&line).into_owned();
+                        if line.is_empty() {
+                            if !pending.data.is_empty() {
+                                let event = std::mem::replace(
+                                    &mut pending,
+                                    SseEvent { event: String::new(), data: String::new() },
+                                );
+                                return Some((Ok(event), (lines, pending, done)));
+                            }
+                            pending.event.clear();
+                            continue;
+                        }
+                        if line.starts_with(':') {
+                            continue;
+                        }
+                        let (field, value) = line.split_once(':').unwrap_or((line.as_str(), ""));
+                        let value = value.strip_prefix(' ').unwrap_or(value);
+                        match field {
+                            "event" => pending.event = value.to_owned(),
+                            "data" => {
+                                if !pending.data.is_empty() {
+                                    pending.data.push('\n');
+                                }
+                                pending.data.push_str(value);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        },
+    )
+    .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_lines(lines: &[&str]) -> BoxStream<'static, Result<Vec<u8>, ProviderError>> {
+        let owned: Vec<Result<Vec<u8>, ProviderError>> =
+            lines.iter().map(|l| Ok(l.as_bytes().to_vec())).collect();
+        futures::stream::iter(owned).boxed()
+    }
+
+    #[tokio::test]
+    async fn sse_joins_data_lines_and_skips_comments() {
+        let events: Vec<SseEvent> = sse(from_lines(&[
+            ": keep-alive",
+            "event: message_start",
+            "data: {\"a\":",
+            "data: 1}",
+            "",
+            "data: [DONE]",
+            "",
+        ]))
+        .map(Result::unwrap)
+        .collect()
+        .await;
+        assert_eq!(
+            events,
+            [
+                SseEvent { event: "message_start".into(), data: "{\"a\":\n1}".into() },
+                SseEvent { event: String::new(), data: "[DONE]".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn error_messages_are_found_in_each_providers_shape() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad key","type":"x"}}"#).as_deref(),
+            Some("bad key")
+        );
+        assert_eq!(
+            error_message(r#"{"error":"model \"x\" not found"}"#).as_deref(),
+            Some("model \"x\" not found")
+        );
+        assert_eq!(error_message("plain"), None);
+    }
+
+    #[test]
+    fn gemini_retry_delays_are_read_from_the_body() {
+        let body = r#"{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}}"#;
+        assert_eq!(gemini_retry_delay(body), Some(Duration::from_secs(37)));
+    }
+}

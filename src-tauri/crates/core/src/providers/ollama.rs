@@ -1,0 +1,286 @@
+//! Ollama: `/api/chat` streamed as NDJSON, `/api/tags` and `/api/show` for models.
+//!
+//! Why not ollama-rs: its stream reader drops both chunks when a multi-byte character is split
+//! across them, skips lines it cannot parse (including Ollama's own `{"error": ...}` lines)
+//! with nothing but a print to stderr, and hides `done_reason`. This reader decodes lines as
+//! bytes first and reports every failure.
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::http::{self, Timeouts};
+use super::{
+    Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
+    StreamEvent, ToolCall, Usage,
+};
+
+pub struct Ollama {
+    base_url: String,
+    client: reqwest::Client,
+    timeouts: Timeouts,
+}
+
+impl Ollama {
+    pub fn new(base_url: &str, timeouts: Timeouts) -> Self {
+        Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            client: http::client(&timeouts),
+            timeouts,
+        }
+    }
+
+    fn unreachable(&self) -> ProviderError {
+        ProviderError::Unreachable {
+            provider: "Ollama".into(),
+            url: self.base_url.clone(),
+            hint: "Start it with `ollama serve`, or change its URL in Settings (or OLLAMA_HOST).".into(),
+        }
+    }
+
+    fn send_error(&self, e: reqwest::Error) -> ProviderError {
+        if e.is_connect() || e.is_timeout() {
+            self.unreachable()
+        } else {
+            ProviderError::Stream { provider: "Ollama".into(), message: e.to_string() }
+        }
+    }
+
+    async fn tags(&self) -> Result<Vec<String>, ProviderError> {
+        #[derive(Deserialize)]
+        struct Tags {
+            models: Vec<Tag>,
+        }
+        #[derive(Deserialize)]
+        struct Tag {
+            name: String,
+        }
+        let response = self
+            .client
+            .get(format!("{}/api/tags", self.base_url))
+            .timeout(self.timeouts.connect + std::time::Duration::from_secs(5))
+            .send()
+            .await
+            .map_err(|e| self.send_error(e))?;
+        let response = http::check(response, "Ollama", "").await?;
+        let tags: Tags = response.json().await.map_err(|e| self.send_error(e))?;
+        Ok(tags.models.into_iter().map(|t| t.name).collect())
+    }
+
+    async fn show(&self, model: &str) -> ModelInfo {
+        #[derive(Deserialize, Default)]
+        struct Show {
+            #[serde(default)]
+            capabilities: Vec<String>,
+            #[serde(default)]
+            model_info: serde_json::Map<String, Value>,
+        }
+        let shown: Show = async {
+            let r = self
+                .client
+                .post(format!("{}/api/show", self.base_url))
+                .json(&json!({ "model": model }))
+                .send()
+                .await
+                .ok()?;
+            r.error_for_status().ok()?.json().await.ok()
+        }
+        .await
+        .unwrap_or_default();
+        let has = |c: &str| shown.capabilities.iter().any(|x| x == c);
+        let context_length = shown
+            .model_info
+            .iter()
+            .find(|(k, _)| k.ends_with(".context_length"))
+            .and_then(|(_, v)| v.as_u64())
+            .and_then(|n| u32::try_from(n).ok());
+        ModelInfo {
+            id: format!("ollama:{model}"),
+            provider: "ollama".into(),
+            name: model.to_owned(),
+            capabilities: Capabilities {
+                vision: has("vision"),
+                tools: has("tools"),
+                thinking: has("thinking"),
+            },
+            context_length,
+        }
+    }
+
+    fn body(request: &ChatRequest) -> Value {
+        let messages: Vec<Value> = request
+            .messages
+            .iter()
+            .map(|m| match m {
+                ChatMessage::System(text) => json!({ "role": "system", "content": text }),
+                ChatMessage::User { text, images } => {
+                    let mut v = json!({ "role": "user", "content": text });
+                    if !images.is_empty() {
+                        v["images"] = json!(images.iter().map(|i| &i.base64).collect::<Vec<_>>());
+                    }
+                    v
+                }
+                ChatMessage::Assistant { text, tool_calls } => {
+                    let mut v = json!({ "role": "assistant", "content": text });
+                    if !tool_calls.is_empty() {
+                        v["tool_calls"] =
+                            json!(tool_calls
+                            .iter()
+                            .map(|c| json!({ "function": { "name": c.name, "arguments": c.arguments } }))
+                            .collect::<Vec<_>>());
+                    }
+                    v
+                }
+                ChatMessage::Tool { name, content, .. } => {
+                    json!({ "role": "tool", "content": content, "tool_name": name })
+                }
+            })
+            .collect();
+        let mut body = json!({ "model": request.model, "messages": messages, "stream": true });
+        if request.think {
+            body["think"] = json!(true);
+        }
+        if !request.tools.is_empty() {
+            body["tools"] = json!(
+                request
+                    .tools
+                    .iter()
+                    .map(|t| json!({ "type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.input_schema } }))
+                    .collect::<Vec<_>>()
+            );
+        }
+        if let Some(max) = request.max_output_tokens {
+            body["options"] = json!({ "num_predict": max });
+        }
+        body
+    }
+}
+
+#[derive(Deserialize)]
+struct Line {
+    #[serde(default)]
+    message: Option<LineMessage>,
+    #[serde(default)]
+    done: bool,
+    #[serde(default)]
+    done_reason: Option<String>,
+    #[serde(default)]
+    prompt_eval_count: Option<u64>,
+    #[serde(default)]
+    eval_count: Option<u64>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LineMessage {
+    #[serde(default)]
+    content: String,
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<LineToolCall>,
+}
+
+#[derive(Deserialize)]
+struct LineToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: LineFunction,
+}
+
+#[derive(Deserialize)]
+struct LineFunction {
+    name: String,
+    #[serde(default, alias = "parameters")]
+    arguments: Value,
+}
+
+/// The events one NDJSON line carries.
+fn events_of(line: &[u8], calls_so_far: &mut usize) -> Result<Vec<StreamEvent>, ProviderError> {
+    let malformed = |e: serde_json::Error| ProviderError::Stream {
+        provider: "Ollama".into(),
+        message: format!("a malformed line in the stream ({e})"),
+    };
+    let line: Line = serde_json::from_slice(line).map_err(malformed)?;
+    if let Some(message) = line.error {
+        return Err(ProviderError::Stream { provider: "Ollama".into(), message });
+    }
+    let mut out = Vec::new();
+    if let Some(m) = line.message {
+        if let Some(thinking) = m.thinking.filter(|t| !t.is_empty()) {
+            out.push(StreamEvent::Thinking(thinking));
+        }
+        if !m.content.is_empty() {
+            out.push(StreamEvent::Text(m.content));
+        }
+        for call in m.tool_calls {
+            *calls_so_far += 1;
+            let id = call.id.unwrap_or_else(|| format!("call_{calls_so_far}"));
+            out.push(StreamEvent::ToolCall(ToolCall {
+                id,
+                name: call.function.name,
+                arguments: call.function.arguments,
+            }));
+        }
+    }
+    if line.done {
+        out.push(StreamEvent::Usage(Usage {
+            input_tokens: line.prompt_eval_count.unwrap_or(0),
+            output_tokens: line.eval_count.unwrap_or(0),
+        }));
+        let reason = match line.done_reason.as_deref() {
+            Some("length") => StopReason::MaxTokens,
+            _ if *calls_so_far > 0 => StopReason::ToolUse,
+            None | Some("stop") => StopReason::EndTurn,
+            Some(other) => StopReason::Other(other.to_owned()),
+        };
+        out.push(StreamEvent::Done(reason));
+    }
+    Ok(out)
+}
+
+impl Provider for Ollama {
+    fn name(&self) -> &str {
+        "ollama"
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        Box::pin(async move {
+            let names = self.tags().await?;
+            Ok(futures::stream::iter(names)
+                .map(|n| async move { self.show(&n).await })
+                .buffered(4)
+                .collect()
+                .await)
+        })
+    }
+
+    fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        Box::pin(async move {
+            let response = self
+                .client
+                .post(format!("{}/api/chat", self.base_url))
+                .json(&Self::body(&request))
+                .send()
+                .await
+                .map_err(|e| self.send_error(e))?;
+            let response = match http::check(response, "Ollama", &request.model).await {
+                Err(ProviderError::ModelNotFound { provider, model, .. }) => {
+                    let available = self.tags().await.unwrap_or_default();
+                    return Err(ProviderError::ModelNotFound { provider, model, available });
+                }
+                other => other?,
+            };
+            let mut calls = 0usize;
+            let lines = http::lines(response, "Ollama", self.timeouts);
+            Ok(http::events_from(lines, "Ollama", move |line| match line {
+                Some(line) if line.iter().all(u8::is_ascii_whitespace) => Ok(Vec::new()),
+                Some(line) => events_of(&line, &mut calls),
+                None => Ok(Vec::new()),
+            }))
+        })
+    }
+}

@@ -1,0 +1,206 @@
+//! Which providers exist here: the four built in, plus any OpenAI-compatible servers the user
+//! added, with URLs from settings (or the providers' own environment variables) and keys from
+//! the key store (or the environment).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::http::Timeouts;
+use super::{Anthropic, Gemini, ModelInfo, Ollama, OpenAi, Provider, ProviderError};
+use crate::keys::Keys;
+use crate::settings::{ProviderSettings, ollama_host_to_url};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    Ollama,
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+/// A place models come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct ProviderEndpoint {
+    /// The prefix of its model names.
+    pub name: String,
+    pub kind: ProviderKind,
+    pub url: String,
+    /// The environment variable its own tools read the key from.
+    pub key_env: Option<String>,
+    pub needs_key: bool,
+}
+
+/// The built-in providers and the user's OpenAI-compatible servers, with environment overrides.
+pub fn builtin_endpoints(settings: &ProviderSettings) -> Vec<ProviderEndpoint> {
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let ollama_url = env("OLLAMA_HOST")
+        .and_then(|h| ollama_host_to_url(&h))
+        .unwrap_or_else(|| settings.ollama_url.as_str().to_owned());
+    let openai_url = env("OPENAI_BASE_URL").unwrap_or_else(|| settings.openai_url.as_str().to_owned());
+    let endpoint = |name: &str, kind, url: String, key_env: Option<&str>| ProviderEndpoint {
+        name: name.into(),
+        kind,
+        url,
+        key_env: key_env.map(str::to_owned),
+        needs_key: key_env.is_some(),
+    };
+    let mut all = vec![
+        endpoint("ollama", ProviderKind::Ollama, ollama_url, None),
+        endpoint("openai", ProviderKind::OpenAi, openai_url, Some("OPENAI_API_KEY")),
+        endpoint(
+            "anthropic",
+            ProviderKind::Anthropic,
+            settings.anthropic_url.as_str().to_owned(),
+            Some("ANTHROPIC_API_KEY"),
+        ),
+        endpoint(
+            "gemini",
+            ProviderKind::Gemini,
+            settings.gemini_url.as_str().to_owned(),
+            Some("GEMINI_API_KEY"),
+        ),
+    ];
+    for server in &settings.compatible {
+        let name = server.name.trim().to_ascii_lowercase();
+        if name.is_empty() || all.iter().any(|e| e.name == name) {
+            continue;
+        }
+        all.push(ProviderEndpoint {
+            name,
+            kind: ProviderKind::OpenAi,
+            url: server.url.as_str().to_owned(),
+            key_env: None,
+            needs_key: server.needs_key,
+        });
+    }
+    all
+}
+
+/// Models of one provider, or why they could not be listed.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ProviderModels {
+    pub provider: String,
+    pub models: Vec<ModelInfo>,
+    pub error: Option<String>,
+}
+
+pub struct Registry {
+    endpoints: Vec<ProviderEndpoint>,
+    keys: Arc<Keys>,
+    timeouts: Timeouts,
+}
+
+impl Registry {
+    pub fn new(settings: &ProviderSettings, keys: Arc<Keys>) -> Self {
+        Self::with_timeouts(settings, keys, Timeouts::default())
+    }
+
+    pub fn with_timeouts(settings: &ProviderSettings, keys: Arc<Keys>, timeouts: Timeouts) -> Self {
+        Self { endpoints: builtin_endpoints(settings), keys, timeouts }
+    }
+
+    pub fn endpoints(&self) -> &[ProviderEndpoint] {
+        &self.endpoints
+    }
+
+    pub fn endpoint(&self, name: &str) -> Result<&ProviderEndpoint, ProviderError> {
+        self.endpoints
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| ProviderError::UnknownProvider(name.to_owned()))
+    }
+
+    /// A client for `name`, with its key.
+    pub async fn provider(&self, name: &str) -> Result<Arc<dyn Provider>, ProviderError> {
+        let endpoint = self.endpoint(name)?.clone();
+        let key = self.key(&endpoint).await;
+        let missing = || ProviderError::MissingKey {
+            provider: endpoint.name.clone(),
+            env: endpoint.key_env.clone().unwrap_or_else(|| "a key in Settings".into()),
+        };
+        let t = self.timeouts;
+        Ok(match endpoint.kind {
+            ProviderKind::Ollama => Arc::new(Ollama::new(&endpoint.url, t)),
+            ProviderKind::OpenAi if endpoint.needs_key && key.is_none() => return Err(missing()),
+            ProviderKind::OpenAi => Arc::new(OpenAi::new(&endpoint.name, &endpoint.url, key, t)),
+            ProviderKind::Anthropic => Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, t)),
+            ProviderKind::Gemini => Arc::new(Gemini::new(&endpoint.url, key.ok_or_else(missing)?, t)),
+        })
+    }
+
+    async fn key(&self, endpoint: &ProviderEndpoint) -> Option<String> {
+        let (keys, name, env) = (self.keys.clone(), endpoint.name.clone(), endpoint.key_env.clone());
+        let found = tokio::task::spawn_blocking(move || keys.get(&name, env.as_deref())).await.ok()?;
+        match found {
+            Ok(found) => found.map(|(secret, _)| secret.expose().to_owned()),
+            Err(e) => {
+                tracing::warn!(provider = %endpoint.name, error = %e, "could not read the API key");
+                None
+            }
+        }
+    }
+
+    /// Every provider's models, listed concurrently. Providers without a key are skipped
+    /// quietly unless `include_unconfigured`.
+    pub async fn list_models(&self, include_unconfigured: bool) -> Vec<ProviderModels> {
+        let listings = self.endpoints.iter().map(|endpoint| async move {
+            let result = match self.provider(&endpoint.name).await {
+                Ok(provider) => provider.list_models().await,
+                Err(e) => Err(e),
+            };
+            match result {
+                Ok(models) => Some(ProviderModels { provider: endpoint.name.clone(), models, error: None }),
+                Err(ProviderError::MissingKey { .. }) if !include_unconfigured => None,
+                Err(e) => Some(ProviderModels {
+                    provider: endpoint.name.clone(),
+                    models: Vec::new(),
+                    error: Some(e.to_string()),
+                }),
+            }
+        });
+        futures::future::join_all(listings).await.into_iter().flatten().collect()
+    }
+}
+
+/// The model to use when none is chosen: the configured default if available, else Ollama's
+/// qwen3-vl:8b-instruct, else the first installed model.
+pub fn pick_default(configured: Option<&str>, available: &[ModelInfo]) -> Option<String> {
+    if let Some(id) = configured.filter(|id| available.iter().any(|m| m.id == *id)) {
+        return Some(id.to_owned());
+    }
+    available
+        .iter()
+        .find(|m| m.id == "ollama:qwen3-vl:8b-instruct")
+        .or_else(|| available.iter().find(|m| m.provider == "ollama"))
+        .or_else(|| available.first())
+        .map(|m| m.id.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::Capabilities;
+
+    fn model(id: &str) -> ModelInfo {
+        let (provider, name) = id.split_once(':').unwrap();
+        ModelInfo {
+            id: id.into(),
+            provider: provider.into(),
+            name: name.into(),
+            capabilities: Capabilities::default(),
+            context_length: None,
+        }
+    }
+
+    #[test]
+    fn the_default_model_follows_the_documented_order() {
+        let installed =
+            [model("openai:gpt-4.1"), model("ollama:llama3.2:3b"), model("ollama:qwen3-vl:8b-instruct")];
+        assert_eq!(pick_default(None, &installed).as_deref(), Some("ollama:qwen3-vl:8b-instruct"));
+        assert_eq!(pick_default(Some("openai:gpt-4.1"), &installed).as_deref(), Some("openai:gpt-4.1"));
+        assert_eq!(pick_default(Some("openai:gone"), &installed[..2]).as_deref(), Some("ollama:llama3.2:3b"));
+        assert_eq!(pick_default(None, &[]), None);
+    }
+}
