@@ -282,8 +282,8 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
     }
     tx.execute(
         "INSERT INTO messages (conversation_id, role, content, thinking, model, status, error,
-                               input_tokens, output_tokens, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                               input_tokens, output_tokens, created_at, alternative_of)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             conversation_id,
             m.role.as_str(),
@@ -294,16 +294,13 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
             m.error,
             m.input_tokens,
             m.output_tokens,
-            now
+            now,
+            m.alternative_of
         ],
     )?;
     let id = tx.last_insert_rowid();
-    let message = tx.query_row(
-        "SELECT id, conversation_id, role, content, thinking, model, status, error, input_tokens, output_tokens, created_at
-         FROM messages WHERE id = ?1",
-        [id],
-        message_from_row,
-    )?;
+    let message =
+        tx.query_row(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"), [id], message_from_row)?;
     tx.commit()?;
     Ok(message)
 }
