@@ -56,28 +56,31 @@ async fn a_fresh_database_gets_every_table_wal_and_foreign_keys() {
 }
 
 #[tokio::test]
-async fn upgrading_from_the_previous_version_keeps_data_and_indexes_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("perch.db");
-    {
-        // A database as the previous schema version left it, with history in it.
-        let mut conn = Connection::open(&db).unwrap();
-        migrations::migrate_to(&mut conn, LATEST_VERSION - 1).unwrap();
-        conn.execute_batch(
-            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c-old', 'Old chat', 1, 1);
-             INSERT INTO messages (conversation_id, role, content, created_at)
-                 VALUES ('c-old', 'assistant', 'the flux capacitor needs 1.21 gigawatts', 1);",
-        )
-        .unwrap();
+async fn upgrading_from_every_earlier_version_keeps_data_and_indexes_it() {
+    for from in 1..LATEST_VERSION {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("perch.db");
+        {
+            // A database as version `from` left it, with history in it.
+            let mut conn = Connection::open(&db).unwrap();
+            migrations::migrate_to(&mut conn, from).unwrap();
+            conn.execute_batch(
+                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c-old', 'Old chat', 1, 1);
+                 INSERT INTO messages (conversation_id, role, content, created_at)
+                     VALUES ('c-old', 'assistant', 'the flux capacitor needs 1.21 gigawatts', 1);",
+            )
+            .unwrap();
+        }
+        let (store, report) = Store::open(&db, Integrity::Full).await.unwrap();
+        assert_eq!(report.upgraded_from, from);
+        assert_eq!(report.schema_version, LATEST_VERSION);
+        let hits = store.search("capacitor", 10).await.unwrap();
+        assert_eq!(hits.len(), 1, "messages written before the upgrade from {from} are searchable");
+        let detail = store.conversation("c-old").await.unwrap();
+        assert_eq!(detail.messages[0].alternative_of, None);
+        let backup = tmp.path().join(format!("perch.db.v{from}.bak"));
+        assert!(backup.exists(), "a copy of the version {from} database is kept before upgrading");
     }
-    let (store, report) = Store::open(&db, Integrity::Full).await.unwrap();
-    assert_eq!(report.upgraded_from, LATEST_VERSION - 1);
-    assert_eq!(report.schema_version, LATEST_VERSION);
-    let hits = store.search("capacitor", 10).await.unwrap();
-    assert_eq!(hits.len(), 1, "messages written before the upgrade are searchable");
-    assert_eq!(hits[0].conversation_id, "c-old");
-    let backup = tmp.path().join(format!("perch.db.v{}.bak", LATEST_VERSION - 1));
-    assert!(backup.exists(), "a copy of the old database is kept before upgrading");
 }
 
 #[tokio::test]
