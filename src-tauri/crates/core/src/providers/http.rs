@@ -47,8 +47,11 @@ pub async fn check(response: Response, provider: &str, model: &str) -> Result<Re
     let body = response.text().await.unwrap_or_default();
     let message = error_message(&body).unwrap_or_else(|| body.trim().chars().take(300).collect());
     let provider = provider.to_owned();
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT and says so only in the body.
+    let bad_key = body.contains("API_KEY_INVALID") || message.contains("API key not valid");
     Err(match status {
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => ProviderError::Auth { provider },
+        StatusCode::BAD_REQUEST if bad_key => ProviderError::Auth { provider },
         StatusCode::TOO_MANY_REQUESTS => ProviderError::RateLimited {
             provider,
             retry_after: retry_after.or_else(|| gemini_retry_delay(&body)),
@@ -145,7 +148,13 @@ pub fn lines(
                         buf.extend_from_slice(&chunk);
                     }
                     Ok(Some(Err(e))) => {
-                        let error = ProviderError::Stream { provider, message: e.to_string() };
+                        // A body cut mid-chunk reads as a decoding error; say what happened.
+                        let message = if e.is_body() || e.is_decode() {
+                            "the connection closed before the answer was complete".to_owned()
+                        } else {
+                            e.to_string()
+                        };
+                        let error = ProviderError::Stream { provider, message };
                         return Some((Err(error), (body, Vec::new(), first, true)));
                     }
                 }

@@ -299,8 +299,11 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
         ],
     )?;
     let id = tx.last_insert_rowid();
-    let message =
-        tx.query_row(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"), [id], message_from_row)?;
+    let message = tx.query_row(
+        &format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"),
+        [id],
+        message_from_row,
+    )?;
     tx.commit()?;
     Ok(message)
 }
