@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::agent::ModelCache;
+use crate::agent::runs::Runs;
+use crate::keys::Keys;
 use crate::paths::{DataDir, PathsError};
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
@@ -35,6 +38,9 @@ struct Inner {
     opened: OpenReport,
     reviews: SharedReviews,
     review_server: Mutex<Option<ReviewServer>>,
+    keys: Arc<Keys>,
+    runs: Runs,
+    models: ModelCache,
 }
 
 /// What happened at start that a person should hear about.
@@ -49,9 +55,24 @@ impl Engine {
         let (store, opened) = Store::open(&data_dir.db_path(), Integrity::Quick).await?;
         let settings = SettingsHandle::load(store.clone()).await?;
         tracing::info!(data_dir = %data_dir.root().display(), schema = opened.schema_version, "engine started");
+        let interrupted = store.mark_interrupted().await?;
+        if interrupted > 0 {
+            tracing::info!(interrupted, "answers cut off by the last exit were kept as stopped");
+        }
         let reviews = Arc::new(ReviewService::new(store.clone()));
-        let review_server = Mutex::new(None);
-        Ok(Self { inner: Arc::new(Inner { data_dir, store, settings, opened, reviews, review_server }) })
+        let keys = Arc::new(Keys::new(data_dir.root()));
+        let inner = Inner {
+            data_dir,
+            store,
+            settings,
+            opened,
+            reviews,
+            review_server: Mutex::new(None),
+            keys,
+            runs: Runs::default(),
+            models: ModelCache::default(),
+        };
+        Ok(Self { inner: Arc::new(inner) })
     }
 
     pub fn data_dir(&self) -> &DataDir {
@@ -65,6 +86,17 @@ impl Engine {
     }
     pub fn open_report(&self) -> &OpenReport {
         &self.inner.opened
+    }
+
+    pub fn keys(&self) -> &Arc<Keys> {
+        &self.inner.keys
+    }
+    /// Runs in flight, to stop one or all.
+    pub fn runs(&self) -> &Runs {
+        &self.inner.runs
+    }
+    pub fn model_cache(&self) -> &ModelCache {
+        &self.inner.models
     }
 
     pub fn reviews(&self) -> &SharedReviews {
@@ -111,6 +143,7 @@ impl Engine {
     /// Stops what the engine runs in the background, before the process exits. Synchronous:
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
+        self.inner.runs.cancel_all();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

@@ -1,6 +1,7 @@
 //! perch-core: the Perch engine. It knows nothing of windows or Tauri; the desktop shell and
 //! the `perch` CLI are thin layers over it.
 
+pub mod agent;
 pub mod doctor;
 pub mod engine;
 pub mod keys;

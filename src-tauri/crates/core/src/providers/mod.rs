@@ -44,6 +44,21 @@ pub trait Provider: Send + Sync {
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>>;
 
+    /// One model's capabilities and context length (from the full list unless the provider
+    /// can ask about one model).
+    fn model_info(&self, model: &str) -> BoxFuture<'_, Result<ModelInfo, ProviderError>> {
+        let model = model.to_owned();
+        Box::pin(async move {
+            let all = self.list_models().await?;
+            let names = all.iter().map(|m| m.name.clone()).collect();
+            all.into_iter().find(|m| m.name == model).ok_or_else(|| ProviderError::ModelNotFound {
+                provider: self.name().to_owned(),
+                model,
+                available: names,
+            })
+        })
+    }
+
     /// Starts a streamed chat. The stream ends after `Done`, or with an error.
     fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>>;
 

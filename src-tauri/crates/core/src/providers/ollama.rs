@@ -68,6 +68,7 @@ impl Ollama {
         Ok(tags.models.into_iter().map(|t| t.name).collect())
     }
 
+    /// `/api/show` for one model; unknown capabilities when Ollama does not say.
     async fn show(&self, model: &str) -> ModelInfo {
         #[derive(Deserialize, Default)]
         struct Show {
@@ -255,6 +256,21 @@ impl Provider for Ollama {
                 .buffered(4)
                 .collect()
                 .await)
+        })
+    }
+
+    fn model_info(&self, model: &str) -> BoxFuture<'_, Result<ModelInfo, ProviderError>> {
+        let model = model.to_owned();
+        Box::pin(async move {
+            let installed = self.tags().await?;
+            if !installed.contains(&model) {
+                return Err(ProviderError::ModelNotFound {
+                    provider: "Ollama".into(),
+                    model,
+                    available: installed,
+                });
+            }
+            Ok(self.show(&model).await)
         })
     }
 

@@ -4,6 +4,7 @@
 //! to the worker thread and awaits its reply. Opening detects a damaged file (kept as a
 //! timestamped backup, replaced by a fresh database) and refuses a newer schema.
 
+mod attachments;
 mod history;
 pub mod migrations;
 mod reviews;
@@ -17,6 +18,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
+pub use attachments::Attachment;
 pub use history::*;
 pub use migrations::LATEST_VERSION;
 pub use reviews::ReviewRow;

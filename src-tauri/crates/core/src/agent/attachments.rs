@@ -1,0 +1,85 @@
+//! Images attached to questions: stored once as files named by their content hash, referenced
+//! by rows, and read back for the model when a question is sent or answered again.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use sha2::{Digest, Sha256};
+
+use super::{ChatError, ImageInput};
+use crate::Engine;
+use crate::providers::ImageData;
+
+/// Images larger than this are refused (providers refuse them too).
+pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
+
+fn extension(mime: &str) -> &'static str {
+    match mime {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/webp" => "webp",
+        "image/gif" => "gif",
+        _ => "bin",
+    }
+}
+
+pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]) -> Result<(), ChatError> {
+    for image in images {
+        if !image.mime.starts_with("image/") {
+            return Err(ChatError::Invalid(format!("{} is not an image", image.name)));
+        }
+        let bytes = STANDARD
+            .decode(image.base64.trim())
+            .map_err(|_| ChatError::Invalid(format!("{} could not be read as an image", image.name)))?;
+        if bytes.len() > MAX_IMAGE_BYTES {
+            return Err(ChatError::Invalid(format!("{} is larger than 20 MB", image.name)));
+        }
+        let hash = format!("{:x}", Sha256::digest(&bytes));
+        let name = format!("{hash}.{}", extension(&image.mime));
+        let path = engine.data_dir().attachments_dir().join(&name);
+        let len = bytes.len() as i64;
+        if !path.exists() {
+            tokio::fs::write(&path, bytes)
+                .await
+                .map_err(|e| ChatError::Invalid(format!("{} could not be saved: {e}", image.name)))?;
+        }
+        engine.store().add_attachment(message_id, "image", &name, &image.mime, len, &hash).await?;
+    }
+    Ok(())
+}
+
+/// An edited question keeps the images of the one it replaces.
+pub async fn copy_attachments(engine: &Engine, from: i64, to: i64) -> Result<(), ChatError> {
+    let conversation = engine.store().call(move |c| {
+        Ok(c.query_row("SELECT conversation_id FROM messages WHERE id = ?1", [from], |r| {
+            r.get::<_, String>(0)
+        })?)
+    });
+    for a in
+        engine.store().attachments(&conversation.await?).await?.into_iter().filter(|a| a.message_id == from)
+    {
+        engine
+            .store()
+            .add_attachment(to, &a.kind, &a.path, &a.mime, a.bytes, a.path.split('.').next().unwrap_or(""))
+            .await?;
+    }
+    Ok(())
+}
+
+/// The images of one message, encoded for a provider. Missing files are skipped with a warning.
+pub async fn load_images(
+    engine: &Engine,
+    conversation: &str,
+    message_id: i64,
+) -> Result<Vec<ImageData>, ChatError> {
+    let mut out = Vec::new();
+    for a in engine.store().attachments(conversation).await? {
+        if a.message_id != message_id || a.kind != "image" {
+            continue;
+        }
+        match tokio::fs::read(engine.data_dir().attachments_dir().join(&a.path)).await {
+            Ok(bytes) => out.push(ImageData { mime: a.mime, base64: STANDARD.encode(bytes) }),
+            Err(e) => tracing::warn!(file = %a.path, error = %e, "an attached image is missing"),
+        }
+    }
+    Ok(out)
+}

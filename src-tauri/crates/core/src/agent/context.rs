@@ -1,0 +1,229 @@
+//! What the model is sent: the conversation, or when it no longer fits the model's context, a
+//! window of the most recent messages plus a short note of key facts from the older ones
+//! (file names, ids, links, the first question). The database always keeps everything.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::providers::{ChatMessage, ImageData};
+use crate::store::{Message, MessageStatus, Role};
+
+/// When a model does not say how much it reads, assume this much.
+pub const DEFAULT_CONTEXT: u32 = 32_768;
+/// Part of the context left free for the answer.
+const ANSWER_SHARE: f64 = 0.25;
+/// A rough cost of an image in tokens (providers charge roughly this for a screenshot).
+const IMAGE_TOKENS: usize = 800;
+const FACTS_PER_KIND: usize = 20;
+
+pub fn system_prompt(today: &str) -> String {
+    format!(
+        "You are Perch, a concise assistant in a small window beside the user's editor. \
+         Answer directly; use Markdown, with fenced code blocks for code. Today is {today}."
+    )
+}
+
+/// A rough token count: about four characters a token for English and code.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4) + 4
+}
+
+pub struct Built {
+    pub messages: Vec<ChatMessage>,
+    /// Messages left out of the window (summarised instead).
+    pub omitted: usize,
+}
+
+/// Builds the request's messages from the visible thread; `images` belong to its last message.
+pub fn build(
+    system: &str,
+    thread: &[&Message],
+    images: Vec<ImageData>,
+    context_length: Option<u32>,
+) -> Built {
+    let usable: Vec<&Message> = thread
+        .iter()
+        .copied()
+        .filter(|m| !(m.role == Role::Assistant && m.content.trim().is_empty()))
+        .filter(|m| !(m.status == MessageStatus::Error && m.content.trim().is_empty()))
+        .collect();
+    let context = context_length.unwrap_or(DEFAULT_CONTEXT) as usize;
+    let mut budget = ((context as f64) * (1.0 - ANSWER_SHARE)) as usize;
+    budget = budget.saturating_sub(estimate_tokens(system));
+
+    // Newest first until the budget runs out; the last message always goes.
+    let mut kept = 0usize;
+    for (i, m) in usable.iter().rev().enumerate() {
+        let cost = estimate_tokens(&m.content) + if i == 0 { images.len() * IMAGE_TOKENS } else { 0 };
+        if i > 0 && cost > budget {
+            break;
+        }
+        budget = budget.saturating_sub(cost);
+        kept += 1;
+    }
+    let (older, recent) = usable.split_at(usable.len() - kept);
+
+    let mut messages = vec![ChatMessage::System(system.to_owned())];
+    if !older.is_empty() {
+        messages.push(ChatMessage::System(summary(older)));
+    }
+    let last = recent.len().saturating_sub(1);
+    let mut images = Some(images);
+    for (i, m) in recent.iter().enumerate() {
+        messages.push(match m.role {
+            Role::User => ChatMessage::User {
+                text: m.content.clone(),
+                images: if i == last { images.take().unwrap_or_default() } else { Vec::new() },
+            },
+            Role::Assistant => ChatMessage::assistant(m.content.clone()),
+            Role::System => ChatMessage::System(m.content.clone()),
+            Role::Tool => ChatMessage::assistant(m.content.clone()),
+        });
+    }
+    Built { messages, omitted: older.len() }
+}
+
+static FILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:[\w.-]+/)*[\w-]+\.(?:rs|ts|tsx|js|jsx|mjs|py|go|java|kt|swift|rb|c|cc|cpp|h|hpp|cs|md|json|toml|ya?ml|txt|sql|sh|css|html|vue|svelte|lock|cfg|ini|xml|csv|log)\b")
+        .expect("valid pattern")
+});
+static ID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|#\d{1,7}\b|\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b|\b[0-9a-f]{7,40}\b")
+        .expect("valid pattern")
+});
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"https?://[^\s)>\]"'`]+"#).expect("valid pattern"));
+
+fn collect(re: &Regex, messages: &[&Message], keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for m in messages {
+        for hit in re.find_iter(&m.content) {
+            let s = hit.as_str().to_owned();
+            if keep(&s) && !found.contains(&s) {
+                found.push(s);
+            }
+        }
+    }
+    // The most recent mentions matter most.
+    let skip = found.len().saturating_sub(FACTS_PER_KIND);
+    found.split_off(skip)
+}
+
+/// A compact note of what the omitted messages established.
+pub fn summary(older: &[&Message]) -> String {
+    let files = collect(&FILE, older, |_| true);
+    // Hex runs count as ids only with a digit and a letter, so words like "deadbeef" or "1234567" do not.
+    let ids = collect(&ID, older, |s| {
+        !s.chars().all(|c| c.is_ascii_hexdigit())
+            || (s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic()))
+    });
+    let urls = collect(&URL, older, |_| true);
+    let mut note = format!(
+        "Earlier in this conversation there were {} more messages, not included here. Key facts from them:",
+        older.len()
+    );
+    if let Some(first) = older.iter().find(|m| m.role == Role::User) {
+        let topic: String = first.content.chars().take(200).collect();
+        note.push_str(&format!("\n- The conversation began with: \"{}\"", topic.replace('\n', " ")));
+    }
+    for (label, list) in [("Files mentioned", files), ("Ids mentioned", ids), ("Links", urls)] {
+        if !list.is_empty() {
+            note.push_str(&format!("\n- {label}: {}", list.join(", ")));
+        }
+    }
+    note
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(id: i64, role: Role, content: &str) -> Message {
+        Message {
+            id,
+            conversation_id: "c".into(),
+            role,
+            content: content.into(),
+            thinking: None,
+            model: None,
+            status: MessageStatus::Complete,
+            error: None,
+            input_tokens: None,
+            output_tokens: None,
+            created_at: id,
+            alternative_of: None,
+        }
+    }
+
+    #[test]
+    fn a_conversation_that_fits_is_sent_whole() {
+        let ms =
+            [msg(1, Role::User, "hi"), msg(2, Role::Assistant, "hello"), msg(3, Role::User, "how are you")];
+        let refs: Vec<&Message> = ms.iter().collect();
+        let built = build("sys", &refs, Vec::new(), Some(8192));
+        assert_eq!(built.omitted, 0);
+        assert_eq!(built.messages.len(), 4);
+        assert_eq!(built.messages[3], ChatMessage::user("how are you"));
+    }
+
+    #[test]
+    fn a_long_conversation_keeps_recent_messages_and_a_note_of_older_facts() {
+        let mut ms = vec![msg(
+            1,
+            Role::User,
+            "Please fix src/auth/session.rs for ticket PERCH-42, see https://example.com/issues/42",
+        )];
+        ms.push(msg(
+            2,
+            Role::Assistant,
+            "I changed src/auth/session.rs and commit 3f9a2b1c; id 550e8400-e29b-41d4-a716-446655440000",
+        ));
+        for i in 3..200 {
+            ms.push(msg(
+                i,
+                if i % 2 == 1 { Role::User } else { Role::Assistant },
+                &"filler words ".repeat(40),
+            ));
+        }
+        ms.push(msg(200, Role::User, "And now?"));
+        let refs: Vec<&Message> = ms.iter().collect();
+        let built = build("sys", &refs, Vec::new(), Some(4096));
+        assert!(built.omitted > 100, "{}", built.omitted);
+        let ChatMessage::System(note) = &built.messages[1] else { panic!("no summary") };
+        for fact in [
+            "src/auth/session.rs",
+            "PERCH-42",
+            "3f9a2b1c",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "https://example.com/issues/42",
+            "Please fix",
+        ] {
+            assert!(note.contains(fact), "{fact} missing from {note}");
+        }
+        assert_eq!(built.messages.last(), Some(&ChatMessage::user("And now?")));
+        let sent: usize = built.messages.iter().map(|m| estimate_tokens(&format!("{m:?}"))).sum();
+        assert!(sent < 4096, "the window fits the context ({sent})");
+    }
+
+    #[test]
+    fn the_new_question_goes_even_if_it_alone_is_too_long_and_carries_the_images() {
+        let huge = "x".repeat(100_000);
+        let ms = [msg(1, Role::User, "earlier"), msg(2, Role::Assistant, "reply"), msg(3, Role::User, &huge)];
+        let refs: Vec<&Message> = ms.iter().collect();
+        let image = ImageData { mime: "image/png".into(), base64: "AAAA".into() };
+        let built = build("sys", &refs, vec![image.clone()], Some(4096));
+        assert_eq!(built.omitted, 2);
+        assert_eq!(built.messages.last(), Some(&ChatMessage::User { text: huge, images: vec![image] }));
+    }
+
+    #[test]
+    fn empty_and_failed_answers_are_not_sent() {
+        let mut failed = msg(2, Role::Assistant, "");
+        failed.status = MessageStatus::Error;
+        let ms = [msg(1, Role::User, "q1"), failed, msg(3, Role::User, "q2")];
+        let refs: Vec<&Message> = ms.iter().collect();
+        let built = build("sys", &refs, Vec::new(), None);
+        assert_eq!(built.messages.len(), 3);
+    }
+}

@@ -1,0 +1,406 @@
+//! The turn: save the question, build the context, stream the answer to a sink while saving it
+//! as it grows, and finish it as complete, stopped or failed. One loop for every provider;
+//! the tool loop slots in where the stream ends with tool calls.
+
+pub mod attachments;
+pub mod context;
+pub mod runs;
+pub mod thread;
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::Engine;
+use crate::providers::{
+    ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, StreamEvent, Usage,
+};
+use crate::store::{Conversation, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
+
+/// The longest message Perch accepts; a bigger paste is refused with this number.
+pub const MAX_MESSAGE_CHARS: usize = 1_000_000;
+/// How often a streaming answer is saved, so a crash or a kill loses at most this much.
+const SAVE_EVERY: Duration = Duration::from_millis(750);
+
+/// An image attached to a question, as the UI or the CLI read it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ImageInput {
+    pub name: String,
+    pub mime: String,
+    pub base64: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnKind {
+    /// A new question.
+    Ask { text: String, images: Vec<ImageInput> },
+    /// A new answer to the same question; the old answer is kept as an alternative.
+    Regenerate { message_id: i64 },
+    /// The last question, edited and sent again; the old one is kept as an alternative.
+    Edit { message_id: i64, text: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct TurnRequest {
+    /// Continue this conversation; a new one starts when absent.
+    pub conversation_id: Option<String>,
+    /// `provider:model`.
+    pub model: String,
+    pub kind: TurnKind,
+    /// The id under which the run can be stopped (the UI picks it so Stop works at once).
+    pub run_id: Option<String>,
+}
+
+/// Why an answer failed, for the error card.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct TurnError {
+    pub kind: String,
+    pub message: String,
+}
+
+/// What a turn reports while it runs.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum TurnEvent {
+    Started(Box<TurnStarted>),
+    Thinking(String),
+    Text(String),
+    Usage(Usage),
+    Finished(Box<TurnFinished>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct TurnStarted {
+    pub run_id: String,
+    pub conversation: Conversation,
+    pub user_message: Option<Message>,
+    pub assistant_message: Message,
+    /// Older messages left out of the model's context (summarised instead).
+    pub omitted: u32,
+    pub context_length: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct TurnFinished {
+    pub message: Message,
+    pub error: Option<TurnError>,
+}
+
+/// Where a turn's events go: a Tauri channel in the app, stdout in the CLI, a Vec in tests.
+pub trait TurnSink: Send + Sync {
+    fn send(&self, event: TurnEvent);
+}
+
+/// A turn that could not start. Nothing was saved; the UI keeps what the user typed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChatError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<ProviderError> for TurnError {
+    fn from(e: ProviderError) -> Self {
+        Self { kind: e.kind().to_owned(), message: e.to_string() }
+    }
+}
+
+/// Runs one turn to its end. Returns the saved answer (complete, stopped or failed).
+pub async fn run_turn(
+    engine: &Engine,
+    request: TurnRequest,
+    sink: &dyn TurnSink,
+) -> Result<Message, ChatError> {
+    let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
+    validate(&request.kind)?;
+    let settings = engine.settings().get().await;
+    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let provider = registry.provider(&id.provider).await?;
+    let info = engine.model_info(&*provider, &id).await;
+    if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)
+        && !images.is_empty()
+        && !info.capabilities.vision
+    {
+        return Err(ProviderError::NoVision { model: request.model.clone() }.into());
+    }
+    let store = engine.store();
+
+    // The question (or the answer being replaced) and its conversation.
+    let conversation = match &request.conversation_id {
+        Some(cid) => store.conversation(cid).await?.conversation,
+        None => {
+            let title = match &request.kind {
+                TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => title_from(text),
+                TurnKind::Regenerate { .. } => String::new(),
+            };
+            store.create_conversation(&title, Some(&request.model)).await?
+        }
+    };
+    store.set_conversation_model(&conversation.id, &request.model).await?;
+    let detail = store.conversation(&conversation.id).await?;
+    let (user_message, replaces) = match &request.kind {
+        TurnKind::Ask { text, images } => {
+            let m = store.add_message(&conversation.id, NewMessage::text(Role::User, text.clone())).await?;
+            attachments::save_images(engine, m.id, images).await?;
+            (Some(m), None)
+        }
+        TurnKind::Edit { message_id, text } => {
+            let old = last_of(&detail.messages, *message_id, Role::User)?;
+            let mut edited = NewMessage::text(Role::User, text.clone());
+            edited.alternative_of = Some(thread::group_of(old));
+            let m = store.add_message(&conversation.id, edited).await?;
+            attachments::copy_attachments(engine, old.id, m.id).await?;
+            (Some(m), None)
+        }
+        TurnKind::Regenerate { message_id } => {
+            let old = last_of(&detail.messages, *message_id, Role::Assistant)?;
+            (None, Some(thread::group_of(old)))
+        }
+    };
+
+    // The context, from the thread as it now stands (without the answer being replaced).
+    let detail = store.conversation(&conversation.id).await?;
+    let mut visible = thread::visible(&detail.messages);
+    visible.retain(|m| Some(thread::group_of(m)) != replaces);
+    let question = visible.iter().rev().find(|m| m.role == Role::User).map(|m| m.id);
+    let images = match question {
+        Some(qid) => attachments::load_images(engine, &conversation.id, qid).await?,
+        None => Vec::new(),
+    };
+    let context_length = info.as_ref().ok().and_then(|i| i.context_length);
+    let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
+    let built = context::build(&context::system_prompt(&today), &visible, images, context_length);
+    let think = settings.models.thinking && info.as_ref().is_ok_and(|i| i.capabilities.thinking);
+
+    let mut answer = NewMessage::text(Role::Assistant, "");
+    answer.model = Some(request.model.clone());
+    answer.status = MessageStatus::Streaming;
+    answer.alternative_of = replaces;
+    let assistant = store.add_message(&conversation.id, answer).await?;
+    let run = engine.runs().start(request.run_id.clone());
+    sink.send(TurnEvent::Started(Box::new(TurnStarted {
+        run_id: run.id.clone(),
+        conversation: store.conversation(&conversation.id).await?.conversation,
+        user_message,
+        assistant_message: assistant.clone(),
+        omitted: u32::try_from(built.omitted).unwrap_or(u32::MAX),
+        context_length,
+    })));
+
+    let chat = ChatRequest {
+        model: id.model.clone(),
+        messages: built.messages,
+        tools: Vec::new(),
+        think,
+        max_output_tokens: None,
+    };
+    // A model that is missing or cannot be reached is recorded as the answer's error, so the
+    // question is kept with an error card; other lookup failures (a server without a model
+    // list) do not stop the attempt.
+    let outcome = match info {
+        Err(e) if blocks_the_answer(&e) => Outcome { error: Some(e), ..Outcome::default() },
+        _ => stream_answer(&*provider, chat, store, assistant.id, &run.token, sink).await,
+    };
+    let status = match (&outcome.error, outcome.stopped) {
+        (_, true) => MessageStatus::Stopped,
+        (Some(_), _) => MessageStatus::Error,
+        (None, false) => MessageStatus::Complete,
+    };
+    let update = MessageUpdate {
+        content: outcome.text,
+        thinking: (!outcome.thinking.is_empty()).then_some(outcome.thinking),
+        status: Some(status),
+        error: outcome.error.as_ref().map(ToString::to_string),
+        input_tokens: outcome.usage.map(|u| u.input_tokens as i64),
+        output_tokens: outcome.usage.map(|u| u.output_tokens as i64),
+    };
+    let message = store.finish_message(assistant.id, update).await?;
+    let error = outcome.error.map(TurnError::from);
+    sink.send(TurnEvent::Finished(Box::new(TurnFinished { message: message.clone(), error })));
+    Ok(message)
+}
+
+fn blocks_the_answer(e: &ProviderError) -> bool {
+    matches!(
+        e,
+        ProviderError::ModelNotFound { .. } | ProviderError::Unreachable { .. } | ProviderError::Auth { .. }
+    )
+}
+
+/// Model capabilities by `provider:model`, kept for ten minutes.
+#[derive(Debug, Default)]
+pub struct ModelCache {
+    entries: std::sync::Mutex<std::collections::HashMap<String, (Instant, ModelInfo)>>,
+}
+
+impl ModelCache {
+    const TTL: Duration = Duration::from_secs(600);
+
+    fn get(&self, key: &str) -> Option<ModelInfo> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.get(key).filter(|(at, _)| at.elapsed() < Self::TTL).map(|(_, info)| info.clone())
+    }
+
+    fn put(&self, key: String, info: ModelInfo) {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(key, (Instant::now(), info));
+    }
+
+    /// Forgets everything (after the user changes providers or keys).
+    pub fn clear(&self) {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+fn validate(kind: &TurnKind) -> Result<(), ChatError> {
+    let text = match kind {
+        TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => text,
+        TurnKind::Regenerate { .. } => return Ok(()),
+    };
+    if text.trim().is_empty() {
+        return Err(ChatError::Invalid("the message is empty".into()));
+    }
+    let chars = text.chars().count();
+    if chars > MAX_MESSAGE_CHARS {
+        return Err(ChatError::Invalid(format!(
+            "the message has {chars} characters; Perch sends at most {MAX_MESSAGE_CHARS} at a time"
+        )));
+    }
+    Ok(())
+}
+
+/// The message `id`, which must be the last visible one of its role: only the last question
+/// can be edited, and only the last answer regenerated.
+fn last_of(messages: &[Message], id: i64, role: Role) -> Result<&Message, ChatError> {
+    let visible = thread::visible(messages);
+    match visible.iter().rev().find(|m| m.role == role) {
+        Some(m) if m.id == id => Ok(m),
+        _ => Err(ChatError::Invalid(format!(
+            "message {id} is not the last {} message of this conversation",
+            if role == Role::User { "question" } else { "answer" }
+        ))),
+    }
+}
+
+/// A conversation's first title: its first line, shortened.
+pub fn title_from(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if line.chars().count() > 60 {
+        format!("{}…", line.chars().take(59).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}
+
+#[derive(Default)]
+struct Outcome {
+    text: String,
+    thinking: String,
+    usage: Option<Usage>,
+    error: Option<ProviderError>,
+    stopped: bool,
+}
+
+/// Streams one answer to the sink, saving progress, until it ends, fails or is stopped.
+async fn stream_answer(
+    provider: &dyn Provider,
+    request: ChatRequest,
+    store: &crate::store::Store,
+    message_id: i64,
+    cancel: &tokio_util::sync::CancellationToken,
+    sink: &dyn TurnSink,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let mut stream = tokio::select! {
+        _ = cancel.cancelled() => { out.stopped = true; return out; }
+        started = provider.stream_chat(request) => match started {
+            Ok(stream) => stream,
+            Err(e) => { out.error = Some(e); return out; }
+        },
+    };
+    let mut last_save = Instant::now();
+    loop {
+        let next = tokio::select! {
+            // Dropping the stream closes the connection: the provider stops generating.
+            _ = cancel.cancelled() => { out.stopped = true; break; }
+            next = stream.next() => next,
+        };
+        match next {
+            None => break,
+            Some(Err(e)) => {
+                out.error = Some(e);
+                break;
+            }
+            Some(Ok(event)) => match event {
+                StreamEvent::Thinking(t) => {
+                    out.thinking.push_str(&t);
+                    sink.send(TurnEvent::Thinking(t));
+                }
+                StreamEvent::Text(t) => {
+                    out.text.push_str(&t);
+                    sink.send(TurnEvent::Text(t));
+                }
+                StreamEvent::Usage(u) => {
+                    out.usage = Some(u);
+                    sink.send(TurnEvent::Usage(u));
+                }
+                // Tool calls are the tool loop's; until it exists they end the answer.
+                StreamEvent::ToolCall(_) | StreamEvent::Done(_) => {}
+            },
+        }
+        if last_save.elapsed() >= SAVE_EVERY {
+            last_save = Instant::now();
+            let thinking = (!out.thinking.is_empty()).then_some(out.thinking.as_str());
+            if let Err(e) = store.save_progress(message_id, &out.text, thinking).await {
+                tracing::warn!(error = %e, "could not save the answer's progress");
+            }
+        }
+    }
+    out
+}
+
+/// Engine helpers the turn needs.
+impl Engine {
+    /// A model's capabilities, cached for ten minutes.
+    pub async fn model_info(
+        &self,
+        provider: &dyn Provider,
+        id: &ModelId,
+    ) -> Result<ModelInfo, ProviderError> {
+        let key = id.to_string();
+        if let Some(info) = self.model_cache().get(&key) {
+            return Ok(info);
+        }
+        let info = provider.model_info(&id.model).await?;
+        self.model_cache().put(key, info.clone());
+        Ok(info)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_the_first_line_shortened() {
+        assert_eq!(title_from("\n  How do I read a file?\nmore"), "How do I read a file?");
+        let long = "word ".repeat(30);
+        let t = title_from(&long);
+        assert_eq!(t.chars().count(), 60);
+        assert!(t.ends_with('…'));
+    }
+
+    #[test]
+    fn empty_and_oversized_messages_are_refused_before_anything_is_saved() {
+        assert!(validate(&TurnKind::Ask { text: "  ".into(), images: Vec::new() }).is_err());
+        let huge = "x".repeat(MAX_MESSAGE_CHARS + 1);
+        let err = validate(&TurnKind::Ask { text: huge, images: Vec::new() }).unwrap_err().to_string();
+        assert!(err.contains("1000001 characters"), "{err}");
+        assert!(validate(&TurnKind::Regenerate { message_id: 1 }).is_ok());
+    }
+}

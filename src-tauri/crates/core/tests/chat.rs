@@ -1,0 +1,321 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! The turn against the fake Ollama: streaming into the sink and the database, stop, broken
+//! streams, an unreachable Ollama, regenerate and edit, images, and context windowing.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use perch_core::Engine;
+use perch_core::agent::{
+    ChatError, ImageInput, TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, thread,
+};
+use perch_core::paths::{DataDir, DataDirSource, Resolved};
+use perch_core::providers::ProviderError;
+use perch_core::settings::BaseUrl;
+use perch_core::store::{MessageStatus, Role};
+use perch_fake_llm::{Dialect, FakeLlm, FakeModel, Script, Step};
+
+#[derive(Default, Clone)]
+struct Collect(Arc<Mutex<Vec<TurnEvent>>>);
+
+impl TurnSink for Collect {
+    fn send(&self, event: TurnEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+impl Collect {
+    fn events(&self) -> Vec<TurnEvent> {
+        self.0.lock().unwrap().clone()
+    }
+    fn text(&self) -> String {
+        self.events()
+            .iter()
+            .filter_map(|e| if let TurnEvent::Text(t) = e { Some(t.clone()) } else { None })
+            .collect()
+    }
+    fn count_text(&self) -> usize {
+        self.events().iter().filter(|e| matches!(e, TurnEvent::Text(_))).count()
+    }
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    engine: Engine,
+    fake: FakeLlm,
+}
+
+async fn setup() -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir =
+        DataDir::prepare(Resolved { path: tmp.path().join("data"), source: DataDirSource::Env }).unwrap();
+    let engine = Engine::start(dir).await.unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let url = BaseUrl::try_from(fake.url()).unwrap();
+    engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
+    Setup { _tmp: tmp, engine, fake }
+}
+
+fn ask(text: &str) -> TurnRequest {
+    TurnRequest {
+        conversation_id: None,
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Ask { text: text.into(), images: Vec::new() },
+        run_id: None,
+    }
+}
+
+#[tokio::test]
+async fn an_answer_streams_to_the_sink_and_is_saved_with_its_thinking_and_tokens() {
+    let s = setup().await;
+    s.fake.push(Script {
+        steps: vec![
+            Step::Thinking { text: "The user greets me.".into() },
+            Step::Text { text: "Hello! ".into() },
+            Step::Text { text: "How can I help?".into() },
+            Step::Usage { input: 30, output: 8 },
+            Step::Finish { reason: None },
+        ],
+        token_delay_ms: 0,
+    });
+    let sink = Collect::default();
+    let answer = run_turn(&s.engine, ask("Hi there"), &sink).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    assert_eq!(answer.content, "Hello! How can I help?");
+    assert_eq!(answer.thinking.as_deref(), Some("The user greets me."));
+    assert_eq!((answer.input_tokens, answer.output_tokens), (Some(30), Some(8)));
+    assert_eq!(answer.model.as_deref(), Some("ollama:qwen3-vl:8b-instruct"));
+
+    let events = sink.events();
+    assert!(matches!(events.first(), Some(TurnEvent::Started(_))));
+    assert!(matches!(events.last(), Some(TurnEvent::Finished(f)) if f.error.is_none()));
+    assert_eq!(sink.text(), answer.content);
+
+    let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(detail.conversation.title, "Hi there");
+    assert_eq!((detail.conversation.input_tokens, detail.conversation.output_tokens), (30, 8));
+    assert_eq!(detail.messages.iter().map(|m| m.role).collect::<Vec<_>>(), [Role::User, Role::Assistant]);
+    let sent = s.fake.chat_requests().pop().unwrap();
+    assert_eq!(sent.body["think"], true, "thinking is asked of a thinking model");
+    assert_eq!(sent.body["messages"][0]["role"], "system");
+}
+
+#[tokio::test]
+async fn stop_ends_the_stream_and_keeps_the_partial_answer_as_stopped() {
+    let s = setup().await;
+    s.fake.push(Script::answer(&"word ".repeat(400)).with_delay(20));
+    let sink = Collect::default();
+    let engine = s.engine.clone();
+    let mut request = ask("Tell me a long story");
+    request.run_id = Some("run-1".into());
+    let turn = tokio::spawn({
+        let sink = sink.clone();
+        async move { run_turn(&engine, request, &sink).await }
+    });
+    while sink.count_text() < 5 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(s.engine.runs().cancel("run-1"));
+    let answer = turn.await.unwrap().unwrap();
+    assert_eq!(answer.status, MessageStatus::Stopped);
+    assert!(
+        !answer.content.is_empty() && "word ".repeat(400).starts_with(&answer.content),
+        "{:?}",
+        answer.content
+    );
+    assert!(answer.content.len() < 400 * 5, "the rest was never received");
+    assert_eq!(s.engine.runs().active(), 0);
+    let saved = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(saved.messages[1].content, answer.content, "what arrived is what was saved");
+}
+
+#[tokio::test]
+async fn a_broken_stream_keeps_the_partial_answer_with_the_error() {
+    let s = setup().await;
+    s.fake.push(Script {
+        steps: vec![
+            Step::Text { text: "Half an ".into() },
+            Step::Text { text: "answer".into() },
+            Step::Disconnect,
+        ],
+        token_delay_ms: 0,
+    });
+    let sink = Collect::default();
+    let answer = run_turn(&s.engine, ask("Go"), &sink).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Error);
+    assert_eq!(answer.content, "Half an answer");
+    assert!(answer.error.as_deref().unwrap().contains("closed before the answer was complete"));
+    let Some(TurnEvent::Finished(finished)) = sink.events().pop() else { panic!("no finish") };
+    assert_eq!(finished.error.unwrap().kind, "stream");
+}
+
+#[tokio::test]
+async fn ollama_not_running_is_an_error_card_and_the_question_is_kept() {
+    let s = setup().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = BaseUrl::try_from(format!("http://127.0.0.1:{port}")).unwrap();
+    s.engine.settings().update(|st| st.providers.ollama_url = url).await.unwrap();
+    let sink = Collect::default();
+    let answer = run_turn(&s.engine, ask("Are you there?"), &sink).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Error);
+    assert!(answer.error.unwrap().contains("ollama serve"));
+    let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(detail.messages[0].content, "Are you there?");
+}
+
+#[tokio::test]
+async fn a_missing_model_lists_the_installed_ones() {
+    let s = setup().await;
+    let mut request = ask("hello");
+    request.model = "ollama:mistral:7b".into();
+    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let error = answer.error.unwrap();
+    assert!(error.contains("mistral:7b") && error.contains("qwen3-vl:8b-instruct, llama3.2:3b"), "{error}");
+}
+
+#[tokio::test]
+async fn regenerate_keeps_the_old_answer_as_an_alternative() {
+    let s = setup().await;
+    s.fake.push(Script::answer("First answer."));
+    let first = run_turn(&s.engine, ask("Question?"), &Collect::default()).await.unwrap();
+    s.fake.push(Script::answer("Second answer."));
+    let request = TurnRequest {
+        conversation_id: Some(first.conversation_id.clone()),
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Regenerate { message_id: first.id },
+        run_id: None,
+    };
+    let second = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    assert_eq!(second.alternative_of, Some(first.id));
+    let detail = s.engine.store().conversation(&first.conversation_id).await.unwrap();
+    let visible: Vec<&str> = thread::visible(&detail.messages).iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(visible, ["Question?", "Second answer."]);
+    assert_eq!(detail.messages.len(), 3, "the first answer is still stored");
+    // The model was asked the question again, without the answer being replaced.
+    let sent = s.fake.chat_requests().pop().unwrap().body.to_string();
+    assert!(sent.contains("Question?") && !sent.contains("First answer."), "{sent}");
+}
+
+#[tokio::test]
+async fn editing_the_last_question_sends_the_new_one_and_keeps_the_old() {
+    let s = setup().await;
+    s.fake.push(Script::answer("Paris."));
+    let first = run_turn(&s.engine, ask("Capital of France?"), &Collect::default()).await.unwrap();
+    let detail = s.engine.store().conversation(&first.conversation_id).await.unwrap();
+    let question = detail.messages[0].id;
+    s.fake.push(Script::answer("Berlin."));
+    let request = TurnRequest {
+        conversation_id: Some(first.conversation_id.clone()),
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Edit { message_id: question, text: "Capital of Germany?".into() },
+        run_id: None,
+    };
+    run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let detail = s.engine.store().conversation(&first.conversation_id).await.unwrap();
+    let visible: Vec<&str> = thread::visible(&detail.messages).iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(visible, ["Capital of Germany?", "Berlin."]);
+    let sent = s.fake.chat_requests().pop().unwrap().body.to_string();
+    assert!(sent.contains("Germany") && !sent.contains("France") && !sent.contains("Paris"), "{sent}");
+}
+
+fn png() -> ImageInput {
+    ImageInput {
+        name: "shot.png".into(),
+        mime: "image/png".into(),
+        base64: "iVBORw0KGgoAAAANSUhEUg==".into(),
+    }
+}
+
+#[tokio::test]
+async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
+    let s = setup().await;
+    let mut request = ask("What is this?");
+    request.kind = TurnKind::Ask { text: "What is this?".into(), images: vec![png()] };
+    let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    let sent = s.fake.chat_requests().pop().unwrap();
+    assert_eq!(sent.body["messages"][1]["images"][0], "iVBORw0KGgoAAAANSUhEUg==");
+    let files: Vec<_> = std::fs::read_dir(s.engine.data_dir().attachments_dir()).unwrap().collect();
+    assert_eq!(files.len(), 1, "the image is a file in the data dir");
+    let attachments = s.engine.store().attachments(&answer.conversation_id).await.unwrap();
+    assert_eq!(attachments.len(), 1);
+
+    // Regenerating sends the image again.
+    let again = TurnRequest {
+        conversation_id: Some(answer.conversation_id.clone()),
+        model: request.model.clone(),
+        kind: TurnKind::Regenerate { message_id: answer.id },
+        run_id: None,
+    };
+    run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+    assert_eq!(
+        s.fake.chat_requests().pop().unwrap().body["messages"][1]["images"][0],
+        "iVBORw0KGgoAAAANSUhEUg=="
+    );
+
+    let before = s.engine.store().list_conversations(100, 0).await.unwrap().len();
+    request.model = "ollama:llama3.2:3b".into();
+    let err = run_turn(&s.engine, request, &Collect::default()).await.unwrap_err();
+    assert!(matches!(err, ChatError::Provider(ProviderError::NoVision { .. })), "{err:?}");
+    assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before, "nothing was saved");
+}
+
+#[tokio::test]
+async fn a_conversation_longer_than_the_context_sends_a_window_and_a_summary() {
+    let s = setup().await;
+    s.fake.set_models(vec![FakeModel::new("tiny", &["completion"], 2048)]);
+    let mut conversation = None;
+    for i in 0..12 {
+        s.fake.push(Script::answer(&format!(
+            "Noted point {i} about src/module_{i}.rs. {}",
+            "padding ".repeat(60)
+        )));
+        let mut request = ask(&format!("Point {i}: remember ticket #{}", 100 + i));
+        request.model = "ollama:tiny".into();
+        request.conversation_id = conversation.clone();
+        let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+        conversation = Some(answer.conversation_id);
+    }
+    let sent = s.fake.chat_requests().pop().unwrap();
+    let messages = sent.body["messages"].as_array().unwrap();
+    let note = messages[1]["content"].as_str().unwrap();
+    assert!(note.contains("Earlier in this conversation"), "{note}");
+    assert!(note.contains("src/module_0.rs") && note.contains("#100"), "{note}");
+    assert!(messages.len() < 24, "not every message was sent ({})", messages.len());
+    assert_eq!(messages.last().unwrap()["content"], "Point 11: remember ticket #111");
+    let stored = s.engine.store().conversation(conversation.as_deref().unwrap()).await.unwrap();
+    assert_eq!(stored.messages.len(), 24, "the database keeps everything");
+}
+
+#[tokio::test]
+async fn cloud_providers_without_a_key_say_where_to_add_one() {
+    let s = setup().await;
+    let mut request = ask("hello");
+    request.model = "anthropic:claude-sonnet-4-5".into();
+    // The test means nothing where a real key is configured.
+    if std::env::var_os("ANTHROPIC_API_KEY").is_some() {
+        return;
+    }
+    let err = run_turn(&s.engine, request, &Collect::default()).await.unwrap_err();
+    assert!(err.to_string().contains("ANTHROPIC_API_KEY"), "{err}");
+}
+
+#[tokio::test]
+async fn answers_left_streaming_by_a_crash_are_stopped_at_the_next_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("data");
+    let id = {
+        let dir = DataDir::prepare(Resolved { path: path.clone(), source: DataDirSource::Env }).unwrap();
+        let engine = Engine::start(dir).await.unwrap();
+        let c = engine.store().create_conversation("t", None).await.unwrap();
+        let mut m = perch_core::store::NewMessage::text(Role::Assistant, "partial");
+        m.status = MessageStatus::Streaming;
+        engine.store().add_message(&c.id, m).await.unwrap();
+        c.id
+    };
+    let dir = DataDir::prepare(Resolved { path, source: DataDirSource::Env }).unwrap();
+    let engine = Engine::start(dir).await.unwrap();
+    let detail = engine.store().conversation(&id).await.unwrap();
+    assert_eq!(detail.messages[0].status, MessageStatus::Stopped);
+    assert_eq!(detail.messages[0].content, "partial");
+}
