@@ -1,7 +1,9 @@
 //! `perch`: the Perch engine on the command line, for scripts, headless machines and checks.
 
+mod ask;
 mod doctor;
 mod history;
+mod keys;
 mod output;
 mod review;
 
@@ -30,6 +32,32 @@ enum Command {
         #[command(subcommand)]
         command: history::HistoryCommand,
     },
+    /// Ask a model; the answer streams to stdout and is saved to history.
+    Ask {
+        question: String,
+        /// provider:model, e.g. ollama:qwen3-vl:8b-instruct or anthropic:claude-sonnet-4-5.
+        #[arg(long)]
+        model: Option<String>,
+        /// Attach an image (for vision models); repeat for more.
+        #[arg(long = "image")]
+        images: Vec<std::path::PathBuf>,
+        /// Continue a conversation (its id, or a unique prefix).
+        #[arg(long)]
+        conversation: Option<String>,
+        /// Print the model's reasoning to stderr.
+        #[arg(long)]
+        thinking: bool,
+    },
+    /// List the models of every provider, with what they can do.
+    Models {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Manage API keys (kept in the OS keyring, never shown in full).
+    Keys {
+        #[command(subcommand)]
+        command: keys::KeysCommand,
+    },
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -48,6 +76,12 @@ fn main() -> ExitCode {
             // The doctor opens the data dir itself, so it can report a broken one.
             Command::Doctor { json } => doctor::run(json).await,
             Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
+            Command::Ask { question, model, images, conversation, thinking } => {
+                let args = ask::Ask { question, model, images, conversation, thinking };
+                with_engine(|engine| ask::ask(engine, args)).await
+            }
+            Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
+            Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,

@@ -230,7 +230,8 @@ fn keyring_get(provider: &str) -> Result<Option<Secret>, KeyError> {
     }
 }
 
-fn keyring_works() -> bool {
+/// Whether the OS keyring accepts, returns and deletes an entry. Blocking.
+pub fn keyring_works() -> bool {
     let Ok(probe) = keyring::Entry::new(SERVICE, "perch-keyring-probe") else { return false };
     let works = probe.set_password("probe").is_ok() && probe.get_password().is_ok_and(|v| v == "probe");
     let _ = probe.delete_credential();

@@ -122,18 +122,16 @@ fn linux_has_capture_hardware() -> bool {
     has_card || has_server
 }
 
-/// Whether the OS keyring (Secret Service, Keychain, Credential Manager) answers. Blocking.
+/// Whether the OS keyring (Secret Service, Keychain, Credential Manager) stores keys. Blocking.
 pub fn keyring() -> Probe {
-    let entry = match keyring::Entry::new("perch", "perch-doctor-probe") {
-        Ok(entry) => entry,
-        Err(e) => return Probe::no("keyring", format!("unavailable: {e}")),
-    };
-    match entry.get_password() {
-        Ok(_) | Err(keyring::Error::NoEntry) => Probe::yes("keyring", "the OS keyring answers"),
-        Err(e) => Probe::no(
+    if crate::keys::keyring_works() {
+        Probe::yes("keyring", "API keys are kept in the OS keyring")
+    } else {
+        Probe::no(
             "keyring",
-            format!("unavailable ({e}); API keys would need the encrypted-file fallback"),
-        ),
+            "no OS keyring answers here: API keys are kept in an encrypted file in the data folder, \
+             readable by anyone who can read your files",
+        )
     }
 }
 

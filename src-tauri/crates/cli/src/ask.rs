@@ -1,0 +1,142 @@
+//! `perch ask` and `perch models`: the chat from a terminal.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use base64::Engine as _;
+use perch_core::Engine;
+use perch_core::agent::{ImageInput, TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
+use perch_core::providers::{Registry, pick_default};
+use perch_core::store::MessageStatus;
+
+use crate::output::print_json;
+
+/// Prints the answer as it streams: text to stdout, thinking to stderr when asked.
+struct Terminal {
+    thinking: bool,
+}
+
+impl TurnSink for Terminal {
+    fn send(&self, event: TurnEvent) {
+        match event {
+            TurnEvent::Text(t) => {
+                print!("{t}");
+                let _ = std::io::stdout().flush();
+            }
+            TurnEvent::Thinking(t) if self.thinking => {
+                eprint!("{t}");
+                let _ = std::io::stderr().flush();
+            }
+            TurnEvent::Finished(_) => println!(),
+            _ => {}
+        }
+    }
+}
+
+pub struct Ask {
+    pub question: String,
+    pub model: Option<String>,
+    pub images: Vec<PathBuf>,
+    pub conversation: Option<String>,
+    pub thinking: bool,
+}
+
+pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
+    let model = match args.model {
+        Some(model) => model,
+        None => default_model(&engine).await?,
+    };
+    let images = args.images.iter().map(|p| read_image(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let conversation_id = match args.conversation {
+        Some(id) => Some(engine.store().resolve_conversation_id(&id).await?),
+        None => None,
+    };
+    let run_id = uuid_like();
+    let request = TurnRequest {
+        conversation_id,
+        model,
+        kind: TurnKind::Ask { text: args.question, images },
+        run_id: Some(run_id.clone()),
+    };
+    let sink = Terminal { thinking: args.thinking };
+    let turn = run_turn(&engine, request, &sink);
+    tokio::pin!(turn);
+    let answer = tokio::select! {
+        answer = &mut turn => answer?,
+        _ = tokio::signal::ctrl_c() => {
+            // Stop the answer; what arrived is saved as stopped.
+            engine.runs().cancel(&run_id);
+            turn.await?
+        }
+    };
+    match answer.status {
+        MessageStatus::Error => bail!("{}", answer.error.unwrap_or_else(|| "the answer failed".into())),
+        MessageStatus::Stopped => {
+            bail!("stopped; the partial answer is saved in conversation {}", &answer.conversation_id[..8])
+        }
+        _ => Ok(()),
+    }
+}
+
+fn uuid_like() -> String {
+    format!("cli-{}-{}", std::process::id(), chrono::Utc::now().timestamp_millis())
+}
+
+/// The configured default, else the documented choice among what is installed.
+async fn default_model(engine: &Engine) -> anyhow::Result<String> {
+    let settings = engine.settings().get().await;
+    if let Some(model) = settings.models.default_model.clone() {
+        return Ok(model);
+    }
+    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let available: Vec<_> = registry.list_models(false).await.into_iter().flat_map(|p| p.models).collect();
+    pick_default(None, &available)
+        .context("no model is available: start Ollama (`ollama serve`) or add a provider key with `perch keys set`, or pass --model provider:model")
+}
+
+fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
+    let mime = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("gif") => "image/gif",
+        _ => bail!("{} is not a PNG, JPEG, WebP or GIF image", path.display()),
+    };
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(ImageInput {
+        name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        mime: mime.into(),
+        base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
+pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
+    let settings = engine.settings().get().await;
+    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let listing = registry.list_models(true).await;
+    if json {
+        return print_json(&listing);
+    }
+    for provider in listing {
+        match provider.error {
+            Some(e) => println!("{}: {e}", provider.provider),
+            None if provider.models.is_empty() => println!("{}: no models", provider.provider),
+            None => {
+                println!("{}:", provider.provider);
+                for m in provider.models {
+                    let c = m.capabilities;
+                    let caps: Vec<&str> =
+                        [(c.vision, "vision"), (c.tools, "tools"), (c.thinking, "thinking")]
+                            .into_iter()
+                            .filter_map(|(on, name)| on.then_some(name))
+                            .collect();
+                    let context =
+                        m.context_length.map(|n| format!("  {}k context", n / 1024)).unwrap_or_default();
+                    println!("  {}  [{}]{context}", m.id, caps.join(", "));
+                }
+            }
+        }
+    }
+    Ok(())
+}

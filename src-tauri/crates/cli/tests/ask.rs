@@ -1,0 +1,163 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! `perch ask`, `perch models` and `perch keys` against fake model services on loopback.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use serde_json::Value;
+
+fn perch(data: &Path, env: &[(&str, String)], args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perch"));
+    cmd.args(args)
+        .env("PERCH_DATA_DIR", data)
+        .env("PERCH_KEY_STORE", "file")
+        .env_remove("OLLAMA_HOST")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn ask_streams_the_answer_and_saves_it_to_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    fake.push(Script {
+        steps: vec![
+            Step::Thinking { text: "Counting.".into() },
+            Step::Text { text: "Two plus two ".into() },
+            Step::Text { text: "is four.".into() },
+            Step::Usage { input: 10, output: 5 },
+            Step::Finish { reason: None },
+        ],
+        token_delay_ms: 0,
+    });
+    let env = [("OLLAMA_HOST", fake.url())];
+    let o = perch(tmp.path(), &env, &["ask", "What is 2+2?", "--thinking"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o).trim(), "Two plus two is four.");
+    assert!(err(&o).contains("Counting."), "thinking goes to stderr: {}", err(&o));
+
+    let list: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"], None))).unwrap();
+    assert_eq!(list[0]["title"], "What is 2+2?");
+    let id = list[0]["id"].as_str().unwrap().to_owned();
+
+    // Continue the same conversation; the model sees the earlier exchange.
+    let o = perch(tmp.path(), &env, &["ask", "And times three?", "--conversation", &id[..6]], None);
+    assert!(o.status.success(), "{}", err(&o));
+    let sent = fake.chat_requests().pop().unwrap().body.to_string();
+    assert!(sent.contains("Two plus two is four.") && sent.contains("And times three?"), "{sent}");
+    let shown: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", &id, "--json"], None)))
+            .unwrap();
+    assert_eq!(shown["messages"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn ask_fails_clearly_and_nonzero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let env = [("OLLAMA_HOST", fake.url())];
+
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:mistral:7b"], None);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("installed: qwen3-vl:8b-instruct, llama3.2:3b"), "{}", err(&o));
+
+    let image = tmp.path().join("shot.png");
+    std::fs::write(&image, [0x89, b'P', b'N', b'G']).unwrap();
+    let o = perch(
+        tmp.path(),
+        &env,
+        &["ask", "what is it", "--model", "ollama:llama3.2:3b", "--image", image.to_str().unwrap()],
+        None,
+    );
+    assert!(!o.status.success());
+    assert!(err(&o).contains("cannot read images"), "{}", err(&o));
+
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "gpt-4.1"], None);
+    assert!(err(&o).contains("write provider:model"), "{}", err(&o));
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let o = perch(
+        tmp.path(),
+        &[("OLLAMA_HOST", format!("127.0.0.1:{port}"))],
+        &["ask", "hi", "--model", "ollama:x"],
+        None,
+    );
+    assert!(!o.status.success());
+    assert!(err(&o).contains("ollama serve"), "{}", err(&o));
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn models_lists_what_each_provider_offers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let o = perch(tmp.path(), &[("OLLAMA_HOST", fake.url())], &["models", "--json"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    let listing: Value = serde_json::from_str(&out(&o)).unwrap();
+    let ollama = listing.as_array().unwrap().iter().find(|p| p["provider"] == "ollama").unwrap();
+    assert_eq!(ollama["models"][0]["id"], "ollama:qwen3-vl:8b-instruct");
+    assert_eq!(ollama["models"][0]["capabilities"]["vision"], true);
+    let anthropic = listing.as_array().unwrap().iter().find(|p| p["provider"] == "anthropic").unwrap();
+    assert!(anthropic["error"].as_str().unwrap().contains("no API key"), "{anthropic}");
+    let text = out(&perch(tmp.path(), &[("OLLAMA_HOST", fake.url())], &["models"], None));
+    assert!(text.contains("ollama:qwen3-vl:8b-instruct  [vision, tools, thinking]  32k context"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn keys_are_stored_checked_masked_and_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::OpenAi).await.unwrap();
+    fake.require_key("sk-test-right-key-0000001");
+    let env = [("OPENAI_BASE_URL", fake.url())];
+
+    let o = perch(tmp.path(), &env, &["keys", "set", "openai"], Some("sk-test-right-key-0000001\n"));
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).contains("The key for openai works"), "{}", out(&o));
+    assert!(err(&o).contains("No OS keyring"), "the file fallback is announced: {}", err(&o));
+
+    let status: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["keys", "status", "--json"], None))).unwrap();
+    let openai = status["keys"].as_array().unwrap().iter().find(|k| k["provider"] == "openai").unwrap();
+    assert_eq!(openai["masked"], "sk-…0001");
+    assert_eq!(openai["source"], "file");
+    let all =
+        std::fs::read_dir(tmp.path()).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap_or_default());
+    for bytes in all {
+        assert!(!String::from_utf8_lossy(&bytes).contains("right-key"), "the key is never on disk in clear");
+    }
+
+    // The key is used for asking.
+    fake.push(Script::answer("Hi from the cloud."));
+    let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"], None);
+    assert_eq!(out(&o).trim(), "Hi from the cloud.", "{}", err(&o));
+
+    let o = perch(tmp.path(), &env, &["keys", "set", "openai"], Some("sk-wrong-key-99999999\n"));
+    assert!(!o.status.success());
+    assert!(err(&o).contains("the key for openai was rejected"), "{}", err(&o));
+    assert!(!err(&o).contains("sk-wrong"), "the key is never printed");
+
+    assert!(perch(tmp.path(), &env, &["keys", "delete", "openai"], None).status.success());
+    let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"], None);
+    assert!(err(&o).contains("no API key for openai") && err(&o).contains("OPENAI_API_KEY"), "{}", err(&o));
+}
