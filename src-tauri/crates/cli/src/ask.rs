@@ -47,7 +47,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         Some(model) => model,
         None => default_model(&engine).await?,
     };
-    let images = args.images.iter().map(|p| read_image(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let images = args.images.iter().map(read_image).collect::<anyhow::Result<Vec<_>>>()?;
     let conversation_id = match args.conversation {
         Some(id) => Some(engine.store().resolve_conversation_id(&id).await?),
         None => None,
