@@ -43,7 +43,7 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-cli -p perch-mcp-review
+	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-fake-llm
 
 # The optimised build and its .deb package.
 app-release: $(NPM_STAMP)

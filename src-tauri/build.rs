@@ -23,6 +23,18 @@ const COMMANDS: &[&str] = &[
     "set_selection",
     "review_socket_status",
     "set_review_settings",
+    "chat_send",
+    "chat_stop",
+    "conversation_view",
+    "conversation_markdown",
+    "conversation_export",
+    "models_list",
+    "set_provider_settings",
+    "set_model_settings",
+    "prices",
+    "keys_overview",
+    "key_set",
+    "key_delete",
 ];
 
 fn main() {

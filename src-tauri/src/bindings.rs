@@ -3,7 +3,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, history, review, window};
+use crate::commands::{app, chat, history, review, window};
 use crate::events::{NavigateRequested, ReviewArrived, WindowModeChanged};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
@@ -31,6 +31,18 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             review::set_selection,
             review::review_socket_status,
             review::set_review_settings,
+            chat::chat_send,
+            chat::chat_stop,
+            chat::conversation_view,
+            chat::conversation_markdown,
+            chat::conversation_export,
+            chat::models_list,
+            chat::set_provider_settings,
+            chat::set_model_settings,
+            chat::prices,
+            chat::keys_overview,
+            chat::key_set,
+            chat::key_delete,
         ])
         .events(collect_events![WindowModeChanged, NavigateRequested, ReviewArrived])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.

@@ -2,6 +2,8 @@
 //! a person can read. Built from the engine's domain errors by `From`.
 
 use perch_core::StartError;
+use perch_core::agent::ChatError;
+use perch_core::providers::ProviderError;
 use perch_core::review::ReviewError;
 use perch_core::store::StoreError;
 use serde::Serialize;
@@ -21,6 +23,8 @@ pub enum ErrorKind {
     Window,
     /// A program Perch runs for the user (the editor, git) failed.
     External,
+    /// The model provider failed; `provider_kind` on the message says how.
+    Provider,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type, thiserror::Error)]
@@ -53,6 +57,23 @@ impl From<ReviewError> for CommandError {
             ReviewError::Store(e) => e.into(),
             ReviewError::Reference(_) => Self::new(ErrorKind::Invalid, e.to_string()),
             _ => Self::new(ErrorKind::External, e.to_string()),
+        }
+    }
+}
+
+impl From<ProviderError> for CommandError {
+    fn from(e: ProviderError) -> Self {
+        Self::new(ErrorKind::Provider, e.to_string())
+    }
+}
+
+impl From<ChatError> for CommandError {
+    fn from(e: ChatError) -> Self {
+        match e {
+            ChatError::Invalid(m) => Self::new(ErrorKind::Invalid, m),
+            ChatError::Provider(e) => e.into(),
+            ChatError::Store(e) => e.into(),
+            other => Self::new(ErrorKind::Storage, other.to_string()),
         }
     }
 }

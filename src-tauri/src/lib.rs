@@ -32,6 +32,7 @@ pub fn run() {
             }
         }))
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(specta.invoke_handler())
         .setup(move |app| {
             specta.mount_events(app);
@@ -61,6 +62,8 @@ pub fn run() {
         if let RunEvent::Exit = event {
             window::save_now(app);
             if let Ok(engine) = &app.state::<AppState>().engine {
+                // Answers in flight are stopped and saved before the process ends.
+                tauri::async_runtime::block_on(engine.stop_all_runs(std::time::Duration::from_secs(2)));
                 engine.shutdown();
             }
         }

@@ -13,6 +13,30 @@ export const APP = process.env.PERCH_APP;
 // Built beside the app by `make app-debug`.
 export const REVIEW_BRIDGE = join(dirname(APP), "perch-mcp-review");
 export const CLI = join(dirname(APP), "perch");
+export const FAKE_LLM = join(dirname(APP), "perch-fake-llm");
+
+/** Starts the fake model service (a test double speaking Ollama's wire format) on a free port. */
+export async function startFakeLlm(dialect = "ollama", args = []) {
+  const child = spawn(FAKE_LLM, [dialect, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.once("data", (d) => resolve(String(d).trim().replace(/^listening /, "")));
+    child.once("exit", (code) => reject(new Error(`perch-fake-llm exited with ${code}`)));
+  });
+  return {
+    url,
+    host: new URL(url).host,
+    async script(script) {
+      const res = await fetch(`${url}/__fake/script`, { method: "POST", body: JSON.stringify(script) });
+      if (!res.ok) throw new Error(`the fake refused the script: ${res.status}`);
+    },
+    async requests() {
+      return (await fetch(`${url}/__fake/requests`)).json();
+    },
+    stop() {
+      child.kill();
+    },
+  };
+}
 export const ARTIFACTS = process.env.E2E_ARTIFACTS;
 
 export function freshDataDir() {

@@ -62,3 +62,8 @@ export const ReviewIcon = () => (
     <path d="M14 3v5h5M9 13h6M9 17h4" />
   </Icon>
 );
+export const NewChatIcon = () => (
+  <Icon>
+    <path d="M12 5v14M5 12h14" />
+  </Icon>
+);

@@ -15,6 +15,7 @@ export function Layout({ status }: { status: AppStatus }) {
       <main className="page">
         <Routes>
           <Route path="/" element={<ChatPage />} />
+          <Route path="/chat/:id" element={<ChatPage />} />
           <Route path="/history" element={<HistoryPage />} />
           <Route path="/review" element={<ReviewPage />} />
           <Route path="/settings" element={<SettingsPage status={status} />} />

@@ -54,7 +54,14 @@ describe("Markdown", () => {
       <Markdown markdown={"```\n[`src/a.rs:1`][]\n```"} references={new Map([["src/a.rs:1", ref("src/a.rs:1")]])} onOpenReference={vi.fn()} />,
     );
     expect(container.querySelector("pre code")).toHaveTextContent("[`src/a.rs:1`][]");
-    expect(screen.queryAllByRole("button")).toHaveLength(0);
+    expect(container.querySelectorAll(".file-ref")).toHaveLength(0);
+  });
+
+  it("highlights code, renders math, and offers to copy code", () => {
+    const { container } = render(<Markdown markdown={"```rust\nfn main() {}\n```\n\nEuler: $e^{i\\pi} + 1 = 0$"} />);
+    expect(container.querySelector("pre code.hljs .hljs-keyword")).toHaveTextContent("fn");
+    expect(container.querySelector(".katex")).not.toBeNull();
+    expect(screen.getByRole("button", { name: "Copy code" })).toBeInTheDocument();
   });
 
   it("opens web links through the app and drops unsafe ones", () => {

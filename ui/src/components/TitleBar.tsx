@@ -1,7 +1,7 @@
-import { NavLink } from "react-router";
+import { NavLink, useLocation, useNavigate } from "react-router";
 import { commands } from "../ipc";
-import { SHORTCUTS } from "../lib/shortcuts";
-import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, ReviewIcon, SettingsIcon } from "./Icons";
+import { SHORTCUTS, lastConversation } from "../lib/shortcuts";
+import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, NewChatIcon, ReviewIcon, SettingsIcon } from "./Icons";
 
 const PAGES = [
   { to: "/", label: "Chat", icon: <ChatIcon /> },
@@ -12,6 +12,9 @@ const PAGES = [
 
 /** The frameless window's title bar: drag anywhere that is not a button. */
 export function TitleBar() {
+  const { pathname } = useLocation();
+  const navigate = useNavigate();
+  const onChat = pathname === "/" || pathname.startsWith("/chat/");
   return (
     <header className="titlebar" data-tauri-drag-region>
       <span className="brand" data-tauri-drag-region>
@@ -19,12 +22,22 @@ export function TitleBar() {
         Perch
       </span>
       <nav className="tabs" aria-label="Pages">
+        <button
+          type="button"
+          className="tab"
+          aria-label="New chat"
+          title={`New chat (${SHORTCUTS.newChat})`}
+          onClick={() => navigate("/")}
+        >
+          <NewChatIcon />
+        </button>
         {PAGES.map((page) => (
           <NavLink
             key={page.to}
-            to={page.to}
+            // Chat returns to the conversation that was open.
+            to={page.to === "/" ? (lastConversation.id ? `/chat/${lastConversation.id}` : "/") : page.to}
             end
-            className={({ isActive }) => (isActive ? "tab active" : "tab")}
+            className={({ isActive }) => (isActive || (page.to === "/" && onChat) ? "tab active" : "tab")}
             aria-label={page.label}
             title={page.label}
           >

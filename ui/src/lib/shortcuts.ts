@@ -6,7 +6,11 @@ import { commands } from "../ipc";
 export const SHORTCUTS = {
   mini: "Ctrl+Shift+M",
   quit: "Ctrl+Q",
+  newChat: "Ctrl+N",
 } as const;
+
+/** The conversation the chat page last showed, so the Chat tab returns to it. */
+export const lastConversation: { id: string | null } = { id: null };
 
 export function useGlobalShortcuts(mode: WindowMode) {
   useEffect(() => {
@@ -19,6 +23,9 @@ export function useGlobalShortcuts(mode: WindowMode) {
       } else if (!e.shiftKey && key === "q") {
         e.preventDefault();
         void commands.quitApp();
+      } else if (!e.shiftKey && key === "n") {
+        e.preventDefault();
+        window.location.hash = "#/";
       }
     };
     window.addEventListener("keydown", onKey);

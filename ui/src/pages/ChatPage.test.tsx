@@ -1,16 +1,220 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { MemoryRouter, Route, Routes } from "react-router";
+import type { ConversationView, Message, TurnEvent } from "../bindings";
 import { ChatPage } from "./ChatPage";
+import { SettingsProvider } from "../lib/settings";
+import { calls, onCommand } from "../test/tauri";
+import { healthyApp } from "../test/fixtures";
+
+function message(id: number, role: "user" | "assistant", content: string, extra: Partial<Message> = {}): Message {
+  return {
+    id,
+    conversation_id: "c1",
+    role,
+    content,
+    thinking: null,
+    model: role === "assistant" ? "ollama:qwen3-vl:8b-instruct" : null,
+    status: "complete",
+    error: null,
+    input_tokens: role === "assistant" ? 120 : null,
+    output_tokens: role === "assistant" ? 30 : null,
+    created_at: Date.now(),
+    alternative_of: null,
+    ...extra,
+  };
+}
+
+function view(messages: Message[]): ConversationView {
+  return {
+    conversation: {
+      id: "c1",
+      title: "Test",
+      model: "ollama:qwen3-vl:8b-instruct",
+      created_at: 0,
+      updated_at: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      message_count: messages.length,
+    },
+    messages: messages.map((m) => ({ message: m, versions: [], attachments: [], cost: null })),
+    cost: null,
+  };
+}
+
+type Emit = (e: TurnEvent) => void;
+
+/** A chat backend: `chat_send` plays `script` through the channel, then saves `saved`. */
+function backend(script: (emit: Emit, args: Record<string, unknown>) => Promise<void> | void) {
+  healthyApp();
+  let saved = view([]);
+  onCommand("models_list", () => ({
+    providers: [
+      {
+        provider: "ollama",
+        error: null,
+        models: [
+          { id: "ollama:qwen3-vl:8b-instruct", provider: "ollama", name: "qwen3-vl:8b-instruct", context_length: 32768, capabilities: { vision: true, tools: true, thinking: true } },
+          { id: "ollama:llama3.2:3b", provider: "ollama", name: "llama3.2:3b", context_length: 8192, capabilities: { vision: false, tools: true, thinking: false } },
+        ],
+      },
+    ],
+    default_model: "ollama:qwen3-vl:8b-instruct",
+  }));
+  onCommand("conversation_view", () => saved);
+  onCommand("chat_stop", () => true);
+  onCommand("chat_send", async (args) => {
+    const channel = args.onEvent as { onmessage: Emit };
+    const emit: Emit = (e) => channel.onmessage(e);
+    await script(emit, args);
+    return saved.messages.at(-1)?.message;
+  });
+  return (next: Message[]) => (saved = view(next));
+}
+
+function page(path = "/") {
+  return render(
+    <SettingsProvider>
+      <MemoryRouter initialEntries={[path]}>
+        <Routes>
+          <Route path="/" element={<ChatPage />} />
+          <Route path="/chat/:id" element={<ChatPage />} />
+        </Routes>
+      </MemoryRouter>
+    </SettingsProvider>,
+  );
+}
+
+const started = (assistantId: number): TurnEvent => ({
+  event: "started",
+  data: {
+    run_id: "r",
+    conversation: view([]).conversation,
+    user_message: null,
+    assistant_message: message(assistantId, "assistant", "", { status: "streaming" }),
+    omitted: 0,
+    context_length: 32768,
+  },
+});
 
 describe("ChatPage", () => {
   beforeEach(() => localStorage.clear());
 
   it("keeps the draft across a remount, so nothing typed is lost", async () => {
-    const first = render(<ChatPage />);
+    backend(() => {});
+    const first = page();
     await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "half a thought");
     first.unmount();
-    render(<ChatPage />);
+    page();
     expect(screen.getByRole("textbox", { name: "Message" })).toHaveValue("half a thought");
+  });
+
+  it("streams thinking and text, then shows the saved answer", async () => {
+    let release!: () => void;
+    const save = backend(async (emit) => {
+      save([message(1, "user", "Why is the sky blue?"), message(2, "assistant", "", { status: "streaming" })]);
+      emit(started(2));
+      emit({ event: "thinking", data: "Rayleigh scattering." });
+      emit({ event: "text", data: "Because of **Rayleigh** " });
+      await new Promise<void>((r) => (release = r));
+      emit({ event: "text", data: "scattering." });
+      save([message(1, "user", "Why is the sky blue?"), message(2, "assistant", "Because of **Rayleigh** scattering.", { thinking: "Rayleigh scattering." })]);
+      emit({ event: "finished", data: { message: message(2, "assistant", "Because of **Rayleigh** scattering."), error: null } });
+    });
+    page();
+    const box = screen.getByRole("textbox", { name: "Message" });
+    await userEvent.type(box, "Why is the sky blue?{Enter}");
+    expect(box).toHaveValue("");
+    expect(await screen.findByText("Why is the sky blue?")).toBeInTheDocument();
+    expect(await screen.findByText(/Because of/)).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Stop" })).toBeInTheDocument();
+    await act(async () => release());
+    expect(await screen.findByText("Rayleigh", { selector: "strong" })).toBeInTheDocument();
+    expect(screen.getByText("Thought (2 words)")).toBeInTheDocument();
+    expect(screen.getByText("120 in · 30 out")).toBeInTheDocument();
+    const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as Record<string, unknown>;
+    expect(sent.model).toBe("ollama:qwen3-vl:8b-instruct");
+    expect(sent.kind).toEqual({ kind: "ask", text: "Why is the sky blue?", images: [] });
+  });
+
+  it("stops with the Stop button and with Esc", async () => {
+    backend(async (emit, args) => {
+      emit(started(2));
+      emit({ event: "text", data: "Partial" });
+      await new Promise(() => {}); // never finishes on its own
+      void args;
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await userEvent.click(await screen.findByRole("button", { name: "Stop" }));
+    await userEvent.keyboard("{Escape}");
+    const stops = calls.filter((c) => c.cmd === "chat_stop");
+    const runId = (calls.find((c) => c.cmd === "chat_send")!.args.request as { run_id: string }).run_id;
+    expect(stops.length).toBeGreaterThanOrEqual(2);
+    expect(stops[0].args).toEqual({ runId });
+  });
+
+  it("keeps the text when the message could not be sent, and says why", async () => {
+    backend(() => {
+      throw { kind: "provider", message: "there is no API key for anthropic; add one in Settings -> Models" };
+    });
+    page();
+    const box = screen.getByRole("textbox", { name: "Message" });
+    await userEvent.type(box, "Important question{Enter}");
+    expect(await screen.findByRole("alert")).toHaveTextContent("no API key for anthropic");
+    expect(box).toHaveValue("Important question");
+  });
+
+  it("refuses a giant paste without freezing, and says how big it was", async () => {
+    backend(() => {});
+    page();
+    const box = screen.getByRole("textbox", { name: "Message" });
+    const huge = "x".repeat(1_000_001);
+    fireEvent.paste(box, { clipboardData: { files: [], getData: () => huge } });
+    expect(screen.getByRole("alert")).toHaveTextContent("1,000,001 characters");
+    expect(box).toHaveValue("");
+  });
+
+  it("regenerates the last answer and edits the last question with the up arrow", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "First question"), message(2, "assistant", "First answer")]);
+    page("/chat/c1");
+    await userEvent.click(await screen.findByRole("button", { name: "Regenerate" }));
+    let request = calls.filter((c) => c.cmd === "chat_send").at(-1)!.args.request as { kind: unknown; conversation_id: string };
+    expect(request.kind).toEqual({ kind: "regenerate", message_id: 2 });
+    expect(request.conversation_id).toBe("c1");
+
+    const box = screen.getByRole("textbox", { name: "Message" });
+    await userEvent.click(box);
+    await userEvent.keyboard("{ArrowUp}");
+    expect(box).toHaveValue("First question");
+    expect(screen.getByText(/Editing your last question/)).toBeInTheDocument();
+    await userEvent.clear(box);
+    await userEvent.type(box, "Better question{Enter}");
+    request = calls.filter((c) => c.cmd === "chat_send").at(-1)!.args.request as { kind: unknown; conversation_id: string };
+    expect(request.kind).toEqual({ kind: "edit", message_id: 1, text: "Better question" });
+  });
+
+  it("shows a failed answer as a card with what to do next", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hello?"), message(2, "assistant", "", { status: "error", error: "Ollama is not reachable at http://127.0.0.1:11434." })]);
+    page("/chat/c1");
+    const card = await screen.findByRole("alert");
+    expect(card).toHaveTextContent("Ollama is not reachable");
+  });
+
+  it("offers the models, starts on the default, and shows the context used", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello")]);
+    page("/chat/c1");
+    const select = await screen.findByRole("combobox", { name: "Model" });
+    expect(select).toHaveValue("ollama:qwen3-vl:8b-instruct");
+    expect(screen.getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32k");
+    await userEvent.selectOptions(select, "ollama:llama3.2:3b");
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Next{Enter}");
+    const request = calls.filter((c) => c.cmd === "chat_send").at(-1)!.args.request as { model: string };
+    expect(request.model).toBe("ollama:llama3.2:3b");
   });
 });

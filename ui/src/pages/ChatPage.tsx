@@ -1,51 +1,144 @@
-import { useState } from "react";
-import { SendIcon } from "../components/Icons";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useNavigate, useParams } from "react-router";
+import type { Message } from "../bindings";
+import { AssistantMessage } from "../components/chat/AssistantMessage";
+import { Composer } from "../components/chat/Composer";
+import { UserMessage } from "../components/chat/UserMessage";
+import { useChat } from "../lib/chat";
+import { useModels } from "../lib/models";
+import { lastConversation } from "../lib/shortcuts";
 
-const DRAFT_KEY = "perch.draft";
-
-/** The chat page. Until a model provider is connected it shows what Perch will do. */
+/** The chat: the conversation in the URL (or a new one), and the composer. */
 export function ChatPage() {
-  // The draft survives navigation and restarts: nothing typed is lost.
-  const [draft, setDraft] = useState(() => localStorage.getItem(DRAFT_KEY) ?? "");
+  const { id } = useParams();
+  const navigate = useNavigate();
+  const onConversation = useCallback((cid: string) => navigate(`/chat/${cid}`, { replace: true }), [navigate]);
+  const { state, send, regenerate, edit, stop } = useChat(id, onConversation);
+  const models = useModels();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Message | null>(null);
+  const list = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  useEffect(() => {
+    lastConversation.id = id ?? null;
+  }, [id]);
 
+  // The answer being streamed is shown from the stream, not from its saved placeholder.
+  const messages = (state.view?.messages ?? []).filter((m) => m.message.status !== "streaming");
+  const model = chosen ?? state.view?.conversation.model ?? models.defaultModel;
+  const lastUser = [...messages].reverse().find((m) => m.message.role === "user");
+  const lastAnswer = [...messages].reverse().find((m) => m.message.role === "assistant");
+  const streaming = state.streaming;
+  const last = lastAnswer?.message;
+  const used = streaming?.usage
+    ? streaming.usage.input_tokens + streaming.usage.output_tokens
+    : (last?.input_tokens ?? 0) + (last?.output_tokens ?? 0);
+  const limit = state.contextLength ?? models.offered.find((m) => m.id === model)?.context_length ?? null;
+
+  // Follow the answer as it grows, unless the reader scrolled up.
+  useEffect(() => {
+    const el = list.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [messages.length, streaming?.text, streaming?.thinking]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && streaming) stop();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [streaming, stop]);
+
+  const onSend = async (text: string, images: Parameters<typeof send>[1]) => {
+    if (!model) return false;
+    pinned.current = true;
+    if (editing) {
+      const target = editing;
+      setEditing(null);
+      return edit(target, text, model);
+    }
+    return send(text, images, model);
+  };
+
+  const empty = messages.length === 0 && !streaming;
   return (
     <section className="chat" aria-label="Chat">
-      <div className="empty-state">
-        <img src="/perch.png" alt="" width={48} height={48} />
-        <h1>Ask anything</h1>
-        <p className="muted">
-          Perch sits beside your editor. Your conversations stay on this computer.
-        </p>
-        <ul className="hints">
-          <li>
-            <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line
-          </li>
-          <li>
-            <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>M</kbd> shrinks Perch to a bubble
-          </li>
-        </ul>
+      <div
+        className="messages"
+        ref={list}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {empty && <Welcome problems={models.problems} noModel={!models.loading && !model} />}
+        {messages.map((m) =>
+          m.message.role === "user" ? (
+            <UserMessage
+              key={m.message.id}
+              view={m}
+              canEdit={!streaming && m === lastUser}
+              onEdit={(message) => setEditing(message)}
+            />
+          ) : (
+            <AssistantMessage
+              key={m.message.id}
+              view={m}
+              error={m === lastAnswer ? state.answerError : null}
+              canRegenerate={!streaming && m === lastAnswer && !!model}
+              onRegenerate={(message) => model && void regenerate(message, model)}
+            />
+          ),
+        )}
+        {streaming && !streaming.saved && streaming.question !== null && (
+          <UserMessage pending={{ text: streaming.question, images: streaming.images.length }} canEdit={false} />
+        )}
+        {streaming && <AssistantMessage streaming={streaming} canRegenerate={false} />}
       </div>
-      <form className="composer" onSubmit={(e) => e.preventDefault()}>
-        <textarea
-          aria-label="Message"
-          placeholder="No model connected yet"
-          rows={2}
-          value={draft}
-          onChange={(e) => {
-            setDraft(e.target.value);
-            localStorage.setItem(DRAFT_KEY, e.target.value);
-          }}
-        />
-        <button
-          type="submit"
-          className="icon-button send"
-          aria-label="Send"
-          title="Connect a model to send"
-          disabled
-        >
-          <SendIcon />
-        </button>
-      </form>
+      {state.sendError && (
+        <div className="error-card inline" role="alert">
+          <strong>Not sent</strong>
+          <p>{state.sendError}</p>
+        </div>
+      )}
+      <Composer
+        streaming={!!streaming}
+        models={models.offered}
+        model={model}
+        onModel={setChosen}
+        usage={{ used, limit }}
+        editing={editing ? editing.content : null}
+        onSend={onSend}
+        onStop={stop}
+        onEditLast={() => lastUser && setEditing(lastUser.message)}
+        onCancelEdit={() => setEditing(null)}
+      />
     </section>
+  );
+}
+
+function Welcome({ problems, noModel }: { problems: string[]; noModel: boolean }) {
+  return (
+    <div className="empty-state">
+      <img src="/perch.png" alt="" width={48} height={48} />
+      <h1>Ask anything</h1>
+      <p className="muted">Perch sits beside your editor. Your conversations stay on this computer.</p>
+      <ul className="hints">
+        <li>
+          <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line, <kbd>Esc</kbd> stops
+        </li>
+        <li>
+          <kbd>↑</kbd> edits your last question · <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>M</kbd> shrinks Perch
+        </li>
+      </ul>
+      {noModel && problems.length > 0 && (
+        <div className="error-card" role="status">
+          <strong>No model is available yet</strong>
+          {problems.map((p) => (
+            <p key={p}>{p}</p>
+          ))}
+        </div>
+      )}
+    </div>
   );
 }

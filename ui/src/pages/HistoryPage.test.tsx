@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, within } from "@testing-library/react";
+import { render as renderDom, screen, within } from "@testing-library/react";
+import type { ReactElement } from "react";
+import { MemoryRouter } from "react-router";
 import userEvent from "@testing-library/user-event";
 import { HistoryPage } from "./HistoryPage";
 import { calls, onCommand } from "../test/tauri";
 import { conversation } from "../test/fixtures";
 
+const render = (ui: ReactElement) => renderDom(<MemoryRouter>{ui}</MemoryRouter>);
 const now = Date.now();
 const DAY = 24 * 3600 * 1000;
 

@@ -1,4 +1,5 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
+import { useNavigate } from "react-router";
 import type { Conversation, SearchHit } from "../bindings";
 import { SearchIcon } from "../components/Icons";
 import { call, commands, errorMessage } from "../ipc";
@@ -15,13 +16,16 @@ export function HistoryPage() {
   const settled = useDebounced(query.trim(), SEARCH_DELAY_MS);
   const [list, setList] = useState<Load<Conversation[]>>({ state: "loading" });
   const [hits, setHits] = useState<Load<SearchHit[]> | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  const refresh = useCallback(() => setVersion((v) => v + 1), []);
 
   useEffect(() => {
     call(commands.historyList(500, 0)).then(
       (data) => setList({ state: "ready", data }),
       (e) => setList({ state: "error", message: errorMessage(e) }),
     );
-  }, []);
+  }, [version]);
 
   useEffect(() => {
     if (!settled) return;
@@ -48,12 +52,26 @@ export function HistoryPage() {
           onChange={(e) => setQuery(e.target.value)}
         />
       </label>
-      {searching ? <SearchResults query={settled} hits={hits} /> : <ConversationList list={list} />}
+      {notice && (
+        <p className="muted small" role="status">
+          {notice}
+        </p>
+      )}
+      {searching ? (
+        <SearchResults query={settled} hits={hits} />
+      ) : (
+        <ConversationList list={list} onChanged={refresh} onNotice={setNotice} />
+      )}
     </section>
   );
 }
 
-function ConversationList({ list }: { list: Load<Conversation[]> }) {
+function ConversationList(props: {
+  list: Load<Conversation[]>;
+  onChanged: () => void;
+  onNotice: (message: string | null) => void;
+}) {
+  const { list, onChanged, onNotice } = props;
   if (list.state === "loading") return <p className="muted center">Loading…</p>;
   if (list.state === "error") return <ErrorCard message={list.message} />;
   if (list.data.length === 0)
@@ -70,12 +88,7 @@ function ConversationList({ list }: { list: Load<Conversation[]> }) {
           <h2 className="group-label">{group.label}</h2>
           <ul className="rows">
             {group.items.map((c) => (
-              <li key={c.id} className="row">
-                <span className="row-title">{c.title || "Untitled"}</span>
-                <span className="row-meta">
-                  {c.message_count} msgs · {clockTime(c.updated_at)}
-                </span>
-              </li>
+              <ConversationRow key={c.id} conversation={c} onChanged={onChanged} onNotice={onNotice} />
             ))}
           </ul>
         </section>
@@ -84,7 +97,89 @@ function ConversationList({ list }: { list: Load<Conversation[]> }) {
   );
 }
 
+function ConversationRow(props: { conversation: Conversation; onChanged: () => void; onNotice: (m: string | null) => void }) {
+  const { conversation: c, onChanged, onNotice } = props;
+  const navigate = useNavigate();
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const run = async (action: Promise<unknown>, done?: string) => {
+    try {
+      await action;
+      onNotice(done ?? null);
+      onChanged();
+    } catch (e) {
+      onNotice(errorMessage(e));
+    }
+  };
+  if (renaming !== null) {
+    const save = () => {
+      setRenaming(null);
+      if (renaming.trim() && renaming !== c.title) void run(call(commands.historyRename(c.id, renaming)));
+    };
+    return (
+      <li className="row">
+        <input
+          className="rename"
+          aria-label="New title"
+          autoFocus
+          value={renaming}
+          onChange={(e) => setRenaming(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") save();
+            if (e.key === "Escape") setRenaming(null);
+          }}
+          onBlur={save}
+        />
+      </li>
+    );
+  }
+  return (
+    <li className="row">
+      <button type="button" className="row-open" onClick={() => navigate(`/chat/${c.id}`)}>
+        <span className="row-title">{c.title || "Untitled"}</span>
+        <span className="row-meta">
+          {c.message_count} msgs · {clockTime(c.updated_at)}
+        </span>
+      </button>
+      <span className="row-actions">
+        {confirming ? (
+          <>
+            <button type="button" className="danger" onClick={() => void run(call(commands.historyDelete(c.id)), "Deleted.")}>
+              Delete
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <>
+            <button type="button" aria-label={`Rename ${c.title}`} onClick={() => setRenaming(c.title)}>
+              Rename
+            </button>
+            <button
+              type="button"
+              aria-label={`Export ${c.title}`}
+              onClick={() =>
+                void call(commands.conversationExport(c.id)).then(
+                  (path) => onNotice(path ? `Saved as ${path}` : null),
+                  (e) => onNotice(errorMessage(e)),
+                )
+              }
+            >
+              Export
+            </button>
+            <button type="button" aria-label={`Delete ${c.title}`} onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          </>
+        )}
+      </span>
+    </li>
+  );
+}
+
 function SearchResults({ query, hits }: { query: string; hits: Load<SearchHit[]> | null }) {
+  const navigate = useNavigate();
   if (!hits || hits.state === "loading") return <p className="muted center">Searching…</p>;
   if (hits.state === "error") return <ErrorCard message={hits.message} />;
   if (hits.data.length === 0) return <p className="muted center">Nothing matches “{query}”.</p>;
@@ -92,8 +187,10 @@ function SearchResults({ query, hits }: { query: string; hits: Load<SearchHit[]>
     <ul className="rows">
       {hits.data.map((h) => (
         <li key={h.message_id} className="row hit">
-          <span className="row-title">{h.title || "Untitled"}</span>
-          <span className="snippet">{highlight(h.snippet)}</span>
+          <button type="button" className="row-open" onClick={() => navigate(`/chat/${h.conversation_id}`)}>
+            <span className="row-title">{h.title || "Untitled"}</span>
+            <span className="snippet">{highlight(h.snippet)}</span>
+          </button>
         </li>
       ))}
     </ul>

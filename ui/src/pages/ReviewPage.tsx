@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { CommitOutcome, FileReference, ReviewDocument, ReviewVersion } from "../bindings";
-import { Markdown } from "../components/Markdown";
+import { Markdown } from "../components/LazyMarkdown";
 import { call, commands, errorMessage, events } from "../ipc";
 import { clockTime, dayLabel } from "../lib/time";
 import { useSelectionReporter } from "../lib/useSelectionReporter";

@@ -24,6 +24,10 @@ export function clearMocks() {
 }
 
 vi.mock("@tauri-apps/api/core", () => ({
+  // Streams arrive through a channel's onmessage; handlers call it to play events.
+  Channel: class<T> {
+    onmessage: (message: T) => void = () => {};
+  },
   invoke: async (cmd: string, args: Record<string, unknown> = {}) => {
     calls.push({ cmd, args });
     const handler = handlers.get(cmd);

@@ -140,6 +140,17 @@ impl Engine {
             .unwrap_or_default()
     }
 
+    /// Stops every answer in flight and waits (up to `wait`) until each has saved what arrived.
+    pub async fn stop_all_runs(&self, wait: Duration) {
+        if self.inner.runs.cancel_all() == 0 {
+            return;
+        }
+        let deadline = std::time::Instant::now() + wait;
+        while self.inner.runs.active() > 0 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Stops what the engine runs in the background, before the process exits. Synchronous:
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {

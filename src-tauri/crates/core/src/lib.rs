@@ -8,6 +8,7 @@ pub mod keys;
 pub mod launchers;
 pub mod logging;
 pub mod paths;
+pub mod prices;
 pub mod probes;
 pub mod providers;
 pub mod review;

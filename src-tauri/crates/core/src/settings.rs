@@ -89,7 +89,7 @@ pub struct CompatibleServer {
 }
 
 /// Which models appear in the model selector, and the one new chats start with.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
 pub struct ModelSettings {
     /// `provider:model` ids; empty means every model that is available.
@@ -97,6 +97,8 @@ pub struct ModelSettings {
     pub default_model: Option<String>,
     /// Show the model's reasoning where it can (thinking models).
     pub thinking: bool,
+    /// The user's corrections to the shipped price table (USD per million tokens).
+    pub prices: Vec<crate::prices::Price>,
 }
 
 /// Settings -> Reviews.

@@ -3,7 +3,71 @@
 
 use std::collections::HashMap;
 
-use crate::store::{Message, Role};
+use serde::Serialize;
+
+use crate::prices::Price;
+use crate::store::{Attachment, Conversation, ConversationDetail, Message, Role};
+
+/// A conversation as the chat shows it: the visible thread, each message with the other
+/// versions of it (older answers, earlier wordings) and its attachments.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ConversationView {
+    pub conversation: Conversation,
+    pub messages: Vec<MessageView>,
+    /// USD for the whole conversation's priced answers, when any were priced.
+    pub cost: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct MessageView {
+    pub message: Message,
+    /// Every version of this message, oldest first (empty when there is only one).
+    pub versions: Vec<Message>,
+    pub attachments: Vec<Attachment>,
+    /// USD for this answer's tokens, for priced (cloud) models.
+    pub cost: Option<f64>,
+}
+
+pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[Price]) -> ConversationView {
+    let groups = alternatives(&detail.messages);
+    let cost_of = |m: &Message| {
+        let (model, input, output) = (m.model.as_deref()?, m.input_tokens?, m.output_tokens?);
+        crate::prices::cost(prices, model, input.max(0) as u64, output.max(0) as u64)
+    };
+    let messages: Vec<MessageView> = visible(&detail.messages)
+        .into_iter()
+        .map(|m| MessageView {
+            message: m.clone(),
+            versions: groups
+                .get(&group_of(m))
+                .map(|g| g.iter().map(|v| (*v).clone()).collect())
+                .unwrap_or_default(),
+            attachments: attachments.iter().filter(|a| a.message_id == m.id).cloned().collect(),
+            cost: cost_of(m),
+        })
+        .collect();
+    // Every answer costs, including the replaced ones.
+    let costs: Vec<f64> = detail.messages.iter().filter_map(cost_of).collect();
+    let cost = (!costs.is_empty()).then(|| costs.iter().sum());
+    ConversationView { conversation: detail.conversation.clone(), messages, cost }
+}
+
+/// The visible thread as a Markdown document.
+pub fn to_markdown(detail: &ConversationDetail) -> String {
+    let title =
+        if detail.conversation.title.is_empty() { "Conversation" } else { &detail.conversation.title };
+    let mut out = format!("# {title}\n");
+    for m in visible(&detail.messages) {
+        let who = match m.role {
+            Role::User => "You".to_owned(),
+            Role::Assistant => m.model.clone().unwrap_or_else(|| "Assistant".into()),
+            Role::System => "System".into(),
+            Role::Tool => "Tool".into(),
+        };
+        out.push_str(&format!("\n## {who}\n\n{}\n", m.content.trim_end()));
+    }
+    out
+}
 
 /// The group a message belongs to: its own id, or the first message it is an alternative to.
 pub fn group_of(m: &Message) -> i64 {

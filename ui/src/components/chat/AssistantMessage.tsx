@@ -1,0 +1,79 @@
+import { useState } from "react";
+import type { Message, MessageView, TurnError } from "../../bindings";
+import { formatCost, formatTokens } from "../../lib/models";
+import { Markdown } from "../LazyMarkdown";
+import { ErrorCard } from "./ErrorCard";
+import type { Streaming } from "../../lib/chat";
+import { StreamingMarkdown } from "./StreamingMarkdown";
+import { Thinking } from "./Thinking";
+
+interface Props {
+  view?: MessageView;
+  streaming?: Streaming;
+  error?: TurnError | null;
+  canRegenerate: boolean;
+  onRegenerate?: (message: Message) => void;
+}
+
+export function AssistantMessage({ view, streaming, error, canRegenerate, onRegenerate }: Props) {
+  const versions = view?.versions ?? [];
+  const [shown, setShown] = useState<number | null>(null);
+  const message = view ? (shown !== null ? versions[shown] : view.message) : null;
+  const index = shown ?? versions.findIndex((v) => v.id === view?.message.id);
+
+  if (streaming) {
+    return (
+      <article className="message assistant" aria-label="Answer" aria-busy="true">
+        <Thinking text={streaming.thinking} live answering={streaming.text.length > 0} />
+        {streaming.text ? <StreamingMarkdown text={streaming.text} /> : !streaming.thinking && <p className="muted waiting">…</p>}
+        <footer className="message-meta">{streaming.model}</footer>
+      </article>
+    );
+  }
+  if (!message) return null;
+  const stopped = message.status === "stopped";
+  const failed = message.status === "error";
+  const tokens =
+    message.input_tokens !== null && message.output_tokens !== null
+      ? `${formatTokens(message.input_tokens)} in · ${formatTokens(message.output_tokens)} out`
+      : null;
+  return (
+    <article className="message assistant" aria-label="Answer">
+      <Thinking text={message.thinking ?? ""} live={false} answering />
+      {message.content && <Markdown markdown={message.content} />}
+      {stopped && <p className="muted small-note">Stopped.</p>}
+      {failed && <ErrorCard error={shown === null ? (error ?? null) : null} fallback={message.error} />}
+      <footer className="message-meta">
+        <span>{message.model}</span>
+        {tokens && <span>{tokens}</span>}
+        {view?.cost != null && shown === null && <span>{formatCost(view.cost)}</span>}
+        <span className="actions">
+          {versions.length > 1 && (
+            <span className="pager" aria-label="Versions">
+              <button type="button" aria-label="Previous version" disabled={index <= 0} onClick={() => setShown(index - 1)}>
+                ‹
+              </button>
+              {index + 1}/{versions.length}
+              <button
+                type="button"
+                aria-label="Next version"
+                disabled={index >= versions.length - 1}
+                onClick={() => setShown(index + 1 === versions.length - 1 ? null : index + 1)}
+              >
+                ›
+              </button>
+            </span>
+          )}
+          <button type="button" onClick={() => void navigator.clipboard?.writeText(message.content)}>
+            Copy
+          </button>
+          {canRegenerate && shown === null && onRegenerate && (
+            <button type="button" onClick={() => onRegenerate(message)}>
+              Regenerate
+            </button>
+          )}
+        </span>
+      </footer>
+    </article>
+  );
+}

@@ -1,0 +1,198 @@
+import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import type { ImageInput, ModelInfo } from "../../bindings";
+import { formatTokens } from "../../lib/models";
+import { SendIcon } from "../Icons";
+
+/** The most a message may hold; a bigger paste is refused before it reaches the text box. */
+export const MAX_MESSAGE_CHARS = 1_000_000;
+const DRAFT_KEY = "perch.draft";
+
+interface Props {
+  streaming: boolean;
+  models: ModelInfo[];
+  model: string | null;
+  onModel: (id: string) => void;
+  /** Tokens the last exchange used, and how many the model reads. */
+  usage: { used: number; limit: number | null };
+  /** Set while the last question is being edited. */
+  editing: string | null;
+  onSend: (text: string, images: ImageInput[]) => Promise<boolean>;
+  onStop: () => void;
+  onEditLast: () => void;
+  onCancelEdit: () => void;
+}
+
+function readImage(file: File): Promise<ImageInput> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve({ name: file.name || "pasted image", mime: file.type, base64: url.slice(url.indexOf(",") + 1) });
+    };
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+export function Composer(props: Props) {
+  const { streaming, models, model, onModel, usage, editing, onSend, onStop, onEditLast, onCancelEdit } = props;
+  const [text, setText] = useState(() => localStorage.getItem(DRAFT_KEY) ?? "");
+  const [images, setImages] = useState<ImageInput[]>([]);
+  const [notice, setNotice] = useState<string | null>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+
+  // Editing puts the old question in the box (the draft comes back after).
+  const [editingShown, setEditingShown] = useState<string | null>(null);
+  if (editing !== editingShown) {
+    setEditingShown(editing);
+    if (editing !== null) setText(editing);
+  }
+  useEffect(() => {
+    if (editing !== null) box.current?.focus();
+  }, [editing]);
+
+  const update = (value: string) => {
+    setText(value);
+    if (editing === null) localStorage.setItem(DRAFT_KEY, value);
+  };
+
+  const submit = async () => {
+    if (streaming || !text.trim() || !model) return;
+    const sent = text;
+    const attached = images;
+    update("");
+    setImages([]);
+    setNotice(null);
+    // Nothing typed is lost: a send that could not start puts the text back.
+    if (!(await onSend(sent, attached))) {
+      update(sent);
+      setImages(attached);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void submit();
+    } else if (e.key === "Escape") {
+      if (streaming) onStop();
+      else if (editing !== null) {
+        onCancelEdit();
+        update(localStorage.getItem(DRAFT_KEY) ?? "");
+      }
+    } else if (e.key === "ArrowUp" && text === "" && !streaming) {
+      e.preventDefault();
+      onEditLast();
+    }
+  };
+
+  const addFiles = async (files: File[]) => {
+    const pictures = files.filter((f) => f.type.startsWith("image/"));
+    if (pictures.length === 0) return false;
+    const read = await Promise.all(pictures.map(readImage));
+    setImages((current) => [...current, ...read]);
+    return true;
+  };
+
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = Array.from(e.clipboardData.files);
+    if (files.some((f) => f.type.startsWith("image/"))) {
+      e.preventDefault();
+      void addFiles(files);
+      return;
+    }
+    const pasted = e.clipboardData.getData("text");
+    if (text.length + pasted.length > MAX_MESSAGE_CHARS) {
+      e.preventDefault();
+      setNotice(
+        `That paste has ${pasted.length.toLocaleString()} characters; a message holds at most ${MAX_MESSAGE_CHARS.toLocaleString()}. Trim it, or split it over several messages.`,
+      );
+    }
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    void addFiles(Array.from(e.dataTransfer.files));
+  };
+
+  const current = models.find((m) => m.id === model);
+  const ratio = usage.limit ? Math.min(1, usage.used / usage.limit) : 0;
+  return (
+    <form
+      className={editing !== null ? "composer editing" : "composer"}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={onDrop}
+    >
+      {editing !== null && <div className="composer-note">Editing your last question · Esc cancels</div>}
+      {notice && (
+        <div className="composer-note warn" role="alert">
+          {notice}
+        </div>
+      )}
+      {images.length > 0 && (
+        <div className="chips">
+          {images.map((img, i) => (
+            <span key={i} className="chip">
+              {img.name}
+              <button type="button" aria-label={`Remove ${img.name}`} onClick={() => setImages(images.filter((_, j) => j !== i))}>
+                ×
+              </button>
+            </span>
+          ))}
+          {current && !current.capabilities.vision && <span className="chip warn">{current.name} cannot read images</span>}
+        </div>
+      )}
+      <textarea
+        ref={box}
+        aria-label="Message"
+        placeholder={model ? "Ask anything" : "No model available: start Ollama or add a key in Settings"}
+        rows={Math.min(8, Math.max(2, text.split("\n").length))}
+        value={text}
+        onChange={(e) => update(e.target.value)}
+        onKeyDown={onKeyDown}
+        onPaste={onPaste}
+      />
+      <div className="composer-bar">
+        <select aria-label="Model" value={model ?? ""} onChange={(e) => onModel(e.target.value)} disabled={streaming}>
+          {!model && <option value="">No model</option>}
+          {model && !current && <option value={model}>{model}</option>}
+          {models.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.id}
+            </option>
+          ))}
+        </select>
+        <span
+          className="gauge"
+          title={`Context: ${usage.used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens`}
+          aria-label="Context used"
+        >
+          <span className="gauge-bar">
+            <span style={{ width: `${ratio * 100}%` }} className={ratio > 0.85 ? "full" : undefined} />
+          </span>
+          {formatTokens(usage.used)}
+          {usage.limit ? ` / ${formatTokens(usage.limit)}` : ""}
+        </span>
+        {streaming ? (
+          <button type="button" className="icon-button stop" aria-label="Stop" title="Stop (Esc)" onClick={onStop}>
+            ■
+          </button>
+        ) : (
+          <button
+            type="submit"
+            className="icon-button send"
+            aria-label="Send"
+            title="Send (Enter)"
+            disabled={!text.trim() || !model}
+          >
+            <SendIcon />
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,24 @@
+import { useState } from "react";
+
+/** The model's reasoning: open while it streams alone, folded once the answer starts. */
+export function Thinking({ text, live, answering }: { text: string; live: boolean; answering: boolean }) {
+  // `toggled` records the reader's own choice; until they make one, the section follows the stream.
+  const [toggled, setToggled] = useState<boolean | null>(null);
+  if (!text) return null;
+  const open = toggled ?? (live && !answering);
+  const words = text.trim().split(/\s+/).length;
+  return (
+    <details
+      className="thinking"
+      open={open}
+      onToggle={(e) => {
+        // Toggles that only follow `open` are not the reader's.
+        const now = e.currentTarget.open;
+        if (now !== open) setToggled(now);
+      }}
+    >
+      <summary>{live && !answering ? "Thinking…" : `Thought (${words} words)`}</summary>
+      <div className="thinking-text">{text}</div>
+    </details>
+  );
+}

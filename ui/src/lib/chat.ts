@@ -1,0 +1,154 @@
+// The chat's state: the saved conversation, and the answer streaming into it. Deltas arrive
+// faster than frames; they are buffered and shown at most once per animation frame.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Channel } from "@tauri-apps/api/core";
+import type {
+  ConversationView,
+  ImageInput,
+  Message,
+  TurnError,
+  TurnEvent,
+  TurnKind,
+  Usage,
+} from "../bindings";
+import { call, commands, errorMessage } from "../ipc";
+
+export interface Streaming {
+  runId: string;
+  model: string;
+  /** The question as typed, shown until the saved one arrives. */
+  question: string | null;
+  images: ImageInput[];
+  thinking: string;
+  text: string;
+  usage: Usage | null;
+  /** The question is saved and shown from the conversation. */
+  saved: boolean;
+}
+
+export interface ChatState {
+  view: ConversationView | null;
+  streaming: Streaming | null;
+  /** Why the last send could not start (nothing was saved). */
+  sendError: string | null;
+  /** Why the last answer failed, for the card under it. */
+  answerError: TurnError | null;
+  contextLength: number | null;
+}
+
+const EMPTY: ChatState = { view: null, streaming: null, sendError: null, answerError: null, contextLength: null };
+
+export function useChat(conversationId: string | undefined, onConversation: (id: string) => void) {
+  const [state, setState] = useState<ChatState>(EMPTY);
+  const buffer = useRef({ thinking: "", text: "" });
+  const frame = useRef<number | null>(null);
+  const streamingConversation = useRef<string | null>(null);
+
+  const reload = useCallback(async (id: string) => {
+    const view = await call(commands.conversationView(id));
+    setState((s) => ({ ...s, view }));
+  }, []);
+
+  // Open the conversation in the URL (unless it is the one being answered into).
+  useEffect(() => {
+    if (!conversationId) {
+      if (!streamingConversation.current) setState(EMPTY);
+      return;
+    }
+    if (streamingConversation.current === conversationId) return;
+    let live = true;
+    call(commands.conversationView(conversationId)).then(
+      (view) => live && setState({ ...EMPTY, view }),
+      (e) => live && setState({ ...EMPTY, sendError: errorMessage(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [conversationId]);
+
+  const flush = useCallback(() => {
+    frame.current = null;
+    const { thinking, text } = buffer.current;
+    setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, thinking, text } } : s));
+  }, []);
+
+  const run = useCallback(
+    async (kind: TurnKind, model: string, question: string | null, images: ImageInput[]): Promise<boolean> => {
+      const runId = crypto.randomUUID();
+      buffer.current = { thinking: "", text: "" };
+      const conversation_id = state.view?.conversation.id ?? null;
+      streamingConversation.current = conversation_id;
+      setState((s) => ({
+        ...s,
+        sendError: null,
+        answerError: null,
+        streaming: { runId, model, question, images, thinking: "", text: "", usage: null, saved: false },
+      }));
+      const channel = new Channel<TurnEvent>();
+      channel.onmessage = (event) => {
+        switch (event.event) {
+          case "started":
+            streamingConversation.current = event.data.conversation.id;
+            setState((s) => ({ ...s, contextLength: event.data.context_length }));
+            if (!conversation_id) onConversation(event.data.conversation.id);
+            void reload(event.data.conversation.id).then(() =>
+              setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, saved: true } } : s)),
+            );
+            break;
+          case "thinking":
+            buffer.current.thinking += event.data;
+            frame.current ??= requestAnimationFrame(flush);
+            break;
+          case "text":
+            buffer.current.text += event.data;
+            frame.current ??= requestAnimationFrame(flush);
+            break;
+          case "usage":
+            setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, usage: event.data } } : s));
+            break;
+          case "finished":
+            if (frame.current !== null) cancelAnimationFrame(frame.current);
+            frame.current = null;
+            void reload(event.data.message.conversation_id).then(() => {
+              streamingConversation.current = null;
+              setState((s) => ({ ...s, streaming: null, answerError: event.data.error }));
+            });
+            break;
+        }
+      };
+      try {
+        const answer = await call(commands.chatSend({ conversation_id, model, kind, run_id: runId }, channel));
+        // The saved conversation is the truth, whatever events arrived or not.
+        await reload(answer.conversation_id);
+        streamingConversation.current = null;
+        setState((s) => (s.streaming?.runId === runId ? { ...s, streaming: null } : s));
+        return true;
+      } catch (e) {
+        streamingConversation.current = null;
+        setState((s) => ({ ...s, streaming: null, sendError: errorMessage(e) }));
+        return false;
+      }
+    },
+    [state.view, onConversation, reload, flush],
+  );
+
+  const send = useCallback(
+    (text: string, images: ImageInput[], model: string) => run({ kind: "ask", text, images }, model, text, images),
+    [run],
+  );
+  const regenerate = useCallback(
+    (message: Message, model: string) => run({ kind: "regenerate", message_id: message.id }, model, null, []),
+    [run],
+  );
+  const edit = useCallback(
+    (message: Message, text: string, model: string) =>
+      run({ kind: "edit", message_id: message.id, text }, model, text, []),
+    [run],
+  );
+  const stop = useCallback(() => {
+    const runId = state.streaming?.runId;
+    if (runId) void commands.chatStop(runId);
+  }, [state.streaming]);
+
+  return { state, send, regenerate, edit, stop };
+}
