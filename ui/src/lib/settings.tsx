@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { ReviewSettings, Settings, ThemePreference } from "../bindings";
+import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
@@ -7,6 +7,8 @@ interface SettingsState {
   error: string | null;
   setTheme: (theme: ThemePreference) => Promise<void>;
   setReview: (review: ReviewSettings) => Promise<void>;
+  setProviders: (providers: ProviderSettings) => Promise<void>;
+  setModels: (models: ModelSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -14,6 +16,8 @@ const SettingsContext = createContext<SettingsState>({
   error: null,
   setTheme: async () => {},
   setReview: async () => {},
+  setProviders: async () => {},
+  setModels: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -39,9 +43,16 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     (review: ReviewSettings) => save(call(commands.setReviewSettings(review))),
     [save],
   );
+  const setProviders = useCallback(
+    (providers: ProviderSettings) => save(call(commands.setProviderSettings(providers))),
+    [save],
+  );
+  const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
 
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview }}>{children}</SettingsContext.Provider>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels }}>
+      {children}
+    </SettingsContext.Provider>
   );
 }
 

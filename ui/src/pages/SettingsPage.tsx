@@ -1,5 +1,7 @@
+import { useState } from "react";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
+import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { useSettings } from "../lib/settings";
 import { SHORTCUTS } from "../lib/shortcuts";
 
@@ -16,17 +18,46 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
+const SECTIONS = ["General", "Models", "Reviews"] as const;
+type Section = (typeof SECTIONS)[number];
+
 export function SettingsPage({ status }: { status: AppStatus }) {
-  const { settings, error, setTheme } = useSettings();
+  const { error } = useSettings();
+  const [section, setSection] = useState<Section>("General");
 
   return (
     <section className="settings" aria-label="Settings">
+      <div className="segmented sections" role="tablist" aria-label="Settings sections">
+        {SECTIONS.map((s) => (
+          <button
+            key={s}
+            type="button"
+            role="tab"
+            aria-selected={section === s}
+            className={section === s ? "selected" : undefined}
+            onClick={() => setSection(s)}
+          >
+            {s}
+          </button>
+        ))}
+      </div>
       {error && (
         <div className="error-card" role="alert">
           <strong>Settings could not be saved</strong>
           <p>{error}</p>
         </div>
       )}
+      {section === "General" && <General status={status} />}
+      {section === "Models" && <ModelsSettings />}
+      {section === "Reviews" && <ReviewSettingsCard />}
+    </section>
+  );
+}
+
+function General({ status }: { status: AppStatus }) {
+  const { settings, setTheme } = useSettings();
+  return (
+    <>
       <fieldset className="card">
         <legend>Appearance</legend>
         <div className="segmented" role="radiogroup" aria-label="Theme">
@@ -45,13 +76,24 @@ export function SettingsPage({ status }: { status: AppStatus }) {
           ))}
         </div>
       </fieldset>
-      <ReviewSettingsCard />
       <fieldset className="card">
         <legend>Keyboard</legend>
         <dl className="facts">
           <dt>Mini mode</dt>
           <dd>
             <kbd>{SHORTCUTS.mini}</kbd>
+          </dd>
+          <dt>New chat</dt>
+          <dd>
+            <kbd>{SHORTCUTS.newChat}</kbd>
+          </dd>
+          <dt>Stop an answer</dt>
+          <dd>
+            <kbd>Esc</kbd>
+          </dd>
+          <dt>Edit the last question</dt>
+          <dd>
+            <kbd>↑</kbd>
           </dd>
           <dt>Quit</dt>
           <dd>
@@ -73,6 +115,6 @@ export function SettingsPage({ status }: { status: AppStatus }) {
         </dl>
       </fieldset>
       <p className="muted center">Perch {status.version}</p>
-    </section>
+    </>
   );
 }
