@@ -77,12 +77,19 @@ e2e: app-debug
 
 # The figures the issues name, measured on the optimised build:
 # start-up time, memory and size against the same UI in Chromium; the review socket's round
-# trips and throughput; rendering a 100,000-character review with 1,000 references.
+# trips and throughput; chat throughput against the Python `ollama` client, time to first
+# token against a raw HTTP client, history search latency; rendering a large review.
+BENCH_VENV := $(HOME)/.cache/perch/bench-venv
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
+	cargo build --locked --release -p perch-fake-llm
+	test -x $(BENCH_VENV)/bin/python || python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet "ollama==0.6.3"
 	python3 scripts/bench_startup.py --app $(CARGO_TARGET_DIR)/release/perch-desktop
 	cargo bench --locked -p perch-core --bench review_socket
+	PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/release/perch-fake-llm PERCH_BENCH_PYTHON=$(BENCH_VENV)/bin/python \
+		cargo bench --locked -p perch-core --bench chat
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh review_render.mjs
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).

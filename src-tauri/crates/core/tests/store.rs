@@ -193,7 +193,7 @@ async fn rename_and_delete_cascade_to_messages_and_the_index() {
 }
 
 #[tokio::test]
-async fn search_matches_words_stems_and_prefixes_and_marks_them() {
+async fn search_matches_word_beginnings_newest_first_and_marks_them() {
     let tmp = tempfile::tempdir().unwrap();
     let store = open(&tmp.path().join("perch.db")).await;
     let c = store.create_conversation("Rust questions", None).await.unwrap();
@@ -212,6 +212,8 @@ async fn search_matches_words_stems_and_prefixes_and_marks_them() {
         .unwrap();
 
     let hits = store.search("returns", 10).await.unwrap();
+    let both = store.search("file", 10).await.unwrap();
+    assert!(both[0].message_id > both[1].message_id, "newest first");
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].role, Role::Assistant);
     assert!(
@@ -220,8 +222,10 @@ async fn search_matches_words_stems_and_prefixes_and_marks_them() {
         hits[0].snippet
     );
 
-    // Porter stemming: "reading" finds "read" (and "read_to_string"); prefix: "riso" finds "risotto".
-    assert_eq!(store.search("reading", 10).await.unwrap().len(), 3);
+    // Every word is a prefix: "read" finds "read", "read_to_string" and "Reading"; "riso" finds "risotto";
+    // partly typed words are not stemmed into something else ("retur" still finds "returns").
+    assert_eq!(store.search("read", 10).await.unwrap().len(), 3);
+    assert_eq!(store.search("retur whol", 10).await.unwrap().len(), 1);
     assert_eq!(store.search("riso", 10).await.unwrap()[0].conversation_id, other.id);
     // Every word must match.
     assert_eq!(store.search("file risotto", 10).await.unwrap().len(), 0);

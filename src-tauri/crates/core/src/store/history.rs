@@ -398,20 +398,19 @@ fn delete_conversation(conn: &Connection, id: &str) -> Result<(), StoreError> {
     }
 }
 
-/// Full-text search over message text, best matches first.
+/// Full-text search over message text, newest matches first. FTS5 walks its index in rowid
+/// order and stops at the limit, so even a word in every message answers quickly.
 fn search(conn: &Connection, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
     let Some(fts) = fts_query(query) else {
         return Ok(Vec::new());
     };
     let mut stmt = conn.prepare(
-        "SELECT m.conversation_id, c.title, m.id, m.role,
-                snippet(messages_fts, 0, char(2), char(3), '…', 12), m.created_at
-         FROM messages_fts
-         JOIN messages m ON m.id = messages_fts.rowid
+        "SELECT m.conversation_id, c.title, m.id, m.role, hit.snip, m.created_at
+         FROM (SELECT rowid AS id, snippet(messages_fts, 0, char(2), char(3), '…', 12) AS snip
+               FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) hit
+         JOIN messages m ON m.id = hit.id
          JOIN conversations c ON c.id = m.conversation_id
-         WHERE messages_fts MATCH ?1
-         ORDER BY bm25(messages_fts), m.id DESC
-         LIMIT ?2",
+         ORDER BY m.id DESC",
     )?;
     let rows = stmt.query_map(params![fts, limit], |row| {
         Ok(SearchHit {
@@ -426,20 +425,14 @@ fn search(conn: &Connection, query: &str, limit: u32) -> Result<Vec<SearchHit>, 
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Turns what a person types into an FTS5 query: every word must match, the last one as a
-/// prefix (so results appear while typing). Quotes make FTS5 operators plain words.
+/// Turns what a person types into an FTS5 query: every word must match as the beginning of a
+/// word ("conf" finds "configuration"), so results appear while typing. Quotes make FTS5
+/// operators plain words.
 pub fn fts_query(input: &str) -> Option<String> {
     let words: Vec<String> = input
         .split(|c: char| !c.is_alphanumeric() && c != '_')
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{w}\""))
+        .map(|w| format!("\"{w}\"*"))
         .collect();
-    let (last, rest) = words.split_last()?;
-    let mut q = rest.join(" ");
-    if !q.is_empty() {
-        q.push(' ');
-    }
-    q.push_str(last);
-    q.push('*');
-    Some(q)
+    (!words.is_empty()).then(|| words.join(" "))
 }

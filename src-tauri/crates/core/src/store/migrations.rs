@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_history.sql"),
     include_str!("migrations/002_search.sql"),
     include_str!("migrations/003_alternatives.sql"),
+    include_str!("migrations/004_search_prefixes.sql"),
 ];
 
 /// The schema version this build writes.
