@@ -16,7 +16,7 @@ TEST_PKGS=(
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv)
 
 want=("${BUILD_PKGS[@]}")
 case "${1:-}" in
