@@ -19,7 +19,7 @@ const DEFAULT_MAX_TOKENS: u32 = 16_000;
 const THINKING_BUDGET: u32 = 8_000;
 
 pub struct Anthropic {
-    base_url: String,
+    endpoint: http::Endpoint,
     api_key: String,
     client: reqwest::Client,
     timeouts: Timeouts,
@@ -28,7 +28,7 @@ pub struct Anthropic {
 impl Anthropic {
     pub fn new(base_url: &str, api_key: String, timeouts: Timeouts) -> Self {
         Self {
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            endpoint: http::Endpoint::new("Anthropic", base_url, "Check your connection."),
             api_key,
             client: http::client(&timeouts),
             timeouts,
@@ -37,21 +37,9 @@ impl Anthropic {
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.client
-            .request(method, format!("{}{path}", self.base_url))
+            .request(method, format!("{}{path}", self.endpoint.url))
             .header("x-api-key", &self.api_key)
             .header("anthropic-version", API_VERSION)
-    }
-
-    fn send_error(&self, e: reqwest::Error) -> ProviderError {
-        if e.is_connect() || e.is_timeout() {
-            ProviderError::Unreachable {
-                provider: "Anthropic".into(),
-                url: self.base_url.clone(),
-                hint: "Check your connection.".into(),
-            }
-        } else {
-            ProviderError::Stream { provider: "Anthropic".into(), message: e.to_string() }
-        }
     }
 
     fn body(request: &ChatRequest) -> Value {
@@ -220,14 +208,8 @@ impl Provider for Anthropic {
             struct Item {
                 id: String,
             }
-            let response = self
-                .request(reqwest::Method::GET, "/v1/models?limit=100")
-                .timeout(std::time::Duration::from_secs(15))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
             let list: List =
-                http::check(response, "Anthropic", "").await?.json().await.map_err(|e| self.send_error(e))?;
+                self.endpoint.get_json(self.request(reqwest::Method::GET, "/v1/models?limit=100")).await?;
             Ok(list
                 .data
                 .into_iter()
@@ -247,13 +229,8 @@ impl Provider for Anthropic {
 
     fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(async move {
-            let response = self
-                .request(reqwest::Method::POST, "/v1/messages")
-                .json(&Self::body(&request))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
-            let response = http::check(response, "Anthropic", &request.model).await?;
+            let post = self.request(reqwest::Method::POST, "/v1/messages").json(&Self::body(&request));
+            let response = self.endpoint.send(post, &request.model).await?;
             let events = http::sse(http::lines(response, "Anthropic", self.timeouts));
             let mut decoder = Decoder::default();
             Ok(http::events_from(events, "Anthropic", move |event| decoder.feed(event)))

@@ -15,7 +15,7 @@ use super::{
 };
 
 pub struct Gemini {
-    base_url: String,
+    endpoint: http::Endpoint,
     api_key: String,
     client: reqwest::Client,
     timeouts: Timeouts,
@@ -24,7 +24,7 @@ pub struct Gemini {
 impl Gemini {
     pub fn new(base_url: &str, api_key: String, timeouts: Timeouts) -> Self {
         Self {
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            endpoint: http::Endpoint::new("Gemini", base_url, "Check your connection."),
             api_key,
             client: http::client(&timeouts),
             timeouts,
@@ -33,20 +33,8 @@ impl Gemini {
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.client
-            .request(method, format!("{}{path}", self.base_url))
+            .request(method, format!("{}{path}", self.endpoint.url))
             .header("x-goog-api-key", &self.api_key)
-    }
-
-    fn send_error(&self, e: reqwest::Error) -> ProviderError {
-        if e.is_connect() || e.is_timeout() {
-            ProviderError::Unreachable {
-                provider: "Gemini".into(),
-                url: self.base_url.clone(),
-                hint: "Check your connection.".into(),
-            }
-        } else {
-            ProviderError::Stream { provider: "Gemini".into(), message: e.to_string() }
-        }
     }
 
     fn body(request: &ChatRequest) -> Value {
@@ -213,14 +201,10 @@ impl Provider for Gemini {
                 #[serde(default)]
                 thinking: bool,
             }
-            let response = self
-                .request(reqwest::Method::GET, "/v1beta/models?pageSize=1000")
-                .timeout(std::time::Duration::from_secs(15))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
-            let list: List =
-                http::check(response, "Gemini", "").await?.json().await.map_err(|e| self.send_error(e))?;
+            let list: List = self
+                .endpoint
+                .get_json(self.request(reqwest::Method::GET, "/v1beta/models?pageSize=1000"))
+                .await?;
             Ok(list
                 .models
                 .into_iter()
@@ -242,13 +226,8 @@ impl Provider for Gemini {
     fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(async move {
             let path = format!("/v1beta/models/{}:streamGenerateContent?alt=sse", request.model);
-            let response = self
-                .request(reqwest::Method::POST, &path)
-                .json(&Self::body(&request))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
-            let response = http::check(response, "Gemini", &request.model).await?;
+            let post = self.request(reqwest::Method::POST, &path).json(&Self::body(&request));
+            let response = self.endpoint.send(post, &request.model).await?;
             let events = http::sse(http::lines(response, "Gemini", self.timeouts));
             let mut decoder = Decoder::default();
             Ok(http::events_from(events, "Gemini", move |event| decoder.feed(event)))

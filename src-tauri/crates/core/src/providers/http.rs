@@ -37,7 +37,54 @@ pub fn client(timeouts: &Timeouts) -> reqwest::Client {
         .unwrap_or_default()
 }
 
-/// Turns a non-success response into the matching error; `what` names the provider.
+/// A provider's address, and how to talk about failing to reach it.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub provider: String,
+    pub url: String,
+    /// What to do when it cannot be reached.
+    pub hint: &'static str,
+}
+
+impl Endpoint {
+    pub fn new(provider: &str, url: &str, hint: &'static str) -> Self {
+        Self { provider: provider.to_owned(), url: url.trim_end_matches('/').to_owned(), hint }
+    }
+
+    /// A failed send: unreachable (refused, timed out) or broken.
+    pub fn send_error(&self, e: reqwest::Error) -> ProviderError {
+        if e.is_connect() || e.is_timeout() {
+            ProviderError::Unreachable {
+                provider: self.provider.clone(),
+                url: self.url.clone(),
+                hint: self.hint.to_owned(),
+            }
+        } else {
+            ProviderError::Stream { provider: self.provider.clone(), message: e.to_string() }
+        }
+    }
+
+    /// Sends a request and checks its status; `model` names the model in a 404.
+    pub async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        model: &str,
+    ) -> Result<Response, ProviderError> {
+        let response = request.send().await.map_err(|e| self.send_error(e))?;
+        check(response, &self.provider, model).await
+    }
+
+    /// A small JSON answer (a model list), within 15 seconds.
+    pub async fn get_json<T: serde::de::DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<T, ProviderError> {
+        let response = self.send(request.timeout(Duration::from_secs(15)), "").await?;
+        response.json().await.map_err(|e| self.send_error(e))
+    }
+}
+
+/// Turns a non-success response into the matching error; `provider` names the provider.
 pub async fn check(response: Response, provider: &str, model: &str) -> Result<Response, ProviderError> {
     let status = response.status();
     if status.is_success() {

@@ -17,7 +17,7 @@ use super::{
 };
 
 pub struct Ollama {
-    base_url: String,
+    endpoint: http::Endpoint,
     client: reqwest::Client,
     timeouts: Timeouts,
 }
@@ -25,25 +25,13 @@ pub struct Ollama {
 impl Ollama {
     pub fn new(base_url: &str, timeouts: Timeouts) -> Self {
         Self {
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            endpoint: http::Endpoint::new(
+                "Ollama",
+                base_url,
+                "Start it with `ollama serve`, or change its URL in Settings (or OLLAMA_HOST).",
+            ),
             client: http::client(&timeouts),
             timeouts,
-        }
-    }
-
-    fn unreachable(&self) -> ProviderError {
-        ProviderError::Unreachable {
-            provider: "Ollama".into(),
-            url: self.base_url.clone(),
-            hint: "Start it with `ollama serve`, or change its URL in Settings (or OLLAMA_HOST).".into(),
-        }
-    }
-
-    fn send_error(&self, e: reqwest::Error) -> ProviderError {
-        if e.is_connect() || e.is_timeout() {
-            self.unreachable()
-        } else {
-            ProviderError::Stream { provider: "Ollama".into(), message: e.to_string() }
         }
     }
 
@@ -56,15 +44,8 @@ impl Ollama {
         struct Tag {
             name: String,
         }
-        let response = self
-            .client
-            .get(format!("{}/api/tags", self.base_url))
-            .timeout(self.timeouts.connect + std::time::Duration::from_secs(5))
-            .send()
-            .await
-            .map_err(|e| self.send_error(e))?;
-        let response = http::check(response, "Ollama", "").await?;
-        let tags: Tags = response.json().await.map_err(|e| self.send_error(e))?;
+        let tags: Tags =
+            self.endpoint.get_json(self.client.get(format!("{}/api/tags", self.endpoint.url))).await?;
         Ok(tags.models.into_iter().map(|t| t.name).collect())
     }
 
@@ -80,7 +61,7 @@ impl Ollama {
         let shown: Show = async {
             let r = self
                 .client
-                .post(format!("{}/api/show", self.base_url))
+                .post(format!("{}/api/show", self.endpoint.url))
                 .json(&json!({ "model": model }))
                 .send()
                 .await
@@ -276,14 +257,9 @@ impl Provider for Ollama {
 
     fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(async move {
-            let response = self
-                .client
-                .post(format!("{}/api/chat", self.base_url))
-                .json(&Self::body(&request))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
-            let response = match http::check(response, "Ollama", &request.model).await {
+            let post =
+                self.client.post(format!("{}/api/chat", self.endpoint.url)).json(&Self::body(&request));
+            let response = match self.endpoint.send(post, &request.model).await {
                 Err(ProviderError::ModelNotFound { provider, model, .. }) => {
                     let available = self.tags().await.unwrap_or_default();
                     return Err(ProviderError::ModelNotFound { provider, model, available });

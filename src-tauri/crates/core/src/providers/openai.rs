@@ -19,8 +19,7 @@ use super::{
 };
 
 pub struct OpenAi {
-    name: String,
-    base_url: String,
+    endpoint: http::Endpoint,
     api_key: Option<String>,
     client: reqwest::Client,
     timeouts: Timeouts,
@@ -28,9 +27,9 @@ pub struct OpenAi {
 
 impl OpenAi {
     pub fn new(name: &str, base_url: &str, api_key: Option<String>, timeouts: Timeouts) -> Self {
+        let hint = "Check the server is running and its URL in Settings -> Models.";
         Self {
-            name: name.to_owned(),
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            endpoint: http::Endpoint::new(name, base_url, hint),
             api_key,
             client: http::client(&timeouts),
             timeouts,
@@ -38,23 +37,11 @@ impl OpenAi {
     }
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let mut r = self.client.request(method, format!("{}{path}", self.base_url));
+        let mut r = self.client.request(method, format!("{}{path}", self.endpoint.url));
         if let Some(key) = &self.api_key {
             r = r.bearer_auth(key);
         }
         r
-    }
-
-    fn send_error(&self, e: reqwest::Error) -> ProviderError {
-        if e.is_connect() || e.is_timeout() {
-            ProviderError::Unreachable {
-                provider: self.name.clone(),
-                url: self.base_url.clone(),
-                hint: "Check the server is running and its URL in Settings -> Models.".into(),
-            }
-        } else {
-            ProviderError::Stream { provider: self.name.clone(), message: e.to_string() }
-        }
     }
 
     fn body(request: &ChatRequest) -> Value {
@@ -286,7 +273,7 @@ fn known_model(name: &str) -> (Capabilities, Option<u32>) {
 
 impl Provider for OpenAi {
     fn name(&self) -> &str {
-        &self.name
+        &self.endpoint.provider
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
@@ -299,22 +286,15 @@ impl Provider for OpenAi {
             struct Item {
                 id: String,
             }
-            let response = self
-                .request(reqwest::Method::GET, "/models")
-                .timeout(std::time::Duration::from_secs(15))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
-            let list: List =
-                http::check(response, &self.name, "").await?.json().await.map_err(|e| self.send_error(e))?;
+            let list: List = self.endpoint.get_json(self.request(reqwest::Method::GET, "/models")).await?;
             Ok(list
                 .data
                 .into_iter()
                 .map(|m| {
                     let (capabilities, context_length) = known_model(&m.id);
                     ModelInfo {
-                        id: format!("{}:{}", self.name, m.id),
-                        provider: self.name.clone(),
+                        id: format!("{}:{}", self.endpoint.provider, m.id),
+                        provider: self.endpoint.provider.clone(),
                         name: m.id,
                         capabilities,
                         context_length,
@@ -326,16 +306,12 @@ impl Provider for OpenAi {
 
     fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(async move {
-            let response = self
-                .request(reqwest::Method::POST, "/chat/completions")
-                .json(&Self::body(&request))
-                .send()
-                .await
-                .map_err(|e| self.send_error(e))?;
-            let response = http::check(response, &self.name, &request.model).await?;
-            let events = http::sse(http::lines(response, &self.name, self.timeouts));
-            let mut decoder = Decoder { provider: self.name.clone(), ..Decoder::default() };
-            Ok(http::events_from(events, &self.name, move |event| decoder.feed(event)))
+            let post = self.request(reqwest::Method::POST, "/chat/completions").json(&Self::body(&request));
+            let response = self.endpoint.send(post, &request.model).await?;
+            let name = &self.endpoint.provider;
+            let events = http::sse(http::lines(response, name, self.timeouts));
+            let mut decoder = Decoder { provider: name.clone(), ..Decoder::default() };
+            Ok(http::events_from(events, name, move |event| decoder.feed(event)))
         })
     }
 }
