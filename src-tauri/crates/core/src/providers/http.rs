@@ -29,7 +29,19 @@ impl Default for Timeouts {
     }
 }
 
+/// Makes rustls' ring provider the process default, once. reqwest is built without a bundled
+/// provider (no aws-lc C build), so every client, ours and rmcp's HTTP transport, needs this
+/// before it is built.
+pub fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Fails only when another provider is already installed, which is just as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 pub fn client(timeouts: &Timeouts) -> reqwest::Client {
+    install_tls_provider();
     reqwest::Client::builder()
         .connect_timeout(timeouts.connect)
         .user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))

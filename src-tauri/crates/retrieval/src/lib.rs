@@ -1,0 +1,1 @@
+//! Top-K tool retrieval (being written).
