@@ -35,6 +35,20 @@ const COMMANDS: &[&str] = &[
     "keys_overview",
     "key_set",
     "key_delete",
+    "mcp_overview",
+    "mcp_start",
+    "mcp_stop",
+    "mcp_restart",
+    "mcp_refresh",
+    "mcp_import",
+    "mcp_remove",
+    "mcp_set_enabled",
+    "mcp_logs",
+    "mcp_read_resource",
+    "mcp_get_prompt",
+    "set_tool_settings",
+    "questions_pending",
+    "question_answer",
 ];
 
 fn main() {

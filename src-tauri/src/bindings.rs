@@ -3,8 +3,8 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, chat, history, review, window};
-use crate::events::{NavigateRequested, ReviewArrived, WindowModeChanged};
+use crate::commands::{app, chat, history, review, tools, window};
+use crate::events::{McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, WindowModeChanged};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
@@ -43,8 +43,28 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             chat::keys_overview,
             chat::key_set,
             chat::key_delete,
+            tools::mcp_overview,
+            tools::mcp_start,
+            tools::mcp_stop,
+            tools::mcp_restart,
+            tools::mcp_refresh,
+            tools::mcp_import,
+            tools::mcp_remove,
+            tools::mcp_set_enabled,
+            tools::mcp_logs,
+            tools::mcp_read_resource,
+            tools::mcp_get_prompt,
+            tools::set_tool_settings,
+            tools::questions_pending,
+            tools::question_answer,
         ])
-        .events(collect_events![WindowModeChanged, NavigateRequested, ReviewArrived])
+        .events(collect_events![
+            WindowModeChanged,
+            NavigateRequested,
+            ReviewArrived,
+            McpChanged,
+            QuestionEvent
+        ])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()
         // Ids, token counts and millisecond times are i64 in Rust; all stay far below 2^53.

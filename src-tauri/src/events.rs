@@ -31,3 +31,15 @@ pub enum Route {
 pub struct ReviewArrived {
     pub id: i64,
 }
+
+/// An MCP server's status, tools or log changed.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct McpChanged {
+    pub event: perch_core::mcp::McpEvent,
+}
+
+/// A question for the user was asked, or settled (answered or no longer needed).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct QuestionEvent {
+    pub event: perch_core::asks::AskEvent,
+}

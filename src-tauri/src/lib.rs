@@ -6,6 +6,7 @@ mod error;
 mod events;
 mod reviews;
 mod state;
+mod tools;
 mod tray;
 mod window;
 
@@ -46,6 +47,7 @@ pub fn run() {
             window::create(app.handle())?;
             if let Ok(engine) = &engine {
                 reviews::start(app.handle(), engine);
+                tools::start(app.handle(), engine);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");
@@ -64,6 +66,8 @@ pub fn run() {
             if let Ok(engine) = &app.state::<AppState>().engine {
                 // Answers in flight are stopped and saved before the process ends.
                 tauri::async_runtime::block_on(engine.stop_all_runs(std::time::Duration::from_secs(2)));
+                // No MCP server outlives the app: each is closed, and killed if it lingers.
+                tauri::async_runtime::block_on(engine.stop_mcp_servers());
                 engine.shutdown();
             }
         }

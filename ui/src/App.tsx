@@ -6,6 +6,8 @@ import { Layout } from "./components/Layout";
 import { MiniBubble } from "./components/MiniBubble";
 import { FatalScreen } from "./components/FatalScreen";
 import { SettingsProvider } from "./lib/settings";
+import { QuestionsProvider } from "./lib/questions";
+import { QuestionDialogs } from "./components/tools/QuestionDialogs";
 import { useGlobalShortcuts } from "./lib/shortcuts";
 
 export default function App() {
@@ -41,9 +43,12 @@ export default function App() {
   if (mode === "mini") return <MiniBubble />;
   return (
     <SettingsProvider>
-      <HashRouter>
-        <Layout status={status} />
-      </HashRouter>
+      <QuestionsProvider>
+        <HashRouter>
+          <Layout status={status} />
+        </HashRouter>
+        <QuestionDialogs />
+      </QuestionsProvider>
     </SettingsProvider>
   );
 }

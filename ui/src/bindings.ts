@@ -67,16 +67,36 @@ export const commands = {
 	/**  Stores a key and checks it with one call that lists the provider's models. */
 	keySet: (provider: string, key: string) => typedError<KeyCheck, CommandError>(__TAURI_INVOKE("key_set", { provider, key })),
 	keyDelete: (provider: string) => typedError<null, CommandError>(__TAURI_INVOKE("key_delete", { provider })),
+	mcpOverview: () => typedError<McpOverview, CommandError>(__TAURI_INVOKE("mcp_overview")),
+	mcpStart: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_start", { name })),
+	mcpStop: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_stop", { name })),
+	mcpRestart: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_restart", { name })),
+	mcpRefresh: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_refresh", { name })),
+	/**  Adds servers from pasted JSON (or the Add form, which builds the same JSON). */
+	mcpImport: (json: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_import", { json })),
+	mcpRemove: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_remove", { name })),
+	mcpSetEnabled: (name: string, enabled: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_set_enabled", { name, enabled })),
+	mcpLogs: (name: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_logs", { name })),
+	mcpReadResource: (name: string, uri: string) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_read_resource", { name, uri })),
+	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
+	setToolSettings: (tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { tools })),
+	/**  Questions still open (for a window that opened after they were asked). */
+	questionsPending: () => typedError<Ask[], CommandError>(__TAURI_INVOKE("questions_pending")),
+	questionAnswer: (id: number, answer: Answer) => typedError<null, CommandError>(__TAURI_INVOKE("question_answer", { id, answer })),
 };
 
 /** Events */
 export const events = {
+	mcpChanged: makeEvent<McpChanged, McpChanged>("mcp-changed"),
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
+	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
 	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
 
 /* Types */
+export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean };
+
 /**  What the UI needs to know at start: the version, where data lives, and anything to report. */
 export type AppStatus = {
 	version: string,
@@ -87,6 +107,39 @@ export type AppStatus = {
 	schema_version: number | null,
 	notices: StartupNotice[],
 };
+
+/**  How long the user's answer to a tool approval holds. */
+export type ApprovalChoice = 
+/**  Run this call only. */
+"once" | 
+/**  Run this tool without asking for the rest of this conversation. */
+"conversation" | 
+/**  Always run this tool without asking. */
+"always" | 
+/**  Do not run it, now or later. */
+"never" | 
+/**  Do not run this call. */
+"deny";
+
+export type ApprovalQuestion = {
+	run_id: string,
+	conversation_id: string,
+	/**  The tool call's id, so the UI can put the question on its card. */
+	call_id: string,
+	server: string,
+	tool: string,
+	arguments: Value,
+	read_only: boolean,
+};
+
+export type Ask = {
+	id: number,
+	question: Question,
+};
+
+export type AskEvent = { event: "asked"; data: Ask } | 
+/**  Answered, or no longer needed: the UI removes it. */
+{ event: "settled"; data: number };
 
 export type Attachment = {
 	id: number,
@@ -125,6 +178,14 @@ export type CompatibleServer = {
 	needs_key: boolean,
 };
 
+/**  An entry or a file that could not be read, said so a person can fix it. */
+export type ConfigProblem = {
+	file: string,
+	line: number,
+	server: string | null,
+	message: string,
+};
+
 /**  A conversation as History lists it. */
 export type Conversation = {
 	id: string,
@@ -140,6 +201,8 @@ export type Conversation = {
 export type ConversationDetail = {
 	conversation: Conversation,
 	messages: Message[],
+	/**  The tool calls of its answers, in order. */
+	tool_calls: ToolCallRecord[],
 };
 
 /**
@@ -163,6 +226,15 @@ export type DataDirSource =
 "dev" | 
 /**  The OS app-data dir. */
 "default";
+
+export type ElicitationAction = "accept" | "decline" | "cancel";
+
+export type ElicitationQuestion = {
+	server: string,
+	message: string,
+	/**  A JSON schema of an object with simple (string, number, boolean, enum) properties. */
+	schema: Value,
+};
 
 export type ErrorKind = 
 /**  What was asked for does not exist (any more). */
@@ -227,6 +299,28 @@ export type KeysOverview = {
 	keys: KeyStatus[],
 };
 
+/**  An MCP server's status, tools or log changed. */
+export type McpChanged = {
+	event: McpEvent,
+};
+
+/**  What changed, for the dashboard and tool cards. */
+export type McpEvent = 
+/**  A server's status, tools or config changed: fetch the list again. */
+{ event: "changed"; data: {
+	server: string,
+} } | 
+/**  A line on a server's stderr. */
+{ event: "log"; data: {
+	server: string,
+	line: string,
+} };
+
+export type McpOverview = {
+	servers: ServerView[],
+	problems: ConfigProblem[],
+};
+
 export type Message = {
 	id: number,
 	conversation_id: string,
@@ -253,6 +347,8 @@ export type MessageView = {
 	/**  Every version of this message, oldest first (empty when there is only one). */
 	versions: Message[],
 	attachments: Attachment[],
+	/**  The tools this answer called, in order (placed in its text by `text_offset`). */
+	tool_calls: ToolCallRecord[],
 	/**  USD for this answer's tokens, for priced (cloud) models. */
 	cost: number | null,
 };
@@ -297,6 +393,25 @@ export type Price = {
 	output: number | null,
 };
 
+/**  Progress a server reports on a running call. */
+export type Progress = {
+	progress: number | null,
+	total: number | null,
+	message: string | null,
+};
+
+export type PromptArgumentView = {
+	name: string,
+	description: string | null,
+	required: boolean,
+};
+
+export type PromptView = {
+	name: string,
+	description: string | null,
+	arguments: PromptArgumentView[],
+};
+
 /**  Models of one provider, or why they could not be listed. */
 export type ProviderModels = {
 	provider: string,
@@ -317,12 +432,36 @@ export type ProviderSettings = {
 	compatible?: CompatibleServer[],
 };
 
+export type Question = {
+	kind: "tool_approval",
+} & ApprovalQuestion | {
+	kind: "elicitation",
+} & ElicitationQuestion | {
+	kind: "sampling",
+} & SamplingQuestion;
+
+/**  A question for the user was asked, or settled (answered or no longer needed). */
+export type QuestionEvent = {
+	event: AskEvent,
+};
+
 export type Rect = {
 	x: number,
 	y: number,
 	width: number,
 	height: number,
 };
+
+export type ResourceView = {
+	uri: string,
+	name: string,
+	description: string | null,
+	mime_type: string | null,
+};
+
+export type RetrieverChoice = 
+/**  The best available: the embedded model when downloaded, else Ollama's embeddings, else BM25. */
+"auto" | "mini_lm" | "ollama" | "bm25";
 
 /**  A new version of the review arrived over the review socket. */
 export type ReviewArrived = {
@@ -375,6 +514,19 @@ export type Route =
 /**  A fresh, empty chat. */
 "new_chat" | "history" | "settings" | "review";
 
+/**  What a rule decides for the tools it matches. */
+export type RuleDecision = "allow" | "ask" | "deny";
+
+export type SamplingQuestion = {
+	server: string,
+	/**  The messages the server wants the model to answer, as plain text. */
+	messages: string[],
+	system_prompt: string | null,
+	max_tokens: number,
+	/**  The model that would answer (`provider:model`). */
+	model: string,
+};
+
 /**
  *  One search match. `snippet` marks matched words with U+0002 before and U+0003 after,
  *  characters that never occur in text, so the UI can highlight without parsing HTML.
@@ -388,6 +540,46 @@ export type SearchHit = {
 	created_at: number,
 };
 
+/**  One server, ready to start. */
+export type ServerConfig = {
+	name: string,
+	transport: Transport,
+	enabled: boolean,
+	/**  Start with the app (otherwise from the dashboard, or on first use by the CLI). */
+	auto_start: boolean,
+	/**  Seconds a tool call may take. */
+	timeout_secs: number,
+	/**  Tools always offered to the model, whatever the top-K retrieval picks. */
+	always_on: string[],
+	/**  Shipped with Perch (removing it only turns it off). */
+	bundled: boolean,
+};
+
+export type ServerStatus = 
+/**  Not running (never started, turned off, or stopped by the user). */
+"stopped" | "starting" | "connected" | 
+/**  It went away; a restart is scheduled. */
+"disconnected" | 
+/**  It failed and will not be restarted until the user asks. */
+"error";
+
+/**  One server as the dashboard and `perch mcp list` show it. */
+export type ServerView = {
+	config: ServerConfig,
+	status: ServerStatus,
+	pid: number | null,
+	last_error: string | null,
+	/**  When it last connected (ms since the epoch). */
+	connected_at: number | null,
+	restarts: number,
+	protocol_version: string | null,
+	/**  The server's own name and version. */
+	server_info: string | null,
+	tools: ToolView[],
+	resources: ResourceView[],
+	prompts: PromptView[],
+};
+
 export type Settings = {
 	theme: ThemePreference,
 	providers: ProviderSettings,
@@ -395,6 +587,7 @@ export type Settings = {
 	/**  The window's mode and bounds, restored at start. */
 	window: WindowPlacement,
 	review: ReviewSettings,
+	tools: ToolSettings,
 };
 
 /**  What happened at start that a person should hear about. */
@@ -407,6 +600,91 @@ export type ThemePreference =
 /**  Follow the operating system's light or dark setting. */
 "system" | "light" | "dark";
 
+export type ToolCallRecord = {
+	/**  Perch's id for the call (unique). */
+	id: string,
+	/**  The provider's id for it, which the tool result refers to. */
+	call_id: string,
+	message_id: number,
+	/**  The agent-loop round it belongs to (0-based). */
+	round: number,
+	/**  Characters of the answer's text before it. */
+	text_offset: number,
+	server: string,
+	tool: string,
+	arguments: Value,
+	status: ToolCallStatus,
+	output: ToolOutput | null,
+	duration_ms: number | null,
+	created_at: number,
+};
+
+export type ToolCallStatus = 
+/**  Waiting for the user's approval. */
+"pending" | "running" | "done" | 
+/**  Ran and failed, or could not run (bad arguments, unknown tool, server down). */
+"error" | 
+/**  The user said no (or a rule did). */
+"denied" | 
+/**  Stopped before it finished. */
+"cancelled";
+
+export type ToolImage = {
+	mime: string,
+	base64: string,
+};
+
+export type ToolOutput = {
+	text: string,
+	images: ToolImage[],
+	is_error: boolean,
+	/**  Characters cut from the text for the model (the card says so). */
+	truncated_chars: number,
+};
+
+/**  `server:tool`, where either part may be `*` (`demo:*`, `*:read_file`). */
+export type ToolRule = {
+	pattern: string,
+	decision: RuleDecision,
+};
+
+/**  Settings -> Tools. */
+export type ToolSettings = {
+	/**  Offer MCP tools to models at all. */
+	enabled?: boolean,
+	/**  Tool rounds in one answer before Perch stops the model. */
+	max_rounds?: number,
+	/**  A tool result longer than this is cut, with a note to the model. */
+	max_result_chars?: number,
+	/**  Skip tools when images are attached (small vision models confuse the two). */
+	skip_with_images?: boolean,
+	/**  Run tools their server marks read-only without asking. */
+	allow_read_only?: boolean,
+	/**  Checked deny, then ask, then allow. */
+	rules?: ToolRule[],
+	/**  How many tools the model sees when more are enabled. */
+	top_k?: number,
+	/**  `server:tool` names always offered. */
+	always_on?: string[],
+	retriever?: RetrieverChoice,
+	/**  Ollama's embedding model, for the Ollama retriever. */
+	ollama_embedding_model?: string,
+	/**  Folders servers may work in (MCP roots). */
+	roots?: string[],
+};
+
+export type ToolView = {
+	name: string,
+	title: string | null,
+	description: string,
+	input_schema: Value,
+	/**  The server says the tool changes nothing. */
+	read_only: boolean,
+	destructive: boolean,
+};
+
+export type Transport = { type: "stdio"; command: string; args: string[]; env: { [key in string]: string }; cwd: string | null } | { type: "http"; url: string; headers: { [key in string]: string } };
+
 /**  Why an answer failed, for the error card. */
 export type TurnError = {
 	kind: string,
@@ -414,7 +692,14 @@ export type TurnError = {
 };
 
 /**  What a turn reports while it runs. */
-export type TurnEvent = { event: "started"; data: TurnStarted } | { event: "thinking"; data: string } | { event: "text"; data: string } | { event: "usage"; data: Usage } | { event: "finished"; data: TurnFinished };
+export type TurnEvent = { event: "started"; data: TurnStarted } | { event: "thinking"; data: string } | { event: "text"; data: string } | { event: "usage"; data: Usage } | 
+/**  A tool call appeared or changed (status, result); the UI replaces its card by id. */
+{ event: "tool_call"; data: ToolCallRecord } | 
+/**  A running tool reported progress. */
+{ event: "tool_progress"; data: {
+	id: string,
+	progress: Progress,
+} } | { event: "finished"; data: TurnFinished };
 
 export type TurnFinished = {
 	message: Message,
@@ -453,6 +738,8 @@ export type Usage = {
 	input_tokens: number,
 	output_tokens: number,
 };
+
+export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 export type WindowMode = "normal" | "mini";
 

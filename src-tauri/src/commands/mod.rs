@@ -4,4 +4,5 @@ pub mod app;
 pub mod chat;
 pub mod history;
 pub mod review;
+pub mod tools;
 pub mod window;

@@ -6,6 +6,8 @@ import type {
   ConversationView,
   ImageInput,
   Message,
+  Progress,
+  ToolCallRecord,
   TurnError,
   TurnEvent,
   TurnKind,
@@ -22,6 +24,9 @@ export interface Streaming {
   thinking: string;
   text: string;
   usage: Usage | null;
+  /** Tool calls of this answer so far, latest state of each. */
+  toolCalls: ToolCallRecord[];
+  progress: Record<string, Progress>;
   /** The question is saved and shown from the conversation. */
   saved: boolean;
 }
@@ -82,7 +87,18 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
         ...s,
         sendError: null,
         answerError: null,
-        streaming: { runId, model, question, images, thinking: "", text: "", usage: null, saved: false },
+        streaming: {
+          runId,
+          model,
+          question,
+          images,
+          thinking: "",
+          text: "",
+          usage: null,
+          toolCalls: [],
+          progress: {},
+          saved: false,
+        },
       }));
       const channel = new Channel<TurnEvent>();
       channel.onmessage = (event) => {
@@ -106,6 +122,27 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
           case "usage":
             setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, usage: event.data } } : s));
             break;
+          case "tool_call": {
+            const record = event.data;
+            // Text that arrived before the call is shown before its card.
+            flush();
+            setState((s) => {
+              if (!s.streaming) return s;
+              const calls = s.streaming.toolCalls.filter((c) => c.id !== record.id);
+              const index = s.streaming.toolCalls.findIndex((c) => c.id === record.id);
+              if (index >= 0) calls.splice(index, 0, record);
+              else calls.push(record);
+              return { ...s, streaming: { ...s.streaming, toolCalls: calls } };
+            });
+            break;
+          }
+          case "tool_progress": {
+            const { id, progress } = event.data;
+            setState((s) =>
+              s.streaming ? { ...s, streaming: { ...s.streaming, progress: { ...s.streaming.progress, [id]: progress } } } : s,
+            );
+            break;
+          }
           case "finished":
             if (frame.current !== null) cancelAnimationFrame(frame.current);
             frame.current = null;

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference } from "../bindings";
+import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference, ToolSettings } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
@@ -9,6 +9,7 @@ interface SettingsState {
   setReview: (review: ReviewSettings) => Promise<void>;
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
+  setTools: (tools: ToolSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -18,6 +19,7 @@ const SettingsContext = createContext<SettingsState>({
   setReview: async () => {},
   setProviders: async () => {},
   setModels: async () => {},
+  setTools: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -48,9 +50,10 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     [save],
   );
   const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
+  const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
 
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools }}>
       {children}
     </SettingsContext.Provider>
   );

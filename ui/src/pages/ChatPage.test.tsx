@@ -38,7 +38,7 @@ function view(messages: Message[]): ConversationView {
       output_tokens: 0,
       message_count: messages.length,
     },
-    messages: messages.map((m) => ({ message: m, versions: [], attachments: [], cost: null })),
+    messages: messages.map((m) => ({ message: m, versions: [], attachments: [], tool_calls: [], cost: null })),
     cost: null,
   };
 }

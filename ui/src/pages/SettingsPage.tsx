@@ -2,6 +2,8 @@ import { useState } from "react";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
+import { McpServers } from "../components/settings/McpServers";
+import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
 import { useSettings } from "../lib/settings";
 import { SHORTCUTS } from "../lib/shortcuts";
 
@@ -18,7 +20,7 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Tools", "MCP", "Reviews"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
@@ -49,6 +51,8 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       )}
       {section === "General" && <General status={status} />}
       {section === "Models" && <ModelsSettings />}
+      {section === "Tools" && <ToolSettingsCard />}
+      {section === "MCP" && <McpServers />}
       {section === "Reviews" && <ReviewSettingsCard />}
     </section>
   );

@@ -29,6 +29,19 @@ export const SETTINGS: Settings = {
     max_line_bytes: 1048576,
     idle_timeout_secs: 30,
   },
+  tools: {
+    enabled: true,
+    max_rounds: 30,
+    max_result_chars: 20000,
+    skip_with_images: true,
+    allow_read_only: false,
+    rules: [],
+    top_k: 8,
+    always_on: [],
+    retriever: "auto",
+    ollama_embedding_model: "all-minilm",
+    roots: [],
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {

@@ -6,9 +6,13 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use base64::Engine as _;
 use perch_core::Engine;
-use perch_core::agent::{ImageInput, TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
+use perch_core::agent::{
+    ImageInput, TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools,
+};
+use perch_core::asks::{Answer, ApprovalChoice, AskEvent, Question};
 use perch_core::providers::{Registry, pick_default};
 use perch_core::store::MessageStatus;
+use perch_core::store::tool_calls::ToolCallStatus;
 
 use crate::output::print_json;
 
@@ -28,6 +32,20 @@ impl TurnSink for Terminal {
                 eprint!("{t}");
                 let _ = std::io::stderr().flush();
             }
+            TurnEvent::ToolCall(call) => {
+                let name = format!("{}:{}", call.server, call.tool);
+                let detail = match (call.status, &call.output) {
+                    (ToolCallStatus::Pending, _) => format!("{}", call.arguments),
+                    (ToolCallStatus::Running, _) => "running".into(),
+                    (status, Some(out)) => {
+                        let first: String =
+                            out.text.lines().next().unwrap_or_default().chars().take(120).collect();
+                        format!("{status:?}: {first}").to_lowercase()
+                    }
+                    (status, None) => format!("{status:?}").to_lowercase(),
+                };
+                eprintln!("[tool {name}] {detail}");
+            }
             TurnEvent::Finished(_) => println!(),
             _ => {}
         }
@@ -40,6 +58,8 @@ pub struct Ask {
     pub images: Vec<PathBuf>,
     pub conversation: Option<String>,
     pub thinking: bool,
+    pub approve: Vec<String>,
+    pub no_tools: bool,
 }
 
 pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
@@ -60,7 +80,11 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         run_id: Some(run_id.clone()),
     };
     let sink = Terminal { thinking: args.thinking };
-    let turn = run_turn(&engine, request, &sink);
+    if !args.no_tools {
+        start_tools(&engine).await;
+    }
+    let options = TurnOptions { extra_rules: tools::approve_rules(&args.approve), no_tools: args.no_tools };
+    let turn = run_turn_with(&engine, request, &sink, options);
     tokio::pin!(turn);
     let answer = tokio::select! {
         answer = &mut turn => answer?,
@@ -70,6 +94,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
             turn.await?
         }
     };
+    engine.stop_mcp_servers().await;
     match answer.status {
         MessageStatus::Error => bail!("{}", answer.error.unwrap_or_else(|| "the answer failed".into())),
         MessageStatus::Stopped => {
@@ -77,6 +102,54 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// Starts the MCP servers (waiting a little for them) and, on a terminal, answers approval
+/// questions from the keyboard. Without a terminal, calls that need approval are declined.
+async fn start_tools(engine: &Engine) {
+    engine.start_mcp_servers().await;
+    let names: Vec<String> = engine
+        .mcp()
+        .list()
+        .into_iter()
+        .filter(|s| s.config.enabled && s.config.auto_start)
+        .map(|s| s.config.name)
+        .collect();
+    let waits = names.iter().map(|n| engine.mcp().ensure_connected(n, std::time::Duration::from_secs(20)));
+    for (name, result) in names.iter().zip(futures::future::join_all(waits).await) {
+        if let Err(e) = result {
+            eprintln!("perch: MCP server {name} is not available: {e}");
+        }
+    }
+    if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return;
+    }
+    let mut questions = engine.asks().subscribe();
+    let asks = engine.asks().clone();
+    tokio::spawn(async move {
+        while let Ok(event) = questions.recv().await {
+            let AskEvent::Asked(ask) = event else { continue };
+            let Question::ToolApproval(q) = ask.question else { continue };
+            eprint!(
+                "Allow {}:{} with {}?\n  [y] once  [c] for this conversation  [a] always  [n] no  [v] never: ",
+                q.server, q.tool, q.arguments
+            );
+            let _ = std::io::stderr().flush();
+            let line = tokio::task::spawn_blocking(|| {
+                let mut line = String::new();
+                std::io::stdin().read_line(&mut line).map(|_| line)
+            })
+            .await;
+            let choice = match line.ok().and_then(Result::ok).as_deref().map(str::trim) {
+                Some("y" | "Y" | "yes") => ApprovalChoice::Once,
+                Some("c" | "C") => ApprovalChoice::Conversation,
+                Some("a" | "A") => ApprovalChoice::Always,
+                Some("v" | "V") => ApprovalChoice::Never,
+                _ => ApprovalChoice::Deny,
+            };
+            let _ = asks.answer(ask.id, Answer::Approval { choice });
+        }
+    });
 }
 
 fn uuid_like() -> String {

@@ -4,6 +4,7 @@ mod ask;
 mod doctor;
 mod history;
 mod keys;
+mod mcp;
 mod output;
 mod review;
 
@@ -47,6 +48,12 @@ enum Command {
         /// Print the model's reasoning to stderr.
         #[arg(long)]
         thinking: bool,
+        /// Let tools run without asking: server:tool, either part may be * (e.g. demo:*). Repeatable.
+        #[arg(long = "approve")]
+        approve: Vec<String>,
+        /// Offer no tools to the model.
+        #[arg(long)]
+        no_tools: bool,
     },
     /// List the models of every provider, with what they can do.
     Models {
@@ -57,6 +64,11 @@ enum Command {
     Keys {
         #[command(subcommand)]
         command: keys::KeysCommand,
+    },
+    /// The MCP servers Perch uses for tools.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp::McpCommand,
     },
     /// Push reviews to the running app, or read its selection.
     Review {
@@ -76,12 +88,13 @@ fn main() -> ExitCode {
             // The doctor opens the data dir itself, so it can report a broken one.
             Command::Doctor { json } => doctor::run(json).await,
             Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
-            Command::Ask { question, model, images, conversation, thinking } => {
-                let args = ask::Ask { question, model, images, conversation, thinking };
+            Command::Ask { question, model, images, conversation, thinking, approve, no_tools } => {
+                let args = ask::Ask { question, model, images, conversation, thinking, approve, no_tools };
                 with_engine(|engine| ask::ask(engine, args)).await
             }
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
+            Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,

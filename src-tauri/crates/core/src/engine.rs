@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use crate::agent::ModelCache;
 use crate::agent::runs::Runs;
+use crate::asks::Asks;
 use crate::keys::Keys;
+use crate::mcp::McpManager;
 use crate::paths::{DataDir, PathsError};
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
@@ -41,6 +43,8 @@ struct Inner {
     keys: Arc<Keys>,
     runs: Runs,
     models: ModelCache,
+    asks: Arc<Asks>,
+    mcp: Arc<McpManager>,
 }
 
 /// What happened at start that a person should hear about.
@@ -59,8 +63,11 @@ impl Engine {
         if interrupted > 0 {
             tracing::info!(interrupted, "answers cut off by the last exit were kept as stopped");
         }
+        store.cancel_unfinished_tool_calls().await?;
         let reviews = Arc::new(ReviewService::new(store.clone()));
         let keys = Arc::new(Keys::new(data_dir.root()));
+        let asks = Arc::new(Asks::default());
+        let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
         let inner = Inner {
             data_dir,
             store,
@@ -71,6 +78,8 @@ impl Engine {
             keys,
             runs: Runs::default(),
             models: ModelCache::default(),
+            asks,
+            mcp,
         };
         Ok(Self { inner: Arc::new(inner) })
     }
@@ -99,6 +108,28 @@ impl Engine {
         &self.inner.models
     }
 
+    /// Questions waiting for the user (tool approvals, elicitation, sampling).
+    pub fn asks(&self) -> &Arc<Asks> {
+        &self.inner.asks
+    }
+
+    pub fn mcp(&self) -> &Arc<McpManager> {
+        &self.inner.mcp
+    }
+
+    /// Starts the MCP servers marked auto-start, with the roots from the settings.
+    pub async fn start_mcp_servers(&self) {
+        let roots = self.settings().get().await.tools.roots.iter().map(PathBuf::from).collect();
+        self.inner.mcp.set_roots(roots).await;
+        self.inner.mcp.set_env(self.child_env());
+        self.inner.mcp.start_auto();
+    }
+
+    /// Stops every MCP server and waits for them to exit (killing those that do not).
+    pub async fn stop_mcp_servers(&self) {
+        self.inner.mcp.shutdown().await;
+    }
+
     pub fn reviews(&self) -> &SharedReviews {
         &self.inner.reviews
     }
@@ -120,6 +151,7 @@ impl Engine {
             tracing::warn!(error = %e, "could not write the review socket's discovery file");
         }
         *self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()) = Some(server);
+        self.inner.mcp.set_env(self.child_env());
         Ok(Some(path))
     }
 

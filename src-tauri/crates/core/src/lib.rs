@@ -2,11 +2,13 @@
 //! the `perch` CLI are thin layers over it.
 
 pub mod agent;
+pub mod asks;
 pub mod doctor;
 pub mod engine;
 pub mod keys;
 pub mod launchers;
 pub mod logging;
+pub mod mcp;
 pub mod paths;
 pub mod prices;
 pub mod probes;

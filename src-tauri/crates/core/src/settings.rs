@@ -130,6 +130,78 @@ impl Default for ReviewSettings {
     }
 }
 
+/// What a rule decides for the tools it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// `server:tool`, where either part may be `*` (`demo:*`, `*:read_file`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct ToolRule {
+    pub pattern: String,
+    pub decision: RuleDecision,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RetrieverChoice {
+    /// The best available: the embedded model when downloaded, else Ollama's embeddings, else BM25.
+    #[default]
+    Auto,
+    MiniLm,
+    Ollama,
+    Bm25,
+}
+
+/// Settings -> Tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct ToolSettings {
+    /// Offer MCP tools to models at all.
+    pub enabled: bool,
+    /// Tool rounds in one answer before Perch stops the model.
+    pub max_rounds: u32,
+    /// A tool result longer than this is cut, with a note to the model.
+    pub max_result_chars: u32,
+    /// Skip tools when images are attached (small vision models confuse the two).
+    pub skip_with_images: bool,
+    /// Run tools their server marks read-only without asking.
+    pub allow_read_only: bool,
+    /// Checked deny, then ask, then allow.
+    pub rules: Vec<ToolRule>,
+    /// How many tools the model sees when more are enabled.
+    pub top_k: u32,
+    /// `server:tool` names always offered.
+    pub always_on: Vec<String>,
+    pub retriever: RetrieverChoice,
+    /// Ollama's embedding model, for the Ollama retriever.
+    pub ollama_embedding_model: String,
+    /// Folders servers may work in (MCP roots).
+    pub roots: Vec<String>,
+}
+
+impl Default for ToolSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_rounds: 30,
+            max_result_chars: 20_000,
+            skip_with_images: true,
+            allow_read_only: false,
+            rules: Vec::new(),
+            top_k: 8,
+            always_on: Vec::new(),
+            retriever: RetrieverChoice::Auto,
+            ollama_embedding_model: "all-minilm".into(),
+            roots: Vec::new(),
+        }
+    }
+}
+
 // No `#[serde(default)]`: `from_rows` always starts from a complete default object, so
 // every field is present when deserializing, and the UI's type has no optional fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -140,6 +212,7 @@ pub struct Settings {
     /// The window's mode and bounds, restored at start.
     pub window: WindowPlacement,
     pub review: ReviewSettings,
+    pub tools: ToolSettings,
 }
 
 impl Default for Settings {
@@ -150,6 +223,7 @@ impl Default for Settings {
             models: ModelSettings { thinking: true, ..ModelSettings::default() },
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
+            tools: ToolSettings::default(),
         }
     }
 }

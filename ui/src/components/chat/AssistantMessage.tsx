@@ -1,10 +1,9 @@
 import { useState } from "react";
 import type { Message, MessageView, TurnError } from "../../bindings";
 import { formatCost, formatTokens } from "../../lib/models";
-import { Markdown } from "../LazyMarkdown";
+import { AnswerBody } from "./AnswerBody";
 import { ErrorCard } from "./ErrorCard";
 import type { Streaming } from "../../lib/chat";
-import { StreamingMarkdown } from "./StreamingMarkdown";
 import { Thinking } from "./Thinking";
 
 interface Props {
@@ -25,7 +24,8 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
     return (
       <article className="message assistant" aria-label="Answer" aria-busy="true">
         <Thinking text={streaming.thinking} live answering={streaming.text.length > 0} />
-        {streaming.text ? <StreamingMarkdown text={streaming.text} /> : !streaming.thinking && <p className="muted waiting">…</p>}
+        <AnswerBody text={streaming.text} toolCalls={streaming.toolCalls} progress={streaming.progress} streaming />
+        {!streaming.text && !streaming.thinking && streaming.toolCalls.length === 0 && <p className="muted waiting">…</p>}
         <footer className="message-meta">{streaming.model}</footer>
       </article>
     );
@@ -40,7 +40,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   return (
     <article className="message assistant" aria-label="Answer">
       <Thinking text={message.thinking ?? ""} live={false} answering />
-      {message.content && <Markdown markdown={message.content} />}
+      <AnswerBody text={message.content} toolCalls={shown === null ? (view?.tool_calls ?? []) : []} />
       {stopped && <p className="muted small-note">Stopped.</p>}
       {failed && <ErrorCard error={shown === null ? (error ?? null) : null} fallback={message.error} />}
       <footer className="message-meta">

@@ -6,6 +6,7 @@ pub mod attachments;
 pub mod context;
 pub mod runs;
 pub mod thread;
+pub mod tools;
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Engine;
 use crate::providers::{
-    ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, StreamEvent, Usage,
+    ChatMessage, ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, StreamEvent, ToolCall,
+    Usage,
 };
 use crate::store::{Conversation, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
 
@@ -68,6 +70,13 @@ pub enum TurnEvent {
     Thinking(String),
     Text(String),
     Usage(Usage),
+    /// A tool call appeared or changed (status, result); the UI replaces its card by id.
+    ToolCall(Box<crate::store::tool_calls::ToolCallRecord>),
+    /// A running tool reported progress.
+    ToolProgress {
+        id: String,
+        progress: crate::mcp::Progress,
+    },
     Finished(Box<TurnFinished>),
 }
 
@@ -111,11 +120,29 @@ impl From<ProviderError> for TurnError {
     }
 }
 
+/// How a turn may differ from the app's settings.
+#[derive(Debug, Clone, Default)]
+pub struct TurnOptions {
+    /// Rules for this turn only, checked before the saved ones (`perch ask --approve demo:*`).
+    pub extra_rules: Vec<crate::settings::ToolRule>,
+    /// Offer no tools this time.
+    pub no_tools: bool,
+}
+
 /// Runs one turn to its end. Returns the saved answer (complete, stopped or failed).
 pub async fn run_turn(
     engine: &Engine,
     request: TurnRequest,
     sink: &dyn TurnSink,
+) -> Result<Message, ChatError> {
+    run_turn_with(engine, request, sink, TurnOptions::default()).await
+}
+
+pub async fn run_turn_with(
+    engine: &Engine,
+    request: TurnRequest,
+    sink: &dyn TurnSink,
+    options: TurnOptions,
 ) -> Result<Message, ChatError> {
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
@@ -193,20 +220,46 @@ pub async fn run_turn(
         context_length,
     })));
 
-    let chat = ChatRequest {
-        model: id.model.clone(),
-        messages: built.messages,
-        tools: Vec::new(),
-        think,
-        max_output_tokens: None,
-    };
     // A model that is missing or cannot be reached is recorded as the answer's error, so the
     // question is kept with an error card; other lookup failures (a server without a model
     // list) do not stop the attempt.
-    let outcome = match info {
-        Err(e) if blocks_the_answer(&e) => Outcome { error: Some(e), ..Outcome::default() },
-        _ => stream_answer(&*provider, chat, store, assistant.id, &run.token, sink).await,
-    };
+    let mut outcome = Outcome::default();
+    match info {
+        Err(e) if blocks_the_answer(&e) => outcome.error = Some(e),
+        info => {
+            let has_images = built
+                .messages
+                .iter()
+                .any(|m| matches!(m, ChatMessage::User { images, .. } if !images.is_empty()));
+            let offered = if settings.tools.enabled
+                && !options.no_tools
+                && info.as_ref().map_or(true, |i| i.capabilities.tools)
+                && !(has_images && settings.tools.skip_with_images)
+            {
+                tools::offered_tools(engine.mcp().tools())
+            } else {
+                Vec::new()
+            };
+            let calls = tools::CallContext {
+                engine,
+                settings: &settings.tools,
+                conversation_id: &conversation.id,
+                message_id: assistant.id,
+                run_id: &run.id,
+                cancel: &run.token,
+                sink,
+                extra_rules: &options.extra_rules,
+            };
+            let chat = ChatRequest {
+                model: id.model.clone(),
+                messages: built.messages,
+                tools: tools::specs(&offered),
+                think,
+                max_output_tokens: None,
+            };
+            agent_loop(&*provider, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome).await;
+        }
+    }
     let status = match (&outcome.error, outcome.stopped) {
         (_, true) => MessageStatus::Stopped,
         (Some(_), _) => MessageStatus::Error,
@@ -306,7 +359,79 @@ struct Outcome {
     stopped: bool,
 }
 
-/// Streams one answer to the sink, saving progress, until it ends, fails or is stopped.
+/// The loop every provider shares: stream; when the model asks for tools, run them (checked,
+/// approved, concurrently) and stream again with the results, up to `max_rounds` rounds.
+async fn agent_loop(
+    provider: &dyn Provider,
+    mut chat: ChatRequest,
+    offered: &[tools::OfferedTool],
+    calls: &tools::CallContext<'_>,
+    max_rounds: u32,
+    out: &mut Outcome,
+) {
+    let mut declined: Vec<(String, String)> = Vec::new();
+    let mut round = 0u32;
+    loop {
+        let text_before = out.text.len();
+        let asked = stream_answer(
+            provider,
+            chat.clone(),
+            calls.engine.store(),
+            calls.message_id,
+            calls.cancel,
+            calls.sink,
+            out,
+        )
+        .await;
+        if asked.is_empty() || out.stopped || out.error.is_some() {
+            return;
+        }
+        if round >= max_rounds {
+            let note = format!("\n\n_Perch stopped here after {max_rounds} rounds of tool calls._");
+            out.text.push_str(&note);
+            calls.sink.send(TurnEvent::Text(note));
+            return;
+        }
+        // Asking again for exactly what the user declined ends the turn instead of looping.
+        if asked.iter().any(|c| declined.contains(&(c.name.clone(), c.arguments.to_string()))) {
+            let note = "\n\n_Perch stopped here: the model asked again for a tool call you declined._";
+            out.text.push_str(note);
+            calls.sink.send(TurnEvent::Text(note.to_owned()));
+            return;
+        }
+        let offset = u32::try_from(out.text.chars().count()).unwrap_or(u32::MAX);
+        let results = calls.run_round(round, offset, asked.clone(), offered).await;
+        chat.messages
+            .push(ChatMessage::Assistant { text: out.text[text_before..].to_owned(), tool_calls: asked });
+        for r in results {
+            if r.denied {
+                declined.push((r.call.name.clone(), r.call.arguments.to_string()));
+            }
+            chat.messages.push(ChatMessage::Tool {
+                call_id: r.call.id.clone(),
+                name: r.call.name.clone(),
+                content: r.output.text.clone(),
+                is_error: r.output.is_error,
+            });
+        }
+        if calls.cancel.is_cancelled() {
+            out.stopped = true;
+            return;
+        }
+        round += 1;
+        if round >= max_rounds {
+            // The last request offers no tools, so the model answers with what it has.
+            chat.tools.clear();
+            chat.messages.push(ChatMessage::System(format!(
+                "You have used {max_rounds} rounds of tool calls, the most allowed for one answer. \
+                 Answer now with what you have, and say what is left to do."
+            )));
+        }
+    }
+}
+
+/// Streams one step of the answer to the sink, saving progress, until it ends, fails or is
+/// stopped. Returns the tool calls the model asked for.
 async fn stream_answer(
     provider: &dyn Provider,
     request: ChatRequest,
@@ -314,13 +439,14 @@ async fn stream_answer(
     message_id: i64,
     cancel: &tokio_util::sync::CancellationToken,
     sink: &dyn TurnSink,
-) -> Outcome {
-    let mut out = Outcome::default();
+    out: &mut Outcome,
+) -> Vec<ToolCall> {
+    let mut asked = Vec::new();
     let mut stream = tokio::select! {
-        _ = cancel.cancelled() => { out.stopped = true; return out; }
+        _ = cancel.cancelled() => { out.stopped = true; return asked; }
         started = provider.stream_chat(request) => match started {
             Ok(stream) => stream,
-            Err(e) => { out.error = Some(e); return out; }
+            Err(e) => { out.error = Some(e); return asked; }
         },
     };
     let mut last_save = Instant::now();
@@ -346,11 +472,17 @@ async fn stream_answer(
                     sink.send(TurnEvent::Text(t));
                 }
                 StreamEvent::Usage(u) => {
-                    out.usage = Some(u);
-                    sink.send(TurnEvent::Usage(u));
+                    // Each round is billed; the answer's usage is the sum.
+                    let total = out.usage.unwrap_or_default();
+                    let sum = Usage {
+                        input_tokens: total.input_tokens + u.input_tokens,
+                        output_tokens: total.output_tokens + u.output_tokens,
+                    };
+                    out.usage = Some(sum);
+                    sink.send(TurnEvent::Usage(sum));
                 }
-                // Tool calls are the tool loop's; until it exists they end the answer.
-                StreamEvent::ToolCall(_) | StreamEvent::Done(_) => {}
+                StreamEvent::ToolCall(call) => asked.push(call),
+                StreamEvent::Done(_) => {}
             },
         }
         if last_save.elapsed() >= SAVE_EVERY {
@@ -361,7 +493,7 @@ async fn stream_answer(
             }
         }
     }
-    out
+    asked
 }
 
 /// Engine helpers the turn needs.

@@ -24,6 +24,8 @@ pub struct MessageView {
     /// Every version of this message, oldest first (empty when there is only one).
     pub versions: Vec<Message>,
     pub attachments: Vec<Attachment>,
+    /// The tools this answer called, in order (placed in its text by `text_offset`).
+    pub tool_calls: Vec<crate::store::tool_calls::ToolCallRecord>,
     /// USD for this answer's tokens, for priced (cloud) models.
     pub cost: Option<f64>,
 }
@@ -43,6 +45,7 @@ pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[P
                 .map(|g| g.iter().map(|v| (*v).clone()).collect())
                 .unwrap_or_default(),
             attachments: attachments.iter().filter(|a| a.message_id == m.id).cloned().collect(),
+            tool_calls: detail.tool_calls.iter().filter(|c| c.message_id == m.id).cloned().collect(),
             cost: cost_of(m),
         })
         .collect();

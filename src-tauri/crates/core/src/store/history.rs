@@ -117,6 +117,8 @@ impl NewMessage {
 pub struct ConversationDetail {
     pub conversation: Conversation,
     pub messages: Vec<Message>,
+    /// The tool calls of its answers, in order.
+    pub tool_calls: Vec<super::tool_calls::ToolCallRecord>,
 }
 
 /// One search match. `snippet` marks matched words with U+0002 before and U+0003 after,
@@ -368,7 +370,8 @@ fn conversation_detail(conn: &Connection, id_or_prefix: &str) -> Result<Conversa
     let mut stmt = conn
         .prepare(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?1 ORDER BY id"))?;
     let messages = stmt.query_map([&id], message_from_row)?.collect::<Result<_, _>>()?;
-    Ok(ConversationDetail { conversation, messages })
+    let tool_calls = super::tool_calls::of_conversation(conn, &id)?;
+    Ok(ConversationDetail { conversation, messages, tool_calls })
 }
 
 /// Most recently updated first.

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/002_search.sql"),
     include_str!("migrations/003_alternatives.sql"),
     include_str!("migrations/004_search_prefixes.sql"),
+    include_str!("migrations/005_tool_calls.sql"),
 ];
 
 /// The schema version this build writes.

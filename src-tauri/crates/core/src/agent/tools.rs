@@ -1,0 +1,364 @@
+//! The tool side of the agent loop: which tools a turn offers, the checks every call passes
+//! (a known tool, arguments that fit its schema, the approval gate) and running one round's
+//! calls concurrently, each saved and reported as it goes.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{TurnEvent, TurnSink};
+use crate::Engine;
+use crate::asks::{Answer, ApprovalChoice, ApprovalQuestion, Question};
+use crate::mcp::{CallError, ToolOutput, ToolView};
+use crate::providers::{ToolCall, ToolSpec};
+use crate::settings::{RuleDecision, ToolRule, ToolSettings};
+use crate::store::tool_calls::{ToolCallRecord, ToolCallStatus};
+
+/// A tool offered to the model under a name providers accept (`server__tool`).
+#[derive(Debug, Clone)]
+pub struct OfferedTool {
+    pub name: String,
+    pub server: String,
+    pub tool: ToolView,
+}
+
+/// `server__tool`, with anything providers reject replaced, at most 64 characters.
+pub fn model_name(server: &str, tool: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+    };
+    let mut name = format!("{}__{}", clean(server), clean(tool));
+    name.truncate(64);
+    name
+}
+
+pub fn specs(tools: &[OfferedTool]) -> Vec<ToolSpec> {
+    tools
+        .iter()
+        .map(|t| ToolSpec {
+            name: t.name.clone(),
+            description: t.tool.description.clone(),
+            input_schema: t.tool.input_schema.clone(),
+        })
+        .collect()
+}
+
+/// Does `pattern` (`server:tool`, either part `*`) match?
+pub fn rule_matches(pattern: &str, server: &str, tool: &str) -> bool {
+    let (ps, pt) = pattern.split_once(':').unwrap_or((pattern, "*"));
+    let part = |p: &str, v: &str| p == "*" || p.eq_ignore_ascii_case(v);
+    part(ps.trim(), server) && part(pt.trim(), tool)
+}
+
+/// The rules' verdict: deny wins over ask, ask over allow; `None` when no rule matches.
+pub fn rules_decide(rules: &[ToolRule], server: &str, tool: &str) -> Option<RuleDecision> {
+    [RuleDecision::Deny, RuleDecision::Ask, RuleDecision::Allow]
+        .into_iter()
+        .find(|d| rules.iter().any(|r| r.decision == *d && rule_matches(&r.pattern, server, tool)))
+}
+
+/// Checks arguments against the tool's input schema; the errors are said for the model.
+pub fn check_arguments(schema: &Value, arguments: &Value) -> Result<(), String> {
+    if !arguments.is_object() {
+        return Err(format!("the arguments must be a JSON object, not {arguments}"));
+    }
+    let Ok(validator) = jsonschema::validator_for(schema) else {
+        // A schema we cannot compile is the server's problem; let the server judge.
+        return Ok(());
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(arguments)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+        })
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+}
+
+/// What one turn's tool calls share.
+pub struct CallContext<'a> {
+    pub engine: &'a Engine,
+    pub settings: &'a ToolSettings,
+    pub conversation_id: &'a str,
+    pub message_id: i64,
+    pub run_id: &'a str,
+    pub cancel: &'a CancellationToken,
+    pub sink: &'a dyn TurnSink,
+    /// Rules given for this turn only (`perch ask --approve demo:*`).
+    pub extra_rules: &'a [ToolRule],
+}
+
+/// One call's result, for the model.
+pub struct CallResult {
+    pub call: ToolCall,
+    pub output: ToolOutput,
+    pub denied: bool,
+}
+
+enum Gate {
+    Run,
+    Refuse(String),
+}
+
+impl CallContext<'_> {
+    async fn gate(&self, record: &ToolCallRecord, tool: &OfferedTool) -> Gate {
+        let (server, name) = (record.server.as_str(), record.tool.as_str());
+        let rules: Vec<ToolRule> = self.extra_rules.iter().chain(&self.settings.rules).cloned().collect();
+        match rules_decide(&rules, server, name) {
+            Some(RuleDecision::Deny) => {
+                return Gate::Refuse(format!("The user does not allow the tool {name} of {server}."));
+            }
+            Some(RuleDecision::Allow) => return Gate::Run,
+            Some(RuleDecision::Ask) => {}
+            None => {
+                if self.settings.allow_read_only && tool.tool.read_only {
+                    return Gate::Run;
+                }
+                if self.engine.store().is_granted(self.conversation_id, server, name).await.unwrap_or(false) {
+                    return Gate::Run;
+                }
+            }
+        }
+        let question = Question::ToolApproval(ApprovalQuestion {
+            run_id: self.run_id.to_owned(),
+            conversation_id: self.conversation_id.to_owned(),
+            call_id: record.id.clone(),
+            server: server.to_owned(),
+            tool: name.to_owned(),
+            arguments: record.arguments.clone(),
+            read_only: tool.tool.read_only,
+        });
+        let choice = match self.engine.asks().ask(question, self.cancel).await {
+            Some(Answer::Approval { choice }) => choice,
+            _ if self.cancel.is_cancelled() => return Gate::Refuse("Stopped by the user.".into()),
+            _ => {
+                return Gate::Refuse(
+                    "Nobody could be asked to approve this tool call, so it did not run.".into(),
+                );
+            }
+        };
+        let pattern = format!("{server}:{name}");
+        let remembered = match choice {
+            ApprovalChoice::Conversation => self
+                .engine
+                .store()
+                .grant_tool(self.conversation_id, server, name)
+                .await
+                .map_err(|e| e.to_string()),
+            ApprovalChoice::Always | ApprovalChoice::Never => {
+                let decision =
+                    if choice == ApprovalChoice::Always { RuleDecision::Allow } else { RuleDecision::Deny };
+                self.engine
+                    .settings()
+                    .update(|s| {
+                        s.tools.rules.retain(|r| r.pattern != pattern);
+                        s.tools.rules.push(ToolRule { pattern: pattern.clone(), decision });
+                    })
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = remembered {
+            tracing::warn!(error = %e, "could not remember the approval");
+        }
+        if choice.allows() {
+            Gate::Run
+        } else {
+            Gate::Refuse(format!(
+                "The user declined to run {name} with these arguments. Do not call it again the same \
+                 way; ask the user what they would like to change."
+            ))
+        }
+    }
+
+    async fn save(&self, record: &ToolCallRecord) {
+        if let Err(e) = self
+            .engine
+            .store()
+            .update_tool_call(&record.id, record.status, record.output.as_ref(), record.duration_ms)
+            .await
+        {
+            tracing::warn!(error = %e, "could not save a tool call");
+        }
+        self.sink.send(TurnEvent::ToolCall(Box::new(record.clone())));
+    }
+
+    /// Checks, asks about and runs one call, saving each step.
+    async fn run_one(
+        &self,
+        call: ToolCall,
+        tool: Option<&OfferedTool>,
+        mut record: ToolCallRecord,
+    ) -> CallResult {
+        let finish = |record: &mut ToolCallRecord, status, output: ToolOutput| {
+            record.status = status;
+            record.output = Some(output);
+        };
+        let Some(tool) = tool else {
+            let output = ToolOutput::error(format!(
+                "There is no tool named {:?}. Use one of the tools you were given.",
+                call.name
+            ));
+            finish(&mut record, ToolCallStatus::Error, output.clone());
+            self.save(&record).await;
+            return CallResult { call, output, denied: false };
+        };
+        if let Err(problem) = check_arguments(&tool.tool.input_schema, &call.arguments) {
+            let output = ToolOutput::error(format!(
+                "The arguments do not match the input schema of {}: {problem}. Call it again with \
+                 corrected arguments.",
+                call.name
+            ));
+            finish(&mut record, ToolCallStatus::Error, output.clone());
+            self.save(&record).await;
+            return CallResult { call, output, denied: false };
+        }
+        if let Gate::Refuse(reason) = self.gate(&record, tool).await {
+            let status =
+                if self.cancel.is_cancelled() { ToolCallStatus::Cancelled } else { ToolCallStatus::Denied };
+            let output = ToolOutput::error(reason);
+            finish(&mut record, status, output.clone());
+            self.save(&record).await;
+            return CallResult { call, output, denied: status == ToolCallStatus::Denied };
+        }
+        record.status = ToolCallStatus::Running;
+        self.save(&record).await;
+        let started = Instant::now();
+        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let arguments = call.arguments.as_object().cloned();
+        let calling = self.engine.mcp().call_tool(
+            &tool.server,
+            &tool.tool.name,
+            arguments,
+            self.cancel,
+            Some(progress_tx),
+        );
+        tokio::pin!(calling);
+        let result = loop {
+            tokio::select! {
+                r = &mut calling => break r,
+                Some(p) = progress_rx.recv() => {
+                    self.sink.send(TurnEvent::ToolProgress { id: record.id.clone(), progress: p });
+                }
+            }
+        };
+        record.duration_ms = Some(i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX));
+        let (status, mut output) = match result {
+            Ok(output) if output.is_error => (ToolCallStatus::Error, output),
+            Ok(output) => (ToolCallStatus::Done, output),
+            Err(CallError::Cancelled) => {
+                (ToolCallStatus::Cancelled, ToolOutput::error("Stopped by the user."))
+            }
+            Err(e) => (ToolCallStatus::Error, ToolOutput::error(format!("The tool could not run: {e}."))),
+        };
+        output.truncate(self.settings.max_result_chars.max(500) as usize);
+        finish(&mut record, status, output.clone());
+        self.save(&record).await;
+        CallResult { call, output, denied: false }
+    }
+
+    /// Runs one round's calls concurrently; results come back in the calls' order.
+    pub async fn run_round(
+        &self,
+        round: u32,
+        text_offset: u32,
+        calls: Vec<ToolCall>,
+        offered: &[OfferedTool],
+    ) -> Vec<CallResult> {
+        let mut prepared = Vec::new();
+        for call in calls {
+            let tool = offered.iter().find(|t| t.name == call.name);
+            let record = ToolCallRecord {
+                id: uuid::Uuid::new_v4().to_string(),
+                call_id: call.id.clone(),
+                message_id: self.message_id,
+                round,
+                text_offset,
+                server: tool.map_or_else(String::new, |t| t.server.clone()),
+                tool: tool.map_or_else(|| call.name.clone(), |t| t.tool.name.clone()),
+                arguments: call.arguments.clone(),
+                status: ToolCallStatus::Pending,
+                output: None,
+                duration_ms: None,
+                created_at: crate::store::now_ms(),
+            };
+            if let Err(e) = self.engine.store().add_tool_call(record.clone()).await {
+                tracing::warn!(error = %e, "could not save a tool call");
+            }
+            self.sink.send(TurnEvent::ToolCall(Box::new(record.clone())));
+            prepared.push((call, tool, record));
+        }
+        futures::future::join_all(
+            prepared.into_iter().map(|(call, tool, record)| self.run_one(call, tool, record)),
+        )
+        .await
+    }
+}
+
+/// Picks the tools for a turn from every connected server's tools.
+pub fn offered_tools(all: Vec<(String, ToolView)>) -> Vec<OfferedTool> {
+    let mut seen = HashSet::new();
+    all.into_iter()
+        .map(|(server, tool)| OfferedTool { name: model_name(&server, &tool.name), server, tool })
+        .filter(|t| seen.insert(t.name.clone()))
+        .collect()
+}
+
+/// Shared for tests and the CLI: parse `--approve` values (`demo:*`) into allow rules.
+pub fn approve_rules(patterns: &[String]) -> Vec<ToolRule> {
+    patterns.iter().map(|p| ToolRule { pattern: p.clone(), decision: RuleDecision::Allow }).collect()
+}
+
+pub type SharedOffered = Arc<Vec<OfferedTool>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_are_safe_for_every_provider() {
+        assert_eq!(model_name("demo", "add"), "demo__add");
+        assert_eq!(model_name("my server", "get.time/now"), "my_server__get_time_now");
+        assert_eq!(model_name("s", &"x".repeat(100)).len(), 64);
+    }
+
+    #[test]
+    fn rules_are_checked_deny_then_ask_then_allow() {
+        let rule = |p: &str, d| ToolRule { pattern: p.into(), decision: d };
+        let rules = vec![
+            rule("demo:*", RuleDecision::Allow),
+            rule("demo:divide", RuleDecision::Deny),
+            rule("*:write_file", RuleDecision::Ask),
+            rule("filesystem:*", RuleDecision::Allow),
+        ];
+        assert_eq!(rules_decide(&rules, "demo", "add"), Some(RuleDecision::Allow));
+        assert_eq!(rules_decide(&rules, "demo", "divide"), Some(RuleDecision::Deny));
+        assert_eq!(rules_decide(&rules, "filesystem", "write_file"), Some(RuleDecision::Ask));
+        assert_eq!(rules_decide(&rules, "filesystem", "read_file"), Some(RuleDecision::Allow));
+        assert_eq!(rules_decide(&rules, "time", "now"), None);
+        assert!(rule_matches("demo", "demo", "anything"), "a bare server name covers its tools");
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema_with_a_readable_error() {
+        let schema = json!({
+            "type": "object",
+            "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
+            "required": ["a", "b"]
+        });
+        assert!(check_arguments(&schema, &json!({ "a": 1, "b": 2 })).is_ok());
+        let missing = check_arguments(&schema, &json!({ "a": 1 })).unwrap_err();
+        assert!(missing.contains("\"b\" is a required property"), "{missing}");
+        let wrong = check_arguments(&schema, &json!({ "a": "one", "b": 2 })).unwrap_err();
+        assert!(wrong.starts_with("/a:"), "{wrong}");
+        assert!(check_arguments(&schema, &json!([1, 2])).unwrap_err().contains("JSON object"));
+    }
+}

@@ -1,0 +1,204 @@
+//! Questions Perch must put to the user before going on: may this tool run, what does this
+//! server want filled in (elicitation), may this server use the model (sampling). One
+//! registry for all of them; the app shows them in the window, the CLI on the terminal.
+//!
+//! A question waits until it is answered, the asker gives up (a stopped turn), or nobody is
+//! listening at all, which counts as "no".
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::{broadcast, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// How long the user's answer to a tool approval holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalChoice {
+    /// Run this call only.
+    Once,
+    /// Run this tool without asking for the rest of this conversation.
+    Conversation,
+    /// Always run this tool without asking.
+    Always,
+    /// Do not run it, now or later.
+    Never,
+    /// Do not run this call.
+    Deny,
+}
+
+impl ApprovalChoice {
+    pub fn allows(self) -> bool {
+        matches!(self, Self::Once | Self::Conversation | Self::Always)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ApprovalQuestion {
+    pub run_id: String,
+    pub conversation_id: String,
+    /// The tool call's id, so the UI can put the question on its card.
+    pub call_id: String,
+    pub server: String,
+    pub tool: String,
+    pub arguments: Value,
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ElicitationQuestion {
+    pub server: String,
+    pub message: String,
+    /// A JSON schema of an object with simple (string, number, boolean, enum) properties.
+    pub schema: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct SamplingQuestion {
+    pub server: String,
+    /// The messages the server wants the model to answer, as plain text.
+    pub messages: Vec<String>,
+    pub system_prompt: Option<String>,
+    pub max_tokens: u32,
+    /// The model that would answer (`provider:model`).
+    pub model: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Question {
+    ToolApproval(ApprovalQuestion),
+    Elicitation(ElicitationQuestion),
+    Sampling(SamplingQuestion),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ElicitationAction {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Answer {
+    Approval { choice: ApprovalChoice },
+    Elicitation { action: ElicitationAction, content: Option<Value> },
+    Sampling { approve: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct Ask {
+    pub id: u64,
+    pub question: Question,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum AskEvent {
+    Asked(Ask),
+    /// Answered, or no longer needed: the UI removes it.
+    Settled(u64),
+}
+
+#[derive(Debug)]
+pub struct Asks {
+    next: AtomicU64,
+    pending: Mutex<BTreeMap<u64, (Question, oneshot::Sender<Answer>)>>,
+    events: broadcast::Sender<AskEvent>,
+}
+
+impl Default for Asks {
+    fn default() -> Self {
+        Self { next: AtomicU64::new(1), pending: Mutex::default(), events: broadcast::channel(64).0 }
+    }
+}
+
+impl Asks {
+    pub fn subscribe(&self) -> broadcast::Receiver<AskEvent> {
+        self.events.subscribe()
+    }
+
+    /// Whether anyone (a window, a terminal) can answer questions now.
+    pub fn has_listener(&self) -> bool {
+        self.events.receiver_count() > 0
+    }
+
+    /// Asks and waits. `None` when nobody can answer or `cancel` fires first.
+    pub async fn ask(&self, question: Question, cancel: &CancellationToken) -> Option<Answer> {
+        if !self.has_listener() {
+            return None;
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(id, (question.clone(), tx));
+        let _ = self.events.send(AskEvent::Asked(Ask { id, question }));
+        let answer = tokio::select! {
+            answer = rx => answer.ok(),
+            () = cancel.cancelled() => None,
+        };
+        self.lock().remove(&id);
+        let _ = self.events.send(AskEvent::Settled(id));
+        answer
+    }
+
+    /// The user's answer to question `id`.
+    pub fn answer(&self, id: u64, answer: Answer) -> Result<(), String> {
+        let (_, tx) = self.lock().remove(&id).ok_or_else(|| format!("question {id} is no longer open"))?;
+        tx.send(answer).map_err(|_| format!("question {id} is no longer open"))
+    }
+
+    /// Questions still waiting (for a window that opens after they were asked).
+    pub fn pending(&self) -> Vec<Ask> {
+        self.lock().iter().map(|(id, (q, _))| Ask { id: *id, question: q.clone() }).collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, (Question, oneshot::Sender<Answer>)>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question() -> Question {
+        Question::Elicitation(ElicitationQuestion {
+            server: "s".into(),
+            message: "name?".into(),
+            schema: serde_json::json!({}),
+        })
+    }
+
+    #[tokio::test]
+    async fn a_question_waits_for_its_answer() {
+        let asks = std::sync::Arc::new(Asks::default());
+        let mut events = asks.subscribe();
+        let asking = {
+            let asks = asks.clone();
+            tokio::spawn(async move { asks.ask(question(), &CancellationToken::new()).await })
+        };
+        let AskEvent::Asked(ask) = events.recv().await.unwrap() else { panic!("expected a question") };
+        assert_eq!(asks.pending().len(), 1);
+        let answer = Answer::Sampling { approve: true };
+        asks.answer(ask.id, answer.clone()).unwrap();
+        assert_eq!(asking.await.unwrap(), Some(answer));
+        assert_eq!(events.recv().await.unwrap(), AskEvent::Settled(ask.id));
+        assert!(asks.answer(ask.id, Answer::Sampling { approve: false }).is_err());
+    }
+
+    #[tokio::test]
+    async fn nobody_listening_or_a_cancel_means_no_answer() {
+        let asks = Asks::default();
+        assert_eq!(asks.ask(question(), &CancellationToken::new()).await, None);
+        let _listener = asks.subscribe();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        assert_eq!(asks.ask(question(), &cancel).await, None);
+        assert!(asks.pending().is_empty());
+    }
+}

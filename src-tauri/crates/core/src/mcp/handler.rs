@@ -1,0 +1,149 @@
+//! Perch's side of a connection: who we are, what we support, and what we do when a server
+//! reports progress, changes its tools, or asks for roots, input (elicitation) or the model
+//! (sampling). Questions go to the user through [`crate::asks`]; nothing is granted silently.
+// Roots and sampling are deprecated by the 2026-07-28 protocol, but servers on 2025-11-25
+// (most of those in use) still ask for them.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use futures::future::BoxFuture;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationAction as McpAction, Implementation, ListRootsResult, ProgressNotificationParam,
+    ProgressToken, Root,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Progress;
+use crate::asks::{Answer, Asks, ElicitationAction, ElicitationQuestion, Question};
+
+/// Answers a server's sampling request: asks the user, then the model. Set by the engine,
+/// which knows the models; without one, servers are told Perch cannot sample.
+pub trait Sampler: Send + Sync {
+    fn create_message(
+        &self,
+        server: String,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, String>>;
+}
+
+/// What every connection shares with the manager.
+pub(crate) struct Shared {
+    pub asks: Arc<Asks>,
+    pub roots: RwLock<Vec<PathBuf>>,
+    pub sampler: OnceLock<Arc<dyn Sampler>>,
+    /// Server names whose lists changed and need fetching again.
+    pub changed: mpsc::UnboundedSender<String>,
+    /// Cancelled at shutdown, so pending questions end.
+    pub closing: CancellationToken,
+}
+
+/// Progress listeners by token, for one connection.
+pub(crate) type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<Progress>>>>;
+
+#[derive(Clone)]
+pub(crate) struct PerchClient {
+    pub server: String,
+    pub shared: Arc<Shared>,
+    pub progress: ProgressRoutes,
+}
+
+impl ClientHandler for PerchClient {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = ClientCapabilities::builder()
+            .enable_roots()
+            .enable_roots_list_changed()
+            .enable_sampling()
+            .enable_elicitation()
+            .build();
+        ClientConfig::new(capabilities, Implementation::new("perch", crate::VERSION))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        let routes = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(tx) = routes.get(&params.progress_token) {
+            let _ =
+                tx.send(Progress { progress: params.progress, total: params.total, message: params.message });
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.shared.changed.send(self.server.clone());
+    }
+
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.shared.changed.send(self.server.clone());
+    }
+
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.shared.changed.send(self.server.clone());
+    }
+
+    async fn list_roots(&self, _: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+        let roots = self.shared.roots.read().unwrap_or_else(|p| p.into_inner()).clone();
+        Ok(ListRootsResult::new(
+            roots
+                .iter()
+                .map(|p| {
+                    let mut root = Root::new(format!("file://{}", p.display()));
+                    root.name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                    root
+                })
+                .collect(),
+        ))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let (message, schema) = match request {
+            ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => {
+                (message, serde_json::to_value(requested_schema).unwrap_or_default())
+            }
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                // Perch never opens a link on a server's say-so; show it for the user to follow.
+                let text = format!("{message}\n\nThe server asks you to open: {url}");
+                (text, serde_json::json!({ "type": "object", "properties": {} }))
+            }
+            _ => return Ok(ElicitResult::new(McpAction::Decline)),
+        };
+        let question =
+            Question::Elicitation(ElicitationQuestion { server: self.server.clone(), message, schema });
+        let stop = self.shared.closing.child_token();
+        let answer = tokio::select! {
+            a = self.shared.asks.ask(question, &stop) => a,
+            () = context.ct.cancelled() => None,
+        };
+        Ok(match answer {
+            Some(Answer::Elicitation { action: ElicitationAction::Accept, content }) => {
+                ElicitResult::new(McpAction::Accept).with_content(content.unwrap_or(serde_json::json!({})))
+            }
+            Some(Answer::Elicitation { action: ElicitationAction::Decline, .. }) => {
+                ElicitResult::new(McpAction::Decline)
+            }
+            _ => ElicitResult::new(McpAction::Cancel),
+        })
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(sampler) = self.shared.sampler.get() else {
+            return Err(ErrorData::internal_error("Perch cannot answer sampling requests here", None));
+        };
+        sampler
+            .create_message(self.server.clone(), params)
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))
+    }
+}

@@ -1,0 +1,161 @@
+//! Starting one connection: find the program (bundled servers beside our own executable,
+//! launchers such as `npx` on the login PATH), spawn it in its own process group with stderr
+//! captured, or open a Streamable HTTP session; then the MCP handshake, newest protocol first.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use tokio::process::ChildStderr;
+
+use super::config::Transport;
+use super::handler::PerchClient;
+
+pub(crate) type Client = RunningService<RoleClient, PerchClient>;
+
+/// The longest a server may take to start and answer the handshake (less when its tool
+/// timeout is shorter).
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a server did not start; a permanent failure (a missing program) is not retried.
+pub(crate) struct LaunchError {
+    pub message: String,
+    pub permanent: bool,
+}
+
+impl From<String> for LaunchError {
+    fn from(message: String) -> Self {
+        Self { message, permanent: false }
+    }
+}
+
+pub(crate) struct Launched {
+    pub client: Client,
+    pub pid: Option<u32>,
+}
+
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+/// Where a bundled server (`perch-mcp-*`) lives: beside the running executable, or one folder
+/// up (test binaries run from `target/debug/deps`).
+fn bundled_program(name: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    [dir.to_path_buf(), dir.parent()?.to_path_buf()].into_iter().map(|d| d.join(&file)).find(|p| p.is_file())
+}
+
+/// Resolves a command as the user's shell would, with bundled servers found first.
+pub(crate) async fn resolve(command: &str) -> Result<PathBuf, String> {
+    let path = Path::new(command);
+    if path.components().count() > 1 {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!("{command} does not exist"))
+        };
+    }
+    if command.starts_with("perch-mcp-")
+        && let Some(found) = bundled_program(command)
+    {
+        return Ok(found);
+    }
+    crate::launchers::find(command).await.ok_or_else(|| {
+        let hint = match command {
+            "npx" | "node" | "npm" => " Install Node.js (https://nodejs.org) and start Perch again.",
+            "uvx" | "uv" => " Install uv (https://docs.astral.sh/uv/) and start Perch again.",
+            "python" | "python3" => " Install Python 3 and start Perch again.",
+            _ => "",
+        };
+        format!("{command} was not found on your PATH.{hint}")
+    })
+}
+
+/// Spawns or connects, and completes the handshake. `stderr` receives the child's stderr.
+pub(crate) async fn launch(
+    transport: &Transport,
+    handler: PerchClient,
+    extra_env: &[(String, String)],
+    start_timeout: Duration,
+    on_stderr: impl FnOnce(ChildStderr) + Send,
+) -> Result<Launched, LaunchError> {
+    match transport {
+        Transport::Stdio { command, args, env, cwd } => {
+            let program =
+                resolve(command).await.map_err(|message| LaunchError { message, permanent: true })?;
+            let path = crate::launchers::login_path().await.clone();
+            let mut cmd = process_wrap::tokio::CommandWrap::with_new(&program, |c| {
+                c.args(args).env("PATH", &path).envs(extra_env.iter().map(|(k, v)| (k, v))).envs(env);
+                if let Some(dir) = cwd {
+                    c.current_dir(dir);
+                }
+            });
+            // Its own process group: stopping it also stops what it started (npx -> node).
+            #[cfg(unix)]
+            cmd.wrap(process_wrap::tokio::ProcessGroup::leader());
+            cmd.wrap(process_wrap::tokio::KillOnDrop);
+            let (child, stderr) = TokioChildProcess::builder(cmd)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("could not start {}: {e}", program.display()))?;
+            let pid = child.id();
+            if let Some(stderr) = stderr {
+                on_stderr(stderr);
+            }
+            let client = handshake(handler.serve_with_lifecycle(child, lifecycle()), start_timeout).await?;
+            Ok(Launched { client, pid })
+        }
+        Transport::Http { url, headers } => {
+            crate::providers::http::install_tls_provider();
+            let mut custom = HashMap::new();
+            let mut auth = None;
+            for (name, value) in headers {
+                // rmcp sends the bearer token itself; a pasted "Authorization: Bearer x" maps to it.
+                if name.eq_ignore_ascii_case("authorization") {
+                    auth = Some(value.strip_prefix("Bearer ").unwrap_or(value).to_owned());
+                    continue;
+                }
+                let name =
+                    http::HeaderName::try_from(name.as_str()).map_err(|e| format!("header {name:?}: {e}"))?;
+                let value =
+                    http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+                custom.insert(name, value);
+            }
+            let mut config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            if let Some(token) = auth {
+                config = config.auth_header(token);
+            }
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let client =
+                handshake(handler.serve_with_lifecycle(transport, lifecycle()), start_timeout).await?;
+            Ok(Launched { client, pid: None })
+        }
+    }
+}
+
+async fn handshake<E: std::fmt::Display>(
+    connecting: impl Future<Output = Result<Client, E>>,
+    timeout: Duration,
+) -> Result<Client, String> {
+    match tokio::time::timeout(timeout, connecting).await {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(e)) => Err(format!("the MCP handshake failed: {e}")),
+        Err(_) => Err(format!(
+            "it did not complete the MCP handshake within {} s (is it an MCP server, and does it \
+             write only protocol messages to stdout?)",
+            timeout.as_secs()
+        )),
+    }
+}

@@ -1,0 +1,131 @@
+//! The MCP client side: which servers exist ([`config`]), starting and supervising them
+//! ([`manager`]), and what Perch answers when a server asks something ([`handler`]).
+//! Built on rmcp, speaking the 2026-07-28 protocol and falling back for older servers.
+
+pub mod config;
+mod handler;
+mod launch;
+mod logs;
+pub mod manager;
+pub mod output;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use config::{ConfigProblem, ServerConfig, Transport};
+pub use manager::McpManager;
+pub use output::ToolOutput;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerStatus {
+    /// Not running (never started, turned off, or stopped by the user).
+    Stopped,
+    Starting,
+    Connected,
+    /// It went away; a restart is scheduled.
+    Disconnected,
+    /// It failed and will not be restarted until the user asks.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ToolView {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub input_schema: Value,
+    /// The server says the tool changes nothing.
+    pub read_only: bool,
+    pub destructive: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ResourceView {
+    pub uri: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct PromptArgumentView {
+    pub name: String,
+    pub description: Option<String>,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct PromptView {
+    pub name: String,
+    pub description: Option<String>,
+    pub arguments: Vec<PromptArgumentView>,
+}
+
+/// One server as the dashboard and `perch mcp list` show it.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ServerView {
+    pub config: ServerConfig,
+    pub status: ServerStatus,
+    pub pid: Option<u32>,
+    pub last_error: Option<String>,
+    /// When it last connected (ms since the epoch).
+    pub connected_at: Option<i64>,
+    pub restarts: u32,
+    pub protocol_version: Option<String>,
+    /// The server's own name and version.
+    pub server_info: Option<String>,
+    pub tools: Vec<ToolView>,
+    pub resources: Vec<ResourceView>,
+    pub prompts: Vec<PromptView>,
+}
+
+/// What changed, for the dashboard and tool cards.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum McpEvent {
+    /// A server's status, tools or config changed: fetch the list again.
+    Changed { server: String },
+    /// A line on a server's stderr.
+    Log { server: String, line: String },
+}
+
+/// Progress a server reports on a running call.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// Why a call did not produce a result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CallError {
+    #[error("there is no MCP server named {0:?}")]
+    UnknownServer(String),
+    #[error("{server} is not running ({status})")]
+    NotRunning { server: String, status: String },
+    #[error("{server} has no tool named {tool:?}")]
+    UnknownTool { server: String, tool: String },
+    #[error("{server} did not answer within {secs} s, so the call was cancelled")]
+    Timeout { server: String, secs: u32 },
+    #[error("stopped")]
+    Cancelled,
+    #[error("{server} stopped while the call ran (it crashed or was closed)")]
+    Closed { server: String },
+    #[error("{server}: {message}")]
+    Protocol { server: String, message: String },
+}
+
+impl CallError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::UnknownServer(_) | Self::UnknownTool { .. } => "unknown",
+            Self::NotRunning { .. } => "not_running",
+            Self::Timeout { .. } => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::Closed { .. } => "crashed",
+            Self::Protocol { .. } => "protocol",
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! A tool's result as Perch keeps it: text for the model and the card, images to show (and
+//! to pass to vision models), and whether the tool said it failed.
+
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolImage {
+    pub mime: String,
+    pub base64: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolOutput {
+    pub text: String,
+    pub images: Vec<ToolImage>,
+    pub is_error: bool,
+    /// Characters cut from the text for the model (the card says so).
+    pub truncated_chars: u32,
+}
+
+impl ToolOutput {
+    pub fn error(text: impl Into<String>) -> Self {
+        Self { text: text.into(), is_error: true, ..Self::default() }
+    }
+
+    pub fn from_result(result: CallToolResult) -> Self {
+        let mut out = Self { is_error: result.is_error == Some(true), ..Self::default() };
+        let mut parts: Vec<String> = Vec::new();
+        for block in result.content {
+            match block {
+                ContentBlock::Text(t) => parts.push(t.text),
+                ContentBlock::Image(i) => out.images.push(ToolImage { mime: i.mime_type, base64: i.data }),
+                ContentBlock::Audio(a) => parts.push(format!("[audio: {}, not shown]", a.mime_type)),
+                ContentBlock::Resource(r) => match r.resource {
+                    ResourceContents::TextResourceContents { uri, text, .. } => {
+                        parts.push(format!("[resource {uri}]\n{text}"));
+                    }
+                    ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => {
+                        let mime = mime_type.unwrap_or_default();
+                        if mime.starts_with("image/") {
+                            out.images.push(ToolImage { mime, base64: blob });
+                        } else {
+                            parts.push(format!(
+                                "[resource {uri}: {mime}, {} bytes of binary data]",
+                                blob.len() / 4 * 3
+                            ));
+                        }
+                    }
+                    _ => parts.push("[a resource of a kind Perch does not know]".into()),
+                },
+                ContentBlock::ResourceLink(r) => {
+                    parts.push(format!("[link to resource {} ({})]", r.uri, r.name))
+                }
+                _ => parts.push("[content of a kind Perch does not know]".into()),
+            }
+        }
+        // Structured output repeats the text by convention; use it only when there is no text.
+        if parts.is_empty()
+            && let Some(value) = result.structured_content
+        {
+            parts.push(value.to_string());
+        }
+        if parts.is_empty() && !out.images.is_empty() {
+            parts.push(format!("[{} image(s), shown to the user]", out.images.len()));
+        }
+        out.text = parts.join("\n");
+        out
+    }
+
+    /// Cuts the text to `max_chars`, with a note that tells the model what was left out.
+    pub fn truncate(&mut self, max_chars: usize) {
+        let total = self.text.chars().count();
+        if total <= max_chars {
+            return;
+        }
+        let cut = total - max_chars;
+        let end = self.text.char_indices().nth(max_chars).map_or(self.text.len(), |(i, _)| i);
+        self.text.truncate(end);
+        self.text.push_str(&format!(
+            "\n\n[Perch cut this result: {cut} more characters of {total} were left out. \
+             Ask for a smaller part if you need them.]"
+        ));
+        self.truncated_chars = u32::try_from(cut).unwrap_or(u32::MAX);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_results_are_cut_with_a_note_on_a_character_boundary() {
+        let mut out = ToolOutput { text: "é".repeat(100), ..ToolOutput::default() };
+        out.truncate(10);
+        assert!(out.text.starts_with(&"é".repeat(10)));
+        assert!(out.text.contains("90 more characters of 100"), "{}", out.text);
+        assert_eq!(out.truncated_chars, 90);
+        let mut short = ToolOutput { text: "ok".into(), ..ToolOutput::default() };
+        short.truncate(10);
+        assert_eq!(short.text, "ok");
+    }
+
+    #[test]
+    fn images_and_text_are_kept_apart() {
+        let result = CallToolResult::success(vec![
+            ContentBlock::text("a chart"),
+            ContentBlock::image("aGVsbG8=", "image/png"),
+        ]);
+        let out = ToolOutput::from_result(result);
+        assert_eq!(out.text, "a chart");
+        assert_eq!(out.images, [ToolImage { mime: "image/png".into(), base64: "aGVsbG8=".into() }]);
+        assert!(!out.is_error);
+        let failed = ToolOutput::from_result(CallToolResult::error(vec![ContentBlock::text("nope")]));
+        assert!(failed.is_error);
+    }
+}

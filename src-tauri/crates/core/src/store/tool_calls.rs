@@ -1,0 +1,215 @@
+//! Tool calls, saved as they happen so a reopened conversation shows every card, and the
+//! per-conversation grants ("allow for this conversation").
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Store, StoreError, now_ms};
+use crate::mcp::ToolOutput;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    /// Waiting for the user's approval.
+    Pending,
+    Running,
+    Done,
+    /// Ran and failed, or could not run (bad arguments, unknown tool, server down).
+    Error,
+    /// The user said no (or a rule did).
+    Denied,
+    /// Stopped before it finished.
+    Cancelled,
+}
+
+impl ToolCallStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Running => "running",
+            Self::Done => "done",
+            Self::Error => "error",
+            Self::Denied => "denied",
+            Self::Cancelled => "cancelled",
+        }
+    }
+    fn parse(s: &str) -> Self {
+        match s {
+            "pending" => Self::Pending,
+            "running" => Self::Running,
+            "done" => Self::Done,
+            "denied" => Self::Denied,
+            "cancelled" => Self::Cancelled,
+            _ => Self::Error,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct ToolCallRecord {
+    /// Perch's id for the call (unique).
+    pub id: String,
+    /// The provider's id for it, which the tool result refers to.
+    pub call_id: String,
+    pub message_id: i64,
+    /// The agent-loop round it belongs to (0-based).
+    pub round: u32,
+    /// Characters of the answer's text before it.
+    pub text_offset: u32,
+    pub server: String,
+    pub tool: String,
+    pub arguments: Value,
+    pub status: ToolCallStatus,
+    pub output: Option<ToolOutput>,
+    pub duration_ms: Option<i64>,
+    pub created_at: i64,
+}
+
+const COLUMNS: &str = "id, call_id, message_id, round, text_offset, server, tool, arguments, status, result, duration_ms, created_at";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
+    let arguments: String = r.get(7)?;
+    let result: Option<String> = r.get(9)?;
+    let status: String = r.get(8)?;
+    Ok(ToolCallRecord {
+        id: r.get(0)?,
+        call_id: r.get(1)?,
+        message_id: r.get(2)?,
+        round: r.get(3)?,
+        text_offset: r.get(4)?,
+        server: r.get(5)?,
+        tool: r.get(6)?,
+        arguments: serde_json::from_str(&arguments).unwrap_or(Value::Null),
+        status: ToolCallStatus::parse(&status),
+        output: result.and_then(|t| serde_json::from_str(&t).ok()),
+        duration_ms: r.get(10)?,
+        created_at: r.get(11)?,
+    })
+}
+
+pub(crate) fn of_conversation(
+    conn: &Connection,
+    conversation_id: &str,
+) -> Result<Vec<ToolCallRecord>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM tool_calls WHERE message_id IN
+           (SELECT id FROM messages WHERE conversation_id = ?1)
+         ORDER BY message_id, round, created_at, rowid"
+    ))?;
+    let rows = stmt.query_map([conversation_id], from_row)?.collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+impl Store {
+    pub async fn add_tool_call(&self, call: ToolCallRecord) -> Result<(), StoreError> {
+        self.call(move |c| {
+            c.execute(
+                &format!("INSERT INTO tool_calls ({COLUMNS}, is_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"),
+                params![
+                    call.id,
+                    call.call_id,
+                    call.message_id,
+                    call.round,
+                    call.text_offset,
+                    call.server,
+                    call.tool,
+                    call.arguments.to_string(),
+                    call.status.as_str(),
+                    call.output.as_ref().map(|o| serde_json::to_string(o).unwrap_or_default()),
+                    call.duration_ms,
+                    if call.created_at == 0 { now_ms() } else { call.created_at },
+                    call.output.as_ref().is_some_and(|o| o.is_error),
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records a call's new status, and its output once it has one.
+    pub async fn update_tool_call(
+        &self,
+        id: &str,
+        status: ToolCallStatus,
+        output: Option<&ToolOutput>,
+        duration_ms: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        let output = output.map(|o| (serde_json::to_string(o).unwrap_or_default(), o.is_error));
+        self.call(move |c| {
+            c.execute(
+                "UPDATE tool_calls SET status = ?2,
+                    result = COALESCE(?3, result), is_error = COALESCE(?4, is_error),
+                    duration_ms = COALESCE(?5, duration_ms) WHERE id = ?1",
+                params![
+                    id,
+                    status.as_str(),
+                    output.as_ref().map(|o| &o.0),
+                    output.as_ref().map(|o| o.1),
+                    duration_ms
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Calls left pending or running by a crash are marked cancelled at start.
+    pub async fn cancel_unfinished_tool_calls(&self) -> Result<usize, StoreError> {
+        self.call(|c| {
+            Ok(c.execute(
+                "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'running')",
+                [],
+            )?)
+        })
+        .await
+    }
+
+    pub async fn tool_calls_of_message(&self, message_id: i64) -> Result<Vec<ToolCallRecord>, StoreError> {
+        self.call(move |c| {
+            let mut stmt = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM tool_calls WHERE message_id = ?1 ORDER BY round, created_at, rowid"
+            ))?;
+            let rows = stmt.query_map([message_id], from_row)?.collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    pub async fn grant_tool(
+        &self,
+        conversation_id: &str,
+        server: &str,
+        tool: &str,
+    ) -> Result<(), StoreError> {
+        let (cid, server, tool) = (conversation_id.to_owned(), server.to_owned(), tool.to_owned());
+        self.call(move |c| {
+            c.execute(
+                "INSERT OR IGNORE INTO tool_grants (conversation_id, server, tool, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![cid, server, tool, now_ms()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn is_granted(
+        &self,
+        conversation_id: &str,
+        server: &str,
+        tool: &str,
+    ) -> Result<bool, StoreError> {
+        let (cid, server, tool) = (conversation_id.to_owned(), server.to_owned(), tool.to_owned());
+        self.call(move |c| {
+            Ok(c.query_row(
+                "SELECT 1 FROM tool_grants WHERE conversation_id = ?1 AND server = ?2 AND tool = ?3",
+                params![cid, server, tool],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+        })
+        .await
+    }
+}

@@ -1,0 +1,276 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! The agent loop with tools: the fake Ollama asks for tool calls, the bundled demo server
+//! (and server-everything, for a slow tool) runs them, and a scripted "user" answers the
+//! approval questions. Approve, deny, once/conversation/always/never, the round bound,
+//! concurrent calls, bad calls, and stop in the middle of a tool.
+#![cfg(unix)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use perch_core::Engine;
+use perch_core::agent::{
+    TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools,
+};
+use perch_core::asks::{Answer, ApprovalChoice, AskEvent, Question};
+use perch_core::paths::{DataDir, DataDirSource, Resolved};
+use perch_core::settings::{BaseUrl, RuleDecision};
+use perch_core::store::MessageStatus;
+use perch_core::store::tool_calls::ToolCallStatus;
+use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use serde_json::{Value, json};
+
+#[derive(Default, Clone)]
+struct Collect(Arc<Mutex<Vec<TurnEvent>>>);
+
+impl TurnSink for Collect {
+    fn send(&self, event: TurnEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    engine: Engine,
+    fake: FakeLlm,
+    /// The questions the "user" was asked.
+    asked: Arc<Mutex<Vec<Question>>>,
+}
+
+/// An engine with the demo server connected and a "user" who answers every approval with `choice`.
+async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("mcp_servers.json"), json!({ "mcpServers": extra }).to_string()).unwrap();
+    let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
+    let engine = Engine::start(dir).await.unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let url = BaseUrl::try_from(fake.url()).unwrap();
+    engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
+    engine.mcp().ensure_connected("demo", Duration::from_secs(30)).await.unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let mut questions = engine.asks().subscribe();
+    let (asks, log) = (engine.asks().clone(), asked.clone());
+    tokio::spawn(async move {
+        while let Ok(event) = questions.recv().await {
+            if let AskEvent::Asked(ask) = event {
+                log.lock().unwrap().push(ask.question.clone());
+                let _ = asks.answer(ask.id, Answer::Approval { choice });
+            }
+        }
+    });
+    Setup { _tmp: tmp, engine, fake, asked }
+}
+
+fn tool_call(name: &str, arguments: Value) -> Step {
+    Step::ToolCall { name: name.into(), arguments }
+}
+
+fn calls_then(calls: Vec<Step>) -> Script {
+    let mut steps = calls;
+    steps.push(Step::Finish { reason: None });
+    Script { steps, token_delay_ms: 0 }
+}
+
+fn ask(text: &str, conversation: Option<String>) -> TurnRequest {
+    TurnRequest {
+        conversation_id: conversation,
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Ask { text: text.into(), images: Vec::new() },
+        run_id: None,
+    }
+}
+
+/// The tool messages of the `n`th chat request the fake received.
+fn tool_messages(fake: &FakeLlm, n: usize) -> Vec<Value> {
+    let body = &fake.chat_requests()[n].body;
+    body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").cloned().collect()
+}
+
+#[tokio::test]
+async fn an_approved_call_runs_and_its_result_goes_back_to_the_model() {
+    let s = setup(ApprovalChoice::Once, json!({})).await;
+    s.fake.push(Script {
+        steps: vec![
+            Step::Text { text: "Let me add. ".into() },
+            tool_call("demo__add", json!({"a": 2, "b": 3})),
+            Step::Finish { reason: None },
+        ],
+        token_delay_ms: 0,
+    });
+    s.fake.push(Script::answer("The sum is 5."));
+    let sink = Collect::default();
+    let answer = run_turn(&s.engine, ask("What is 2 + 3?", None), &sink).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    assert_eq!(answer.content, "Let me add. The sum is 5.");
+
+    let first = &s.fake.chat_requests()[0].body;
+    let offered: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(offered.contains(&"demo__add") && offered.contains(&"demo__divide"), "{offered:?}");
+    assert_eq!(tool_messages(&s.fake, 1)[0]["content"], "5");
+
+    let asked = s.asked.lock().unwrap().clone();
+    let [Question::ToolApproval(q)] = asked.as_slice() else { panic!("one approval question: {asked:?}") };
+    assert_eq!((q.server.as_str(), q.tool.as_str(), &q.arguments), ("demo", "add", &json!({"a": 2, "b": 3})));
+
+    let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    let [call] = detail.tool_calls.as_slice() else { panic!("one saved call: {:?}", detail.tool_calls) };
+    assert_eq!((call.status, call.round, call.text_offset), (ToolCallStatus::Done, 0, 12));
+    assert_eq!(call.output.as_ref().unwrap().text, "5");
+    assert!(call.duration_ms.is_some());
+    let cards: Vec<ToolCallStatus> = sink
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| if let TurnEvent::ToolCall(c) = e { Some(c.status) } else { None })
+        .collect();
+    assert_eq!(cards, [ToolCallStatus::Pending, ToolCallStatus::Running, ToolCallStatus::Done]);
+}
+
+#[tokio::test]
+async fn a_denied_call_is_explained_to_the_model_and_asking_again_ends_the_turn() {
+    let s = setup(ApprovalChoice::Deny, json!({})).await;
+    let divide = || tool_call("demo__divide", json!({"a": 1, "b": 3}));
+    s.fake.push(calls_then(vec![divide()]));
+    s.fake.push(calls_then(vec![divide()]));
+    s.fake.push(Script::answer("never reached"));
+    let answer = run_turn(&s.engine, ask("Divide 1 by 3", None), &Collect::default()).await.unwrap();
+    let told = tool_messages(&s.fake, 1)[0]["content"].as_str().unwrap().to_owned();
+    assert!(
+        told.contains("declined") && told.contains("ask the user what they would like to change"),
+        "{told}"
+    );
+    assert_eq!(s.fake.chat_requests().len(), 2, "the repeated call is not sent back a third time");
+    assert!(answer.content.contains("asked again for a tool call you declined"), "{}", answer.content);
+    assert_eq!(s.asked.lock().unwrap().len(), 1);
+    let calls = s.engine.store().conversation(&answer.conversation_id).await.unwrap().tool_calls;
+    assert_eq!(calls[0].status, ToolCallStatus::Denied);
+}
+
+#[tokio::test]
+async fn conversation_grants_hold_for_that_conversation_only() {
+    let s = setup(ApprovalChoice::Conversation, json!({})).await;
+    for _ in 0..3 {
+        s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 1, "b": 1}))]));
+        s.fake.push(Script::answer("2"));
+    }
+    let first = run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
+    run_turn(&s.engine, ask("again", Some(first.conversation_id.clone())), &Collect::default())
+        .await
+        .unwrap();
+    assert_eq!(s.asked.lock().unwrap().len(), 1, "the second call in the conversation is not asked about");
+    run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
+    assert_eq!(s.asked.lock().unwrap().len(), 2, "a new conversation asks again");
+}
+
+#[tokio::test]
+async fn always_and_never_become_rules() {
+    let s = setup(ApprovalChoice::Always, json!({})).await;
+    s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 1, "b": 1}))]));
+    s.fake.push(Script::answer("2"));
+    run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
+    let rules = s.engine.settings().get().await.tools.rules;
+    assert_eq!((rules[0].pattern.as_str(), rules[0].decision), ("demo:add", RuleDecision::Allow));
+    s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 2, "b": 2}))]));
+    s.fake.push(Script::answer("4"));
+    run_turn(&s.engine, ask("2+2", None), &Collect::default()).await.unwrap();
+    assert_eq!(s.asked.lock().unwrap().len(), 1, "an allow rule does not ask");
+
+    let s = setup(ApprovalChoice::Never, json!({})).await;
+    for _ in 0..2 {
+        s.fake.push(calls_then(vec![tool_call("demo__divide", json!({"a": 1, "b": 2}))]));
+        s.fake.push(Script::answer("ok"));
+    }
+    run_turn(&s.engine, ask("1/2", None), &Collect::default()).await.unwrap();
+    run_turn(&s.engine, ask("1/2 again", None), &Collect::default()).await.unwrap();
+    assert_eq!(s.asked.lock().unwrap().len(), 1, "a deny rule does not ask");
+    let told = tool_messages(&s.fake, 3)[0]["content"].as_str().unwrap().to_owned();
+    assert!(told.contains("does not allow"), "{told}");
+}
+
+#[tokio::test]
+async fn command_line_rules_allow_without_asking_and_bad_calls_are_explained() {
+    let s = setup(ApprovalChoice::Deny, json!({})).await;
+    s.fake.push(calls_then(vec![
+        tool_call("demo__add", json!({"a": 1, "b": 2})),
+        tool_call("demo__add", json!({"a": "one"})),
+        tool_call("demo__multiply", json!({"a": 1, "b": 2})),
+        tool_call("demo__divide", json!({"a": 1, "b": 0})),
+    ]));
+    s.fake.push(Script::answer("done"));
+    let options = TurnOptions { extra_rules: tools::approve_rules(&["demo:*".into()]), no_tools: false };
+    let answer = run_turn_with(&s.engine, ask("maths", None), &Collect::default(), options).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    assert!(s.asked.lock().unwrap().is_empty());
+    let results: Vec<String> =
+        tool_messages(&s.fake, 1).iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(results[0], "3");
+    assert!(
+        results[1].contains("do not match the input schema")
+            && results[1].contains("\"b\" is a required property"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2].contains("no tool named \"demo__multiply\""), "{}", results[2]);
+    assert!(results[3].contains("cannot divide by zero"), "{}", results[3]);
+    let calls = s.engine.store().conversation(&answer.conversation_id).await.unwrap().tool_calls;
+    assert_eq!(calls.len(), 4);
+    assert!(calls.iter().all(|c| c.round == 0), "one round, run together");
+}
+
+#[tokio::test]
+async fn the_round_bound_stops_the_loop_and_the_last_request_offers_no_tools() {
+    let s = setup(ApprovalChoice::Once, json!({})).await;
+    s.engine.settings().update(|st| st.tools.max_rounds = 2).await.unwrap();
+    for i in 0..3 {
+        s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": i, "b": 1}))]));
+    }
+    let answer = run_turn(&s.engine, ask("count forever", None), &Collect::default()).await.unwrap();
+    let requests = s.fake.chat_requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests[1].body["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(requests[2].body.get("tools").is_none_or(|t| t.as_array().is_none_or(Vec::is_empty)));
+    let last = requests[2].body["messages"].as_array().unwrap();
+    assert!(last.iter().any(|m| m["content"].as_str().is_some_and(|c| c.contains("the most allowed"))));
+    let calls = s.engine.store().conversation(&answer.conversation_id).await.unwrap().tool_calls;
+    assert_eq!(calls.iter().map(|c| c.round).collect::<Vec<_>>(), [0, 1], "the third request is not run");
+    assert!(answer.content.ends_with("after 2 rounds of tool calls._"), "{}", answer.content);
+}
+
+#[tokio::test]
+async fn stop_during_a_slow_tool_cancels_it_and_saves_a_consistent_answer() {
+    let everything = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../node_modules/.bin/mcp-server-everything");
+    let s =
+        setup(ApprovalChoice::Once, json!({ "everything": { "command": everything, "args": ["stdio"] } }))
+            .await;
+    s.engine.mcp().ensure_connected("everything", Duration::from_secs(30)).await.unwrap();
+    s.fake.push(calls_then(vec![tool_call(
+        "everything__trigger-long-running-operation",
+        json!({"duration": 30, "steps": 30}),
+    )]));
+    let sink = Collect::default();
+    let mut request = ask("run the long thing", None);
+    request.run_id = Some("r1".into());
+    let turn = tokio::spawn({
+        let (engine, sink) = (s.engine.clone(), sink.clone());
+        async move { run_turn(&engine, request, &sink).await }
+    });
+    // Wait for progress from the running tool, then stop.
+    for _ in 0..200 {
+        if sink.0.lock().unwrap().iter().any(|e| matches!(e, TurnEvent::ToolProgress { .. })) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(s.engine.runs().cancel("r1"));
+    let answer = turn.await.unwrap().unwrap();
+    assert_eq!(answer.status, MessageStatus::Stopped);
+    let calls = s.engine.store().conversation(&answer.conversation_id).await.unwrap().tool_calls;
+    assert_eq!(calls[0].status, ToolCallStatus::Cancelled);
+    assert_eq!(s.fake.chat_requests().len(), 1, "nothing more is sent after a stop");
+    s.engine.stop_mcp_servers().await;
+}

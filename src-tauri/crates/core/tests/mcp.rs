@@ -1,0 +1,343 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! The MCP manager against real servers: our bundled ones, and third-party ones from npm
+//! (`@modelcontextprotocol/server-everything` over stdio and Streamable HTTP,
+//! `@modelcontextprotocol/server-filesystem`) and PyPI (`mcp-server-time`), installed by
+//! `make deps`. Crashes, hangs and garbage are real processes too.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use perch_core::asks::Asks;
+use perch_core::mcp::{CallError, McpManager, ServerStatus};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().unwrap()
+}
+
+fn npm_bin(name: &str) -> String {
+    let path = repo().join("node_modules/.bin").join(name);
+    assert!(path.exists(), "{} is missing: run `make deps` (npm install)", path.display());
+    path.to_string_lossy().into_owned()
+}
+
+fn venv_bin(name: &str) -> String {
+    let venv = std::env::var("VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| dirs::home_dir().unwrap().join(".cache/perch/venv"));
+    let path = venv.join("bin").join(name);
+    assert!(path.exists(), "{} is missing: run `make deps` (the Python venv)", path.display());
+    path.to_string_lossy().into_owned()
+}
+
+/// A manager whose user file holds `servers` (merged with the bundled demo and filesystem).
+fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
+    std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    McpManager::new(dir, Some(dir.join("logs")), Arc::new(Asks::default()))
+}
+
+fn args(v: Value) -> Option<Map<String, Value>> {
+    v.as_object().cloned()
+}
+
+async fn call(
+    m: &McpManager,
+    server: &str,
+    tool: &str,
+    a: Value,
+) -> Result<perch_core::mcp::ToolOutput, CallError> {
+    m.call_tool(server, tool, args(a), &CancellationToken::new(), None).await
+}
+
+fn alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ")
+}
+
+const WAIT: Duration = Duration::from_secs(30);
+
+#[tokio::test]
+async fn bundled_demo_server_starts_lists_and_calls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({}));
+    m.ensure_connected("demo", WAIT).await.unwrap();
+    let view = m.server("demo").unwrap();
+    assert_eq!(view.status, ServerStatus::Connected);
+    assert!(view.pid.is_some_and(alive));
+    assert!(view.server_info.as_deref().unwrap().starts_with("perch-demo"), "{:?}", view.server_info);
+    assert_eq!(
+        view.protocol_version.as_deref(),
+        Some("2026-07-28"),
+        "rmcp servers speak the newest protocol"
+    );
+    let names: Vec<&str> = view.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["add", "divide"]);
+    assert!(view.tools.iter().all(|t| t.read_only));
+
+    let sum = call(&m, "demo", "add", json!({"a": 2, "b": 3})).await.unwrap();
+    assert_eq!((sum.text.as_str(), sum.is_error), ("5", false));
+    let zero = call(&m, "demo", "divide", json!({"a": 1, "b": 0})).await.unwrap();
+    assert!(zero.is_error && zero.text.contains("divide by zero"), "{zero:?}");
+    let unknown = call(&m, "demo", "multiply", json!({})).await.unwrap_err();
+    assert!(matches!(unknown, CallError::UnknownTool { .. }), "{unknown:?}");
+    assert!(matches!(call(&m, "nope", "x", json!({})).await, Err(CallError::UnknownServer(_))));
+
+    let pid = view.pid.unwrap();
+    m.shutdown().await;
+    assert!(!alive(pid), "no server outlives the manager");
+    assert_eq!(m.server("demo").unwrap().status, ServerStatus::Stopped);
+}
+
+#[tokio::test]
+async fn server_everything_over_stdio_reports_progress_and_times_out_and_cancels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(
+        tmp.path(),
+        json!({ "everything": { "command": npm_bin("mcp-server-everything"), "args": ["stdio"], "timeout": 3 } }),
+    );
+    m.ensure_connected("everything", WAIT).await.unwrap();
+    let view = m.server("everything").unwrap();
+    let names: Vec<&str> = view.tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.contains(&"echo") && names.contains(&"trigger-long-running-operation"), "{names:?}");
+    assert!(!view.resources.is_empty() && !view.prompts.is_empty(), "resources and prompts are listed");
+
+    let echo = call(&m, "everything", "echo", json!({"message": "hi"})).await.unwrap();
+    assert!(echo.text.contains("hi"), "{echo:?}");
+    let image = call(&m, "everything", "get-tiny-image", json!({})).await.unwrap();
+    assert_eq!(image.images.len(), 1, "images in results are kept apart: {image:?}");
+
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let long = m
+        .call_tool(
+            "everything",
+            "trigger-long-running-operation",
+            args(json!({"duration": 1, "steps": 4})),
+            &CancellationToken::new(),
+            Some(tx),
+        )
+        .await
+        .unwrap();
+    assert!(long.text.contains("completed"), "{long:?}");
+    let mut steps = Vec::new();
+    while let Ok(p) = rx.try_recv() {
+        steps.push(p.progress);
+    }
+    assert_eq!(steps, [1.0, 2.0, 3.0, 4.0], "progress notifications reach the call");
+
+    // Past the server's 3 s timeout: the call ends with a timeout and the server carries on.
+    let slow =
+        call(&m, "everything", "trigger-long-running-operation", json!({"duration": 10, "steps": 2})).await;
+    assert!(matches!(slow, Err(CallError::Timeout { secs: 3, .. })), "{slow:?}");
+    // A stop cancels at once.
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        stopper.cancel();
+    });
+    let stopped = m
+        .call_tool(
+            "everything",
+            "trigger-long-running-operation",
+            args(json!({"duration": 10})),
+            &cancel,
+            None,
+        )
+        .await;
+    assert_eq!(stopped.unwrap_err(), CallError::Cancelled);
+    assert!(
+        call(&m, "everything", "echo", json!({"message": "still here"}))
+            .await
+            .unwrap()
+            .text
+            .contains("still here")
+    );
+
+    let resource = &view.resources[0];
+    assert!(!m.read_resource("everything", &resource.uri).await.unwrap().is_empty());
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn server_everything_over_streamable_http() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut server = tokio::process::Command::new(npm_bin("mcp-server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(
+        tmp.path(),
+        json!({ "web": { "type": "http", "url": format!("http://127.0.0.1:{port}/mcp") } }),
+    );
+    m.ensure_connected("web", WAIT).await.unwrap();
+    let view = m.server("web").unwrap();
+    assert!(view.pid.is_none());
+    assert!(view.tools.iter().any(|t| t.name == "get-sum"));
+    let sum = call(&m, "web", "get-sum", json!({"a": 2, "b": 5})).await.unwrap();
+    assert!(sum.text.contains('7'), "{sum:?}");
+    m.shutdown().await;
+    server.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn third_party_filesystem_and_time_servers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("notes.txt"), "hello from perch").unwrap();
+    let m = manager(
+        tmp.path(),
+        json!({
+            "files": { "command": npm_bin("mcp-server-filesystem"), "args": [files] },
+            "time": { "command": venv_bin("mcp-server-time"), "args": ["--local-timezone", "UTC"] },
+        }),
+    );
+    let (a, b) = tokio::join!(m.ensure_connected("files", WAIT), m.ensure_connected("time", WAIT));
+    a.unwrap();
+    b.unwrap();
+    let read = call(&m, "files", "read_text_file", json!({"path": files.join("notes.txt")})).await.unwrap();
+    assert_eq!(read.text.trim(), "hello from perch");
+    let outside = call(&m, "files", "read_text_file", json!({"path": "/etc/hostname"})).await.unwrap();
+    assert!(outside.is_error, "the server's own confinement shows as a tool error: {outside:?}");
+    let now = call(&m, "time", "get_current_time", json!({"timezone": "UTC"})).await.unwrap();
+    assert!(now.text.contains("UTC"), "{now:?}");
+    let bad = call(&m, "time", "get_current_time", json!({"timezone": "Not/AZone"})).await.unwrap();
+    assert!(bad.is_error, "{bad:?}");
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_killed_server_is_restarted_and_the_call_in_flight_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(
+        tmp.path(),
+        json!({ "everything": { "command": npm_bin("mcp-server-everything"), "args": ["stdio"] } }),
+    );
+    m.ensure_connected("everything", WAIT).await.unwrap();
+    let pid = m.server("everything").unwrap().pid.unwrap();
+    let calling = {
+        let m = m.clone();
+        tokio::spawn(async move {
+            call(&m, "everything", "trigger-long-running-operation", json!({"duration": 20})).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // kill -9 on the server's process group (npx/node and anything it started).
+    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid.try_into().unwrap()), nix::sys::signal::SIGKILL)
+        .unwrap();
+    let result = calling.await.unwrap();
+    assert!(matches!(result, Err(CallError::Closed { .. })), "{result:?}");
+
+    let mut restarted = None;
+    for _ in 0..300 {
+        let v = m.server("everything").unwrap();
+        if v.status == ServerStatus::Connected && v.pid.is_some_and(|p| p != pid) {
+            restarted = Some(v);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let v = restarted.expect("the server came back");
+    assert_eq!(v.restarts, 1, "{v:?} {:?}", m.logs("everything"));
+    assert!(v.last_error.is_none());
+    assert!(m.logs("everything").unwrap().iter().any(|l| l.contains("exited unexpectedly")));
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn garbage_on_stdout_is_skipped_and_a_server_that_never_answers_fails_clearly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = repo_target_bin("perch-mcp-demo");
+    let noisy = tmp.path().join("noisy.sh");
+    std::fs::write(
+        &noisy,
+        format!("#!/bin/sh\necho 'Starting the server...'\necho 'garbage ][ line'\nexec {demo}\n"),
+    )
+    .unwrap();
+    let mute = tmp.path().join("mute.sh");
+    std::fs::write(
+        &mute,
+        "#!/bin/sh\necho 'I am not an MCP server' >&2\nwhile true; do echo garbage; sleep 0.2; done\n",
+    )
+    .unwrap();
+    for f in [&noisy, &mute] {
+        std::fs::set_permissions(f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let m = manager(
+        tmp.path(),
+        json!({
+            "noisy": { "command": noisy },
+            "mute": { "command": mute, "timeout": 2 },
+            "missing": { "command": "perch-no-such-launcher" },
+        }),
+    );
+    m.ensure_connected("noisy", WAIT).await.unwrap();
+    let r = call(&m, "noisy", "add", json!({"a": 1, "b": 1})).await;
+    assert!(r.is_ok(), "{r:?} {:?} {:?}", m.server("noisy"), m.logs("noisy"));
+    assert_eq!(r.unwrap().text, "2");
+
+    let err = m.ensure_connected("missing", WAIT).await.unwrap_err().to_string();
+    assert!(err.contains("perch-no-such-launcher was not found on your PATH"), "{err}");
+    assert_eq!(m.server("missing").unwrap().status, ServerStatus::Error, "a missing program is not retried");
+
+    m.start("mute").unwrap();
+    let mut seen = None;
+    for _ in 0..100 {
+        let v = m.server("mute").unwrap();
+        if v.last_error.is_some() {
+            seen = Some(v);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let v = seen.expect("the handshake timed out");
+    let error = v.last_error.unwrap();
+    assert!(error.contains("did not complete the MCP handshake within 2 s"), "{error}");
+    assert!(error.contains("I am not an MCP server"), "its stderr explains: {error}");
+    assert!(matches!(v.status, ServerStatus::Disconnected | ServerStatus::Starting), "{:?}", v.status);
+    m.shutdown().await;
+    assert_eq!(m.server("mute").unwrap().status, ServerStatus::Stopped);
+}
+
+fn repo_target_bin(name: &str) -> String {
+    // Test binaries live in target/<profile>/deps; the workspace's binaries one level up.
+    let exe = std::env::current_exe().unwrap();
+    let path = exe.parent().unwrap().parent().unwrap().join(name);
+    assert!(path.exists(), "{} is missing: build it with `cargo build -p {name}`", path.display());
+    path.to_string_lossy().into_owned()
+}
+
+#[tokio::test]
+async fn the_dashboard_edits_the_users_file_and_reloads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({}));
+    let names = m
+        .import(r#"{"mcpServers": {"echo": {"command": "perch-mcp-demo", "autoStart": false}}}"#)
+        .await
+        .unwrap();
+    assert_eq!(names, ["echo"]);
+    assert!(m.list().iter().any(|s| s.config.name == "echo" && s.status == ServerStatus::Stopped));
+    m.remove("echo").await.unwrap();
+    assert!(!m.list().iter().any(|s| s.config.name == "echo"));
+    m.remove("demo").await.unwrap();
+    let demo = m.server("demo").unwrap();
+    assert!(!demo.config.enabled, "a bundled server is turned off, not deleted");
+    assert!(m.import("{\"x\": {\"args\": []}}").await.unwrap_err().contains("needs a \"command\""));
+}

@@ -1,0 +1,124 @@
+//! MCP servers (Settings -> MCP servers), Settings -> Tools, and the user's answers to
+//! questions (tool approvals, elicitation, sampling).
+
+use perch_core::asks::{Answer, Ask};
+use perch_core::mcp::{ConfigProblem, ServerView};
+use perch_core::settings::{Settings, ToolSettings};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tauri::State;
+
+use crate::error::{CommandError, CommandResult, ErrorKind};
+use crate::state::AppState;
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct McpOverview {
+    pub servers: Vec<ServerView>,
+    pub problems: Vec<ConfigProblem>,
+}
+
+fn invalid(message: impl Into<String>) -> CommandError {
+    CommandError::new(ErrorKind::Invalid, message)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_overview(state: State<'_, AppState>) -> CommandResult<McpOverview> {
+    let mcp = state.engine()?.mcp().clone();
+    Ok(McpOverview { servers: mcp.list(), problems: mcp.problems() })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_start(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    state.engine()?.mcp().start(&name).map_err(|e| invalid(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_stop(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    state.engine()?.mcp().stop(&name).await.map_err(|e| invalid(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_restart(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    state.engine()?.mcp().restart(&name).await.map_err(|e| invalid(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_refresh(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    state.engine()?.mcp().refresh(&name).await.map_err(|e| invalid(e.to_string()))
+}
+
+/// Adds servers from pasted JSON (or the Add form, which builds the same JSON).
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_import(state: State<'_, AppState>, json: String) -> CommandResult<Vec<String>> {
+    state.engine()?.mcp().import(&json).await.map_err(invalid)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_remove(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    state.engine()?.mcp().remove(&name).await.map_err(invalid)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_set_enabled(state: State<'_, AppState>, name: String, enabled: bool) -> CommandResult<()> {
+    state.engine()?.mcp().set_enabled(&name, enabled).await.map_err(invalid)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_logs(state: State<'_, AppState>, name: String) -> CommandResult<Vec<String>> {
+    state.engine()?.mcp().logs(&name).map_err(|e| invalid(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_read_resource(
+    state: State<'_, AppState>,
+    name: String,
+    uri: String,
+) -> CommandResult<String> {
+    state.engine()?.mcp().read_resource(&name, &uri).await.map_err(|e| invalid(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_get_prompt(
+    state: State<'_, AppState>,
+    name: String,
+    prompt: String,
+    values: Map<String, Value>,
+) -> CommandResult<String> {
+    state.engine()?.mcp().get_prompt(&name, &prompt, values).await.map_err(|e| invalid(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_tool_settings(state: State<'_, AppState>, tools: ToolSettings) -> CommandResult<Settings> {
+    let engine = state.engine()?;
+    let roots_changed = engine.settings().get().await.tools.roots != tools.roots;
+    let settings = engine.settings().update(|s| s.tools = tools.clone()).await?;
+    if roots_changed {
+        engine.mcp().set_roots(tools.roots.iter().map(Into::into).collect()).await;
+    }
+    Ok(settings)
+}
+
+/// Questions still open (for a window that opened after they were asked).
+#[tauri::command]
+#[specta::specta]
+pub fn questions_pending(state: State<'_, AppState>) -> CommandResult<Vec<Ask>> {
+    Ok(state.engine()?.asks().pending())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn question_answer(state: State<'_, AppState>, id: u64, answer: Answer) -> CommandResult<()> {
+    state.engine()?.asks().answer(id, answer).map_err(invalid)
+}

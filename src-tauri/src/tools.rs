@@ -1,0 +1,47 @@
+//! The shell's side of tools: start the MCP servers with the app, and forward server changes
+//! and questions for the user to the window. Questions also bring the window up, since a
+//! tool waits on them.
+
+use perch_core::Engine;
+use tauri::AppHandle;
+use tauri_specta::Event;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::events::{McpChanged, QuestionEvent};
+use crate::window;
+
+pub fn start(app: &AppHandle, engine: &Engine) {
+    let mut changes = engine.mcp().subscribe();
+    let handle = app.clone();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match changes.recv().await {
+                Ok(event) => {
+                    let _ = McpChanged { event }.emit(&handle);
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    let mut questions = engine.asks().subscribe();
+    let handle = app.clone();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match questions.recv().await {
+                Ok(event) => {
+                    if matches!(event, perch_core::asks::AskEvent::Asked(_))
+                        && let Err(e) = window::show(&handle)
+                    {
+                        tracing::warn!(error = %e, "could not show the window for a question");
+                    }
+                    let _ = QuestionEvent { event }.emit(&handle);
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    let engine = engine.clone();
+    tauri::async_runtime::spawn(async move { engine.start_mcp_servers().await });
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import type { McpOverview, ServerView } from "../../bindings";
+import { calls, emitEvent, onCommand } from "../../test/tauri";
+import { McpServers } from "./McpServers";
+
+function server(name: string, over: Partial<ServerView> = {}): ServerView {
+  return {
+    config: {
+      name,
+      transport: { type: "stdio", command: `perch-mcp-${name}`, args: [], env: {}, cwd: null },
+      enabled: true,
+      auto_start: true,
+      timeout_secs: 60,
+      always_on: [],
+      bundled: true,
+    },
+    status: "connected",
+    pid: 4242,
+    last_error: null,
+    connected_at: Date.now() - 90_000,
+    restarts: 0,
+    protocol_version: "2026-07-28",
+    server_info: `perch-${name} 0.1.0`,
+    tools: [
+      { name: "add", title: null, description: "Add two numbers", input_schema: { type: "object" }, read_only: true, destructive: false },
+    ],
+    resources: [],
+    prompts: [],
+    ...over,
+  };
+}
+
+describe("McpServers", () => {
+  it("lists servers with status, PID, tools and uptime, and acts on them", async () => {
+    let overview: McpOverview = {
+      servers: [server("demo"), server("broken", { status: "error", pid: null, last_error: "npx was not found on your PATH." })],
+      problems: [{ file: "/data/mcp_servers.json", line: 4, server: "bad", message: "needs a \"command\"" }],
+    };
+    onCommand("mcp_overview", () => overview);
+    onCommand("mcp_stop", () => null);
+    onCommand("mcp_logs", () => ["listening", "ready"]);
+    render(<McpServers />);
+    const demo = await screen.findByRole("group", { name: "Server demo" });
+    expect(within(demo).getByText("4242")).toBeInTheDocument();
+    expect(within(demo).getByText("1 min")).toBeInTheDocument();
+    expect(within(demo).getByTestId("status-demo")).toHaveTextContent("connected");
+    expect(screen.getByText("npx was not found on your PATH.")).toBeInTheDocument();
+    expect(screen.getByText(/line 4: needs a "command"/)).toBeInTheDocument();
+
+    await userEvent.click(within(demo).getByRole("button", { name: "Stop" }));
+    expect(calls.find((c) => c.cmd === "mcp_stop")?.args).toEqual({ name: "demo" });
+
+    await userEvent.click(within(demo).getByRole("button", { name: "Tools, resources and prompts" }));
+    expect(within(demo).getByText("Add two numbers")).toBeInTheDocument();
+    await userEvent.click(within(demo).getByRole("button", { name: "Show log" }));
+    expect(within(demo).getByText(/listening\s+ready/)).toBeInTheDocument();
+
+    overview = { ...overview, servers: [server("demo", { status: "stopped", pid: null })] };
+    emitEvent("mcp-changed", { event: { event: "changed", data: { server: "demo" } } });
+    expect(await within(await screen.findByRole("group", { name: "Server demo" })).findByText("stopped")).toBeInTheDocument();
+  });
+
+  it("adds a server from the form or pasted JSON and shows what was wrong", async () => {
+    onCommand("mcp_overview", () => ({ servers: [], problems: [] }));
+    onCommand("mcp_import", ({ json }) => {
+      if (String(json).includes("broken")) throw { kind: "invalid", message: "server \"broken\": needs a \"command\"" };
+      return ["time"];
+    });
+    render(<McpServers />);
+    await userEvent.type(await screen.findByRole("textbox", { name: "Server name" }), "time");
+    await userEvent.type(screen.getByRole("textbox", { name: "Server command" }), "uvx mcp-server-time --local-timezone UTC");
+    await userEvent.click(screen.getByRole("button", { name: "Add" }));
+    const sent = JSON.parse(String(calls.find((c) => c.cmd === "mcp_import")?.args.json));
+    expect(sent).toEqual({ mcpServers: { time: { command: "uvx", args: ["mcp-server-time", "--local-timezone", "UTC"] } } });
+
+    await userEvent.click(screen.getByRole("radio", { name: "Paste JSON" }));
+    const box = screen.getByRole("textbox", { name: "Servers JSON" });
+    await userEvent.click(box);
+    await userEvent.paste('{"broken": {"args": []}}');
+    await userEvent.click(screen.getByRole("button", { name: "Add" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent('server "broken": needs a "command"');
+    expect(box).toHaveValue('{"broken": {"args": []}}');
+  });
+});

@@ -1,0 +1,133 @@
+import { useState } from "react";
+import type { Ask, ElicitationQuestion, SamplingQuestion, Value } from "../../bindings";
+import { useQuestions } from "../../lib/questions";
+
+/** Questions MCP servers ask outside a tool card: a form to fill (elicitation) or a request
+ * to use the model (sampling). Each names the server that asks; decline and cancel are always offered. */
+export function QuestionDialogs() {
+  const { open } = useQuestions();
+  const ask = open.find((a) => a.question.kind !== "tool_approval");
+  if (!ask) return null;
+  return (
+    <div className="dialog-backdrop">
+      <div className="dialog card" role="dialog" aria-modal="true" aria-label="A server asks">
+        {ask.question.kind === "elicitation" && <Elicitation ask={ask} question={ask.question} />}
+        {ask.question.kind === "sampling" && <Sampling ask={ask} question={ask.question} />}
+      </div>
+    </div>
+  );
+}
+
+interface Field {
+  name: string;
+  title: string;
+  type: string;
+  options: string[] | null;
+  required: boolean;
+  description: string | null;
+}
+
+function fields(schema: unknown): Field[] {
+  const s = (schema ?? {}) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(s.properties ?? {}).map(([name, p]) => ({
+    name,
+    title: typeof p.title === "string" ? p.title : name,
+    type: typeof p.type === "string" ? p.type : "string",
+    options: Array.isArray(p.enum) ? p.enum.map(String) : null,
+    required: (s.required ?? []).includes(name),
+    description: typeof p.description === "string" ? p.description : null,
+  }));
+}
+
+function Elicitation({ ask, question }: { ask: Ask; question: ElicitationQuestion }) {
+  const { answer } = useQuestions();
+  const list = fields(question.schema);
+  const [values, setValues] = useState<Record<string, string | boolean>>({});
+  const missing = list.filter((f) => f.required && f.type !== "boolean" && !values[f.name]);
+  const submit = () => {
+    const content: { [key: string]: Value } = {};
+    for (const f of list) {
+      const v = values[f.name];
+      if (v === undefined || v === "") continue;
+      content[f.name] = f.type === "number" || f.type === "integer" ? Number(v) : v;
+    }
+    void answer(ask.id, { kind: "elicitation", action: "accept", content });
+  };
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <h2>
+        <strong>{question.server}</strong> asks
+      </h2>
+      <p className="pre-line">{question.message}</p>
+      {list.map((f) => (
+        <label key={f.name} className="field">
+          <span>
+            {f.title}
+            {f.required && " *"}
+          </span>
+          {f.type === "boolean" ? (
+            <input type="checkbox" checked={values[f.name] === true} onChange={(e) => setValues({ ...values, [f.name]: e.target.checked })} />
+          ) : f.options ? (
+            <select value={String(values[f.name] ?? "")} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}>
+              <option value="">Choose…</option>
+              {f.options.map((o) => (
+                <option key={o}>{o}</option>
+              ))}
+            </select>
+          ) : (
+            <input
+              type={f.type === "number" || f.type === "integer" ? "number" : "text"}
+              value={String(values[f.name] ?? "")}
+              onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
+            />
+          )}
+          {f.description && <small className="muted">{f.description}</small>}
+        </label>
+      ))}
+      <div className="buttons">
+        <button type="submit" className="primary" disabled={missing.length > 0}>
+          Send
+        </button>
+        <button type="button" onClick={() => void answer(ask.id, { kind: "elicitation", action: "decline", content: null })}>
+          Decline
+        </button>
+        <button type="button" onClick={() => void answer(ask.id, { kind: "elicitation", action: "cancel", content: null })}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Sampling({ ask, question }: { ask: Ask; question: SamplingQuestion }) {
+  const { answer } = useQuestions();
+  return (
+    <div>
+      <h2>
+        <strong>{question.server}</strong> wants to use your model
+      </h2>
+      <p className="muted">
+        It asks {question.model} for up to {question.max_tokens} tokens. Nothing is sent unless you allow it.
+      </p>
+      {question.system_prompt && <pre className="tool-args">{question.system_prompt}</pre>}
+      {question.messages.map((m, i) => (
+        <pre key={i} className="tool-args">
+          {m}
+        </pre>
+      ))}
+      <div className="buttons">
+        <button type="button" className="primary" onClick={() => void answer(ask.id, { kind: "sampling", approve: true })}>
+          Allow
+        </button>
+        <button type="button" className="danger" onClick={() => void answer(ask.id, { kind: "sampling", approve: false })}>
+          Deny
+        </button>
+      </div>
+    </div>
+  );
+}

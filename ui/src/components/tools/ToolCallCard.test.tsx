@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import type { Ask, ToolCallRecord } from "../../bindings";
+import { QuestionsProvider } from "../../lib/questions";
+import { calls, emitEvent, onCommand } from "../../test/tauri";
+import { ToolCallCard, humanLabel } from "./ToolCallCard";
+
+const CALL: ToolCallRecord = {
+  id: "c1",
+  call_id: "p1",
+  message_id: 2,
+  round: 0,
+  text_offset: 0,
+  server: "demo",
+  tool: "add",
+  arguments: { a: 2, b: 3 },
+  status: "pending",
+  output: null,
+  duration_ms: null,
+  created_at: 0,
+};
+
+const ASK: Ask = {
+  id: 7,
+  question: {
+    kind: "tool_approval",
+    run_id: "r",
+    conversation_id: "conv",
+    call_id: "c1",
+    server: "demo",
+    tool: "add",
+    arguments: { a: 2, b: 3 },
+    read_only: true,
+  },
+};
+
+describe("ToolCallCard", () => {
+  it("asks inline, naming the server, the tool and its arguments, and sends the choice", async () => {
+    onCommand("questions_pending", () => [ASK]);
+    onCommand("question_answer", () => null);
+    render(
+      <QuestionsProvider>
+        <ToolCallCard call={CALL} />
+      </QuestionsProvider>,
+    );
+    const group = await screen.findByRole("group", { name: "Approve this tool call" });
+    expect(group).toHaveTextContent("Run add from demo with these arguments?");
+    expect(screen.getByText(/"a": 2/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Allow in this chat" }));
+    const answered = calls.find((c) => c.cmd === "question_answer");
+    expect(answered?.args).toEqual({ id: 7, answer: { kind: "approval", choice: "conversation" } });
+    expect(screen.queryByRole("group", { name: "Approve this tool call" })).not.toBeInTheDocument();
+  });
+
+  it("shows questions that arrive later and drops settled ones", async () => {
+    onCommand("questions_pending", () => []);
+    render(
+      <QuestionsProvider>
+        <ToolCallCard call={CALL} />
+      </QuestionsProvider>,
+    );
+    await waitFor(() => expect(calls.some((c) => c.cmd === "questions_pending")).toBe(true));
+    emitEvent("question-event", { event: { event: "asked", data: ASK } });
+    expect(await screen.findByRole("button", { name: "Never" })).toBeInTheDocument();
+    emitEvent("question-event", { event: { event: "settled", data: 7 } });
+    await waitFor(() => expect(screen.queryByRole("button", { name: "Never" })).not.toBeInTheDocument());
+  });
+
+  it("shows the result, its images and the truncation note", async () => {
+    onCommand("questions_pending", () => []);
+    const done: ToolCallRecord = {
+      ...CALL,
+      status: "done",
+      duration_ms: 12,
+      output: { text: "5", images: [{ mime: "image/png", base64: "aGk=" }], is_error: false, truncated_chars: 40 },
+    };
+    render(
+      <QuestionsProvider>
+        <ToolCallCard call={done} />
+      </QuestionsProvider>,
+    );
+    expect(screen.getByText("done · 12 ms")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Show result" }));
+    expect(screen.getByText("5")).toBeInTheDocument();
+    expect(screen.getByRole("img", { name: "Result image 1" })).toHaveAttribute("src", "data:image/png;base64,aGk=");
+    expect(screen.getByText(/40 characters were cut/)).toBeInTheDocument();
+  });
+
+  it("labels tools for people", () => {
+    expect(humanLabel("read_text_file")).toBe("Read text file");
+    expect(humanLabel("trigger-long-running-operation")).toBe("Trigger long running operation");
+    expect(humanLabel("getCurrentTime")).toBe("Get current time");
+  });
+});

@@ -1,0 +1,91 @@
+import { useState } from "react";
+import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
+import { useQuestions } from "../../lib/questions";
+
+const STATUS: Record<ToolCallRecord["status"], string> = {
+  pending: "waiting for you",
+  running: "running",
+  done: "done",
+  error: "failed",
+  denied: "declined",
+  cancelled: "stopped",
+};
+
+/** "add" -> "Add", "read_text_file" -> "Read text file". */
+export function humanLabel(tool: string): string {
+  const words = tool.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const CHOICES: { choice: ApprovalChoice; label: string }[] = [
+  { choice: "once", label: "Allow once" },
+  { choice: "conversation", label: "Allow in this chat" },
+  { choice: "always", label: "Always allow" },
+  { choice: "deny", label: "Deny" },
+  { choice: "never", label: "Never" },
+];
+
+/** One tool call: what runs where, its status, progress, approval and result. */
+export function ToolCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
+  const { open, answer } = useQuestions();
+  const [expanded, setExpanded] = useState(false);
+  const ask = open.find((a) => a.question.kind === "tool_approval" && a.question.call_id === call.id);
+  const output = call.output;
+  const args = JSON.stringify(call.arguments, null, 2);
+  const percent = progress?.total ? Math.round((100 * (progress.progress ?? 0)) / progress.total) : null;
+  return (
+    <section className={`tool-card status-${call.status}`} aria-label={`Tool ${call.server}:${call.tool}`}>
+      <header>
+        <strong>{humanLabel(call.tool)}</strong>
+        <span className="muted">
+          {call.server ? `${call.server} · ` : ""}
+          {call.tool}
+        </span>
+        <span className="tool-status" data-status={call.status}>
+          {STATUS[call.status]}
+          {call.duration_ms != null && call.status !== "pending" ? ` · ${call.duration_ms} ms` : ""}
+        </span>
+      </header>
+      <pre className="tool-args">{args}</pre>
+      {call.status === "running" && progress && (
+        <div className="tool-progress" role="progressbar" aria-valuenow={percent ?? undefined} aria-valuemin={0} aria-valuemax={100}>
+          {percent !== null && <div className="bar" style={{ width: `${percent}%` }} />}
+          <span>{progress.message ?? (percent !== null ? `${percent}%` : `${progress.progress ?? 0}`)}</span>
+        </div>
+      )}
+      {ask && (
+        <div className="approval" role="group" aria-label="Approve this tool call">
+          <p>
+            Run <strong>{call.tool}</strong> from <strong>{call.server}</strong> with these arguments?
+          </p>
+          <div className="buttons">
+            {CHOICES.map((c) => (
+              <button
+                key={c.choice}
+                type="button"
+                className={c.choice === "once" ? "primary" : c.choice === "deny" || c.choice === "never" ? "danger" : undefined}
+                onClick={() => void answer(ask.id, { kind: "approval", choice: c.choice })}
+              >
+                {c.label}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+      {output && (
+        <div className="tool-result">
+          <button type="button" className="link" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+            {expanded ? "Hide result" : output.is_error ? "Show error" : "Show result"}
+          </button>
+          {expanded && <pre className={output.is_error ? "error" : undefined}>{output.text}</pre>}
+          {output.images.map((img, i) => (
+            <img key={i} alt={`Result image ${i + 1}`} src={`data:${img.mime};base64,${img.base64}`} />
+          ))}
+          {output.truncated_chars > 0 && (
+            <p className="muted small-note">{output.truncated_chars} characters were cut before the model saw it.</p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
