@@ -43,5 +43,6 @@ cd "$here"
 if [[ -n "${E2E_BENCH_SCRIPT:-}" ]]; then
   dbus-run-session -- node "$E2E_BENCH_SCRIPT"
 else
-  dbus-run-session -- node --test --test-concurrency=1 --test-reporter=spec specs/
+  # E2E_SPECS picks some specs (e.g. specs/tools.test.js); all by default.
+  dbus-run-session -- node --test --test-concurrency=1 --test-reporter=spec ${E2E_SPECS:-specs/}
 fi

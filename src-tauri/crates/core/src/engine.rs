@@ -81,7 +81,10 @@ impl Engine {
             asks,
             mcp,
         };
-        Ok(Self { inner: Arc::new(inner) })
+        let engine = Self { inner: Arc::new(inner) };
+        let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
+        engine.inner.mcp.set_sampler(Arc::new(sampler));
+        Ok(engine)
     }
 
     pub fn data_dir(&self) -> &DataDir {
@@ -205,5 +208,22 @@ impl Engine {
             });
         }
         notices
+    }
+}
+
+/// An engine handle that does not keep it alive (for parts the engine itself owns, such as the
+/// MCP manager's sampler).
+#[derive(Clone, Debug)]
+pub struct WeakEngine(std::sync::Weak<Inner>);
+
+impl WeakEngine {
+    pub fn upgrade(&self) -> Option<Engine> {
+        self.0.upgrade().map(|inner| Engine { inner })
+    }
+}
+
+impl Engine {
+    pub fn downgrade(&self) -> WeakEngine {
+        WeakEngine(Arc::downgrade(&self.inner))
     }
 }

@@ -5,6 +5,7 @@
 pub mod attachments;
 pub mod context;
 pub mod runs;
+pub mod sampling;
 pub mod thread;
 pub mod tools;
 

@@ -3,7 +3,7 @@
 //! Built on rmcp, speaking the 2026-07-28 protocol and falling back for older servers.
 
 pub mod config;
-mod handler;
+pub mod handler;
 mod launch;
 mod logs;
 pub mod manager;
