@@ -57,9 +57,12 @@ app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
 	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm
 
-# The optimised build and its .deb package.
+# The optimised build and its .deb package, with the bundled MCP servers as sidecars
+# (installed beside the app, where Perch finds them).
 app-release: $(NPM_STAMP)
-	npx tauri build
+	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-review
+	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
+	npx tauri build --config src-tauri/tauri.bundle.conf.json
 
 # Development with hot reload of the UI.
 dev: deps-system $(NPM_STAMP)
@@ -90,7 +93,8 @@ e2e: app-debug
 # The figures the issues name, measured on the optimised build:
 # start-up time, memory and size against the same UI in Chromium; the review socket's round
 # trips and throughput; chat throughput against the Python `ollama` client, time to first
-# token against a raw HTTP client, history search latency; rendering a large review.
+# token against a raw HTTP client, history search latency; rendering a large review; MCP
+# tool-call round trips against the Python `mcp` SDK and starting five servers at once.
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
@@ -100,6 +104,8 @@ bench: deps $(NPM_STAMP)
 	PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/release/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
 		cargo bench --locked -p perch-core --bench chat
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh review_render.mjs
+	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench mcp
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

@@ -49,6 +49,8 @@ const COMMANDS: &[&str] = &[
     "set_tool_settings",
     "questions_pending",
     "question_answer",
+    "tools_model_status",
+    "tools_model_download",
 ];
 
 fn main() {

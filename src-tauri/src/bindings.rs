@@ -57,6 +57,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::set_tool_settings,
             tools::questions_pending,
             tools::question_answer,
+            tools::tools_model_status,
+            tools::tools_model_download,
         ])
         .events(collect_events![
             WindowModeChanged,

@@ -83,6 +83,10 @@ export const commands = {
 	/**  Questions still open (for a window that opened after they were asked). */
 	questionsPending: () => typedError<Ask[], CommandError>(__TAURI_INVOKE("questions_pending")),
 	questionAnswer: (id: number, answer: Answer) => typedError<null, CommandError>(__TAURI_INVOKE("question_answer", { id, answer })),
+	/**  Whether the embedded retrieval model (all-MiniLM-L6-v2) is downloaded. */
+	toolsModelStatus: () => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_status")),
+	/**  Downloads the embedded model once, checked against its sha256, with progress. */
+	toolsModelDownload: (progress: Channel<DownloadProgress>) => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_download", { progress })),
 };
 
 /** Events */
@@ -226,6 +230,12 @@ export type DataDirSource =
 "dev" | 
 /**  The OS app-data dir. */
 "default";
+
+/**  Download progress, in bytes. */
+export type DownloadProgress = {
+	done: number,
+	total: number,
+};
 
 export type ElicitationAction = "accept" | "decline" | "cancel";
 
@@ -373,6 +383,14 @@ export type ModelSettings = {
 	thinking?: boolean,
 	/**  The user's corrections to the shipped price table (USD per million tokens). */
 	prices?: Price[],
+};
+
+/**  Whether the embedded model is here, and where. */
+export type ModelStatus = {
+	present: boolean,
+	path: string,
+	/**  Bytes to download when absent. */
+	download_bytes: number,
 };
 
 /**  Every provider's models, and the one a new chat starts with. */

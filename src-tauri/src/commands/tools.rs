@@ -1,12 +1,14 @@
 //! MCP servers (Settings -> MCP servers), Settings -> Tools, and the user's answers to
 //! questions (tool approvals, elicitation, sampling).
 
+use perch_core::agent::picker::{DownloadProgress, ModelStatus};
 use perch_core::asks::{Answer, Ask};
 use perch_core::mcp::{ConfigProblem, ServerView};
 use perch_core::settings::{Settings, ToolSettings};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tauri::State;
+use tauri::ipc::Channel;
 
 use crate::error::{CommandError, CommandResult, ErrorKind};
 use crate::state::AppState;
@@ -121,4 +123,34 @@ pub fn questions_pending(state: State<'_, AppState>) -> CommandResult<Vec<Ask>> 
 #[specta::specta]
 pub fn question_answer(state: State<'_, AppState>, id: u64, answer: Answer) -> CommandResult<()> {
     state.engine()?.asks().answer(id, answer).map_err(invalid)
+}
+
+/// Whether the embedded retrieval model (all-MiniLM-L6-v2) is downloaded.
+#[tauri::command]
+#[specta::specta]
+pub fn tools_model_status(state: State<'_, AppState>) -> CommandResult<ModelStatus> {
+    Ok(state.engine()?.tool_picker().model_status())
+}
+
+/// Downloads the embedded model once, checked against its sha256, with progress.
+#[tauri::command]
+#[specta::specta]
+pub async fn tools_model_download(
+    state: State<'_, AppState>,
+    progress: Channel<DownloadProgress>,
+) -> CommandResult<ModelStatus> {
+    let engine = state.engine()?;
+    let mut last = 0u64;
+    engine
+        .tool_picker()
+        .download_model(|done, total| {
+            // A message per half megabyte is plenty for a progress bar.
+            if done == total || done >= last + (1 << 19) {
+                last = done;
+                let _ = progress.send(DownloadProgress { done, total });
+            }
+        })
+        .await
+        .map_err(|e| CommandError::new(ErrorKind::External, e))?;
+    Ok(engine.tool_picker().model_status())
 }

@@ -139,6 +139,10 @@ async fn handle(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     {
         return respond(&mut socket, status, &body, &[]).await;
     }
+    if dialect == wire::Dialect::Ollama && request.method == "POST" && request.path == "/api/embed" {
+        let (status, body) = embed(&request.body, &models);
+        return respond(&mut socket, status, &body, &[]).await;
+    }
     let Some(model) = wire::chat_model(dialect, &request.method, &request.path, &request.body) else {
         return respond(&mut socket, 404, &json!({ "error": "no such endpoint" }), &[]).await;
     };
@@ -152,6 +156,42 @@ async fn handle(mut socket: TcpStream, state: Arc<Mutex<State>>) {
         s.scripts.pop_front().unwrap_or_else(|| echo(&request.body, delay))
     };
     stream(socket, dialect, &model, script).await;
+}
+
+/// Ollama's `/api/embed`: a hashed bag of words per input (64 dimensions, unit length), so texts
+/// sharing words score higher. Embedding models are the usual names or any model with the
+/// `embedding` capability.
+fn embed(body: &Value, models: &[crate::FakeModel]) -> (u16, Value) {
+    let model = body["model"].as_str().unwrap_or_default();
+    let known = crate::EMBEDDING_MODELS.contains(&model)
+        || models.iter().any(|m| m.name == model && m.capabilities.iter().any(|c| c == "embedding"));
+    if !known {
+        return wire::model_not_found(wire::Dialect::Ollama, model);
+    }
+    let inputs: Vec<&str> = match &body["input"] {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+        _ => return (400, json!({ "error": "invalid input type" })),
+    };
+    (200, json!({ "model": model, "embeddings": inputs.iter().map(|t| bag_of_words(t)).collect::<Vec<_>>() }))
+}
+
+fn bag_of_words(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; 64];
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 2) {
+        let word = word.to_lowercase();
+        let word = word.strip_suffix('s').unwrap_or(&word);
+        // FNV-1a
+        let hash = word
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        v[(hash % 64) as usize] += 1.0;
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    v
 }
 
 /// With nothing queued the fake answers "You said: ..." with the last user message.

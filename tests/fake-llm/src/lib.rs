@@ -2,7 +2,8 @@
 //! Anthropic and Gemini (server-sent events), each in its documented wire format, so the
 //! production clients are what gets tested. Scripts decide what a chat request gets: text,
 //! thinking, tool calls, usage, HTTP errors, errors mid-stream, malformed lines, a character
-//! split across network chunks, a stall, or a dropped connection.
+//! split across network chunks, a stall, or a dropped connection. Ollama's `/api/embed` answers
+//! with deterministic bag-of-words vectors.
 
 mod http;
 mod wire;
@@ -102,6 +103,9 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split_inclusive(' ').map(str::to_owned)
 }
 
+/// Ollama embedding models `/api/embed` accepts besides any model with the `embedding` capability.
+pub const EMBEDDING_MODELS: &[&str] = &["nomic-embed-text", "all-minilm", "mxbai-embed-large"];
+
 /// A model the fake offers, and what it can do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FakeModel {
@@ -196,9 +200,11 @@ impl FakeLlm {
         self.lock().requests.clone()
     }
 
-    /// The chat requests only (not model listings).
+    /// The chat requests only (not model listings or embeddings).
     pub fn chat_requests(&self) -> Vec<Recorded> {
-        self.requests().into_iter().filter(|r| r.method == "POST" && !r.path.contains("/api/show")).collect()
+        let chat =
+            |r: &Recorded| r.method == "POST" && !r.path.contains("/api/show") && r.path != "/api/embed";
+        self.requests().into_iter().filter(chat).collect()
     }
 
     pub fn set_models(&self, models: Vec<FakeModel>) {

@@ -45,6 +45,7 @@ struct Inner {
     models: ModelCache,
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
+    picker: crate::agent::picker::ToolPicker,
 }
 
 /// What happened at start that a person should hear about.
@@ -67,6 +68,7 @@ impl Engine {
         let reviews = Arc::new(ReviewService::new(store.clone()));
         let keys = Arc::new(Keys::new(data_dir.root()));
         let asks = Arc::new(Asks::default());
+        let data_dir_root = &data_dir.root().to_path_buf();
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
         let inner = Inner {
             data_dir,
@@ -80,6 +82,7 @@ impl Engine {
             models: ModelCache::default(),
             asks,
             mcp,
+            picker: crate::agent::picker::ToolPicker::new(data_dir_root),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -114,6 +117,11 @@ impl Engine {
     /// Questions waiting for the user (tool approvals, elicitation, sampling).
     pub fn asks(&self) -> &Arc<Asks> {
         &self.inner.asks
+    }
+
+    /// Top-K tool retrieval (and the embedded model it may use).
+    pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
+        &self.inner.picker
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {

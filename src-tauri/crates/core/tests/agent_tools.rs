@@ -63,6 +63,17 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
     Setup { _tmp: tmp, engine, fake, asked }
 }
 
+/// `setup` plus server-everything (from npm, installed by `make deps`), connected.
+async fn with_everything() -> Setup {
+    let everything = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../node_modules/.bin/mcp-server-everything");
+    let s =
+        setup(ApprovalChoice::Once, json!({ "everything": { "command": everything, "args": ["stdio"] } }))
+            .await;
+    s.engine.mcp().ensure_connected("everything", Duration::from_secs(30)).await.unwrap();
+    s
+}
+
 fn tool_call(name: &str, arguments: Value) -> Step {
     Step::ToolCall { name: name.into(), arguments }
 }
@@ -162,6 +173,14 @@ async fn conversation_grants_hold_for_that_conversation_only() {
         .await
         .unwrap();
     assert_eq!(s.asked.lock().unwrap().len(), 1, "the second call in the conversation is not asked about");
+    let resumed = &s.fake.chat_requests()[2].body["messages"];
+    let remembered = resumed.as_array().unwrap().iter().any(|m| {
+        m["role"] == "assistant"
+            && m["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("[tool call demo:add {\"a\":1,\"b\":1} -> Done: 2]"))
+    });
+    assert!(remembered, "a later turn sees the earlier tool call: {resumed}");
     run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
     assert_eq!(s.asked.lock().unwrap().len(), 2, "a new conversation asks again");
 }
@@ -241,13 +260,37 @@ async fn the_round_bound_stops_the_loop_and_the_last_request_offers_no_tools() {
 }
 
 #[tokio::test]
+async fn many_tools_are_narrowed_to_the_top_k_and_the_always_on_ones() {
+    let s = with_everything().await;
+    s.engine
+        .settings()
+        .update(|st| {
+            st.tools.top_k = 3;
+            st.tools.retriever = perch_core::settings::RetrieverChoice::Bm25;
+            st.tools.always_on = vec!["everything:get-env".into()];
+        })
+        .await
+        .unwrap();
+    s.fake.push(Script::answer("ok"));
+    run_turn(&s.engine, ask("Divide 10 by 4, a division of two numbers", None), &Collect::default())
+        .await
+        .unwrap();
+    let offered: Vec<String> = s.fake.chat_requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(s.engine.mcp().tools().len() > 15, "many tools are enabled");
+    assert_eq!(offered.len(), 4, "K = 3 plus one always-on tool: {offered:?}");
+    assert_eq!(offered[0], "everything__get-env", "always-on tools come first");
+    assert!(offered.contains(&"demo__divide".to_owned()), "{offered:?}");
+    s.engine.stop_mcp_servers().await;
+}
+
+#[tokio::test]
 async fn stop_during_a_slow_tool_cancels_it_and_saves_a_consistent_answer() {
-    let everything = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../node_modules/.bin/mcp-server-everything");
-    let s =
-        setup(ApprovalChoice::Once, json!({ "everything": { "command": everything, "args": ["stdio"] } }))
-            .await;
-    s.engine.mcp().ensure_connected("everything", Duration::from_secs(30)).await.unwrap();
+    let s = with_everything().await;
     s.fake.push(calls_then(vec![tool_call(
         "everything__trigger-long-running-operation",
         json!({"duration": 30, "steps": 30}),

@@ -1,6 +1,85 @@
-import { useState } from "react";
-import type { RetrieverChoice, RuleDecision, ToolSettings } from "../../bindings";
+import { useEffect, useState } from "react";
+import { Channel } from "@tauri-apps/api/core";
+import type { DownloadProgress, ModelStatus, RetrieverChoice, RuleDecision, ToolSettings } from "../../bindings";
+import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
+
+/** A number saved when the field is left or Enter pressed, never half-typed. */
+function NumberField(props: { label: string; aria: string; value: number; min: number; step?: number; onSave: (n: number) => void }) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const commit = () => {
+    if (draft === null) return;
+    const n = Math.max(props.min, Math.round(Number(draft) || props.min));
+    setDraft(null);
+    if (n !== props.value) props.onSave(n);
+  };
+  return (
+    <label className="field">
+      {props.label}
+      <input
+        type="number"
+        aria-label={props.aria}
+        min={props.min}
+        step={props.step}
+        value={draft ?? String(props.value)}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === "Enter" && commit()}
+      />
+    </label>
+  );
+}
+
+/** The embedded retrieval model: downloaded once, with progress and a checksum. */
+function EmbeddedModel() {
+  const [status, setStatus] = useState<ModelStatus | null>(null);
+  const [progress, setProgress] = useState<DownloadProgress | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void call(commands.toolsModelStatus()).then(setStatus, (e) => setError(errorMessage(e)));
+  }, []);
+  const download = async () => {
+    const channel = new Channel<DownloadProgress>();
+    channel.onmessage = setProgress;
+    setError(null);
+    setProgress({ done: 0, total: status?.download_bytes ?? 0 });
+    try {
+      setStatus(await call(commands.toolsModelDownload(channel)));
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+    setProgress(null);
+  };
+  if (!status) return error ? <p className="error small">{error}</p> : null;
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  return (
+    <div className="field" aria-label="Embedded model">
+      <span>Built-in model (all-MiniLM-L6-v2)</span>
+      {status.present ? (
+        <small className="muted">Downloaded; picks tools by meaning, on this computer.</small>
+      ) : progress ? (
+        <div className="tool-progress" role="progressbar" aria-valuenow={progress.total ? Math.round((100 * progress.done) / progress.total) : 0} aria-valuemin={0} aria-valuemax={100}>
+          <div className="bar" style={{ width: `${progress.total ? (100 * progress.done) / progress.total : 0}%` }} />
+          <span>
+            {mb(progress.done)} of {mb(progress.total)}
+          </span>
+        </div>
+      ) : (
+        <div className="buttons">
+          <button type="button" onClick={() => void download()}>
+            Download ({mb(status.download_bytes)})
+          </button>
+          <small className="muted">Until then, tools are picked by Ollama's embeddings or by keywords.</small>
+        </div>
+      )}
+      {error && (
+        <p className="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
 
 const RETRIEVERS: { value: RetrieverChoice; label: string }[] = [
   { value: "auto", label: "Best available" },
@@ -18,7 +97,6 @@ export function ToolSettingsCard() {
   if (!tools) return null;
   const rules = tools.rules ?? [];
   const save = (change: Partial<ToolSettings>) => void setTools({ ...tools, ...change });
-  const number = (value: string, min: number) => Math.max(min, Math.round(Number(value) || min));
   return (
     <>
       <fieldset className="card">
@@ -35,25 +113,16 @@ export function ToolSettingsCard() {
           <input type="checkbox" checked={tools.skip_with_images} onChange={(e) => save({ skip_with_images: e.target.checked })} />
           Offer no tools when an image is attached
         </label>
-        <label className="field">
-          Tools offered per message (K)
-          <input type="number" aria-label="Tools per message" min={1} value={tools.top_k} onChange={(e) => save({ top_k: number(e.target.value, 1) })} />
-        </label>
-        <label className="field">
-          Tool rounds per answer
-          <input type="number" aria-label="Tool rounds" min={1} value={tools.max_rounds} onChange={(e) => save({ max_rounds: number(e.target.value, 1) })} />
-        </label>
-        <label className="field">
-          Longest tool result (characters)
-          <input
-            type="number"
-            aria-label="Longest tool result"
-            min={500}
-            step={1000}
-            value={tools.max_result_chars}
-            onChange={(e) => save({ max_result_chars: number(e.target.value, 500) })}
-          />
-        </label>
+        <NumberField label="Tools offered per message (K)" aria="Tools per message" min={1} value={tools.top_k ?? 8} onSave={(n) => save({ top_k: n })} />
+        <NumberField label="Tool rounds per answer" aria="Tool rounds" min={1} value={tools.max_rounds ?? 30} onSave={(n) => save({ max_rounds: n })} />
+        <NumberField
+          label="Longest tool result (characters)"
+          aria="Longest tool result"
+          min={500}
+          step={1000}
+          value={tools.max_result_chars ?? 20000}
+          onSave={(n) => save({ max_result_chars: n })}
+        />
         <label className="field">
           Picking the tools
           <select aria-label="Retriever" value={tools.retriever} onChange={(e) => save({ retriever: e.target.value as RetrieverChoice })}>
@@ -64,6 +133,7 @@ export function ToolSettingsCard() {
             ))}
           </select>
         </label>
+        <EmbeddedModel />
         <label className="field">
           Always offered (server:tool, one per line)
           <textarea

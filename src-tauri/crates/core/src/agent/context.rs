@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::providers::{ChatMessage, ImageData};
+use crate::store::tool_calls::ToolCallRecord;
 use crate::store::{Message, MessageStatus, Role};
 
 /// When a model does not say how much it reads, assume this much.
@@ -84,6 +85,39 @@ pub fn build(
     Built { messages, omitted: older.len() }
 }
 
+/// The longest tool result repeated to the model in later turns.
+const REPLAYED_RESULT_CHARS: usize = 2_000;
+
+/// An answer as later turns send it: its text with a note of each tool call where it happened
+/// (tool, arguments, result), so the model remembers what it did in any provider's format.
+pub fn with_tool_notes(message: &Message, calls: &[ToolCallRecord]) -> Message {
+    let mine: Vec<&ToolCallRecord> = calls.iter().filter(|c| c.message_id == message.id).collect();
+    if mine.is_empty() || message.role != Role::Assistant {
+        return message.clone();
+    }
+    let chars: Vec<char> = message.content.chars().collect();
+    let mut text = String::new();
+    let mut at = 0usize;
+    for call in mine {
+        let offset = (call.text_offset as usize).clamp(at, chars.len());
+        text.extend(&chars[at..offset]);
+        at = offset;
+        let name =
+            if call.server.is_empty() { call.tool.clone() } else { format!("{}:{}", call.server, call.tool) };
+        let result = match &call.output {
+            Some(o) => {
+                let short: String = o.text.chars().take(REPLAYED_RESULT_CHARS).collect();
+                let cut = if short.len() < o.text.len() { " …" } else { "" };
+                format!("{}{short}{cut}", if o.is_error { "error: " } else { "" })
+            }
+            None => "no result".into(),
+        };
+        text.push_str(&format!("\n[tool call {name} {} -> {:?}: {result}]\n", call.arguments, call.status));
+    }
+    text.extend(&chars[at..]);
+    Message { content: text, ..message.clone() }
+}
+
 static FILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:[\w.-]+/)*[\w-]+\.(?:rs|ts|tsx|js|jsx|mjs|py|go|java|kt|swift|rb|c|cc|cpp|h|hpp|cs|md|json|toml|ya?ml|txt|sql|sh|css|html|vue|svelte|lock|cfg|ini|xml|csv|log)\b")
         .expect("valid pattern")
@@ -138,6 +172,32 @@ pub fn summary(older: &[&Message]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn later_turns_see_tool_calls_where_they_happened() {
+        let answer = msg(2, Role::Assistant, "Let me add. The sum is 5.");
+        let call = ToolCallRecord {
+            id: "x".into(),
+            call_id: "c".into(),
+            message_id: 2,
+            round: 0,
+            text_offset: 12,
+            server: "demo".into(),
+            tool: "add".into(),
+            arguments: serde_json::json!({"a": 2, "b": 3}),
+            status: crate::store::tool_calls::ToolCallStatus::Done,
+            output: Some(crate::mcp::ToolOutput { text: "5".into(), ..Default::default() }),
+            duration_ms: Some(3),
+            created_at: 0,
+        };
+        let noted = with_tool_notes(&answer, std::slice::from_ref(&call));
+        assert_eq!(
+            noted.content,
+            "Let me add. \n[tool call demo:add {\"a\":2,\"b\":3} -> Done: 5]\nThe sum is 5."
+        );
+        let other = msg(3, Role::Assistant, "unrelated");
+        assert_eq!(with_tool_notes(&other, &[call]).content, "unrelated");
+    }
 
     fn msg(id: i64, role: Role, content: &str) -> Message {
         Message {

@@ -4,6 +4,7 @@
 
 pub mod attachments;
 pub mod context;
+pub mod picker;
 pub mod runs;
 pub mod sampling;
 pub mod thread;
@@ -203,7 +204,10 @@ pub async fn run_turn_with(
     };
     let context_length = info.as_ref().ok().and_then(|i| i.context_length);
     let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
-    let built = context::build(&context::system_prompt(&today), &visible, images, context_length);
+    let noted: Vec<Message> =
+        visible.iter().map(|m| context::with_tool_notes(m, &detail.tool_calls)).collect();
+    let noted: Vec<&Message> = noted.iter().collect();
+    let built = context::build(&context::system_prompt(&today), &noted, images, context_length);
     let think = settings.models.thinking && info.as_ref().is_ok_and(|i| i.capabilities.thinking);
 
     let mut answer = NewMessage::text(Role::Assistant, "");
@@ -237,7 +241,16 @@ pub async fn run_turn_with(
                 && info.as_ref().map_or(true, |i| i.capabilities.tools)
                 && !(has_images && settings.tools.skip_with_images)
             {
-                tools::offered_tools(engine.mcp().tools())
+                let all = tools::offered_tools(engine.mcp().tools());
+                let always_on = always_on_tools(engine, &settings.tools);
+                let query = latest_question(&detail.messages);
+                let ollama = crate::providers::ollama_url(&settings.providers);
+                let (picked, report) =
+                    engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, &query).await;
+                if let Some(r) = report {
+                    tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
+                }
+                picked
             } else {
                 Vec::new()
             };
@@ -278,6 +291,31 @@ pub async fn run_turn_with(
     let error = outcome.error.map(TurnError::from);
     sink.send(TurnEvent::Finished(Box::new(TurnFinished { message: message.clone(), error })));
     Ok(message)
+}
+
+/// Tools always offered, as model names: Settings -> Tools (`server:tool`) and each server's
+/// `alwaysOn` list.
+fn always_on_tools(engine: &Engine, settings: &crate::settings::ToolSettings) -> Vec<String> {
+    let mut names: Vec<String> = settings
+        .always_on
+        .iter()
+        .filter_map(|s| s.split_once(':'))
+        .map(|(server, tool)| tools::model_name(server.trim(), tool.trim()))
+        .collect();
+    for server in engine.mcp().list() {
+        names.extend(server.config.always_on.iter().map(|t| tools::model_name(&server.config.name, t)));
+    }
+    names
+}
+
+/// The text of the newest question, which tool retrieval matches against.
+fn latest_question(messages: &[Message]) -> String {
+    thread::visible(messages)
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .map(|m| m.content.clone())
+        .unwrap_or_default()
 }
 
 fn blocks_the_answer(e: &ProviderError) -> bool {

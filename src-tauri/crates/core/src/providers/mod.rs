@@ -22,7 +22,7 @@ pub use gemini::Gemini;
 pub use ollama::Ollama;
 pub use openai::OpenAi;
 pub use registry::{
-    ProviderEndpoint, ProviderKind, ProviderModels, Registry, builtin_endpoints, pick_default,
+    ProviderEndpoint, ProviderKind, ProviderModels, Registry, builtin_endpoints, ollama_url, pick_default,
 };
 pub use types::*;
 

@@ -32,12 +32,19 @@ pub struct ProviderEndpoint {
     pub needs_key: bool,
 }
 
+/// Ollama's base URL: `OLLAMA_HOST` when set, else the settings.
+pub fn ollama_url(settings: &ProviderSettings) -> String {
+    std::env::var("OLLAMA_HOST")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|h| ollama_host_to_url(&h))
+        .unwrap_or_else(|| settings.ollama_url.as_str().to_owned())
+}
+
 /// The built-in providers and the user's OpenAI-compatible servers, with environment overrides.
 pub fn builtin_endpoints(settings: &ProviderSettings) -> Vec<ProviderEndpoint> {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    let ollama_url = env("OLLAMA_HOST")
-        .and_then(|h| ollama_host_to_url(&h))
-        .unwrap_or_else(|| settings.ollama_url.as_str().to_owned());
+    let ollama_url = ollama_url(settings);
     let openai_url = env("OPENAI_BASE_URL").unwrap_or_else(|| settings.openai_url.as_str().to_owned());
     let endpoint = |name: &str, kind, url: String, key_env: Option<&str>| ProviderEndpoint {
         name: name.into(),
