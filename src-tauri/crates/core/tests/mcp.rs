@@ -103,6 +103,7 @@ async fn server_everything_over_stdio_reports_progress_and_times_out_and_cancels
     let names: Vec<&str> = view.tools.iter().map(|t| t.name.as_str()).collect();
     assert!(names.contains(&"echo") && names.contains(&"trigger-long-running-operation"), "{names:?}");
     assert!(!view.resources.is_empty() && !view.prompts.is_empty(), "resources and prompts are listed");
+    assert_eq!(view.protocol_version.as_deref(), Some("2025-11-25"), "an older server gets the fallback");
 
     let echo = call(&m, "everything", "echo", json!({"message": "hi"})).await.unwrap();
     assert!(echo.text.contains("hi"), "{echo:?}");
