@@ -42,12 +42,14 @@ pub fn run() {
                 Ok(engine) => tauri::async_runtime::block_on(engine.settings().get()).window,
                 Err(_) => Default::default(),
             };
-            app.manage(AppState::new(engine.clone(), started_at));
+            let state = AppState::new(engine.clone(), started_at);
+            let first_paint = state.first_paint.clone();
+            app.manage(state);
             app.manage(WindowController::new(placement));
             window::create(app.handle())?;
             if let Ok(engine) = &engine {
                 reviews::start(app.handle(), engine);
-                tools::start(app.handle(), engine);
+                tools::start(app.handle(), engine, first_paint);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");

@@ -16,11 +16,13 @@ pub struct AppState {
     pub engine: Result<Engine, String>,
     pub started_at: Instant,
     pub review_socket: Mutex<ReviewSocketStatus>,
+    /// Signalled at the UI's first paint; MCP servers start after it, so they never slow it.
+    pub first_paint: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl AppState {
     pub fn new(engine: Result<Engine, String>, started_at: Instant) -> Self {
-        Self { engine, started_at, review_socket: Mutex::default() }
+        Self { engine, started_at, review_socket: Mutex::default(), first_paint: Default::default() }
     }
 
     pub fn engine(&self) -> Result<&Engine, CommandError> {

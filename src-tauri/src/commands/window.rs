@@ -35,4 +35,5 @@ pub fn ui_ready(state: State<'_, AppState>, page_ms: f64) {
         page_ms = page_ms.round() as u64,
         "first paint"
     );
+    state.first_paint.notify_one();
 }

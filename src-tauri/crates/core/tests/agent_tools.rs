@@ -12,7 +12,7 @@ use perch_core::Engine;
 use perch_core::agent::{
     TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools,
 };
-use perch_core::asks::{Answer, ApprovalChoice, AskEvent, Question};
+use perch_core::asks::{Answer, ApprovalChoice, AskEvent, ElicitationAction, Question};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::settings::{BaseUrl, RuleDecision};
 use perch_core::store::MessageStatus;
@@ -56,7 +56,16 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
         while let Ok(event) = questions.recv().await {
             if let AskEvent::Asked(ask) = event {
                 log.lock().unwrap().push(ask.question.clone());
-                let _ = asks.answer(ask.id, Answer::Approval { choice });
+                // The "user" fills forms and allows sampling; tool approvals get `choice`.
+                let answer = match &ask.question {
+                    Question::ToolApproval(_) => Answer::Approval { choice },
+                    Question::Elicitation(_) => Answer::Elicitation {
+                        action: ElicitationAction::Accept,
+                        content: Some(json!({ "name": "Ada Lovelace" })),
+                    },
+                    Question::Sampling(_) => Answer::Sampling { approve: true },
+                };
+                let _ = asks.answer(ask.id, answer);
             }
         }
     });
@@ -315,5 +324,46 @@ async fn stop_during_a_slow_tool_cancels_it_and_saves_a_consistent_answer() {
     let calls = s.engine.store().conversation(&answer.conversation_id).await.unwrap().tool_calls;
     assert_eq!(calls[0].status, ToolCallStatus::Cancelled);
     assert_eq!(s.fake.chat_requests().len(), 1, "nothing more is sent after a stop");
+    s.engine.stop_mcp_servers().await;
+}
+
+#[tokio::test]
+async fn a_servers_form_and_its_use_of_the_model_both_go_through_the_user() {
+    let s = with_everything().await;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let filled = s
+        .engine
+        .mcp()
+        .call_tool("everything", "trigger-elicitation-request", None, &cancel, None)
+        .await
+        .unwrap();
+    assert!(filled.text.contains("Ada Lovelace"), "{}", filled.text);
+    let asked = s.asked.lock().unwrap().clone();
+    let Some(Question::Elicitation(form)) = asked.last() else { panic!("a form was shown: {asked:?}") };
+    assert_eq!(form.server, "everything", "the form names the server that asks");
+    assert_eq!(form.schema["required"], json!(["name"]));
+
+    // Sampling: the user sees the request and the model that would answer, then the model answers.
+    s.engine
+        .settings()
+        .update(|st| st.models.default_model = Some("ollama:qwen3-vl:8b-instruct".into()))
+        .await
+        .unwrap();
+    s.fake.push(Script::answer("Sampled words."));
+    let args = json!({ "prompt": "Say something", "maxTokens": 50 }).as_object().cloned();
+    let sampled = s
+        .engine
+        .mcp()
+        .call_tool("everything", "trigger-sampling-request", args, &cancel, None)
+        .await
+        .unwrap();
+    assert!(sampled.text.contains("Sampled words."), "{}", sampled.text);
+    let asked = s.asked.lock().unwrap().clone();
+    let Some(Question::Sampling(q)) = asked.last() else { panic!("sampling was asked about: {asked:?}") };
+    assert_eq!(
+        (q.server.as_str(), q.model.as_str(), q.max_tokens),
+        ("everything", "ollama:qwen3-vl:8b-instruct", 50)
+    );
+    assert!(q.messages[0].contains("Say something"), "{:?}", q.messages);
     s.engine.stop_mcp_servers().await;
 }

@@ -342,3 +342,29 @@ async fn the_dashboard_edits_the_users_file_and_reloads() {
     assert!(!demo.config.enabled, "a bundled server is turned off, not deleted");
     assert!(m.import("{\"x\": {\"args\": []}}").await.unwrap_err().contains("needs a \"command\""));
 }
+
+#[tokio::test]
+async fn a_server_that_will_not_stop_is_killed_at_shutdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stubborn = tmp.path().join("stubborn.sh");
+    // Serves MCP until stdin closes, then lingers, ignoring SIGTERM.
+    let script = format!("#!/bin/sh\ntrap '' TERM\n{}\nsleep 300\n", repo_target_bin("perch-mcp-demo"));
+    std::fs::write(&stubborn, script).unwrap();
+    std::fs::set_permissions(&stubborn, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let m = manager(tmp.path(), json!({ "stubborn": { "command": stubborn } }));
+    m.ensure_connected("stubborn", WAIT).await.unwrap();
+    let pid = m.server("stubborn").unwrap().pid.unwrap();
+    m.shutdown().await;
+    // Its whole group is gone when shutdown returns (the shell and its sleep).
+    assert!(!alive(pid), "the server was killed");
+    let group_left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| alive(*p))
+        .any(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+            fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pid)
+        });
+    assert!(!group_left, "nothing it started is left");
+}

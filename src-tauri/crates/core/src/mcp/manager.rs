@@ -36,6 +36,8 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How long a stopping server gets before it is killed (rmcp closes stdin, then SIGTERM, then kills).
 const STOP_GRACE: Duration = Duration::from_secs(8);
+/// How long quitting waits for servers before killing them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 pub struct McpManager {
     data_dir: PathBuf,
@@ -303,11 +305,21 @@ impl McpManager {
         self.start(name)
     }
 
-    /// Stops every server (at quit), waiting for each up to its grace period.
+    /// Stops every server (at quit): each is asked to close, and the process group of any
+    /// still running after [`SHUTDOWN_GRACE`] is killed, so no server outlives the app.
     pub async fn shutdown(&self) {
         self.shared.closing.cancel();
-        let names: Vec<String> = self.slots().into_iter().map(|(n, _)| n).collect();
-        futures::future::join_all(names.iter().map(|n| self.stop(n))).await;
+        let slots = self.slots();
+        let stopping = futures::future::join_all(slots.iter().map(|(n, _)| self.stop(n)));
+        if tokio::time::timeout(SHUTDOWN_GRACE, stopping).await.is_err() {
+            for (name, slot) in &slots {
+                let state = slot.state();
+                if let (Some(pid), Some(_)) = (state.pid, &state.stop) {
+                    tracing::warn!(server = %name, pid, "MCP server did not stop in time; killing it");
+                    kill_group(pid);
+                }
+            }
+        }
     }
 
     /// Starts a server if needed and waits until it is connected or has failed.
@@ -727,6 +739,19 @@ impl McpManager {
         Ok(())
     }
 }
+
+/// Kills a server's process group (it leads its own, see `launch`).
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid)
+        && pid > 1
+    {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: u32) {}
 
 fn view(slot: &Slot) -> ServerView {
     let config = slot.config();
