@@ -96,10 +96,23 @@ export async function launch(dataDir, env = {}) {
       await browser.deleteSession().catch(() => {});
       driver.kill();
       await waitFor(async () => (await perchWindows()).length === 0, "the app to exit", 10_000);
+      // The window goes before the process does (it still saves, stops answers and MCP
+      // servers); a relaunch before then would be handed to the exiting instance.
+      await waitFor(async () => !(await appRunning()), "the app process to end", 15_000);
     },
   };
   await waitFor(async () => (await perchWindows()).length === 1, "the Perch window to map");
   return session;
+}
+
+/** Whether any process runs the app binary (`pgrep` exits 1 when none does). */
+async function appRunning() {
+  try {
+    await run("pgrep", ["-f", "-x", `${APP}( .*)?`]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Polls `check` until it returns something truthy; `what` (text, or a function giving text) names it on timeout. */
