@@ -355,16 +355,27 @@ async fn a_server_that_will_not_stop_is_killed_at_shutdown() {
     m.ensure_connected("stubborn", WAIT).await.unwrap();
     let pid = m.server("stubborn").unwrap().pid.unwrap();
     m.shutdown().await;
-    // Its whole group is gone when shutdown returns (the shell and its sleep).
+    // Its whole group was killed when shutdown returned (the shell and its sleep); the kernel
+    // may take a moment to finish them off.
+    let in_group = |pgid: u32| {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|p| alive(*p))
+            .any(|p| {
+                let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+                let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+                fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
+            })
+    };
+    let mut group_left = true;
+    for _ in 0..50 {
+        group_left = in_group(pid);
+        if !group_left {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert!(!alive(pid), "the server was killed");
-    let group_left = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|p| alive(*p))
-        .any(|p| {
-            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-            let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-            fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pid)
-        });
     assert!(!group_left, "nothing it started is left");
 }

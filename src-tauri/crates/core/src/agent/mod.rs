@@ -1,6 +1,6 @@
 //! The turn: save the question, build the context, stream the answer to a sink while saving it
-//! as it grows, and finish it as complete, stopped or failed. One loop for every provider;
-//! the tool loop slots in where the stream ends with tool calls.
+//! as it grows, and finish it as complete, stopped or failed. One loop for every provider:
+//! when the stream ends with tool calls they run (see `tools`) and the model is asked again.
 
 pub mod attachments;
 pub mod context;
@@ -232,28 +232,10 @@ pub async fn run_turn_with(
     match info {
         Err(e) if blocks_the_answer(&e) => outcome.error = Some(e),
         info => {
-            let has_images = built
-                .messages
-                .iter()
-                .any(|m| matches!(m, ChatMessage::User { images, .. } if !images.is_empty()));
-            let offered = if settings.tools.enabled
-                && !options.no_tools
-                && info.as_ref().map_or(true, |i| i.capabilities.tools)
-                && !(has_images && settings.tools.skip_with_images)
-            {
-                let all = tools::offered_tools(engine.mcp().tools());
-                let always_on = always_on_tools(engine, &settings.tools);
-                let query = latest_question(&detail.messages);
-                let ollama = crate::providers::ollama_url(&settings.providers);
-                let (picked, report) =
-                    engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, &query).await;
-                if let Some(r) = report {
-                    tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
-                }
-                picked
-            } else {
-                Vec::new()
-            };
+            let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
+            let offered =
+                tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &detail.messages)
+                    .await;
             let calls = tools::CallContext {
                 engine,
                 settings: &settings.tools,
@@ -291,6 +273,36 @@ pub async fn run_turn_with(
     let error = outcome.error.map(TurnError::from);
     sink.send(TurnEvent::Finished(Box::new(TurnFinished { message: message.clone(), error })));
     Ok(message)
+}
+
+/// The tools this turn offers: none when tools are off, the model cannot use them, or images
+/// are attached (a setting); else the top K for the question plus the always-on ones.
+async fn tools_for_turn(
+    engine: &Engine,
+    settings: &crate::settings::Settings,
+    options: &TurnOptions,
+    model_can_use_tools: bool,
+    request: &[ChatMessage],
+    thread: &[Message],
+) -> Vec<tools::OfferedTool> {
+    let has_images =
+        request.iter().any(|m| matches!(m, ChatMessage::User { images, .. } if !images.is_empty()));
+    if !settings.tools.enabled
+        || options.no_tools
+        || !model_can_use_tools
+        || (has_images && settings.tools.skip_with_images)
+    {
+        return Vec::new();
+    }
+    let all = tools::offered_tools(engine.mcp().tools());
+    let always_on = always_on_tools(engine, &settings.tools);
+    let ollama = crate::providers::ollama_url(&settings.providers);
+    let (picked, report) =
+        engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, &latest_question(thread)).await;
+    if let Some(r) = report {
+        tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
+    }
+    picked
 }
 
 /// Tools always offered, as model names: Settings -> Tools (`server:tool`) and each server's
