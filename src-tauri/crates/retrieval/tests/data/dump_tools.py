@@ -1,8 +1,8 @@
 """Writes tests/data/tools.json: the tool lists the retrieval evaluation ranks.
 
-Third-party servers are asked for their real tool lists over stdio; Perch's bundled servers are
-listed by hand below (keep them in step with mcp_servers/*/src/main.rs). Run from the repository
-root with the project venv (it has the `mcp` package and mcp-server-time):
+Every server, Perch's bundled ones and the third-party ones, is asked for its real tool list over
+stdio. Run from the repository root with the project venv (it has the `mcp` package and
+mcp-server-time), after building the bundled servers:
     /root/.cache/perch/venv/bin/python src-tauri/crates/retrieval/tests/data/dump_tools.py
 """
 
@@ -26,34 +26,13 @@ THIRD_PARTY = {
     "time": (str(VENV_BIN / "mcp-server-time"), []),
 }
 
-BUNDLED = [
-    ("demo", "add", "Add two numbers and return the sum.", ["a", "b"]),
-    ("demo", "divide", "Divide a by b and return the quotient. b must not be zero.", ["a", "b"]),
-    ("filesystem", "list_directory", "List the files and folders in a directory, with their sizes and whether each is a file or a folder.", ["path"]),
-    ("filesystem", "read_file", "Read a text file and return its contents.", ["path"]),
-    ("filesystem", "write_file", "Write text to a file, creating it or replacing what it held.", ["path", "content"]),
-    ("filesystem", "create_folder", "Create a new folder (directory), with any missing parent folders.", ["path"]),
-    ("filesystem", "move_file", "Move a file or folder to another location.", ["source", "destination"]),
-    ("filesystem", "rename_file", "Rename a file or folder, keeping it in the same directory.", ["path", "new_name"]),
-    (
-        "review",
-        "present_review",
-        "Show a code review in Perch's review panel, beside the user's editor. Write markdown: first a brief "
-        "summary suitable for a commit message, then sections with findings and concrete suggestions. Reference "
-        "code rustdoc-style, like [`src/auth.rs:45`][] or [`src/auth.rs:45-60`][], with paths relative to baseUri; "
-        "the user clicks them to open the file at that line. Use mode replace for a new review, append to add to "
-        "it, and update-section with section to rewrite one part. The answer lists references that do not resolve "
-        "to a file, so you can fix them.",
-        ["content", "mode", "section", "baseUri"],
-    ),
-    (
-        "review",
-        "get_selection",
-        "Get the text the user has selected in Perch's review or chat view, for example a passage of the review "
-        "they want to discuss. Returns a note when nothing is selected.",
-        [],
-    ),
-]
+# Perch's own servers, as built by `make app-debug` (or `cargo build -p perch-mcp-...`).
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/perch/target")) / "debug"
+BUNDLED = {
+    "demo": (str(TARGET / "perch-mcp-demo"), []),
+    "filesystem": (str(TARGET / "perch-mcp-filesystem"), ["--root", "/tmp"]),
+    "review": (str(TARGET / "perch-mcp-review"), []),
+}
 
 
 async def dump(server, command, args):
@@ -74,8 +53,8 @@ async def dump(server, command, args):
 
 
 async def main():
-    tools = [{"server": s, "name": n, "description": d, "args": a} for s, n, d, a in BUNDLED]
-    for server, (command, args) in THIRD_PARTY.items():
+    tools = []
+    for server, (command, args) in {**BUNDLED, **THIRD_PARTY}.items():
         listed = await dump(server, command, args)
         print(f"{server}: {len(listed)} tools", file=sys.stderr)
         tools.extend(listed)
