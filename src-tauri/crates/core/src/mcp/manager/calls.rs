@@ -1,0 +1,151 @@
+//! Calls on a connected server: tools (with timeout, cancellation and progress), resources
+//! and prompts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    GetPromptRequestParams, ReadResourceRequestParams, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::{Peer, RoleClient};
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::super::{CallError, Progress, ServerStatus, ToolOutput};
+use super::{McpManager, Slot};
+
+impl McpManager {
+    fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
+        let slot = self.slot(name)?;
+        let s = slot.state();
+        match (&s.peer, s.status) {
+            (Some(peer), Some(ServerStatus::Connected)) => {
+                let peer = peer.clone();
+                drop(s);
+                Ok((slot, peer))
+            }
+            (_, status) => {
+                let status = match status {
+                    Some(ServerStatus::Starting) => "it is starting".to_owned(),
+                    Some(ServerStatus::Disconnected) => {
+                        format!("it is restarting after: {}", s.last_error.clone().unwrap_or_default())
+                    }
+                    Some(ServerStatus::Error) => s.last_error.clone().unwrap_or_else(|| "it failed".into()),
+                    _ => "it is stopped; start it in Settings > MCP servers".into(),
+                };
+                Err(CallError::NotRunning { server: name.to_owned(), status })
+            }
+        }
+    }
+
+    /// Calls a tool. `cancel` stops it (the server is told); `progress` receives its progress.
+    pub async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> Result<ToolOutput, CallError> {
+        let (slot, peer) = self.connected_peer(server)?;
+        let timeout_secs = slot.config().timeout_secs;
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Some(args) = arguments {
+            params = params.with_arguments(args);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let protocol = |e: ServiceError| match e {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                CallError::Closed { server: server.to_owned() }
+            }
+            ServiceError::McpError(e) if e.code.0 == -32602 && e.message.contains("tool") => {
+                CallError::UnknownTool { server: server.to_owned(), tool: tool.to_owned() }
+            }
+            other => CallError::Protocol { server: server.to_owned(), message: other.to_string() },
+        };
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(protocol)?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        if let Some(tx) = progress {
+            slot.progress.lock().unwrap_or_else(|p| p.into_inner()).insert(token.clone(), tx);
+        }
+        let timeout = Duration::from_secs(timeout_secs.into());
+        let outcome = tokio::select! {
+            r = tokio::time::timeout(timeout, handle.await_response()) => match r {
+                Ok(r) => r.map_err(protocol),
+                Err(_) => Err(CallError::Timeout { server: server.to_owned(), secs: timeout_secs }),
+            },
+            () = cancel.cancelled() => Err(CallError::Cancelled),
+        };
+        slot.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(&token);
+        if matches!(outcome, Err(CallError::Timeout { .. } | CallError::Cancelled)) {
+            let reason = if cancel.is_cancelled() { "stopped by the user" } else { "timed out" };
+            let _ =
+                peer.notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason.into()))).await;
+        }
+        match outcome? {
+            ServerResult::CallToolResult(result) => Ok(ToolOutput::from_result(result)),
+            other => Err(CallError::Protocol {
+                server: server.to_owned(),
+                message: format!("answered a tool call with something else: {other:?}"),
+            }),
+        }
+    }
+
+    /// Reads a resource, as text (binary contents are described).
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<String, CallError> {
+        let (_, peer) = self.connected_peer(server)?;
+        let result = peer
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .map_err(|e| CallError::Protocol { server: server.to_owned(), message: e.to_string() })?;
+        let parts: Vec<String> = result
+            .contents
+            .into_iter()
+            .map(|c| match c {
+                rmcp::model::ResourceContents::TextResourceContents { text, .. } => text,
+                rmcp::model::ResourceContents::BlobResourceContents { mime_type, blob, .. } => {
+                    format!(
+                        "[{} bytes of {}]",
+                        blob.len() / 4 * 3,
+                        mime_type.unwrap_or_else(|| "binary data".into())
+                    )
+                }
+                _ => String::new(),
+            })
+            .collect();
+        Ok(parts.join("\n"))
+    }
+
+    /// Fills in a prompt, as the text of its messages.
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<String, CallError> {
+        let (_, peer) = self.connected_peer(server)?;
+        let mut params = GetPromptRequestParams::new(name);
+        if !arguments.is_empty() {
+            params = params.with_arguments(arguments);
+        }
+        let result = peer
+            .get_prompt(params)
+            .await
+            .map_err(|e| CallError::Protocol { server: server.to_owned(), message: e.to_string() })?;
+        let parts: Vec<String> = result
+            .messages
+            .into_iter()
+            .map(|m| match serde_json::to_value(&m.content) {
+                Ok(v) => v.get("text").and_then(Value::as_str).map_or_else(|| v.to_string(), str::to_owned),
+                Err(_) => String::new(),
+            })
+            .collect();
+        Ok(parts.join("\n\n"))
+    }
+}

@@ -1,0 +1,209 @@
+//! One server's life: start it, watch it, restart it with backoff when it dies, and fetch
+//! what it offers once connected.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
+
+use super::super::handler::PerchClient;
+use super::super::launch::{self, Launched};
+use super::super::{McpEvent, PromptArgumentView, PromptView, ResourceView, ServerStatus, ToolView};
+use super::{FIRST_BACKOFF, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot};
+
+impl McpManager {
+    pub(super) async fn supervise(&self, name: &str, slot: &Arc<Slot>, stop: &CancellationToken) {
+        let mut failures = 0u32;
+        loop {
+            slot.state().status = Some(ServerStatus::Starting);
+            self.changed(name);
+            let config = slot.config();
+            let handler = PerchClient {
+                server: name.to_owned(),
+                shared: self.shared.clone(),
+                progress: slot.progress.clone(),
+            };
+            let env = self.env.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let on_stderr = {
+                let (slot, events, server) = (slot.clone(), self.events.clone(), name.to_owned());
+                move |stderr| {
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            let line = slot.log().push(&line);
+                            let _ = events.send(McpEvent::Log { server: server.clone(), line });
+                        }
+                    });
+                }
+            };
+            let start_timeout = launch::START_TIMEOUT.min(Duration::from_secs(config.timeout_secs.into()));
+            let launched = tokio::select! {
+                () = stop.cancelled() => return,
+                l = launch::launch(&config.transport, handler, &env, start_timeout, on_stderr) => l,
+            };
+            let started = Instant::now();
+            let mut permanent = false;
+            let outcome = match launched {
+                Ok(Launched { client, pid }) => {
+                    self.connected(name, slot, &client, pid).await;
+                    let closing = client.cancellation_token();
+                    let waiting = client.waiting();
+                    tokio::pin!(waiting);
+                    tokio::select! {
+                        _ = &mut waiting => Err("it exited unexpectedly".to_owned()),
+                        () = stop.cancelled() => {
+                            closing.cancel();
+                            let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
+                            Ok(())
+                        }
+                    }
+                }
+                Err(e) => {
+                    permanent = e.permanent;
+                    Err(e.message)
+                }
+            };
+            {
+                let mut s = slot.state();
+                if outcome.is_err() {
+                    s.status = Some(ServerStatus::Disconnected);
+                }
+                s.peer = None;
+                s.pid = None;
+                s.connected_at = None;
+                s.tools.clear();
+                s.resources.clear();
+                s.prompts.clear();
+            }
+            let Err(reason) = outcome else { return };
+            // Give the stderr reader a moment to record the server's last words.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let tail = slot.log().tail(3);
+            let reason = if tail.is_empty() {
+                reason
+            } else {
+                format!("{reason}; its last output: {}", tail.join(" | "))
+            };
+            tracing::warn!(server = name, %reason, "MCP server failed");
+            slot.log().push(&format!("[perch] {reason}"));
+            if started.elapsed() >= HEALTHY_AFTER {
+                failures = 0;
+            }
+            failures += 1;
+            if permanent {
+                failures = MAX_RESTARTS + 1;
+            }
+            {
+                let mut s = slot.state();
+                if permanent {
+                    s.status = Some(ServerStatus::Error);
+                    s.last_error = Some(reason);
+                } else if failures > MAX_RESTARTS {
+                    s.status = Some(ServerStatus::Error);
+                    s.last_error = Some(format!("gave up after {MAX_RESTARTS} restarts: {reason}"));
+                } else {
+                    s.status = Some(ServerStatus::Disconnected);
+                    s.last_error = Some(reason);
+                    s.restarts += 1;
+                }
+            }
+            self.changed(name);
+            if failures > MAX_RESTARTS {
+                return;
+            }
+            let backoff = (FIRST_BACKOFF * 2u32.pow(failures - 1)).min(MAX_BACKOFF);
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(backoff) => {}
+            }
+        }
+    }
+
+    async fn connected(&self, name: &str, slot: &Slot, client: &launch::Client, pid: Option<u32>) {
+        let info = client.peer_info();
+        {
+            let mut s = slot.state();
+            s.pid = pid;
+            s.peer = Some(client.peer().clone());
+            s.protocol_version = info.as_ref().map(|i| i.protocol_version.to_string());
+            s.server_info = info
+                .as_ref()
+                .and_then(|i| i.server_info.as_ref())
+                .map(|s| format!("{} {}", s.name, s.version));
+        }
+        if let Err(e) = self.fetch_lists(slot).await {
+            slot.log().push(&format!("[perch] could not list its capabilities: {e}"));
+        }
+        let mut s = slot.state();
+        s.status = Some(ServerStatus::Connected);
+        s.last_error = None;
+        s.connected_at = Some(chrono::Utc::now().timestamp_millis());
+        drop(s);
+        tracing::info!(server = name, ?pid, "MCP server connected");
+        self.changed(name);
+    }
+
+    /// Fetches tools, resources and prompts (those the server offers).
+    pub(super) async fn fetch_lists(&self, slot: &Slot) -> Result<(), String> {
+        let Some(peer) = slot.state().peer.clone() else { return Err("not connected".into()) };
+        let caps = peer.peer_info().map(|i| i.capabilities.clone());
+        let tools = peer.list_all_tools().await.map_err(|e| e.to_string())?;
+        let tools = tools
+            .into_iter()
+            .map(|t| {
+                let annotations = t.annotations.as_ref();
+                ToolView {
+                    name: t.name.to_string(),
+                    title: t.title.clone(),
+                    description: t.description.as_deref().unwrap_or_default().to_owned(),
+                    input_schema: Value::Object((*t.input_schema).clone()),
+                    read_only: annotations.and_then(|a| a.read_only_hint).unwrap_or(false),
+                    destructive: annotations.and_then(|a| a.destructive_hint).unwrap_or(false),
+                }
+            })
+            .collect();
+        let mut resources = Vec::new();
+        if caps.as_ref().is_some_and(|c| c.resources.is_some())
+            && let Ok(list) = peer.list_all_resources().await
+        {
+            resources = list
+                .into_iter()
+                .map(|r| ResourceView {
+                    uri: r.uri.clone(),
+                    name: r.name.clone(),
+                    description: r.description.clone(),
+                    mime_type: r.mime_type.clone(),
+                })
+                .collect();
+        }
+        let mut prompts = Vec::new();
+        if caps.as_ref().is_some_and(|c| c.prompts.is_some())
+            && let Ok(list) = peer.list_all_prompts().await
+        {
+            prompts = list
+                .into_iter()
+                .map(|p| PromptView {
+                    name: p.name.clone(),
+                    description: p.description.clone(),
+                    arguments: p
+                        .arguments
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|a| PromptArgumentView {
+                            name: a.name,
+                            description: a.description,
+                            required: a.required.unwrap_or(false),
+                        })
+                        .collect(),
+                })
+                .collect();
+        }
+        let mut s = slot.state();
+        s.tools = tools;
+        s.resources = resources;
+        s.prompts = prompts;
+        Ok(())
+    }
+}
