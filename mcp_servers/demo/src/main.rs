@@ -4,7 +4,7 @@
 use clap::Parser;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
 #[derive(Parser)]
@@ -75,22 +75,8 @@ impl ServerHandler for Demo {}
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
-    // stdout carries the protocol; logs go to stderr only.
-    let filter =
-        tracing_subscriber::EnvFilter::try_new(format!("perch_mcp_demo={},rmcp=warn", args.log_level))
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
-    let served = match Demo::new().serve(rmcp::transport::stdio()).await {
-        Ok(running) => running.waiting().await.map(|_| ()).map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
-    };
-    match served {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!(error = %e, "the MCP session ended with an error");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    perch_mcp_stdio::init_logging(&["perch_mcp_demo"], &args.log_level);
+    perch_mcp_stdio::serve(Demo::new()).await
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use confine::Root;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
 #[derive(Parser)]
@@ -170,11 +170,7 @@ impl ServerHandler for Files {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
-    // stdout carries the protocol; logs go to stderr only.
-    let filter =
-        tracing_subscriber::EnvFilter::try_new(format!("perch_mcp_filesystem={},rmcp=warn", args.log_level))
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    perch_mcp_stdio::init_logging(&["perch_mcp_filesystem"], &args.log_level);
     let dir = args.root.or(args.root_arg).unwrap_or_else(|| PathBuf::from("."));
     let root = match Root::new(&dir) {
         Ok(root) => root,
@@ -184,15 +180,5 @@ async fn main() -> std::process::ExitCode {
         }
     };
     tracing::info!(root = %root.path().display(), "serving files");
-    let served = match Files::new(root).serve(rmcp::transport::stdio()).await {
-        Ok(running) => running.waiting().await.map(|_| ()).map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
-    };
-    match served {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!(error = %e, "the MCP session ended with an error");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    perch_mcp_stdio::serve(Files::new(root)).await
 }
