@@ -52,6 +52,14 @@ describe("McpServers", () => {
     await userEvent.click(within(demo).getByRole("button", { name: "Stop" }));
     expect(calls.find((c) => c.cmd === "mcp_stop")?.args).toEqual({ name: "demo" });
 
+    onCommand("mcp_remove", () => null);
+    await userEvent.click(within(demo).getByRole("button", { name: "Remove" }));
+    const confirm = within(demo).getByRole("dialog", { name: "Remove demo" });
+    expect(confirm).toHaveTextContent("It ships with Perch, so it stays listed.");
+    expect(calls.some((c) => c.cmd === "mcp_remove")).toBe(false);
+    await userEvent.click(within(confirm).getByRole("button", { name: "Turn off" }));
+    expect(calls.find((c) => c.cmd === "mcp_remove")?.args).toEqual({ name: "demo" });
+
     await userEvent.click(within(demo).getByRole("button", { name: "Tools, resources and prompts" }));
     expect(within(demo).getByText("Add two numbers")).toBeInTheDocument();
     await userEvent.click(within(demo).getByRole("button", { name: "Show log" }));

@@ -73,6 +73,7 @@ export function McpServers() {
 function ServerCard({ server, now, act }: { server: ServerView; now: number; act: (p: Promise<unknown>) => Promise<void> }) {
   const [open, setOpen] = useState(false);
   const [logs, setLogs] = useState<string[] | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const name = server.config.name;
   const running = server.status === "connected" || server.status === "starting" || server.status === "disconnected";
   const transport =
@@ -115,6 +116,30 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         )}
       </dl>
       {server.last_error && <p className="error small">{server.last_error}</p>}
+      {confirming && (
+        <div className="approval" role="dialog" aria-label={`Remove ${name}`}>
+          <p>
+            {server.config.bundled
+              ? `Turn ${name} off? It ships with Perch, so it stays listed.`
+              : `Remove ${name} from your servers?`}
+          </p>
+          <div className="buttons">
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                setConfirming(false);
+                void act(call(commands.mcpRemove(name)));
+              }}
+            >
+              {server.config.bundled ? "Turn off" : "Remove"}
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
       <div className="buttons">
         {running ? (
           <button type="button" onClick={() => void act(call(commands.mcpStop(name)))}>
@@ -139,14 +164,7 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
           />
           On
         </label>
-        <button
-          type="button"
-          className="danger"
-          onClick={() => {
-            if (window.confirm(server.config.bundled ? `Turn off ${name}? It ships with Perch, so it stays listed.` : `Remove ${name}?`))
-              void act(call(commands.mcpRemove(name)));
-          }}
-        >
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
           Remove
         </button>
       </div>
