@@ -103,12 +103,9 @@ impl ToolPicker {
 
     async fn embedder(&self, settings: &ToolSettings, ollama_url: &str) -> Option<Box<dyn Embedder>> {
         let ollama = || {
-            crate::providers::http::install_tls_provider();
-            Box::new(OllamaEmbedder::new(
-                reqwest::Client::new(),
-                ollama_url,
-                &settings.ollama_embedding_model,
-            )) as Box<dyn Embedder>
+            let client = crate::providers::http::client(&Default::default());
+            Box::new(OllamaEmbedder::new(client, ollama_url, &settings.ollama_embedding_model))
+                as Box<dyn Embedder>
         };
         match settings.retriever {
             RetrieverChoice::Bm25 => None,

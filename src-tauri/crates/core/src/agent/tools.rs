@@ -3,7 +3,6 @@
 //! calls concurrently, each saved and reported as it goes.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -315,8 +314,6 @@ pub fn offered_tools(all: Vec<(String, ToolView)>) -> Vec<OfferedTool> {
 pub fn approve_rules(patterns: &[String]) -> Vec<ToolRule> {
     patterns.iter().map(|p| ToolRule { pattern: p.clone(), decision: RuleDecision::Allow }).collect()
 }
-
-pub type SharedOffered = Arc<Vec<OfferedTool>>;
 
 #[cfg(test)]
 mod tests {

@@ -12,13 +12,44 @@ const MAX_FILE_BYTES: u64 = 2 << 20;
 #[derive(Debug)]
 pub struct ServerLog {
     lines: VecDeque<String>,
-    file: Option<PathBuf>,
+    file: Option<LogFile>,
+}
+
+/// The log file, opened once; `written` tracks its size so it is not stat'ed per line.
+#[derive(Debug)]
+struct LogFile {
+    path: PathBuf,
+    handle: Option<std::fs::File>,
+    written: u64,
+}
+
+impl LogFile {
+    fn open(path: PathBuf) -> Self {
+        let handle = std::fs::OpenOptions::new().create(true).append(true).open(&path).ok();
+        let written = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        Self { path, handle, written }
+    }
+
+    fn write(&mut self, line: &str) {
+        // A log that outgrows its bound starts over; the newest lines matter most.
+        if self.written > MAX_FILE_BYTES {
+            let _ = std::fs::rename(&self.path, self.path.with_extension("log.1"));
+            *self = Self::open(self.path.clone());
+        }
+        let entry = format!("{} {line}\n", chrono::Local::now().format("%Y-%m-%d %H:%M:%S"));
+        if let Some(f) = &mut self.handle
+            && f.write_all(entry.as_bytes()).is_ok()
+        {
+            self.written += entry.len() as u64;
+        }
+    }
 }
 
 impl ServerLog {
     pub fn new(dir: Option<&Path>, server: &str) -> Self {
-        let file =
-            dir.and_then(|d| std::fs::create_dir_all(d).ok().map(|()| d.join(format!("{server}.log"))));
+        let file = dir
+            .filter(|d| std::fs::create_dir_all(d).is_ok())
+            .map(|d| LogFile::open(d.join(format!("{server}.log"))));
         Self { lines: VecDeque::new(), file }
     }
 
@@ -32,15 +63,8 @@ impl ServerLog {
             self.lines.pop_front();
         }
         self.lines.push_back(line.clone());
-        if let Some(path) = &self.file {
-            // A log that outgrows its bound starts over; the newest lines matter most.
-            if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
-                let _ = std::fs::rename(path, path.with_extension("log.1"));
-            }
-            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
-                let stamp = chrono::Local::now().format("%Y-%m-%d %H:%M:%S");
-                let _ = writeln!(f, "{stamp} {line}");
-            }
+        if let Some(file) = &mut self.file {
+            file.write(&line);
         }
         line
     }
@@ -73,5 +97,21 @@ mod tests {
         let text = std::fs::read_to_string(dir.path().join("s.log")).unwrap();
         assert_eq!(text.lines().count(), KEEP_LINES + 5);
         assert!(text.lines().next().unwrap().ends_with(" line 0"));
+    }
+
+    #[test]
+    fn a_log_file_past_its_bound_starts_over_keeping_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = ServerLog::new(Some(dir.path()), "s");
+        let line = "x".repeat(MAX_LINE_CHARS);
+        let lines = (MAX_FILE_BYTES as usize / MAX_LINE_CHARS) + 2;
+        for _ in 0..lines {
+            log.push(&line);
+        }
+        log.push("after the cut");
+        let old = std::fs::metadata(dir.path().join("s.log.1")).unwrap().len();
+        assert!(old > MAX_FILE_BYTES, "the full file was kept as s.log.1");
+        let new = std::fs::read_to_string(dir.path().join("s.log")).unwrap();
+        assert!(new.ends_with(" after the cut\n") && new.len() < old as usize, "{} bytes", new.len());
     }
 }

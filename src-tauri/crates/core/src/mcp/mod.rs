@@ -116,16 +116,3 @@ pub enum CallError {
     #[error("{server}: {message}")]
     Protocol { server: String, message: String },
 }
-
-impl CallError {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::UnknownServer(_) | Self::UnknownTool { .. } => "unknown",
-            Self::NotRunning { .. } => "not_running",
-            Self::Timeout { .. } => "timeout",
-            Self::Cancelled => "cancelled",
-            Self::Closed { .. } => "crashed",
-            Self::Protocol { .. } => "protocol",
-        }
-    }
-}

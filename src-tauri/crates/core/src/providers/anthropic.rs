@@ -215,13 +215,7 @@ impl Provider for Anthropic {
                 .into_iter()
                 .map(|m| {
                     let (capabilities, context_length) = capabilities(&m.id);
-                    ModelInfo {
-                        id: format!("anthropic:{}", m.id),
-                        provider: "anthropic".into(),
-                        name: m.id,
-                        capabilities,
-                        context_length,
-                    }
+                    ModelInfo::new("anthropic", m.id, capabilities, context_length)
                 })
                 .collect())
         })

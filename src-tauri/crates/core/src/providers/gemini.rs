@@ -211,13 +211,8 @@ impl Provider for Gemini {
                 .filter(|m| m.supported_generation_methods.iter().any(|g| g == "generateContent"))
                 .map(|m| {
                     let name = m.name.trim_start_matches("models/").to_owned();
-                    ModelInfo {
-                        id: format!("gemini:{name}"),
-                        provider: "gemini".into(),
-                        capabilities: Capabilities { vision: true, tools: true, thinking: m.thinking },
-                        context_length: m.input_token_limit,
-                        name,
-                    }
+                    let capabilities = Capabilities { vision: true, tools: true, thinking: m.thinking };
+                    ModelInfo::new("gemini", name, capabilities, m.input_token_limit)
                 })
                 .collect())
         })

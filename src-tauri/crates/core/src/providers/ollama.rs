@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::http::{self, Timeouts};
 use super::{
     Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
-    StreamEvent, ToolCall, Usage,
+    StreamEvent, ToolCall, ToolSpec, Usage,
 };
 
 pub struct Ollama {
@@ -77,17 +77,9 @@ impl Ollama {
             .find(|(k, _)| k.ends_with(".context_length"))
             .and_then(|(_, v)| v.as_u64())
             .and_then(|n| u32::try_from(n).ok());
-        ModelInfo {
-            id: format!("ollama:{model}"),
-            provider: "ollama".into(),
-            name: model.to_owned(),
-            capabilities: Capabilities {
-                vision: has("vision"),
-                tools: has("tools"),
-                thinking: has("thinking"),
-            },
-            context_length,
-        }
+        let capabilities =
+            Capabilities { vision: has("vision"), tools: has("tools"), thinking: has("thinking") };
+        ModelInfo::new("ollama", model.to_owned(), capabilities, context_length)
     }
 
     fn body(request: &ChatRequest) -> Value {
@@ -124,14 +116,7 @@ impl Ollama {
             body["think"] = json!(true);
         }
         if !request.tools.is_empty() {
-            body["tools"] = json!(
-                request
-                    .tools
-                    .iter()
-                    .map(|t| json!({ "type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.input_schema } }))
-                    .collect::<Vec<_>>()
-            );
+            body["tools"] = request.tools.iter().map(ToolSpec::as_function).collect();
         }
         if let Some(max) = request.max_output_tokens {
             body["options"] = json!({ "num_predict": max });

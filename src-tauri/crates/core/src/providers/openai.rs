@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::http::{self, SseEvent, Timeouts};
 use super::{
     Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
-    StreamEvent, ToolCall, Usage,
+    StreamEvent, ToolCall, ToolSpec, Usage,
 };
 
 pub struct OpenAi {
@@ -53,14 +53,7 @@ impl OpenAi {
             "stream_options": { "include_usage": true },
         });
         if !request.tools.is_empty() {
-            body["tools"] = json!(
-                request
-                    .tools
-                    .iter()
-                    .map(|t| json!({ "type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.input_schema } }))
-                    .collect::<Vec<_>>()
-            );
+            body["tools"] = request.tools.iter().map(ToolSpec::as_function).collect();
         }
         if let Some(max) = request.max_output_tokens {
             body["max_completion_tokens"] = json!(max);
@@ -292,13 +285,7 @@ impl Provider for OpenAi {
                 .into_iter()
                 .map(|m| {
                     let (capabilities, context_length) = known_model(&m.id);
-                    ModelInfo {
-                        id: format!("{}:{}", self.endpoint.provider, m.id),
-                        provider: self.endpoint.provider.clone(),
-                        name: m.id,
-                        capabilities,
-                        context_length,
-                    }
+                    ModelInfo::new(&self.endpoint.provider, m.id, capabilities, context_length)
                 })
                 .collect())
         })

@@ -192,13 +192,7 @@ mod tests {
 
     fn model(id: &str) -> ModelInfo {
         let (provider, name) = id.split_once(':').unwrap();
-        ModelInfo {
-            id: id.into(),
-            provider: provider.into(),
-            name: name.into(),
-            capabilities: Capabilities::default(),
-            context_length: None,
-        }
+        ModelInfo::new(provider, name.into(), Capabilities::default(), None)
     }
 
     #[test]

@@ -52,6 +52,23 @@ pub struct ModelInfo {
     pub context_length: Option<u32>,
 }
 
+impl ModelInfo {
+    pub fn new(
+        provider: &str,
+        name: String,
+        capabilities: Capabilities,
+        context_length: Option<u32>,
+    ) -> Self {
+        Self {
+            id: format!("{provider}:{name}"),
+            provider: provider.to_owned(),
+            name,
+            capabilities,
+            context_length,
+        }
+    }
+}
+
 /// An image for a vision model, already encoded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImageData {
@@ -72,6 +89,14 @@ pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
+}
+
+impl ToolSpec {
+    /// The `{"type": "function", ...}` form OpenAI's API and Ollama's both take.
+    pub fn as_function(&self) -> Value {
+        serde_json::json!({ "type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.input_schema } })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
