@@ -3,7 +3,7 @@
 //! text, thinking, tool calls, usage, errors before and during the stream, malformed chunks,
 //! characters split across network chunks, dropped and stalled connections.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use perch_core::providers::http::Timeouts;
@@ -308,11 +308,10 @@ async fn a_stalled_stream_is_cut_after_the_idle_timeout() {
             steps: vec![Step::Text { text: "Started ".into() }, Step::Stall],
             token_delay_ms: 0,
         });
-        let started = Instant::now();
         let (events, error) = run(&*client(dialect, &fake, KEY), request(dialect)).await;
         assert_eq!(text_of(&events), "Started ");
+        // The stream ends with the idle timeout's own error, not a hang or a generic failure.
         assert!(matches!(error, Some(ProviderError::Stalled { .. })), "{dialect:?}: {error:?}");
-        assert!(started.elapsed() < Duration::from_secs(30), "it ends instead of hanging");
     }
 }
 
@@ -340,9 +339,10 @@ async fn models_are_listed_with_capabilities_and_context_length() {
 async fn ollama_not_running_is_said_quickly_with_what_to_do() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let ollama = Ollama::new(&format!("http://127.0.0.1:{port}"), Timeouts::default());
-    let started = Instant::now();
+    // Within 2 s: a refused connection fails at once, and one that never answers is given up
+    // at the connect timeout.
+    assert!(Timeouts::default().connect <= Duration::from_secs(2));
     let error = run(&ollama, request(Dialect::Ollama)).await.1.unwrap();
-    assert!(started.elapsed() < Duration::from_secs(2), "within 2 s, not a hang");
     assert!(matches!(error, ProviderError::Unreachable { .. }));
     let text = error.to_string();
     assert!(text.contains("ollama serve") && text.contains("OLLAMA_HOST"), "{text}");
