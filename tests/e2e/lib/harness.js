@@ -66,8 +66,9 @@ async function freePort() {
  * tauri-driver's environment, so each launch gets its own driver with PERCH_DATA_DIR set.
  */
 export async function launch(dataDir, env = {}) {
-  const port = await freePort();
-  const driver = spawn("tauri-driver", ["--port", String(port)], {
+  // Both ports free, so several suites (other checkouts) can run side by side.
+  const [port, nativePort] = [await freePort(), await freePort()];
+  const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
     env: { ...process.env, PERCH_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });

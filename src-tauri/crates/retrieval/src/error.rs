@@ -32,11 +32,6 @@ pub enum RetrievalError {
     #[error("unexpected answer from {url}: {message}")]
     BadResponse { url: String, message: String },
 
-    #[error(
-        "{file} does not match its checksum (expected sha256 {expected}, got {actual}); the download was deleted, try again"
-    )]
-    Checksum { file: String, expected: String, actual: String },
-
     #[error("the embedding cache {path} is unreadable: {message}")]
     Cache { path: PathBuf, message: String },
 

@@ -71,7 +71,7 @@ async fn the_download_list_names_these_files() {
     let dir = common::minilm_dir();
     assert!(download::missing(download::MINILM_FILES, &dir).is_empty(), "sizes differ");
     for f in download::MINILM_FILES {
-        assert_eq!(download::hash_file(&dir.join(f.name)).await.unwrap(), f.sha256, "{}", f.name);
+        assert_eq!(download::hash_file(&dir.join(&*f.name)).await.unwrap(), f.sha256, "{}", f.name);
     }
 }
 

@@ -80,11 +80,13 @@ impl ToolPicker {
     }
 
     /// Downloads the model (checked against its sha256), reporting progress.
-    pub async fn download_model(&self, progress: impl FnMut(u64, u64)) -> Result<(), String> {
+    pub async fn download_model(&self, mut progress: impl FnMut(u64, u64)) -> Result<(), String> {
         let client = crate::providers::http::client(&Default::default());
-        download::fetch(&client, MINILM_FILES, &self.model_dir, None, progress)
-            .await
-            .map_err(|e| e.to_string())
+        download::fetch(&client, MINILM_FILES, &self.model_dir, download::Fetch::default(), |p| {
+            progress(p.done, p.total)
+        })
+        .await
+        .map_err(|e| e.to_string())
     }
 
     /// The embedded model, loaded once it is present.
