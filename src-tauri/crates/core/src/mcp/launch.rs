@@ -117,7 +117,6 @@ pub(crate) async fn launch(
             Ok(Launched { client, pid })
         }
         Transport::Http { url, headers } => {
-            crate::providers::http::install_tls_provider();
             let mut custom = HashMap::new();
             let mut auth = None;
             for (name, value) in headers {
@@ -137,12 +136,29 @@ pub(crate) async fn launch(
             if let Some(token) = auth {
                 config = config.auth_header(token);
             }
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
             let client =
                 handshake(handler.serve_with_lifecycle(transport, lifecycle()), start_timeout).await?;
             Ok(Launched { client, pid: None })
         }
     }
+}
+
+/// The client for a Streamable HTTP server, configured as rmcp's default one: no idle pool
+/// (a reused half-read connection stalls on delayed ACKs) and same-origin 307/308 redirects.
+fn http_client() -> Result<reqwest::Client, String> {
+    let same_origin = reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(reqwest::Url::origin);
+        let allowed = matches!(attempt.status().as_u16(), 307 | 308)
+            && attempt.previous().len() <= 10
+            && first.is_some_and(|o| o == attempt.url().origin());
+        if allowed { attempt.follow() } else { attempt.stop() }
+    });
+    crate::providers::http::client_builder()
+        .pool_max_idle_per_host(0)
+        .redirect(same_origin)
+        .build()
+        .map_err(|e| format!("could not set up an HTTP client: {e}"))
 }
 
 async fn handshake<E: std::fmt::Display>(
