@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use perch_fake_llm::{Dialect, FakeLlm, FakeModel, Script, Step};
 use serde_json::Value;
 
 fn perch(data: &Path, env: &[(&str, String)], args: &[&str], stdin: Option<&str>) -> Output {
@@ -106,6 +106,25 @@ async fn ask_fails_clearly_and_nonzero() {
     );
     assert!(!o.status.success());
     assert!(err(&o).contains("ollama serve"), "{}", err(&o));
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn ask_takes_ollama_names_without_a_tag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    fake.set_models(vec![FakeModel::new("llama3.2:latest", &["completion"], 8192)]);
+    fake.push(Script::answer("Hello there."));
+    let env = [("OLLAMA_HOST", fake.url())];
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o).trim(), "Hello there.");
+    let list: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"], None))).unwrap();
+    assert_eq!(list[0]["model"], "ollama:llama3.2", "the history keeps the name as typed");
+    // A model that is not installed under any spelling still lists what is.
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2:1b"], None);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("\"llama3.2:1b\"; installed: llama3.2:latest"), "{}", err(&o));
 }
 
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch

@@ -174,6 +174,28 @@ async fn a_missing_model_lists_the_installed_ones() {
 }
 
 #[tokio::test]
+async fn an_untagged_ollama_name_is_its_latest_tag_and_the_history_keeps_it_as_typed() {
+    let s = setup().await;
+    s.fake.set_models(vec![FakeModel::new("llama3.2:latest", &["completion"], 8192)]);
+    s.fake.push(Script::answer("Hi."));
+    let mut request = ask("hello");
+    request.model = "ollama:Llama3.2".into();
+    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
+    assert_eq!(answer.model.as_deref(), Some("ollama:Llama3.2"));
+    let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(detail.conversation.model.as_deref(), Some("ollama:Llama3.2"));
+    // Another spelling of the same model is answered from the model-info cache.
+    let shows = || s.fake.requests().iter().filter(|r| r.path == "/api/show").count();
+    let before = shows();
+    let mut again = ask("again");
+    again.model = "ollama:llama3.2:latest".into();
+    let answer = run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
+    assert_eq!(shows(), before);
+}
+
+#[tokio::test]
 async fn regenerate_keeps_the_old_answer_as_an_alternative() {
     let s = setup().await;
     s.fake.push(Script::answer("First answer."));

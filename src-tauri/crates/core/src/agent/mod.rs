@@ -555,7 +555,7 @@ impl Engine {
         provider: &dyn Provider,
         id: &ModelId,
     ) -> Result<ModelInfo, ProviderError> {
-        let key = id.to_string();
+        let key = id.key();
         if let Some(info) = self.model_cache().get(&key) {
             return Ok(info);
         }
