@@ -341,3 +341,29 @@ async fn answers_left_streaming_by_a_crash_are_stopped_at_the_next_start() {
     assert_eq!(detail.messages[0].status, MessageStatus::Stopped);
     assert_eq!(detail.messages[0].content, "partial");
 }
+
+#[tokio::test]
+async fn an_answer_another_engine_is_streaming_is_left_alone_until_that_engine_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let start = || async {
+        let dir =
+            DataDir::prepare(Resolved { path: tmp.path().join("data"), source: DataDirSource::Env }).unwrap();
+        Engine::start(dir).await.unwrap()
+    };
+    let writer = start().await;
+    let c = writer.store().create_conversation("t", None).await.unwrap();
+    let mut m = perch_core::store::NewMessage::text(Role::Assistant, "so far");
+    m.status = MessageStatus::Streaming;
+    m.owner = writer.owner_id().map(str::to_owned);
+    writer.store().add_message(&c.id, m).await.unwrap();
+
+    let reader = start().await;
+    let status = |e: Engine| {
+        let id = c.id.clone();
+        async move { e.store().conversation(&id).await.unwrap().messages[0].status }
+    };
+    assert_eq!(status(reader.clone()).await, MessageStatus::Streaming);
+    drop(writer);
+    drop(reader);
+    assert_eq!(status(start().await).await, MessageStatus::Stopped);
+}

@@ -32,11 +32,6 @@ pub fn canonical(name: &str) -> String {
     .to_lowercase()
 }
 
-/// Whether two names refer to the same model.
-pub fn same(a: &str, b: &str) -> bool {
-    canonical(a) == canonical(b)
-}
-
 /// The installed name `wanted` refers to, if any.
 pub fn find<'a>(installed: &'a [String], wanted: &str) -> Option<&'a str> {
     let key = canonical(wanted);
@@ -60,6 +55,10 @@ mod tests {
     fn a_port_is_not_a_tag() {
         assert_eq!(canonical("localhost:5000/me/model"), "localhost:5000/me/model:latest");
         assert_eq!(canonical("https://localhost:5000/me/model:v1"), "localhost:5000/me/model:v1");
+    }
+
+    fn same(a: &str, b: &str) -> bool {
+        canonical(a) == canonical(b)
     }
 
     #[test]
