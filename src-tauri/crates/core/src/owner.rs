@@ -56,8 +56,7 @@ pub fn is_running(data_dir: &Path, id: &str) -> bool {
         return false;
     }
     let Ok(file) = File::open(data_dir.join(DIR).join(format!("{id}.lock"))) else { return false };
-    let r = file.try_lock(); eprintln!("DEBUG {id} {r:?}");
-    match r {
+    match file.try_lock() {
         Err(TryLockError::WouldBlock) => true,
         // Locked by us just now (so nobody held it), or the lock cannot be taken at all.
         Ok(()) | Err(TryLockError::Error(_)) => false,
