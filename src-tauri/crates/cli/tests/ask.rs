@@ -142,8 +142,9 @@ async fn a_killed_ask_keeps_what_it_printed_and_a_live_one_is_left_alone() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let id = loop {
         assert!(std::time::Instant::now() < deadline, "the text before the pause was never saved");
-        let list: Value =
-            serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"], None))).unwrap();
+        let listed = perch(tmp.path(), &env, &["history", "list", "--json"], None);
+        assert!(listed.status.success(), "{}", err(&listed));
+        let list: Value = serde_json::from_str(&out(&listed)).unwrap();
         if let Some(id) = list[0]["id"].as_str() {
             let answer = &show(id)["messages"][1];
             if !answer.is_null() {
