@@ -367,3 +367,47 @@ async fn an_answer_another_engine_is_streaming_is_left_alone_until_that_engine_e
     drop(reader);
     assert_eq!(status(start().await).await, MessageStatus::Stopped);
 }
+
+/// A saved answer's references are checked against the folders in Settings, and a good one
+/// opens in the editor (a real process) with the file and the line; the rest never open.
+#[tokio::test]
+async fn an_answers_file_references_open_from_the_users_folders_only() {
+    let s = setup().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/auth.rs"), "fn check() {}\n").unwrap();
+    std::fs::write(tmp.path().join("secret.txt"), "no").unwrap();
+    s.fake.push(Script::answer("See [`src/auth.rs:45`][], [`../secret.txt:1`][] and [`src/gone.rs:2`][]."));
+    let answer = run_turn(&s.engine, ask("Where?"), &Collect::default()).await.unwrap();
+    use perch_core::agent::references;
+
+    let unset = references::check(&s.engine, answer.id).await.unwrap();
+    assert!(unset.iter().all(|r| r.problem.as_deref().unwrap().contains("Settings -> Tools -> Folders")));
+
+    let root = repo.display().to_string();
+    s.engine.settings().update(|st| st.tools.roots = vec![root]).await.unwrap();
+    let checked = references::check(&s.engine, answer.id).await.unwrap();
+    let problems: Vec<(&str, Option<&str>)> =
+        checked.iter().map(|r| (r.target.as_str(), r.problem.as_deref())).collect();
+    assert_eq!(problems[0], ("src/auth.rs:45", None));
+    assert!(problems[1].1.unwrap().contains("outside your folders"), "{problems:?}");
+    assert!(problems[2].1.unwrap().contains("does not exist"), "{problems:?}");
+
+    let log = tmp.path().join("editor.txt");
+    let editor = format!(r#"sh -c 'printf "%s|%s" "$1" "$2" > {}' editor {{file}} {{line}}"#, log.display());
+    references::open(&s.engine, answer.id, "src/auth.rs:45", &editor, &[]).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&log).unwrap_or_default().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the editor never ran");
+        tokio::time::sleep(Duration::from_millis(20)).await; // polling the editor's output
+    }
+    let expected = format!("{}|45", repo.join("src/auth.rs").canonicalize().unwrap().display());
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), expected);
+
+    for refused in ["../secret.txt:1", "src/gone.rs:2", "src/other.rs:1"] {
+        let e = references::open(&s.engine, answer.id, refused, &editor, &[]).await.unwrap_err();
+        assert!(matches!(e, perch_core::review::ReviewError::Reference(_)), "{refused}: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), expected, "nothing else was opened");
+}

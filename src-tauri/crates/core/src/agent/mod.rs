@@ -5,6 +5,7 @@
 pub mod attachments;
 pub mod context;
 pub mod picker;
+pub mod references;
 pub mod runs;
 pub mod sampling;
 mod stream;

@@ -202,6 +202,20 @@ impl Store {
         let id = id_or_prefix.to_owned();
         self.call(move |c| conversation_detail(c, &id)).await
     }
+    /// One message, by id.
+    pub async fn message(&self, id: i64) -> Result<Message, StoreError> {
+        self.call(move |c| {
+            c.query_row(
+                &format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"),
+                [id],
+                message_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("message {id}")))
+        })
+        .await
+    }
+
     pub async fn list_conversations(&self, limit: u32, offset: u32) -> Result<Vec<Conversation>, StoreError> {
         self.call(move |c| list_conversations(c, limit, offset)).await
     }
