@@ -229,4 +229,45 @@ describe("ChatPage", () => {
     expect(select).toHaveValue("ollama:llama3.2:3b");
     expect(screen.getAllByRole("option")).toHaveLength(2);
   });
+
+  it("opens file references of an answer that the engine found in the folders, and says why others cannot open", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Where is login?"), message(2, "assistant", "In [`src/auth.rs:45`][], not [`../secret:1`][].")]);
+    onCommand("chat_references", ({ messageId }) => [
+      { target: "src/auth.rs:45", path: "src/auth.rs", line: 45, end_line: null, problem: null },
+      { target: "../secret:1", path: "../secret", line: 1, end_line: null, problem: `../secret is outside your folders (message ${messageId})` },
+    ]);
+    let fail = false;
+    onCommand("chat_open_reference", () => {
+      if (fail) throw { kind: "external", message: 'the editor "code" could not be started' };
+      return null;
+    });
+    page("/chat/c1");
+    const open = await screen.findByRole("button", { name: "src/auth.rs:45" });
+    const refused = screen.getByText("../secret:1").closest(".file-ref");
+    expect(refused).toHaveAttribute("title", "../secret:1: ../secret is outside your folders (message 2)");
+    await userEvent.click(open);
+    expect(calls.find((c) => c.cmd === "chat_open_reference")?.args).toEqual({ messageId: 2, target: "src/auth.rs:45" });
+    fail = true;
+    await userEvent.click(open);
+    expect(await screen.findByRole("alert")).toHaveTextContent("could not be started");
+  });
+
+  it("asks about references only for answers that have some", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello, see `src/main.rs` and https://example.com:8080.")]);
+    onCommand("chat_references", () => []);
+    page("/chat/c1");
+    await screen.findByText(/Hello, see/);
+    expect(calls.filter((c) => c.cmd === "chat_references")).toHaveLength(0);
+  });
+
+  it("shows a remote image in an answer as a placeholder, never loading it", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Here: ![chart](https://stats.example/c.png)")]);
+    page("/chat/c1");
+    const placeholder = await screen.findByRole("button", { name: /image from stats\.example/ });
+    expect(placeholder).toHaveClass("remote-image");
+    expect(document.querySelector(".message.assistant img")).toBeNull();
+  });
 });
