@@ -12,6 +12,7 @@ import remarkMath from "remark-math";
 import "katex/dist/katex.min.css";
 import type { FileReference } from "../bindings";
 import { commands } from "../ipc";
+import { ImageIcon } from "./Icons";
 import { remarkFileRefs } from "../lib/fileRefs";
 import { classifyImage, rehypeRemoteImages } from "../lib/remoteImages";
 
@@ -146,8 +147,9 @@ function RemoteImage({ url, host, alt }: { url: string; host: string; alt: strin
         void commands.openUrl(url);
       }}
     >
-      <span aria-hidden="true">🖼</span> {alt && `${alt} · `}
-      <span className="remote-image-host">image from {host}</span>
+      <ImageIcon />
+      {alt && `${alt} · `}
+      image from {host}
     </button>
   );
 }
