@@ -215,6 +215,11 @@ export type ConversationDetail = {
  */
 export type ConversationView = {
 	conversation: Conversation,
+	/**
+	 *  The key of the conversation's model, to find it among listed models however it was
+	 *  spelled (`ollama:llama3.2` is the listed `ollama:llama3.2:latest`).
+	 */
+	model_key: string | null,
 	messages: MessageView[],
 	/**  USD for the whole conversation's priced answers, when any were priced. */
 	cost: number | null,
@@ -367,6 +372,8 @@ export type MessageView = {
 export type ModelInfo = {
 	/**  `provider:model`. */
 	id: string,
+	/**  What matches other spellings of the same model (see [`model_key`]). */
+	key: string,
 	provider: string,
 	name: string,
 	capabilities: Capabilities,
