@@ -59,7 +59,12 @@ pub fn names_model(dialect: Dialect, installed: &str, requested: &str) -> bool {
         let mut segments: Vec<&str> = path.rsplitn(3, '/').collect();
         segments.resize(3, "");
         let or = |s: &str, d: &str| if s.is_empty() { d.to_owned() } else { s.to_owned() };
-        [or(segments[2], "registry.ollama.ai"), or(segments[1], "library"), segments[0].to_owned(), or(&tag, "latest")]
+        [
+            or(segments[2], "registry.ollama.ai"),
+            or(segments[1], "library"),
+            segments[0].to_owned(),
+            or(&tag, "latest"),
+        ]
     }
     parts(installed) == parts(requested)
 }

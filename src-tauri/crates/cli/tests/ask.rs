@@ -137,7 +137,8 @@ async fn a_killed_ask_keeps_what_it_printed_and_a_live_one_is_left_alone() {
         .spawn()
         .unwrap();
     let show = |id: &str| -> Value {
-        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", id, "--json"], None))).unwrap()
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", id, "--json"], None)))
+            .unwrap()
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let id = loop {
@@ -148,7 +149,10 @@ async fn a_killed_ask_keeps_what_it_printed_and_a_live_one_is_left_alone() {
         if let Some(id) = list[0]["id"].as_str() {
             let answer = &show(id)["messages"][1];
             if !answer.is_null() {
-                assert_eq!(answer["status"], "streaming", "another process's live answer was marked: {answer}");
+                assert_eq!(
+                    answer["status"], "streaming",
+                    "another process's live answer was marked: {answer}"
+                );
                 if answer["content"] == said.as_str() {
                     break id.to_owned();
                 }

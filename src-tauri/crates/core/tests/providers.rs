@@ -344,10 +344,20 @@ async fn ollama_model_names_are_read_as_ollama_reads_them() {
     ]);
     let ollama = client(Dialect::Ollama, &fake, "");
     // A missing tag is `latest`; case, the default namespace and the registry do not matter.
-    for name in ["llama3.2", "llama3.2:latest", "Llama3.2", "library/llama3.2", "registry.ollama.ai/library/llama3.2:latest"] {
+    for name in [
+        "llama3.2",
+        "llama3.2:latest",
+        "Llama3.2",
+        "library/llama3.2",
+        "registry.ollama.ai/library/llama3.2:latest",
+    ] {
         let info = ollama.model_info(name).await.unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(info.name, "llama3.2:latest", "{name}");
-        assert_eq!(info.context_length, Some(131_072), "{name}: /api/show was asked about the installed model");
+        assert_eq!(
+            info.context_length,
+            Some(131_072),
+            "{name}: /api/show was asked about the installed model"
+        );
         assert!(info.capabilities.tools, "{name}");
     }
     assert_eq!(ollama.model_info("JMorgan/Mistral:7B").await.unwrap().name, "jmorgan/mistral:7b");

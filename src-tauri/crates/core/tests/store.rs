@@ -35,7 +35,9 @@ fn processes_opening_a_new_database_at_once_each_migrate_it_once() {
                     scope.spawn(|| {
                         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
                         barrier.wait();
-                        runtime.block_on(Store::open(&db, Integrity::Quick)).map(|(_, report)| report.schema_version)
+                        runtime
+                            .block_on(Store::open(&db, Integrity::Quick))
+                            .map(|(_, report)| report.schema_version)
                     })
                 })
                 .collect();

@@ -79,14 +79,7 @@ impl ModelInfo {
         context_length: Option<u32>,
     ) -> Self {
         let id = format!("{provider}:{name}");
-        Self {
-            key: model_key(&id),
-            id,
-            provider: provider.to_owned(),
-            name,
-            capabilities,
-            context_length,
-        }
+        Self { key: model_key(&id), id, provider: provider.to_owned(), name, capabilities, context_length }
     }
 }
 

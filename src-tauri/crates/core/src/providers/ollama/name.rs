@@ -21,7 +21,9 @@ pub fn canonical(name: &str) -> String {
         Some((host, namespace)) => (host.split_once("://").map_or(host, |(_, h)| h), namespace),
         None => ("", rest),
     };
-    let or = |part: &str, default: &'static str| if part.is_empty() { default.to_owned() } else { part.to_owned() };
+    let or = |part: &str, default: &'static str| {
+        if part.is_empty() { default.to_owned() } else { part.to_owned() }
+    };
     format!(
         "{}/{}/{}:{}",
         or(host, DEFAULT_HOST),
@@ -47,8 +49,14 @@ mod tests {
         assert_eq!(canonical("llama3.2"), "registry.ollama.ai/library/llama3.2:latest");
         assert_eq!(canonical("llama3.2:3b"), "registry.ollama.ai/library/llama3.2:3b");
         assert_eq!(canonical("jmorgan/mistral"), "registry.ollama.ai/jmorgan/mistral:latest");
-        assert_eq!(canonical("hf.co/bartowski/Llama-3.2-1B-GGUF:Q4_K_M"), "hf.co/bartowski/llama-3.2-1b-gguf:q4_k_m");
-        assert_eq!(canonical("qwen3-vl:8b-instruct@sha256:abc"), "registry.ollama.ai/library/qwen3-vl:8b-instruct");
+        assert_eq!(
+            canonical("hf.co/bartowski/Llama-3.2-1B-GGUF:Q4_K_M"),
+            "hf.co/bartowski/llama-3.2-1b-gguf:q4_k_m"
+        );
+        assert_eq!(
+            canonical("qwen3-vl:8b-instruct@sha256:abc"),
+            "registry.ollama.ai/library/qwen3-vl:8b-instruct"
+        );
     }
 
     #[test]
@@ -63,7 +71,13 @@ mod tests {
 
     #[test]
     fn every_spelling_of_a_model_is_the_same_model() {
-        for name in ["llama3.2", "llama3.2:latest", "Llama3.2", "library/llama3.2", "registry.ollama.ai/library/llama3.2:latest"] {
+        for name in [
+            "llama3.2",
+            "llama3.2:latest",
+            "Llama3.2",
+            "library/llama3.2",
+            "registry.ollama.ai/library/llama3.2:latest",
+        ] {
             assert!(same(name, "llama3.2:latest"), "{name}");
         }
         assert!(!same("llama3.2:3b", "llama3.2:latest"));
