@@ -46,6 +46,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    captures: Arc<crate::capture::Captures>,
 }
 
 /// What happened at start that a person should hear about.
@@ -69,6 +70,8 @@ impl Engine {
         let keys = Arc::new(Keys::new(data_dir.root()));
         let asks = Arc::new(Asks::default());
         let data_dir_root = &data_dir.root().to_path_buf();
+        let captures =
+            crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
         let inner = Inner {
             data_dir,
@@ -83,6 +86,7 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            captures: Arc::new(captures),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -122,6 +126,11 @@ impl Engine {
     /// Top-K tool retrieval (and the embedded model it may use).
     pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
         &self.inner.picker
+    }
+
+    /// Screen captures waiting for a question, and the frozen screen while selecting.
+    pub fn captures(&self) -> &Arc<crate::capture::Captures> {
+        &self.inner.captures
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod asks;
+pub mod capture;
 pub mod doctor;
 pub mod engine;
 pub mod keys;
