@@ -47,6 +47,7 @@ struct Inner {
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
     captures: Arc<crate::capture::Captures>,
+    control: Arc<crate::remote::AppControl>,
 }
 
 /// What happened at start that a person should hear about.
@@ -87,6 +88,7 @@ impl Engine {
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
             captures: Arc::new(captures),
+            control: Arc::default(),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -133,6 +135,11 @@ impl Engine {
         &self.inner.captures
     }
 
+    /// App requests from the socket (show, toggle, screenshot), for the window to answer.
+    pub fn app_control(&self) -> &Arc<crate::remote::AppControl> {
+        &self.inner.control
+    }
+
     pub fn mcp(&self) -> &Arc<McpManager> {
         &self.inner.mcp
     }
@@ -165,7 +172,11 @@ impl Engine {
         config.limits.max_content_chars = settings.max_content_chars.max(1) as usize;
         config.limits.max_line_bytes = settings.max_line_bytes.max(1024) as usize;
         config.idle_timeout = Duration::from_secs(settings.idle_timeout_secs.max(1).into());
-        let server = server::start(config, self.inner.reviews.clone()).await?;
+        let handler = crate::remote::SocketHandler {
+            reviews: self.inner.reviews.clone(),
+            control: self.inner.control.clone(),
+        };
+        let server = server::start(config, Arc::new(handler)).await?;
         let path = server.path().to_path_buf();
         if let Err(e) = review::write_discovery_file(self.data_dir().root(), &path) {
             tracing::warn!(error = %e, "could not write the review socket's discovery file");

@@ -14,6 +14,7 @@ pub mod paths;
 pub mod prices;
 pub mod probes;
 pub mod providers;
+pub mod remote;
 pub mod review;
 pub mod settings;
 pub mod store;
