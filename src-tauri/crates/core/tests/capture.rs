@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
 //! Captures against a real X server: Xvfb with openbox, the root window painted with a known
 //! picture, the screen split into two monitors with `xrandr --setmonitor`, a real client
 //! window. The capture code reads `DISPLAY` from the environment, which a test cannot change

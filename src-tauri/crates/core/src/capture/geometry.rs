@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 /// A rectangle in physical desktop pixels. `x` and `y` may be negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+// Its own name in the UI's types, apart from the window placement's logical Rect.
+#[serde(rename = "DesktopRect")]
 pub struct Rect {
     pub x: i32,
     pub y: i32,
