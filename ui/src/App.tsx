@@ -9,8 +9,16 @@ import { SettingsProvider } from "./lib/settings";
 import { QuestionsProvider } from "./lib/questions";
 import { QuestionDialogs } from "./components/tools/QuestionDialogs";
 import { useGlobalShortcuts } from "./lib/shortcuts";
+import { CaptureOverlay } from "./components/capture/CaptureOverlay";
+
+/** An overlay window (one per monitor while a region or window is picked) shows only itself. */
+const overlay = /^#\/overlay\/(\d+)$/.exec(window.location.hash);
 
 export default function App() {
+  return overlay ? <CaptureOverlay index={Number(overlay[1])} /> : <MainApp />;
+}
+
+function MainApp() {
   const [status, setStatus] = useState<AppStatus | null>(null);
   const mode = useWindowMode();
   useGlobalShortcuts(mode);
