@@ -29,7 +29,8 @@ pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]
             // A capture: the model's copy is the image; the original is kept beside it.
             let files = engine.captures().files(id).await.map_err(|e| ChatError::Invalid(e.to_string()))?;
             save_file(engine, message_id, "image", files.model, files.mime, &image.name).await?;
-            save_file(engine, message_id, "original", files.original, "image/png", &image.name).await?;
+            // Stored as a file (not an image the model reads again), so the model never gets it twice.
+            save_file(engine, message_id, "file", files.original, "image/png", &image.name).await?;
             sent_captures.push(id.clone());
             continue;
         }
