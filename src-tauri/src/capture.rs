@@ -83,6 +83,11 @@ fn report(app: &AppHandle, error: &CommandError) {
 /// What the screenshot shortcut does: capture at once (fullscreen) or open the overlay
 /// (precision, window). Returns a sentence for `perch screenshot`.
 pub async fn start(app: &AppHandle, mode: Option<CaptureMode>) -> CommandResult<String> {
+    // Pressed again while the overlay is up: the same key closes it.
+    if overlay_open(app) {
+        overlay_cancel(app)?;
+        return Ok("The capture was cancelled.".into());
+    }
     let engine = engine(app)?;
     let settings = engine.settings().get().await.capture;
     match mode.unwrap_or(settings.mode) {
@@ -186,19 +191,35 @@ async fn open_overlay(app: &AppHandle, mode: CaptureMode) -> CommandResult<()> {
             .or_else(screen::cursor)
             .and_then(|(x, y)| capture::geometry::monitor_at(&frozen.monitors, x, y).map(|m| m.id.clone()));
         for (i, monitor) in frozen.monitors.iter().enumerate() {
-            let url = WebviewUrl::App(format!("index.html#/overlay/{i}").into());
-            let overlay = tauri::WebviewWindowBuilder::new(app, format!("{OVERLAY_PREFIX}{i}"), url)
-                .title("Perch capture")
-                .decorations(false)
-                .always_on_top(true)
-                .skip_taskbar(true)
-                .resizable(false)
-                .shadow(false)
-                .visible(false)
-                .build()?;
+            // The page learns which monitor it covers before any script runs (a URL fragment
+            // would not survive the app protocol's path handling).
+            let logical = |v: f64| v / monitor.scale;
+            let overlay =
+                tauri::WebviewWindowBuilder::new(app, format!("{OVERLAY_PREFIX}{i}"), WebviewUrl::default())
+                    .initialization_script(format!("window.__PERCH_OVERLAY__ = {i};"))
+                    .title("Perch capture")
+                    .position(logical(f64::from(monitor.rect.x)), logical(f64::from(monitor.rect.y)))
+                    .inner_size(
+                        logical(f64::from(monitor.rect.width)),
+                        logical(f64::from(monitor.rect.height)),
+                    )
+                    .decorations(false)
+                    .always_on_top(true)
+                    .skip_taskbar(true)
+                    .resizable(false)
+                    .shadow(false)
+                    .focused(under_cursor.as_deref() == Some(&monitor.id))
+                    .build()?;
+            // Closed some other way (the window manager): the selection ends as if cancelled.
+            let handle = app.clone();
+            overlay.on_window_event(move |event| {
+                if matches!(event, tauri::WindowEvent::Destroyed) && overlay_open(&handle) {
+                    let _ = overlay_cancel(&handle);
+                }
+            });
+            // Exactly the monitor's pixels, whatever rounding the logical size went through.
             overlay.set_position(PhysicalPosition::new(monitor.rect.x, monitor.rect.y))?;
             overlay.set_size(PhysicalSize::new(monitor.rect.width, monitor.rect.height))?;
-            overlay.show()?;
             if under_cursor.as_deref() == Some(&monitor.id) {
                 overlay.set_focus()?;
             }
@@ -212,6 +233,10 @@ async fn open_overlay(app: &AppHandle, mode: CaptureMode) -> CommandResult<()> {
         close_overlays(app);
     }
     opened
+}
+
+fn overlay_open(app: &AppHandle) -> bool {
+    app.state::<CaptureState>().overlay.lock().unwrap_or_else(|p| p.into_inner()).is_some()
 }
 
 /// What an overlay needs to draw itself.
