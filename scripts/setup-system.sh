@@ -21,7 +21,7 @@ TEST_PKGS=(
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium python3-venv)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick)
 # The Python venv for tests and benchmarks.
 PYTHON_PKGS=(python3 python3-venv)
 

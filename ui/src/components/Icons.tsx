@@ -67,3 +67,9 @@ export const NewChatIcon = () => (
     <path d="M12 5v14M5 12h14" />
   </Icon>
 );
+export const CaptureIcon = () => (
+  <Icon>
+    <path d="M4 8V5a1 1 0 0 1 1-1h3M16 4h3a1 1 0 0 1 1 1v3M20 16v3a1 1 0 0 1-1 1h-3M8 20H5a1 1 0 0 1-1-1v-3" />
+    <circle cx="12" cy="12" r="3" />
+  </Icon>
+);

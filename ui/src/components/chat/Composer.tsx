@@ -4,7 +4,7 @@ import { useCaptures } from "../../lib/captures";
 import { formatTokens } from "../../lib/models";
 import { useSettings } from "../../lib/settings";
 import { CaptureChips } from "../capture/CaptureChips";
-import { SendIcon } from "../Icons";
+import { CaptureIcon, SendIcon } from "../Icons";
 
 /** The most a message may hold; a bigger paste is refused before it reaches the text box. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -262,7 +262,7 @@ export function Composer(props: Props) {
               disabled={capture.mode === "none"}
               onClick={() => void captures.take()}
             >
-              ⧉
+              <CaptureIcon />
             </button>
           </>
         )}
