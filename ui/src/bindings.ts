@@ -313,14 +313,6 @@ export type DataDirSource =
 /**  The OS app-data dir. */
 "default";
 
-/**  A rectangle in physical desktop pixels. `x` and `y` may be negative. */
-export type DesktopRect = {
-	x: number,
-	y: number,
-	width: number,
-	height: number,
-};
-
 /**  Download progress, in bytes. */
 export type DownloadProgress = {
 	done: number,
@@ -505,7 +497,7 @@ export type MonitorInfo = {
 	id: string,
 	name: string,
 	/**  Where it is on the desktop, in physical pixels. */
-	rect: DesktopRect,
+	rect: Rect,
 	/**  Physical pixels per logical pixel (2.0 on a "200%" display). */
 	scale: number | null,
 	primary: boolean,
@@ -913,7 +905,7 @@ export type WindowInfo = {
 	id: number,
 	title: string,
 	app: string,
-	rect: DesktopRect,
+	rect: Rect,
 	focused: boolean,
 	pid: number,
 };

@@ -82,7 +82,10 @@ fn main() {
     let python = std::env::var("PERCH_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
 
     println!("capture + encode, median of {RUNS} (ms)");
-    println!("{:<11} {:>12} {:>14} {:>12} | {:>12} {:>14} {:>12}", "size", "perch grab", "perch prepare", "perch total", "mss grab", "Pillow prepare", "python total");
+    println!(
+        "{:<11} {:>12} {:>14} {:>12} | {:>12} {:>14} {:>12}",
+        "size", "perch grab", "perch prepare", "perch total", "mss grab", "Pillow prepare", "python total"
+    );
     for (w, h) in [(1920u32, 1080u32), (3840, 2160)] {
         let rect = Rect::new(0, 0, w, h);
         let (mut grab, mut total) = (Vec::new(), Vec::new());
@@ -100,14 +103,19 @@ fn main() {
             }
         }
         let (grab, total) = (median(grab), median(total));
-        let out = Command::new(&python).args(["-c", PYTHON, &w.to_string(), &h.to_string(), &RUNS.to_string()]).env("DISPLAY", &display).output();
+        let out = Command::new(&python)
+            .args(["-c", PYTHON, &w.to_string(), &h.to_string(), &RUNS.to_string()])
+            .env("DISPLAY", &display)
+            .output();
         let peer = match out {
             Ok(o) if o.status.success() => {
                 let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
                 let (g, p) = (v["grab"].as_f64().unwrap(), v["prepare"].as_f64().unwrap());
                 format!("{g:>12.1} {p:>14.1} {:>12.1}", g + p)
             }
-            Ok(o) => format!("python failed: {}", String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")),
+            Ok(o) => {
+                format!("python failed: {}", String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or(""))
+            }
             Err(e) => format!("python not found ({e}); set PERCH_BENCH_PYTHON"),
         };
         println!("{:<11} {grab:>12.1} {:>14.1} {total:>12.1} | {peer}", format!("{w}x{h}"), total - grab);

@@ -4,56 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A rectangle in physical desktop pixels. `x` and `y` may be negative.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
-// Its own name in the UI's types, apart from the window placement's logical Rect.
-#[serde(rename = "DesktopRect")]
-pub struct Rect {
-    pub x: i32,
-    pub y: i32,
-    pub width: u32,
-    pub height: u32,
-}
-
-impl Rect {
-    pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
-        Self { x, y, width, height }
-    }
-    pub fn right(&self) -> i64 {
-        i64::from(self.x) + i64::from(self.width)
-    }
-    pub fn bottom(&self) -> i64 {
-        i64::from(self.y) + i64::from(self.height)
-    }
-    pub fn area(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height)
-    }
-    pub fn is_empty(&self) -> bool {
-        self.width == 0 || self.height == 0
-    }
-    pub fn contains(&self, x: i32, y: i32) -> bool {
-        x >= self.x && y >= self.y && i64::from(x) < self.right() && i64::from(y) < self.bottom()
-    }
-
-    /// The part both rectangles cover, if any.
-    pub fn intersect(&self, other: &Rect) -> Option<Rect> {
-        let left = self.x.max(other.x);
-        let top = self.y.max(other.y);
-        let right = self.right().min(other.right());
-        let bottom = self.bottom().min(other.bottom());
-        (right > i64::from(left) && bottom > i64::from(top))
-            .then(|| Rect::new(left, top, (right - i64::from(left)) as u32, (bottom - i64::from(top)) as u32))
-    }
-
-    /// The smallest rectangle covering both.
-    pub fn union(&self, other: &Rect) -> Rect {
-        let left = self.x.min(other.x);
-        let top = self.y.min(other.y);
-        let right = self.right().max(other.right());
-        let bottom = self.bottom().max(other.bottom());
-        Rect::new(left, top, (right - i64::from(left)) as u32, (bottom - i64::from(top)) as u32)
-    }
-}
+/// Desktop rectangles are the window geometry's `Rect`, here in physical pixels; `x` and `y`
+/// may be negative.
+pub use crate::window_state::Rect;
 
 /// A monitor as the capture sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -73,8 +26,8 @@ pub struct MonitorInfo {
 pub fn monitor_at(monitors: &[MonitorInfo], x: i32, y: i32) -> Option<&MonitorInfo> {
     monitors.iter().find(|m| m.rect.contains(x, y)).or_else(|| {
         monitors.iter().min_by_key(|m| {
-            let dx = distance(x, m.rect.x, m.rect.right());
-            let dy = distance(y, m.rect.y, m.rect.bottom());
+            let dx = distance(x, m.rect.x, i64::from(m.rect.right()));
+            let dy = distance(y, m.rect.y, i64::from(m.rect.bottom()));
             dx * dx + dy * dy
         })
     })
@@ -127,10 +80,11 @@ pub fn selection_to_desktop(monitor: &Rect, selection: &Selection, css_scale: f6
     let top = i64::from(monitor.y) + to_px(y0, f64::floor);
     let right = i64::from(monitor.x) + to_px(x1, f64::ceil);
     let bottom = i64::from(monitor.y) + to_px(y1, f64::ceil);
-    let left = left.clamp(i64::from(monitor.x), monitor.right());
-    let top = top.clamp(i64::from(monitor.y), monitor.bottom());
-    let right = right.clamp(i64::from(monitor.x), monitor.right());
-    let bottom = bottom.clamp(i64::from(monitor.y), monitor.bottom());
+    let (max_x, max_y) = (i64::from(monitor.right()), i64::from(monitor.bottom()));
+    let left = left.clamp(i64::from(monitor.x), max_x);
+    let top = top.clamp(i64::from(monitor.y), max_y);
+    let right = right.clamp(i64::from(monitor.x), max_x);
+    let bottom = bottom.clamp(i64::from(monitor.y), max_y);
     let rect = Rect::new(left as i32, top as i32, (right - left) as u32, (bottom - top) as u32);
     (!rect.is_empty()).then_some(rect)
 }
