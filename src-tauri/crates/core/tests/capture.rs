@@ -130,6 +130,9 @@ fn inner_checks() {
     // One monitor, the whole screen, exactly the picture.
     let monitors = screen::monitors().unwrap();
     assert_eq!(monitors.len(), 1, "{monitors:?}");
+    let probe = perch_core::capture::probe();
+    assert!(probe.available, "{}", probe.detail);
+    assert_eq!(probe.detail, "X11: screen 1280x800");
     assert_eq!(monitors[0].rect, Rect::new(0, 0, W, H));
     let all = runtime.block_on(captures.capture(Target::AllMonitors, &settings)).unwrap();
     assert_eq!((all.width, all.height, all.model_width, all.model_height), (W, H, 400, 250));
@@ -195,6 +198,8 @@ fn inner_checks() {
     assert!(run(&display, "xsetroot", &["-solid", "black"]));
     let black = runtime.block_on(captures.capture(Target::Cursor { point: Some((5, 5)) }, &settings));
     assert!(matches!(black, Err(CaptureError::AllBlack { .. })), "{black:?}");
+    let probe = perch_core::capture::probe();
+    assert!(!probe.available && probe.detail.contains("all black"), "perch doctor says so: {}", probe.detail);
     assert_eq!(captures.pending().len(), before);
 
     // Removing a chip deletes its files.
