@@ -131,20 +131,22 @@ pub fn grab(rect: Rect) -> Result<RgbaImage, CaptureError> {
             }))
             .map_err(backend)?;
         let data = reply.data();
-        // Scanlines are padded to 32 bits.
+        // Scanlines are padded to 32 bits; rows are copied straight into the image's buffer.
         let stride = (visible.width as usize * bytes_pp).div_ceil(4) * 4;
-        for y in 0..rows {
-            let line = &data[y as usize * stride..];
-            let out_y = (visible.y - rect.y) as u32 + row + y;
-            for x in 0..visible.width {
-                let p = &line[x as usize * bytes_pp..(x as usize + 1) * bytes_pp];
+        let out_width = rect.width as usize * 4;
+        let out_x = (visible.x - rect.x) as usize * 4;
+        let out = image.as_mut();
+        for y in 0..rows as usize {
+            let line = &data[y * stride..y * stride + visible.width as usize * bytes_pp];
+            let out_y = (visible.y - rect.y) as usize + row as usize + y;
+            let target = &mut out[out_y * out_width + out_x..][..visible.width as usize * 4];
+            for (p, o) in line.chunks_exact(bytes_pp).zip(target.chunks_exact_mut(4)) {
                 // LSB first: B, G, R(, pad); MSB first: (pad,) R, G, B.
                 let rgb = match d.byte_order {
                     ImageOrder::LsbFirst => [p[2], p[1], p[0]],
                     _ => [p[bytes_pp - 3], p[bytes_pp - 2], p[bytes_pp - 1]],
                 };
-                let out_x = (visible.x - rect.x) as u32 + x;
-                image.put_pixel(out_x, out_y, image::Rgba([rgb[0], rgb[1], rgb[2], 255]));
+                o.copy_from_slice(&[rgb[0], rgb[1], rgb[2], 255]);
             }
         }
         row += rows;
