@@ -114,16 +114,23 @@ fn xcap_error(e: xcap::XCapError) -> CaptureError {
     CaptureError::Backend(e.to_string())
 }
 
-/// xcap reports positions in logical units on some systems; Perch's desktop is in physical
-/// pixels, so each origin is scaled by its monitor's factor (exact on Windows, where positions
-/// are already physical with a scale of 1 per process-DPI awareness, and on single-scale
-/// layouts).
+/// Whether xcap reports monitor positions and sizes in logical units (points). macOS
+/// (`CGDisplayBounds`) and xcap's Linux backend divide by the scale factor; Windows reads them
+/// from the display mode (`DEVMODE`), which is in physical pixels whatever the process's DPI
+/// awareness (the app's window library makes it per-monitor aware; the CLI is not, and xcap
+/// then falls back to `GetDeviceCaps` for the scale only).
+const XCAP_LOGICAL_UNITS: bool = !cfg!(target_os = "windows");
+
+/// Monitors from xcap in Perch's desktop units (physical pixels): logical positions are scaled
+/// by each monitor's factor.
 fn xcap_monitors(backend: Backend) -> Result<Vec<MonitorInfo>, CaptureError> {
+    check_permission()?;
     let monitors = xcap::Monitor::all().map_err(|e| backend_error(e, backend))?;
     let mut out = Vec::new();
     for (i, m) in monitors.iter().enumerate() {
         let scale = f64::from(m.scale_factor().unwrap_or(1.0)).max(0.1);
-        let px = |v: f64| (v * scale).round();
+        let to_physical = if XCAP_LOGICAL_UNITS { scale } else { 1.0 };
+        let px = |v: f64| (v * to_physical).round();
         let (x, y) = (m.x().unwrap_or(0), m.y().unwrap_or(0));
         let (w, h) = (m.width().unwrap_or(0), m.height().unwrap_or(0));
         let name = m.name().unwrap_or_else(|_| format!("monitor-{}", i + 1));
@@ -143,7 +150,23 @@ fn xcap_monitors(backend: Backend) -> Result<Vec<MonitorInfo>, CaptureError> {
     Ok(out)
 }
 
+/// macOS answers a capture without the Screen Recording permission with the wallpaper and no
+/// windows, not an error, so the permission is asked first; the first refusal also makes macOS
+/// show its prompt (and list Perch in System Settings). Elsewhere there is nothing to ask.
+fn check_permission() -> Result<(), CaptureError> {
+    #[cfg(target_os = "macos")]
+    {
+        use objc2_core_graphics::{CGPreflightScreenCaptureAccess, CGRequestScreenCaptureAccess};
+        if !CGPreflightScreenCaptureAccess() {
+            CGRequestScreenCaptureAccess();
+            return Err(CaptureError::Permission);
+        }
+    }
+    Ok(())
+}
+
 fn xcap_grab(rect: Rect, monitors: &[MonitorInfo], backend: Backend) -> Result<RgbaImage, CaptureError> {
+    check_permission()?;
     let xcap_monitors = xcap::Monitor::all().map_err(|e| backend_error(e, backend))?;
     let mut out = RgbaImage::new(rect.width, rect.height);
     for info in monitors {
