@@ -56,7 +56,7 @@ fn session_problem() -> Option<String> {
         || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t == "wayland");
     (cfg!(target_os = "linux") && wayland).then(|| {
         let portal = if perch_core::probes::global_shortcuts_portal().available {
-            "Your desktop offers the GlobalShortcuts portal: assign Perch's shortcut in your desktop's settings, or bind `perch screenshot` to a key there."
+            "Your desktop offers the GlobalShortcuts portal, which Perch does not use yet: bind `perch screenshot` (or `perch toggle`) to a key in your desktop's keyboard settings."
         } else {
             "Bind `perch screenshot` (or `perch toggle`) to a key in your desktop's keyboard settings instead."
         };
