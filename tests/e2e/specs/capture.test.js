@@ -54,6 +54,11 @@ describe("screenshots", () => {
     }, "the overlay to show the dimmed frozen screen");
   }
 
+  /** Waits until the overlay draws its selection frame (#4da3ff) through the screen pixel (x, y). */
+  async function frameShown(x, y, what) {
+    await waitFor(async () => (await screenPixel(x, y)) === "#4DA3FF", `the overlay to draw ${what}`);
+  }
+
   async function setMode(mode) {
     await (await $('select[aria-label="Capture mode"]')).selectByAttribute("value", mode);
     await waitFor(async () => (await (await $('select[aria-label="Capture mode"]')).getValue()) === mode, `mode ${mode}`);
@@ -125,6 +130,8 @@ describe("screenshots", () => {
     await xdotool("mousedown", "1");
     await xdotool("mousemove", "700", "420");
     await xdotool("mousemove", "760", "450");
+    // The frame's left edge runs down x = 600 from y = 350 to 450 while the button is held.
+    await frameShown(600, 400, "the dragged rectangle");
     await screenshot("overlay-dragging", { window: false });
     await xdotool("mouseup", "1");
     await waitFor(async () => (await chips()).length === 1, "a chip for the region");
@@ -167,6 +174,7 @@ describe("screenshots", () => {
       await pressShortcut();
       await overlayShown();
       await xdotool("mousemove", String(Number(g.X) + 100), String(Number(g.Y) + 80));
+      await frameShown(Number(g.X), Number(g.Y) + Math.floor(Number(g.HEIGHT) / 2), "the outline of the window under the pointer");
       await screenshot("window-mode-hover", { window: false });
       await xdotool("click", "1");
       await waitFor(async () => (await chips()).length === 1, "a chip for the window");
