@@ -100,7 +100,9 @@ e2e: app-debug
 # start-up time, memory and size against the same UI in Chromium; the review socket's round
 # trips and throughput; chat throughput against the Python `ollama` client, time to first
 # token against a raw HTTP client, history search latency; rendering a large review; MCP
-# tool-call round trips against the Python `mcp` SDK and starting five servers at once.
+# tool-call round trips against the Python `mcp` SDK and starting five servers at once;
+# screenshots: shortcut press to chip in the real app, memory per chip, capture + encode at
+# 1920x1080 and 3840x2160 against Python's mss + Pillow.
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
@@ -112,6 +114,9 @@ bench: deps $(NPM_STAMP)
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh review_render.mjs
 	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench mcp
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh capture_chip.mjs
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" \
+		cargo bench --locked -p perch-core --bench capture
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

@@ -53,6 +53,16 @@ const COMMANDS: &[&str] = &[
     "question_answer",
     "tools_model_status",
     "tools_model_download",
+    "captures_pending",
+    "capture_remove",
+    "capture_start",
+    "capture_view",
+    "capture_copy",
+    "capture_overlay_info",
+    "capture_overlay_take",
+    "capture_overlay_cancel",
+    "shortcut_statuses",
+    "set_capture_settings",
 ];
 
 fn main() {

@@ -3,8 +3,11 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, chat, history, review, tools, window};
-use crate::events::{McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, WindowModeChanged};
+use crate::commands::{app, capture, chat, history, review, tools, window};
+use crate::events::{
+    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived,
+    WindowModeChanged,
+};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
@@ -61,13 +64,25 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::question_answer,
             tools::tools_model_status,
             tools::tools_model_download,
+            capture::captures_pending,
+            capture::capture_remove,
+            capture::capture_start,
+            capture::capture_view,
+            capture::capture_copy,
+            capture::capture_overlay_info,
+            capture::capture_overlay_take,
+            capture::capture_overlay_cancel,
+            capture::shortcut_statuses,
+            capture::set_capture_settings,
         ])
         .events(collect_events![
             WindowModeChanged,
             NavigateRequested,
             ReviewArrived,
             McpChanged,
-            QuestionEvent
+            QuestionEvent,
+            CapturesChanged,
+            CaptureFailed
         ])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()

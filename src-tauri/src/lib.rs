@@ -1,11 +1,13 @@
 //! Perch's desktop shell: wiring only. The engine lives in perch-core; commands in commands/.
 
 mod bindings;
+mod capture;
 mod commands;
 mod csp;
 mod error;
 mod events;
 mod reviews;
+mod shortcuts;
 mod state;
 mod tools;
 mod tray;
@@ -37,6 +39,8 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(tauri_plugin_global_shortcut::Builder::new().build())
         .invoke_handler(specta.invoke_handler())
         .setup(move |app| {
             specta.mount_events(app);
@@ -49,10 +53,15 @@ pub fn run() {
             let first_paint = state.first_paint.clone();
             app.manage(state);
             app.manage(WindowController::new(placement));
+            app.manage(shortcuts::Shortcuts::default());
+            app.manage(capture::CaptureState::default());
             window::create(app.handle())?;
             if let Ok(engine) = &engine {
                 reviews::start(app.handle(), engine);
                 tools::start(app.handle(), engine, first_paint);
+                capture::serve_app_requests(app.handle(), engine);
+                let settings = tauri::async_runtime::block_on(engine.settings().get()).capture;
+                capture::bind_shortcuts(app.handle(), &settings);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");

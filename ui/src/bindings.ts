@@ -91,10 +91,30 @@ export const commands = {
 	toolsModelStatus: () => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_status")),
 	/**  Downloads the embedded model once, checked against its sha256, with progress. */
 	toolsModelDownload: (progress: Channel<DownloadProgress>) => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_download", { progress })),
+	/**  The captures waiting for the next question, oldest first. */
+	capturesPending: () => typedError<Capture[], CommandError>(__TAURI_INVOKE("captures_pending")),
+	/**  Removes a chip (and its files). */
+	captureRemove: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("capture_remove", { id })),
+	/**  What the shortcut does, in `mode` or the mode set; a sentence describing what happened. */
+	captureStart: (mode: CaptureMode | null) => typedError<string, CommandError>(__TAURI_INVOKE("capture_start", { mode })),
+	/**  The model's copy of a capture as a data URL, for the large view. */
+	captureView: (id: string) => typedError<string, CommandError>(__TAURI_INVOKE("capture_view", { id })),
+	/**  Puts the original capture on the clipboard. */
+	captureCopy: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("capture_copy", { id })),
+	captureOverlayInfo: (index: number) => typedError<OverlayInfo, CommandError>(__TAURI_INVOKE("capture_overlay_info", { index })),
+	/**  The overlay's result: a dragged region or a clicked window. */
+	captureOverlayTake: (pick: OverlayPick) => typedError<Capture, CommandError>(__TAURI_INVOKE("capture_overlay_take", { pick })),
+	captureOverlayCancel: () => typedError<null, CommandError>(__TAURI_INVOKE("capture_overlay_cancel")),
+	/**  Every global shortcut and whether it works. */
+	shortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("shortcut_statuses"),
+	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
+	setCaptureSettings: (settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { settings })),
 };
 
 /** Events */
 export const events = {
+	captureFailed: makeEvent<CaptureFailed, CaptureFailed>("capture-failed"),
+	capturesChanged: makeEvent<CapturesChanged, CapturesChanged>("captures-changed"),
 	mcpChanged: makeEvent<McpChanged, McpChanged>("mcp-changed"),
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
@@ -166,6 +186,68 @@ export type Capabilities = {
 	vision: boolean,
 	tools: boolean,
 	thinking: boolean,
+};
+
+/**  A capture waiting on the shelf, as the UI shows it. */
+export type Capture = {
+	id: string,
+	/**  What was captured, in words ("Monitor HDMI-1", "Region 400 x 300", "Window: Editor"). */
+	source: string,
+	/**  The original's size. */
+	width: number,
+	height: number,
+	/**  The size the model gets (the original's when it fits the longest-edge setting). */
+	model_width: number,
+	model_height: number,
+	format: Format,
+	model_bytes: number,
+	/**  Milliseconds since the Unix epoch. */
+	created_at: number,
+	/**  A small JPEG as a data URL. */
+	thumbnail: string,
+};
+
+/**  A capture started by the shortcut or from outside failed; the message says what to do. */
+export type CaptureFailed = {
+	message: string,
+};
+
+/**  What Alt+. does. */
+export type CaptureMode = 
+/**  The monitor under the cursor (or every monitor, a setting). */
+"fullscreen" | 
+/**  Drag a region on a frozen copy of the screen. */
+"precision" | 
+/**  Click a window. */
+"window" | 
+/**  The shortcut does nothing. */
+"none";
+
+/**  Settings -> General -> Screenshots. */
+export type CaptureSettings = {
+	mode?: CaptureMode,
+	/**  Fullscreen captures every monitor stitched instead of the one under the cursor. */
+	all_monitors?: boolean,
+	/**  The global shortcut, in the accelerator form ("Alt+Period"); empty turns it off. */
+	shortcut?: string,
+	/**  Captures the focused window at once, whatever the mode. */
+	window_shortcut?: string,
+	/**  In fullscreen mode, a question sent without a capture takes one first. */
+	auto_screenshot?: boolean,
+	/**  The longest edge of the copy the model gets; the original is kept as taken. */
+	max_edge?: number,
+	jpeg_quality?: number,
+	/**  Captures never sent are removed after this many hours. */
+	keep_hours?: number,
+};
+
+/**
+ *  The captures waiting for the next question changed; `focus` asks for the input box (a new
+ *  capture arrived from the shortcut or the overlay).
+ */
+export type CapturesChanged = {
+	captures: Capture[],
+	focus: boolean,
 };
 
 export type CommandError = {
@@ -269,7 +351,12 @@ export type ErrorKind =
 /**  A program Perch runs for the user (the editor, git) failed. */
 "external" | 
 /**  The model provider failed; `provider_kind` on the message says how. */
-"provider";
+"provider" | 
+/**
+ *  The screen could not be captured (no display, a portal or permission refused, a black
+ *  or oversized capture); the message says what to do.
+ */
+"capture";
 
 /**  A reference as written, and what it resolved to. */
 export type FileReference = {
@@ -282,11 +369,16 @@ export type FileReference = {
 	problem: string | null,
 };
 
+/**  How the model's copy is stored. */
+export type Format = "png" | "jpeg";
+
 /**  An image attached to a question, as the UI or the CLI read it. */
 export type ImageInput = {
 	name: string,
 	mime: string,
 	base64: string,
+	/**  A capture on the shelf to attach instead of `base64` (which is then empty). */
+	capture?: string | null,
 };
 
 /**  Where stored keys live on this machine. */
@@ -410,10 +502,34 @@ export type ModelsOverview = {
 	default_model: string | null,
 };
 
+/**  A monitor as the capture sees it. */
+export type MonitorInfo = {
+	/**  Stable while the monitor stays plugged in (the name where the system gives one). */
+	id: string,
+	name: string,
+	/**  Where it is on the desktop, in physical pixels. */
+	rect: Rect,
+	/**  Physical pixels per logical pixel (2.0 on a "200%" display). */
+	scale: number | null,
+	primary: boolean,
+};
+
 /**  The tray or another process asked the UI to show a page. */
 export type NavigateRequested = {
 	route: Route,
 };
+
+/**  What an overlay needs to draw itself. */
+export type OverlayInfo = {
+	mode: CaptureMode,
+	monitor: MonitorInfo,
+	/**  Windows on the frozen screen, topmost first, in desktop pixels. */
+	windows: WindowInfo[],
+	/**  The frozen monitor as a JPEG data URL, at most the monitor's logical size. */
+	preview: string,
+};
+
+export type OverlayPick = { kind: "region"; monitor: number; selection: Selection; css_scale: number | null } | { kind: "window"; id: number };
 
 /**  USD per million tokens for a model; `model` is `provider:model`, or a prefix ending in `*`. */
 export type Price = {
@@ -569,6 +685,17 @@ export type SearchHit = {
 	created_at: number,
 };
 
+/**
+ *  A selection made on a monitor's overlay, in the overlay's CSS pixels (what the webview
+ *  reports), measured from the overlay's top-left corner.
+ */
+export type Selection = {
+	x: number | null,
+	y: number | null,
+	width: number | null,
+	height: number | null,
+};
+
 /**  One server, ready to start. */
 export type ServerConfig = {
 	name: string,
@@ -617,6 +744,20 @@ export type Settings = {
 	window: WindowPlacement,
 	review: ReviewSettings,
 	tools: ToolSettings,
+	/**  Screenshots: the mode, the shortcuts, the size for the model. */
+	capture: CaptureSettings,
+};
+
+/**  A binding as Settings shows it. */
+export type ShortcutStatus = {
+	/**  The action's name. */
+	name: string,
+	/**  As configured ("Alt+Period"); empty when turned off. */
+	accelerator: string,
+	/**  True when the shortcut works system-wide. */
+	active: boolean,
+	/**  What stops it, in words a user can act on. */
+	problem: string | null,
 };
 
 /**  What happened at start that a person should hear about. */
@@ -769,6 +910,16 @@ export type Usage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  A top-level window another application shows. */
+export type WindowInfo = {
+	id: number,
+	title: string,
+	app: string,
+	rect: Rect,
+	focused: boolean,
+	pid: number,
+};
 
 export type WindowMode = "normal" | "mini";
 

@@ -1,5 +1,14 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference, ToolSettings } from "../bindings";
+import type {
+  CaptureSettings,
+  ModelSettings,
+  ProviderSettings,
+  ReviewSettings,
+  Settings,
+  ShortcutStatus,
+  ThemePreference,
+  ToolSettings,
+} from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
@@ -10,6 +19,8 @@ interface SettingsState {
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
   setTools: (tools: ToolSettings) => Promise<void>;
+  /** Saves the screenshot settings; returns how their shortcuts bound. */
+  setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -20,6 +31,7 @@ const SettingsContext = createContext<SettingsState>({
   setProviders: async () => {},
   setModels: async () => {},
   setTools: async () => {},
+  setCapture: async () => [],
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -52,8 +64,20 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
   const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
 
+  const setCapture = useCallback(async (capture: CaptureSettings) => {
+    try {
+      const statuses = await call(commands.setCaptureSettings(capture));
+      setSettings((s) => s && { ...s, capture });
+      setError(null);
+      return statuses;
+    } catch (e) {
+      setError(errorMessage(e));
+      return [];
+    }
+  }, []);
+
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture }}>
       {children}
     </SettingsContext.Provider>
   );

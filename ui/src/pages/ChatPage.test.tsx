@@ -1,12 +1,12 @@
-import { beforeEach, describe, expect, it } from "vitest";
-import { act, fireEvent, render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
-import type { ConversationView, Message, TurnEvent } from "../bindings";
+import type { Capture, ConversationView, Message, TurnEvent } from "../bindings";
 import { ChatPage } from "./ChatPage";
 import { SettingsProvider } from "../lib/settings";
-import { calls, onCommand } from "../test/tauri";
-import { healthyApp } from "../test/fixtures";
+import { calls, emitEvent, onCommand } from "../test/tauri";
+import { SETTINGS, healthyApp } from "../test/fixtures";
 
 function message(id: number, role: "user" | "assistant", content: string, extra: Partial<Message> = {}): Message {
   return {
@@ -211,7 +211,7 @@ describe("ChatPage", () => {
     page("/chat/c1");
     const select = await screen.findByRole("combobox", { name: "Model" });
     expect(select).toHaveValue("ollama:qwen3-vl:8b-instruct");
-    expect(screen.getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
+    expect(within(screen.getByRole("combobox", { name: "Model" })).getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
     expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32k");
     await userEvent.selectOptions(select, "ollama:llama3.2:3b");
     await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Next{Enter}");
@@ -227,7 +227,7 @@ describe("ChatPage", () => {
     const select = await screen.findByRole("combobox", { name: "Model" });
     await screen.findByRole("option", { name: "ollama:llama3.2:3b" });
     expect(select).toHaveValue("ollama:llama3.2:3b");
-    expect(screen.getAllByRole("option")).toHaveLength(2);
+    expect(within(select).getAllByRole("option")).toHaveLength(2);
   });
 
   it("opens file references of an answer that the engine found in the folders, and says why others cannot open", async () => {
@@ -269,5 +269,136 @@ describe("ChatPage", () => {
     const placeholder = await screen.findByRole("button", { name: /image from stats\.example/ });
     expect(placeholder).toHaveClass("remote-image");
     expect(document.querySelector(".message.assistant img")).toBeNull();
+  });
+
+  describe("screenshots", () => {
+    const shot = (id: string, source = "Monitor LEFT"): Capture => ({
+      id,
+      source,
+      width: 2560,
+      height: 1440,
+      model_width: 1568,
+      model_height: 882,
+      format: "png",
+      model_bytes: 1234,
+      created_at: 0,
+      thumbnail: "data:image/jpeg;base64,AAAA",
+    });
+
+    /** The shelf as the engine keeps it: `chat_send` takes the chips it was given off it. */
+    function shelf(initial: Capture[]) {
+      let pending = initial;
+      onCommand("captures_pending", () => pending);
+      onCommand("capture_remove", ({ id }) => {
+        pending = pending.filter((c) => c.id !== id);
+        return null;
+      });
+      onCommand("capture_view", () => "data:image/png;base64,BBBB");
+      onCommand("capture_copy", () => null);
+      return {
+        sent: () => (pending = []),
+        set: (next: Capture[]) => (pending = next),
+      };
+    }
+
+    it("shows chips with thumbnails, views one large, copies it, and removes another", async () => {
+      backend(() => {});
+      shelf([shot("a"), shot("b", "Region 400 x 300")]);
+      page();
+      const chip = await screen.findByRole("button", { name: "View Region 400 x 300" });
+      expect(chip.querySelector("img")).toHaveAttribute("src", "data:image/jpeg;base64,AAAA");
+      await userEvent.click(chip);
+      const viewer = await screen.findByRole("dialog", { name: "Region 400 x 300" });
+      expect(await within(viewer).findByRole("img")).toHaveAttribute("src", "data:image/png;base64,BBBB");
+      expect(viewer).toHaveTextContent("2560 x 1440 (sent as 1568 x 882)");
+      await userEvent.click(within(viewer).getByRole("button", { name: "Copy" }));
+      expect(calls.find((c) => c.cmd === "capture_copy")?.args).toEqual({ id: "b" });
+      expect(await within(viewer).findByRole("status")).toHaveTextContent("Copied");
+      await userEvent.keyboard("{Escape}");
+      expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+      await userEvent.click(screen.getByRole("button", { name: "Remove Monitor LEFT" }));
+      expect(calls.find((c) => c.cmd === "capture_remove")?.args).toEqual({ id: "a" });
+      expect(screen.queryByRole("button", { name: "View Monitor LEFT" })).not.toBeInTheDocument();
+    });
+
+    it("sends the chips with the question by id, then clears them", async () => {
+      const held: { shelf?: ReturnType<typeof shelf> } = {};
+      const save = backend(() => {
+        held.shelf!.sent();
+        save([message(1, "user", "What is this?"), message(2, "assistant", "A chart.")]);
+      });
+      held.shelf = shelf([shot("a")]);
+      page();
+      await screen.findByRole("button", { name: "View Monitor LEFT" });
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "What is this?{Enter}");
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: { images: unknown[] } };
+      expect(sent.kind.images).toEqual([{ name: "Monitor LEFT", mime: "image/png", base64: "", capture: "a" }]);
+      await vi.waitFor(() => expect(screen.queryByRole("button", { name: "View Monitor LEFT" })).not.toBeInTheDocument());
+    });
+
+    it("catches a model without vision before sending and offers the vision models", async () => {
+      backend(() => {});
+      shelf([shot("a")]);
+      page();
+      const model = await screen.findByRole("combobox", { name: "Model" });
+      await screen.findByRole("option", { name: "ollama:llama3.2:3b" });
+      await userEvent.selectOptions(model, "ollama:llama3.2:3b");
+      await screen.findByRole("button", { name: "View Monitor LEFT" });
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await userEvent.type(box, "What is this?{Enter}");
+      const alert = await screen.findByText(/cannot read images/, { selector: ".vision-needed" });
+      expect(calls.some((c) => c.cmd === "chat_send")).toBe(false);
+      expect(box).toHaveValue("What is this?");
+      await userEvent.click(within(alert).getByRole("button", { name: "ollama:qwen3-vl:8b-instruct" }));
+      expect(screen.getByRole("combobox", { name: "Model" })).toHaveValue("ollama:qwen3-vl:8b-instruct");
+      await userEvent.type(box, "{Enter}");
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { model: string };
+      expect(sent.model).toBe("ollama:qwen3-vl:8b-instruct");
+    });
+
+    it("a capture from the shortcut appears as a chip with the cursor in the box; a failure is explained", async () => {
+      backend(() => {});
+      const s = shelf([]);
+      page();
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await screen.findByRole("combobox", { name: "Capture mode" });
+      s.set([shot("n", "Window: Editor")]);
+      await act(async () => emitEvent("captures-changed", { captures: [shot("n", "Window: Editor")], focus: true }));
+      expect(await screen.findByRole("button", { name: "View Window: Editor" })).toBeInTheDocument();
+      expect(box).toHaveFocus();
+      await act(async () => emitEvent("capture-failed", { message: "the capture came back all black." }));
+      expect(await screen.findByText(/came back all black/)).toBeInTheDocument();
+    });
+
+    it("with auto-screenshot on, a question without a chip captures the screen first", async () => {
+      const held: { shelf?: ReturnType<typeof shelf> } = {};
+      const save = backend(() => {
+        held.shelf!.sent();
+        save([message(1, "user", "Hm?"), message(2, "assistant", "Yes.")]);
+      });
+      onCommand("get_settings", () => ({ ...SETTINGS, capture: { ...SETTINGS.capture, auto_screenshot: true } }));
+      held.shelf = shelf([]);
+      onCommand("capture_start", ({ mode }) => {
+        expect(mode).toBe("fullscreen");
+        held.shelf!.set([shot("auto")]);
+        return "Captured Monitor LEFT (2560 x 1440).";
+      });
+      page();
+      await screen.findByRole("combobox", { name: "Capture mode" });
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Hm?{Enter}");
+      await vi.waitFor(() => expect(calls.some((c) => c.cmd === "chat_send")).toBe(true));
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: { images: { capture: string }[] } };
+      expect(sent.kind.images.map((i) => i.capture)).toEqual(["auto"]);
+    });
+
+    it("the mode switch beside the input saves the capture mode", async () => {
+      backend(() => {});
+      shelf([]);
+      onCommand("set_capture_settings", () => []);
+      page();
+      await userEvent.selectOptions(await screen.findByRole("combobox", { name: "Capture mode" }), "precision");
+      const saved = calls.find((c) => c.cmd === "set_capture_settings")!.args.settings as { mode: string };
+      expect(saved.mode).toBe("precision");
+    });
   });
 });

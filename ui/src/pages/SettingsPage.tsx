@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
+import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
@@ -80,6 +81,7 @@ function General({ status }: { status: AppStatus }) {
           ))}
         </div>
       </fieldset>
+      <CaptureSettingsCard />
       <fieldset className="card">
         <legend>Keyboard</legend>
         <dl className="facts">

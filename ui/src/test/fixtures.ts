@@ -42,6 +42,16 @@ export const SETTINGS: Settings = {
     ollama_embedding_model: "all-minilm",
     roots: [],
   },
+  capture: {
+    mode: "fullscreen",
+    all_monitors: false,
+    shortcut: "Alt+Period",
+    window_shortcut: "Alt+Shift+Period",
+    auto_screenshot: false,
+    max_edge: 1568,
+    jpeg_quality: 85,
+    keep_hours: 24,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {
@@ -62,4 +72,6 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("history_list", () => []);
   onCommand("history_search", () => []);
   onCommand("review_socket_status", () => ({ path: "/run/user/1000/perch/review.sock", error: null }));
+  onCommand("captures_pending", () => []);
+  onCommand("shortcut_statuses", () => []);
 }

@@ -1,5 +1,6 @@
 //! `perch`: the Perch engine on the command line, for scripts, headless machines and checks.
 
+mod app;
 mod ask;
 mod doctor;
 mod history;
@@ -70,6 +71,19 @@ enum Command {
         #[command(subcommand)]
         command: mcp::McpCommand,
     },
+    /// Capture the screen in the running app, as its shortcut does (bind this in your desktop's
+    /// keyboard settings where global shortcuts do not work, e.g. on Wayland).
+    Screenshot {
+        /// fullscreen, precision or window (default: the mode set in Perch).
+        #[arg(long)]
+        mode: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring the running app's window forward.
+    Show,
+    /// Show the running app's window, or hide it when it is in front.
+    Toggle,
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -95,13 +109,25 @@ fn main() -> ExitCode {
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
             Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
-            // Talks to the running app; opens no database of its own.
+            // These talk to the running app; they open no database of their own.
+            Command::Screenshot { mode, json } => {
+                app_request(app::AppRequest::Screenshot { mode }, json).await
+            }
+            Command::Show => app_request(app::AppRequest::Show, false).await,
+            Command::Toggle => app_request(app::AppRequest::Toggle, false).await,
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => output::fail(&format!("{e:#}")),
             },
         }
     })
+}
+
+async fn app_request(request: app::AppRequest, json: bool) -> ExitCode {
+    match app::run(request, json).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output::fail(&format!("{e:#}")),
+    }
 }
 
 /// Opens the data dir, logging and the engine, then runs `f`; every failure becomes a clear message.

@@ -48,6 +48,8 @@ struct Inner {
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
     owner: Option<ProcessOwner>,
+    captures: Arc<crate::capture::Captures>,
+    control: Arc<crate::remote::AppControl>,
 }
 
 /// What happened at start that a person should hear about.
@@ -75,6 +77,8 @@ impl Engine {
         let keys = Arc::new(Keys::new(data_dir.root()));
         let asks = Arc::new(Asks::default());
         let data_dir_root = &data_dir.root().to_path_buf();
+        let captures =
+            crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
         let inner = Inner {
             data_dir,
@@ -90,6 +94,8 @@ impl Engine {
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
             owner,
+            captures: Arc::new(captures),
+            control: Arc::default(),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -135,6 +141,16 @@ impl Engine {
         &self.inner.picker
     }
 
+    /// Screen captures waiting for a question, and the frozen screen while selecting.
+    pub fn captures(&self) -> &Arc<crate::capture::Captures> {
+        &self.inner.captures
+    }
+
+    /// App requests from the socket (show, toggle, screenshot), for the window to answer.
+    pub fn app_control(&self) -> &Arc<crate::remote::AppControl> {
+        &self.inner.control
+    }
+
     pub fn mcp(&self) -> &Arc<McpManager> {
         &self.inner.mcp
     }
@@ -167,7 +183,11 @@ impl Engine {
         config.limits.max_content_chars = settings.max_content_chars.max(1) as usize;
         config.limits.max_line_bytes = settings.max_line_bytes.max(1024) as usize;
         config.idle_timeout = Duration::from_secs(settings.idle_timeout_secs.max(1).into());
-        let server = server::start(config, self.inner.reviews.clone()).await?;
+        let handler = crate::remote::SocketHandler {
+            reviews: self.inner.reviews.clone(),
+            control: self.inner.control.clone(),
+        };
+        let server = server::start(config, Arc::new(handler)).await?;
         let path = server.path().to_path_buf();
         if let Err(e) = review::write_discovery_file(self.data_dir().root(), &path) {
             tracing::warn!(error = %e, "could not write the review socket's discovery file");

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod asks;
+pub mod capture;
 pub mod doctor;
 pub mod engine;
 pub mod keys;
@@ -14,6 +15,7 @@ pub mod paths;
 pub mod prices;
 pub mod probes;
 pub mod providers;
+pub mod remote;
 pub mod review;
 pub mod settings;
 pub mod store;

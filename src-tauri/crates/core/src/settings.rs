@@ -213,6 +213,8 @@ pub struct Settings {
     pub window: WindowPlacement,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
+    /// Screenshots: the mode, the shortcuts, the size for the model.
+    pub capture: crate::capture::CaptureSettings,
 }
 
 impl Default for Settings {
@@ -224,6 +226,7 @@ impl Default for Settings {
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
+            capture: crate::capture::CaptureSettings::default(),
         }
     }
 }

@@ -245,6 +245,7 @@ fn png() -> ImageInput {
         name: "shot.png".into(),
         mime: "image/png".into(),
         base64: "iVBORw0KGgoAAAANSUhEUg==".into(),
+        capture: None,
     }
 }
 

@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import type { ImageInput, ModelInfo } from "../../bindings";
+import type { Capture, CaptureMode, ImageInput, ModelInfo } from "../../bindings";
+import { useCaptures } from "../../lib/captures";
 import { formatTokens } from "../../lib/models";
-import { SendIcon } from "../Icons";
+import { useSettings } from "../../lib/settings";
+import { CaptureChips } from "../capture/CaptureChips";
+import { CaptureIcon, SendIcon } from "../Icons";
 
 /** The most a message may hold; a bigger paste is refused before it reaches the text box. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -34,12 +37,33 @@ function readImage(file: File): Promise<ImageInput> {
   });
 }
 
+/** A chip sent as an image: the engine reads its files, nothing crosses the IPC twice. */
+function captureInput(c: Capture): ImageInput {
+  return { name: c.source, mime: c.format === "png" ? "image/png" : "image/jpeg", base64: "", capture: c.id };
+}
+
+const CAPTURE_MODES: { value: CaptureMode; label: string }[] = [
+  { value: "fullscreen", label: "Screen" },
+  { value: "precision", label: "Region" },
+  { value: "window", label: "Window" },
+  { value: "none", label: "Off" },
+];
+
 export function Composer(props: Props) {
   const { streaming, models, model, onModel, usage, editing, onSend, onStop, onEditLast, onCancelEdit } = props;
   const [text, setText] = useState(() => localStorage.getItem(DRAFT_KEY) ?? "");
   const [images, setImages] = useState<ImageInput[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
+  const [needsVision, setNeedsVision] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
+  const captures = useCaptures();
+  const { settings, setCapture } = useSettings();
+  const capture = settings?.capture;
+
+  // A new capture puts the cursor in the box: type the question, Enter.
+  useEffect(() => {
+    if (captures.focusTick > 0) box.current?.focus();
+  }, [captures.focusTick]);
 
   // Editing puts the old question in the box (the draft comes back after).
   const [editingShown, setEditingShown] = useState<string | null>(null);
@@ -58,16 +82,30 @@ export function Composer(props: Props) {
 
   const submit = async () => {
     if (streaming || !text.trim() || !model) return;
+    const current = models.find((m) => m.id === model);
+    const canSee = !current || current.capabilities.vision;
+    let chips = captures.pending;
+    // Caught here, before anything is sent: the question would be refused.
+    if (!canSee && (images.length > 0 || chips.length > 0)) {
+      setNeedsVision(true);
+      return;
+    }
+    if (canSee && capture?.auto_screenshot && capture.mode === "fullscreen" && chips.length === 0 && images.length === 0) {
+      chips = (await captures.take("fullscreen")) ?? [];
+    }
     const sent = text;
     const attached = images;
     update("");
     setImages([]);
     setNotice(null);
-    // Nothing typed is lost: a send that could not start puts the text back.
-    if (!(await onSend(sent, attached))) {
+    setNeedsVision(false);
+    // Nothing typed is lost: a send that could not start puts the text back (chips stay).
+    const ok = await onSend(sent, [...attached, ...chips.map(captureInput)]);
+    if (!ok) {
       update(sent);
       setImages(attached);
     }
+    await captures.refresh();
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -116,6 +154,7 @@ export function Composer(props: Props) {
   };
 
   const current = models.find((m) => m.id === model);
+  const visionModels = models.filter((m) => m.capabilities.vision);
   const ratio = usage.limit ? Math.min(1, usage.used / usage.limit) : 0;
   return (
     <form
@@ -133,8 +172,43 @@ export function Composer(props: Props) {
           {notice}
         </div>
       )}
-      {images.length > 0 && (
+      {captures.failure && (
+        <div className="composer-note warn" role="alert">
+          {captures.failure}{" "}
+          <button type="button" className="link" onClick={captures.dismiss}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {needsVision && current && (
+        <div className="composer-note warn vision-needed" role="alert">
+          {current.name} cannot read images.{" "}
+          {visionModels.length > 0 ? (
+            <>
+              Send with{" "}
+              {visionModels.slice(0, 4).map((m) => (
+                <button
+                  key={m.id}
+                  type="button"
+                  className="link"
+                  onClick={() => {
+                    onModel(m.id);
+                    setNeedsVision(false);
+                  }}
+                >
+                  {m.id}
+                </button>
+              ))}
+              , or remove the images.
+            </>
+          ) : (
+            "No installed model reads images: pull one (e.g. ollama pull qwen3-vl), or remove the images."
+          )}
+        </div>
+      )}
+      {images.length + captures.pending.length > 0 && (
         <div className="chips">
+          <CaptureChips captures={captures.pending} onRemove={(id) => void captures.remove(id)} />
           {images.map((img, i) => (
             <span key={i} className="chip">
               {img.name}
@@ -166,6 +240,32 @@ export function Composer(props: Props) {
             </option>
           ))}
         </select>
+        {capture && (
+          <>
+            <select
+              aria-label="Capture mode"
+              title={`What ${capture.shortcut || "the screenshot shortcut"} captures`}
+              value={capture.mode}
+              onChange={(e) => void setCapture({ ...capture, mode: e.target.value as CaptureMode })}
+            >
+              {CAPTURE_MODES.map((m) => (
+                <option key={m.value} value={m.value}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label="Capture the screen"
+              title={`Capture (${capture.shortcut || "no shortcut"})`}
+              disabled={capture.mode === "none"}
+              onClick={() => void captures.take()}
+            >
+              <CaptureIcon />
+            </button>
+          </>
+        )}
         <span
           className="gauge"
           title={`Context: ${usage.used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens`}

@@ -31,6 +31,9 @@ pub struct ImageInput {
     pub name: String,
     pub mime: String,
     pub base64: String,
+    /// A capture on the shelf to attach instead of `base64` (which is then empty).
+    #[serde(default)]
+    pub capture: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
