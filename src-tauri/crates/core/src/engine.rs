@@ -46,6 +46,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    voice: Arc<crate::voice::Voice>,
 }
 
 /// What happened at start that a person should hear about.
@@ -83,6 +84,7 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -122,6 +124,11 @@ impl Engine {
     /// Top-K tool retrieval (and the embedded model it may use).
     pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
         &self.inner.picker
+    }
+
+    /// Dictation and whisper models.
+    pub fn voice(&self) -> &Arc<crate::voice::Voice> {
+        &self.inner.voice
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {
@@ -198,6 +205,7 @@ impl Engine {
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
         self.inner.runs.cancel_all();
+        self.inner.voice.shutdown();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

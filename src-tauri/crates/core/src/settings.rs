@@ -213,6 +213,7 @@ pub struct Settings {
     pub window: WindowPlacement,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
+    pub voice: crate::voice::VoiceSettings,
 }
 
 impl Default for Settings {
@@ -224,6 +225,7 @@ impl Default for Settings {
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
+            voice: crate::voice::VoiceSettings::default(),
         }
     }
 }
