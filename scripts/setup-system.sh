@@ -9,14 +9,16 @@ BUILD_PKGS=(
   libssl-dev pkg-config build-essential libxdo-dev libasound2-dev cmake clang libclang-dev
   libdbus-1-dev libx11-dev libxi-dev libxtst-dev libxrandr-dev curl file
 )
-# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring.
+# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
+# speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
 TEST_PKGS=(
   xvfb openbox xdotool x11-utils x11-apps imagemagick webkit2gtk-driver
   gnome-keyring libsecret-tools dbus dbus-x11 procps
+  espeak-ng sox
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium python3-venv)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv espeak-ng sox)
 # The Python venv for tests and benchmarks.
 PYTHON_PKGS=(python3 python3-venv)
 

@@ -211,15 +211,18 @@ impl Worker {
             }
             if !warned && audio.len() >= warn_at {
                 warned = true;
-                let left = (max_samples - audio.len().min(max_samples)) / WHISPER_RATE as usize;
+                let left = (max_samples - audio.len().min(max_samples)).div_ceil(WHISPER_RATE as usize);
                 self.emit(DictationEvent::Warning {
-                    message: format!("Recording stops in {left} s (the limit is {}).", minutes(max)),
+                    message: format!("Recording stops in {left} s (the limit is {}).", duration_words(max)),
                 });
             }
             if audio.len() >= max_samples {
                 audio.truncate(max_samples);
                 self.emit(DictationEvent::Warning {
-                    message: format!("Reached the {} limit; transcribing what you said.", minutes(max)),
+                    message: format!(
+                        "Reached the limit of {}; transcribing what you said.",
+                        duration_words(max)
+                    ),
                 });
                 break;
             }
@@ -323,8 +326,10 @@ fn warning_lead(max_seconds: u32) -> u32 {
     if max_seconds >= 150 { 30 } else { (max_seconds / 5).max(1) }
 }
 
-fn minutes(seconds: u32) -> String {
-    if seconds % 60 == 0 { format!("{}-minute", seconds / 60) } else { format!("{seconds}-second") }
+/// "5 minutes", "90 seconds", "1 minute".
+fn duration_words(seconds: u32) -> String {
+    let plural = |n: u32, unit: &str| if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") };
+    if seconds % 60 == 0 { plural(seconds / 60, "minute") } else { plural(seconds, "second") }
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -348,8 +353,9 @@ mod tests {
     fn the_warning_comes_thirty_seconds_before_a_long_limit() {
         assert_eq!(warning_lead(300), 30);
         assert_eq!(warning_lead(20), 4);
-        assert_eq!(minutes(300), "5-minute");
-        assert_eq!(minutes(45), "45-second");
+        assert_eq!(duration_words(300), "5 minutes");
+        assert_eq!(duration_words(60), "1 minute");
+        assert_eq!(duration_words(45), "45 seconds");
     }
 
     #[test]
