@@ -51,6 +51,16 @@ const COMMANDS: &[&str] = &[
     "question_answer",
     "tools_model_status",
     "tools_model_download",
+    "voice_models",
+    "voice_model_download",
+    "voice_model_cancel",
+    "voice_model_delete",
+    "voice_devices",
+    "set_voice_settings",
+    "voice_start",
+    "voice_stop",
+    "voice_cancel",
+    "voice_shortcut_status",
 ];
 
 fn main() {

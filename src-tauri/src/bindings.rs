@@ -3,8 +3,10 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, chat, history, review, tools, window};
-use crate::events::{McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, WindowModeChanged};
+use crate::commands::{app, chat, history, review, tools, voice, window};
+use crate::events::{
+    McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate, WindowModeChanged,
+};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
@@ -59,13 +61,24 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::question_answer,
             tools::tools_model_status,
             tools::tools_model_download,
+            voice::voice_models,
+            voice::voice_model_download,
+            voice::voice_model_cancel,
+            voice::voice_model_delete,
+            voice::voice_devices,
+            voice::set_voice_settings,
+            voice::voice_start,
+            voice::voice_stop,
+            voice::voice_cancel,
+            voice::voice_shortcut_status,
         ])
         .events(collect_events![
             WindowModeChanged,
             NavigateRequested,
             ReviewArrived,
             McpChanged,
-            QuestionEvent
+            QuestionEvent,
+            VoiceUpdate
         ])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()

@@ -2,6 +2,7 @@
 
 mod bindings;
 mod commands;
+mod dictation;
 mod error;
 mod events;
 mod reviews;
@@ -34,6 +35,7 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_global_shortcut::Builder::new().build())
         .invoke_handler(specta.invoke_handler())
         .setup(move |app| {
             specta.mount_events(app);
@@ -46,10 +48,13 @@ pub fn run() {
             let first_paint = state.first_paint.clone();
             app.manage(state);
             app.manage(WindowController::new(placement));
+            app.manage(dictation::PushToTalk::default());
             window::create(app.handle())?;
             if let Ok(engine) = &engine {
                 reviews::start(app.handle(), engine);
                 tools::start(app.handle(), engine, first_paint);
+                let voice = tauri::async_runtime::block_on(engine.settings().get()).voice;
+                dictation::apply_shortcut(app.handle(), &voice);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");

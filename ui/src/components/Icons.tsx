@@ -67,3 +67,9 @@ export const NewChatIcon = () => (
     <path d="M12 5v14M5 12h14" />
   </Icon>
 );
+export const MicIcon = () => (
+  <Icon>
+    <rect x="9" y="2" width="6" height="12" rx="3" />
+    <path d="M5 10a7 7 0 0 0 14 0M12 17v4M8 21h8" />
+  </Icon>
+);

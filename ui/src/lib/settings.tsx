@@ -1,5 +1,13 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference, ToolSettings } from "../bindings";
+import type {
+  ModelSettings,
+  ProviderSettings,
+  ReviewSettings,
+  Settings,
+  ThemePreference,
+  ToolSettings,
+  VoiceSettings,
+} from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
@@ -10,6 +18,7 @@ interface SettingsState {
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
   setTools: (tools: ToolSettings) => Promise<void>;
+  setVoice: (voice: VoiceSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -20,6 +29,7 @@ const SettingsContext = createContext<SettingsState>({
   setProviders: async () => {},
   setModels: async () => {},
   setTools: async () => {},
+  setVoice: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -51,9 +61,10 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   );
   const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
   const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
+  const setVoice = useCallback((voice: VoiceSettings) => save(call(commands.setVoiceSettings(voice))), [save]);
 
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setVoice }}>
       {children}
     </SettingsContext.Provider>
   );

@@ -42,6 +42,17 @@ export const SETTINGS: Settings = {
     ollama_embedding_model: "all-minilm",
     roots: [],
   },
+  voice: {
+    model: "tiny.en",
+    language: "auto",
+    device: "",
+    push_to_talk: "Ctrl+Alt+Space",
+    push_to_talk_mode: "hold",
+    send_after_dictation: false,
+    partial_results: true,
+    max_seconds: 300,
+    keep_model_secs: 120,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {

@@ -133,6 +133,10 @@ fn main() -> ExitCode {
             Command::Voice { command: voice::VoiceCommand::Models { command } } => {
                 with_engine(|engine| voice::models(engine, command)).await
             }
+            Command::Voice { command: voice::VoiceCommand::Devices { json } } => match voice::devices(json) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => output::fail(&format!("{e:#}")),
+            },
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,

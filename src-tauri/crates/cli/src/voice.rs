@@ -19,6 +19,29 @@ pub enum VoiceCommand {
         #[command(subcommand)]
         command: Option<ModelsCommand>,
     },
+    /// The microphones this machine offers (names for `perch dictate --device`).
+    Devices {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn devices(json: bool) -> anyhow::Result<()> {
+    let devices = perch_core::voice::device::list_devices()?;
+    if json {
+        return print_json(&devices);
+    }
+    if devices.is_empty() {
+        println!("No microphone found.");
+    }
+    for d in devices {
+        let format = match (d.sample_rate, d.channels) {
+            (Some(rate), Some(channels)) => format!("{rate} Hz, {channels} channel(s)"),
+            _ => "format unknown".to_owned(),
+        };
+        println!("{} {}  ({format})", if d.is_default { "*" } else { " " }, d.name);
+    }
+    Ok(())
 }
 
 #[derive(Subcommand)]

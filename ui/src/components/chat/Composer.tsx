@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
 import type { ImageInput, ModelInfo } from "../../bindings";
 import { formatTokens } from "../../lib/models";
+import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
+import { useSettings } from "../../lib/settings";
 import { SendIcon } from "../Icons";
+import { MicButton } from "./MicButton";
 
 /** The most a message may hold; a bigger paste is refused before it reaches the text box. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -40,6 +43,8 @@ export function Composer(props: Props) {
   const [images, setImages] = useState<ImageInput[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
   const box = useRef<HTMLTextAreaElement>(null);
+  const dictation = useDictation();
+  const pushToTalk = useSettings().settings?.voice.push_to_talk ?? "";
 
   // Editing puts the old question in the box (the draft comes back after).
   const [editingShown, setEditingShown] = useState<string | null>(null);
@@ -56,9 +61,9 @@ export function Composer(props: Props) {
     if (editing === null) localStorage.setItem(DRAFT_KEY, value);
   };
 
-  const submit = async () => {
-    if (streaming || !text.trim() || !model) return;
-    const sent = text;
+  const submit = async (value = text) => {
+    if (streaming || !value.trim() || !model) return;
+    const sent = value;
     const attached = images;
     update("");
     setImages([]);
@@ -70,12 +75,37 @@ export function Composer(props: Props) {
     }
   };
 
+  // Dictated text lands at the cursor (replacing a selection), and is sent only when the user
+  // turned on "send after dictation". Texts that arrived while the composer was not on screen
+  // (mini mode) are taken when it comes back.
+  const latest = useRef({ text, submit });
+  latest.current = { text, submit };
+  useEffect(() => {
+    const arrived = takeFinals();
+    if (arrived.length === 0) return;
+    const el = box.current;
+    let { value, caret } = { value: latest.current.text, caret: el?.selectionEnd ?? latest.current.text.length };
+    const start = el && document.activeElement === el ? el.selectionStart : caret;
+    for (const [i, final] of arrived.entries()) {
+      ({ value, caret } = insertAt(value, i === 0 ? start : caret, caret, final.text));
+    }
+    update(value);
+    if (arrived.some((f) => f.send)) {
+      void latest.current.submit(value);
+    } else if (el) {
+      el.focus();
+      requestAnimationFrame(() => el.setSelectionRange(caret, caret));
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when a dictation ends
+  }, [dictation.phase]);
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
     } else if (e.key === "Escape") {
-      if (streaming) onStop();
+      if (dictation.phase === "listening") void cancelDictation();
+      else if (streaming) onStop();
       else if (editing !== null) {
         onCancelEdit();
         update(localStorage.getItem(DRAFT_KEY) ?? "");
@@ -133,6 +163,19 @@ export function Composer(props: Props) {
           {notice}
         </div>
       )}
+      {dictation.notice && (
+        <div className={dictation.notice.kind === "warning" ? "composer-note" : "composer-note warn"} role="alert">
+          {dictation.notice.text}{" "}
+          <button type="button" className="link" onClick={dismissNotice}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {dictation.phase !== "idle" && (
+        <div className="dictation-partial" aria-live="polite" aria-label="Dictated so far">
+          {dictation.partial || (dictation.phase === "transcribing" ? "Transcribing…" : "Listening…")}
+        </div>
+      )}
       {images.length > 0 && (
         <div className="chips">
           {images.map((img, i) => (
@@ -177,6 +220,7 @@ export function Composer(props: Props) {
           {formatTokens(usage.used)}
           {usage.limit ? ` / ${formatTokens(usage.limit)}` : ""}
         </span>
+        <MicButton shortcut={pushToTalk} />
         {streaming ? (
           <button type="button" className="icon-button stop" aria-label="Stop" title="Stop (Esc)" onClick={onStop}>
             ■

@@ -164,7 +164,7 @@ where
         .build_input_stream::<T, _, _>(
             config.clone(),
             move |data: &[T], _| {
-                let samples = data.iter().map(|s| f32::from_sample_(*s)).collect();
+                let samples = data.iter().map(|s| finite(f32::from_sample_(*s))).collect();
                 let _ = events.send(CaptureEvent::Samples(samples));
             },
             move |e| {
@@ -197,7 +197,7 @@ pub fn start_wav(
         hound::SampleFormat::Int => 1.0 / (1u64 << (spec.bits_per_sample - 1)) as f32,
     };
     let samples: Vec<f32> = match spec.sample_format {
-        hound::SampleFormat::Float => reader.samples::<f32>().filter_map(Result::ok).collect(),
+        hound::SampleFormat::Float => reader.samples::<f32>().filter_map(Result::ok).map(finite).collect(),
         hound::SampleFormat::Int => {
             reader.samples::<i32>().filter_map(Result::ok).map(|s| s as f32 * scale).collect()
         }
@@ -235,6 +235,12 @@ pub fn start_wav(
         })
         .map_err(|e| VoiceError::io("starting", "the recording thread", e))?;
     Ok(Capture { format, stop: Some(stop_tx), thread: Some(thread) })
+}
+
+/// A broken driver or file can deliver NaN or huge values; they become silence or full scale
+/// instead of poisoning the resampler.
+fn finite(sample: f32) -> f32 {
+    if sample.is_finite() { sample.clamp(-1.0, 1.0) } else { 0.0 }
 }
 
 /// cpal's errors as ones a user can act on.
