@@ -101,7 +101,9 @@ e2e: app-debug
 # start-up time, memory and size against the same UI in Chromium; the review socket's round
 # trips and throughput; chat throughput against the Python `ollama` client, time to first
 # token against a raw HTTP client, history search latency; rendering a large review; MCP
-# tool-call round trips against the Python `mcp` SDK and starting five servers at once.
+# tool-call round trips against the Python `mcp` SDK and starting five servers at once; voice
+# dictation's release-to-text time, real-time factor, word error rate and memory against
+# Python faster-whisper.
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
@@ -113,6 +115,7 @@ bench: deps $(NPM_STAMP)
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh review_render.mjs
 	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench mcp
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

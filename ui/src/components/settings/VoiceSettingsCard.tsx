@@ -254,13 +254,36 @@ function ModelManager({ chosen, onChoose }: { chosen: string; onChoose: (name: s
           })}
         </tbody>
       </table>
-      {custom && <p className="small">Using the model file {chosen}.</p>}
+      <ModelFile chosen={custom ? chosen : ""} onChoose={onChoose} />
       {error && (
         <p className="error small" role="alert">
           {error}
         </p>
       )}
     </fieldset>
+  );
+}
+
+/** A ggml model file of the user's own (a quantized or fine-tuned whisper), used as it is. */
+function ModelFile({ chosen, onChoose }: { chosen: string; onChoose: (path: string) => void }) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const commit = () => {
+    if (draft !== null && draft.trim() && draft.trim() !== chosen) onChoose(draft.trim());
+    setDraft(null);
+  };
+  return (
+    <label className="field">
+      Or use a model file (whisper.cpp ggml format)
+      <input
+        aria-label="Model file"
+        placeholder="/path/to/ggml-model.bin"
+        value={draft ?? chosen}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === "Enter" && commit()}
+      />
+      {chosen && <small className="muted">Dictation uses this file.</small>}
+    </label>
   );
 }
 

@@ -291,7 +291,15 @@ impl Worker {
         let spawned = std::thread::Builder::new().name("perch-whisper-partial".into()).spawn(move || {
             let long = window.len() > COMMIT_AFTER_SAMPLES;
             options.quick = !long;
-            let Ok(transcript) = model.transcribe(&window, &options, Some(flag)) else { return };
+            let transcript = match model.transcribe(&window, &options, Some(flag)) {
+                Ok(t) => t,
+                Err(VoiceError::Cancelled) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a partial transcription failed; the final one will still run");
+                    return;
+                }
+            };
+            tracing::debug!(seconds = window.len() / WHISPER_RATE as usize, text = %transcript.text, "partial text");
             let mut fixed = committed.lock().unwrap_or_else(|p| p.into_inner());
             if long && transcript.segments.len() > 1 {
                 let keep = &transcript.segments[..transcript.segments.len() - 1];
