@@ -73,3 +73,10 @@ export const MicIcon = () => (
     <path d="M5 10a7 7 0 0 0 14 0M12 17v4M8 21h8" />
   </Icon>
 );
+export const ImageIcon = () => (
+  <Icon width="12" height="12">
+    <rect x="3" y="4" width="18" height="16" rx="2" />
+    <circle cx="9" cy="10" r="1.5" />
+    <path d="M21 16l-5-5-9 9" />
+  </Icon>
+);
