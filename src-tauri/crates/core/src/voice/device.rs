@@ -162,7 +162,7 @@ where
     let device_name = name.to_owned();
     device
         .build_input_stream::<T, _, _>(
-            config.clone(),
+            *config,
             move |data: &[T], _| {
                 let samples = data.iter().map(|s| finite(f32::from_sample_(*s))).collect();
                 let _ = events.send(CaptureEvent::Samples(samples));

@@ -337,7 +337,7 @@ fn warning_lead(max_seconds: u32) -> u32 {
 /// "5 minutes", "90 seconds", "1 minute".
 fn duration_words(seconds: u32) -> String {
     let plural = |n: u32, unit: &str| if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") };
-    if seconds % 60 == 0 { plural(seconds / 60, "minute") } else { plural(seconds, "second") }
+    if seconds.is_multiple_of(60) { plural(seconds / 60, "minute") } else { plural(seconds, "second") }
 }
 
 fn join(a: &str, b: &str) -> String {
