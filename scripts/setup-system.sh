@@ -56,9 +56,5 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-for tool in cargo node npm; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "error: '$tool' is not installed. Install Rust (https://rustup.rs) and Node.js 20+ first." >&2
-    exit 1
-  fi
-done
+# Rust and Node.js come from their own installers, not apt: check them and say how.
+"$(dirname "$0")/check-toolchain.sh"

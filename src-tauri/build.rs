@@ -19,6 +19,8 @@ const COMMANDS: &[&str] = &[
     "review_get",
     "review_versions",
     "review_open_reference",
+    "chat_references",
+    "chat_open_reference",
     "review_commit",
     "set_selection",
     "review_socket_status",

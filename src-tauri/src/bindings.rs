@@ -30,6 +30,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             review::review_get,
             review::review_versions,
             review::review_open_reference,
+            review::chat_references,
+            review::chat_open_reference,
             review::review_commit,
             review::set_selection,
             review::review_socket_status,

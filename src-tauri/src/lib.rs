@@ -3,6 +3,7 @@
 mod bindings;
 mod capture;
 mod commands;
+mod csp;
 mod error;
 mod events;
 mod reviews;
@@ -26,6 +27,8 @@ pub fn run() {
     let data_dir = DataDir::from_env();
     let _logs = logging::init(data_dir.as_ref().ok().map(DataDir::logs_dir).as_deref(), "info");
     let specta = bindings::builder();
+    let mut context = tauri::generate_context!();
+    csp::apply_test_hook(&mut context);
 
     let app = tauri::Builder::default()
         // First, so a second launch hands over to the first before doing anything else.
@@ -65,7 +68,7 @@ pub fn run() {
             }
             Ok(())
         })
-        .build(tauri::generate_context!())
+        .build(context)
         .unwrap_or_else(|e| {
             tracing::error!(error = %e, "Perch could not start");
             std::process::exit(1);

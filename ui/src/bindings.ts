@@ -37,6 +37,10 @@ export const commands = {
 	reviewVersions: (limit: number) => typedError<ReviewVersion[], CommandError>(__TAURI_INVOKE("review_versions", { limit })),
 	/**  Opens a reference of review version `id` in the user's editor (checked again in the engine). */
 	reviewOpenReference: (id: number, target: string) => typedError<null, CommandError>(__TAURI_INVOKE("review_open_reference", { id, target })),
+	/**  The file references in chat answer `message_id`, checked against the user's folders. */
+	chatReferences: (messageId: number) => typedError<FileReference[], CommandError>(__TAURI_INVOKE("chat_references", { messageId })),
+	/**  Opens a reference of chat answer `message_id` in the user's editor (checked again). */
+	chatOpenReference: (messageId: number, target: string) => typedError<null, CommandError>(__TAURI_INVOKE("chat_open_reference", { messageId, target })),
 	/**  Runs `git commit` in the review's folder with the review as the message (the UI asks first). */
 	reviewCommit: (id: number) => typedError<CommitOutcome, CommandError>(__TAURI_INVOKE("review_commit", { id })),
 	/**  The text selected in the review or chat view, for `get_selection` over the socket. */
@@ -297,6 +301,11 @@ export type ConversationDetail = {
  */
 export type ConversationView = {
 	conversation: Conversation,
+	/**
+	 *  The key of the conversation's model, to find it among listed models however it was
+	 *  spelled (`ollama:llama3.2` is the listed `ollama:llama3.2:latest`).
+	 */
+	model_key: string | null,
 	messages: MessageView[],
 	/**  USD for the whole conversation's priced answers, when any were priced. */
 	cost: number | null,
@@ -459,6 +468,8 @@ export type MessageView = {
 export type ModelInfo = {
 	/**  `provider:model`. */
 	id: string,
+	/**  What matches other spellings of the same model (see [`model_key`]). */
+	key: string,
 	provider: string,
 	name: string,
 	capabilities: Capabilities,

@@ -42,6 +42,33 @@ pub fn chat_model(dialect: Dialect, method: &str, path: &str, body: &Value) -> O
     }
 }
 
+/// Whether a requested name means an installed model. Ollama fills in a missing host
+/// (`registry.ollama.ai`), namespace (`library`) and tag (`latest`) and ignores case; the
+/// other services want the exact name.
+pub fn names_model(dialect: Dialect, installed: &str, requested: &str) -> bool {
+    if dialect != Dialect::Ollama {
+        return installed == requested;
+    }
+    fn parts(name: &str) -> [String; 4] {
+        let name = name.split('@').next().unwrap_or(name).to_lowercase();
+        let slash = name.rfind('/').map_or(0, |i| i + 1);
+        let (path, tag) = match name[slash..].split_once(':') {
+            Some((model, tag)) => (format!("{}{model}", &name[..slash]), tag.to_owned()),
+            None => (name.clone(), String::new()),
+        };
+        let mut segments: Vec<&str> = path.rsplitn(3, '/').collect();
+        segments.resize(3, "");
+        let or = |s: &str, d: &str| if s.is_empty() { d.to_owned() } else { s.to_owned() };
+        [
+            or(segments[2], "registry.ollama.ai"),
+            or(segments[1], "library"),
+            segments[0].to_owned(),
+            or(&tag, "latest"),
+        ]
+    }
+    parts(installed) == parts(requested)
+}
+
 /// Answers to the non-chat endpoints: model lists, Ollama's show and version.
 pub fn listing(
     dialect: Dialect,
@@ -61,7 +88,7 @@ pub fn listing(
         ),
         (Dialect::Ollama, "POST", "/api/show") => {
             let name = body["model"].as_str().or(body["name"].as_str()).unwrap_or_default();
-            match models.iter().find(|m| m.name == name) {
+            match models.iter().find(|m| names_model(dialect, &m.name, name)) {
                 Some(m) => (
                     200,
                     json!({ "capabilities": m.capabilities, "details": { "family": "fake" },

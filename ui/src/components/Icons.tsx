@@ -67,6 +67,13 @@ export const NewChatIcon = () => (
     <path d="M12 5v14M5 12h14" />
   </Icon>
 );
+export const ImageIcon = () => (
+  <Icon width="12" height="12">
+    <rect x="3" y="4" width="18" height="16" rx="2" />
+    <circle cx="9" cy="10" r="1.5" />
+    <path d="M21 16l-5-5-9 9" />
+  </Icon>
+);
 export const CaptureIcon = () => (
   <Icon>
     <path d="M4 8V5a1 1 0 0 1 1-1h3M16 4h3a1 1 0 0 1 1 1v3M20 16v3a1 1 0 0 1-1 1h-3M8 20H5a1 1 0 0 1-1-1v-3" />

@@ -26,12 +26,13 @@ function message(id: number, role: "user" | "assistant", content: string, extra:
   };
 }
 
-function view(messages: Message[]): ConversationView {
+function view(messages: Message[], model = "ollama:qwen3-vl:8b-instruct"): ConversationView {
   return {
+    model_key: `ollama:registry.ollama.ai/library/${model.slice("ollama:".length).toLowerCase()}`,
     conversation: {
       id: "c1",
       title: "Test",
-      model: "ollama:qwen3-vl:8b-instruct",
+      model,
       created_at: 0,
       updated_at: 0,
       input_tokens: 0,
@@ -55,8 +56,8 @@ function backend(script: (emit: Emit, args: Record<string, unknown>) => Promise<
         provider: "ollama",
         error: null,
         models: [
-          { id: "ollama:qwen3-vl:8b-instruct", provider: "ollama", name: "qwen3-vl:8b-instruct", context_length: 32768, capabilities: { vision: true, tools: true, thinking: true } },
-          { id: "ollama:llama3.2:3b", provider: "ollama", name: "llama3.2:3b", context_length: 8192, capabilities: { vision: false, tools: true, thinking: false } },
+          { id: "ollama:qwen3-vl:8b-instruct", key: "ollama:registry.ollama.ai/library/qwen3-vl:8b-instruct", provider: "ollama", name: "qwen3-vl:8b-instruct", context_length: 32768, capabilities: { vision: true, tools: true, thinking: true } },
+          { id: "ollama:llama3.2:3b", key: "ollama:registry.ollama.ai/library/llama3.2:3b", provider: "ollama", name: "llama3.2:3b", context_length: 8192, capabilities: { vision: false, tools: true, thinking: false } },
         ],
       },
     ],
@@ -70,7 +71,7 @@ function backend(script: (emit: Emit, args: Record<string, unknown>) => Promise<
     await script(emit, args);
     return saved.messages.at(-1)?.message;
   });
-  return (next: Message[]) => (saved = view(next));
+  return (next: Message[], model?: string) => (saved = view(next, model));
 }
 
 function page(path = "/") {
@@ -218,6 +219,58 @@ describe("ChatPage", () => {
     expect(request.model).toBe("ollama:llama3.2:3b");
   });
 
+  it("finds a conversation's model in the list however it was spelled", async () => {
+    const save = backend(() => {});
+    // `perch ask --model ollama:Llama3.2:3B` saved the name as typed; the list says llama3.2:3b.
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello")], "ollama:Llama3.2:3B");
+    page("/chat/c1");
+    const select = await screen.findByRole("combobox", { name: "Model" });
+    await screen.findByRole("option", { name: "ollama:llama3.2:3b" });
+    expect(select).toHaveValue("ollama:llama3.2:3b");
+    expect(within(select).getAllByRole("option")).toHaveLength(2);
+  });
+
+  it("opens file references of an answer that the engine found in the folders, and says why others cannot open", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Where is login?"), message(2, "assistant", "In [`src/auth.rs:45`][], not [`../secret:1`][].")]);
+    onCommand("chat_references", ({ messageId }) => [
+      { target: "src/auth.rs:45", path: "src/auth.rs", line: 45, end_line: null, problem: null },
+      { target: "../secret:1", path: "../secret", line: 1, end_line: null, problem: `../secret is outside your folders (message ${messageId})` },
+    ]);
+    let fail = false;
+    onCommand("chat_open_reference", () => {
+      if (fail) throw { kind: "external", message: 'the editor "code" could not be started' };
+      return null;
+    });
+    page("/chat/c1");
+    const open = await screen.findByRole("button", { name: "src/auth.rs:45" });
+    const refused = screen.getByText("../secret:1").closest(".file-ref");
+    expect(refused).toHaveAttribute("title", "../secret:1: ../secret is outside your folders (message 2)");
+    await userEvent.click(open);
+    expect(calls.find((c) => c.cmd === "chat_open_reference")?.args).toEqual({ messageId: 2, target: "src/auth.rs:45" });
+    fail = true;
+    await userEvent.click(open);
+    expect(await screen.findByRole("alert")).toHaveTextContent("could not be started");
+  });
+
+  it("asks about references only for answers that have some", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello, see `src/main.rs` and https://example.com:8080.")]);
+    onCommand("chat_references", () => []);
+    page("/chat/c1");
+    await screen.findByText(/Hello, see/);
+    expect(calls.filter((c) => c.cmd === "chat_references")).toHaveLength(0);
+  });
+
+  it("shows a remote image in an answer as a placeholder, never loading it", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Here: ![chart](https://stats.example/c.png)")]);
+    page("/chat/c1");
+    const placeholder = await screen.findByRole("button", { name: /image from stats\.example/ });
+    expect(placeholder).toHaveClass("remote-image");
+    expect(document.querySelector(".message.assistant img")).toBeNull();
+  });
+
   describe("screenshots", () => {
     const shot = (id: string, source = "Monitor LEFT"): Capture => ({
       id,
@@ -287,7 +340,9 @@ describe("ChatPage", () => {
       backend(() => {});
       shelf([shot("a")]);
       page();
-      await userEvent.selectOptions(await screen.findByRole("combobox", { name: "Model" }), "ollama:llama3.2:3b");
+      const model = await screen.findByRole("combobox", { name: "Model" });
+      await screen.findByRole("option", { name: "ollama:llama3.2:3b" });
+      await userEvent.selectOptions(model, "ollama:llama3.2:3b");
       await screen.findByRole("button", { name: "View Monitor LEFT" });
       const box = screen.getByRole("textbox", { name: "Message" });
       await userEvent.type(box, "What is this?{Enter}");

@@ -11,6 +11,7 @@ use crate::agent::runs::Runs;
 use crate::asks::Asks;
 use crate::keys::Keys;
 use crate::mcp::McpManager;
+use crate::owner::{self, ProcessOwner};
 use crate::paths::{DataDir, PathsError};
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
@@ -46,6 +47,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    owner: Option<ProcessOwner>,
     captures: Arc<crate::capture::Captures>,
     control: Arc<crate::remote::AppControl>,
 }
@@ -62,11 +64,15 @@ impl Engine {
         let (store, opened) = Store::open(&data_dir.db_path(), Integrity::Quick).await?;
         let settings = SettingsHandle::load(store.clone()).await?;
         tracing::info!(data_dir = %data_dir.root().display(), schema = opened.schema_version, "engine started");
-        let interrupted = store.mark_interrupted().await?;
+        let owner = ProcessOwner::claim(data_dir.root())
+            .inspect_err(|e| tracing::warn!(error = %e, "could not claim this process's answers"))
+            .ok();
+        let root = data_dir.root().to_path_buf();
+        let interrupted = store.mark_interrupted(move |id| owner::is_running(&root, id)).await?;
         if interrupted > 0 {
-            tracing::info!(interrupted, "answers cut off by the last exit were kept as stopped");
+            tracing::info!(interrupted, "answers cut off by an exit were kept as stopped");
         }
-        store.cancel_unfinished_tool_calls().await?;
+        owner::sweep(data_dir.root());
         let reviews = Arc::new(ReviewService::new(store.clone()));
         let keys = Arc::new(Keys::new(data_dir.root()));
         let asks = Arc::new(Asks::default());
@@ -87,6 +93,7 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            owner,
             captures: Arc::new(captures),
             control: Arc::default(),
         };
@@ -118,6 +125,10 @@ impl Engine {
     }
     pub fn model_cache(&self) -> &ModelCache {
         &self.inner.models
+    }
+    /// The id this process's streaming answers record as their owner.
+    pub fn owner_id(&self) -> Option<&str> {
+        self.inner.owner.as_ref().map(ProcessOwner::id)
     }
 
     /// Questions waiting for the user (tool approvals, elicitation, sampling).

@@ -10,6 +10,7 @@ pub mod keys;
 pub mod launchers;
 pub mod logging;
 pub mod mcp;
+pub mod owner;
 pub mod paths;
 pub mod prices;
 pub mod probes;

@@ -161,8 +161,7 @@ pub fn keyring() -> Probe {
 
 /// Whether Ollama answers at `base_url`, within two seconds.
 pub async fn ollama(base_url: &str) -> Probe {
-    crate::providers::http::install_tls_provider();
-    let client = match reqwest::Client::builder()
+    let client = match crate::providers::http::client_builder()
         .connect_timeout(Duration::from_millis(1500))
         .timeout(Duration::from_secs(2))
         .build()

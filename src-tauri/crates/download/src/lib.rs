@@ -199,7 +199,16 @@ async fn fetch_one(
             },
             None => response.chunk().await,
         };
-        let Some(chunk) = chunk.map_err(unreachable)? else { break };
+        let chunk = match chunk {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(e) => {
+                // tokio's File writes in the background: what arrived must be in the part
+                // before anyone resumes from it.
+                out.flush().await.map_err(|e| DownloadError::io("writing", part, e))?;
+                return Err(unreachable(e));
+            }
+        };
         received += chunk.len() as u64;
         if received > file.size {
             return Err(DownloadError::TooLarge { file: file.name.to_string(), expected: file.size });

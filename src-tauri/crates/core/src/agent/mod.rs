@@ -5,27 +5,25 @@
 pub mod attachments;
 pub mod context;
 pub mod picker;
+pub mod references;
 pub mod runs;
 pub mod sampling;
+mod stream;
 pub mod thread;
 pub mod tools;
 
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::Engine;
 use crate::providers::{
-    ChatMessage, ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, StreamEvent, ToolCall,
-    Usage,
+    ChatMessage, ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, Usage,
 };
 use crate::store::{Conversation, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
 
 /// The longest message Perch accepts; a bigger paste is refused with this number.
 pub const MAX_MESSAGE_CHARS: usize = 1_000_000;
-/// How often a streaming answer is saved, so a crash or a kill loses at most this much.
-const SAVE_EVERY: Duration = Duration::from_millis(750);
 
 /// An image attached to a question, as the UI or the CLI read it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -216,6 +214,7 @@ pub async fn run_turn_with(
     let mut answer = NewMessage::text(Role::Assistant, "");
     answer.model = Some(request.model.clone());
     answer.status = MessageStatus::Streaming;
+    answer.owner = engine.owner_id().map(str::to_owned);
     answer.alternative_of = replaces;
     let assistant = store.add_message(&conversation.id, answer).await?;
     let run = engine.runs().start(request.run_id.clone());
@@ -427,7 +426,7 @@ async fn agent_loop(
     let mut round = 0u32;
     loop {
         let text_before = out.text.len();
-        let asked = stream_answer(
+        let asked = stream::stream_answer(
             provider,
             chat.clone(),
             calls.engine.store(),
@@ -484,72 +483,6 @@ async fn agent_loop(
     }
 }
 
-/// Streams one step of the answer to the sink, saving progress, until it ends, fails or is
-/// stopped. Returns the tool calls the model asked for.
-async fn stream_answer(
-    provider: &dyn Provider,
-    request: ChatRequest,
-    store: &crate::store::Store,
-    message_id: i64,
-    cancel: &tokio_util::sync::CancellationToken,
-    sink: &dyn TurnSink,
-    out: &mut Outcome,
-) -> Vec<ToolCall> {
-    let mut asked = Vec::new();
-    let mut stream = tokio::select! {
-        _ = cancel.cancelled() => { out.stopped = true; return asked; }
-        started = provider.stream_chat(request) => match started {
-            Ok(stream) => stream,
-            Err(e) => { out.error = Some(e); return asked; }
-        },
-    };
-    let mut last_save = Instant::now();
-    loop {
-        let next = tokio::select! {
-            // Dropping the stream closes the connection: the provider stops generating.
-            _ = cancel.cancelled() => { out.stopped = true; break; }
-            next = stream.next() => next,
-        };
-        match next {
-            None => break,
-            Some(Err(e)) => {
-                out.error = Some(e);
-                break;
-            }
-            Some(Ok(event)) => match event {
-                StreamEvent::Thinking(t) => {
-                    out.thinking.push_str(&t);
-                    sink.send(TurnEvent::Thinking(t));
-                }
-                StreamEvent::Text(t) => {
-                    out.text.push_str(&t);
-                    sink.send(TurnEvent::Text(t));
-                }
-                StreamEvent::Usage(u) => {
-                    // Each round is billed; the answer's usage is the sum.
-                    let total = out.usage.unwrap_or_default();
-                    let sum = Usage {
-                        input_tokens: total.input_tokens + u.input_tokens,
-                        output_tokens: total.output_tokens + u.output_tokens,
-                    };
-                    out.usage = Some(sum);
-                    sink.send(TurnEvent::Usage(sum));
-                }
-                StreamEvent::ToolCall(call) => asked.push(call),
-                StreamEvent::Done(_) => {}
-            },
-        }
-        if last_save.elapsed() >= SAVE_EVERY {
-            last_save = Instant::now();
-            let thinking = (!out.thinking.is_empty()).then_some(out.thinking.as_str());
-            if let Err(e) = store.save_progress(message_id, &out.text, thinking).await {
-                tracing::warn!(error = %e, "could not save the answer's progress");
-            }
-        }
-    }
-    asked
-}
-
 /// Engine helpers the turn needs.
 impl Engine {
     /// A model's capabilities, cached for ten minutes.
@@ -558,7 +491,7 @@ impl Engine {
         provider: &dyn Provider,
         id: &ModelId,
     ) -> Result<ModelInfo, ProviderError> {
-        let key = id.to_string();
+        let key = id.key();
         if let Some(info) = self.model_cache().get(&key) {
             return Ok(info);
         }

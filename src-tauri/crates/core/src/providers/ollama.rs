@@ -5,6 +5,8 @@
 //! with nothing but a print to stderr, and hides `done_reason`. This reader decodes lines as
 //! bytes first and reports every failure.
 
+pub mod name;
+
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -229,14 +231,14 @@ impl Provider for Ollama {
         let model = model.to_owned();
         Box::pin(async move {
             let installed = self.tags().await?;
-            if !installed.contains(&model) {
-                return Err(ProviderError::ModelNotFound {
+            match name::find(&installed, &model) {
+                Some(found) => Ok(self.show(found).await),
+                None => Err(ProviderError::ModelNotFound {
                     provider: "Ollama".into(),
                     model,
                     available: installed,
-                });
+                }),
             }
-            Ok(self.show(&model).await)
         })
     }
 

@@ -27,6 +27,23 @@ impl FromStr for ModelId {
     }
 }
 
+impl ModelId {
+    /// What identifies the model when comparing names or caching by name: Ollama's names in
+    /// their full form (a missing tag is `latest`, case does not matter), others as written.
+    pub fn key(&self) -> String {
+        if self.provider == "ollama" {
+            format!("ollama:{}", super::ollama::name::canonical(&self.model))
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+/// [`ModelId::key`] of a `provider:model` string (the string itself when it is not one).
+pub fn model_key(id: &str) -> String {
+    id.parse::<ModelId>().map_or_else(|_| id.to_owned(), |id| id.key())
+}
+
 impl fmt::Display for ModelId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.provider, self.model)
@@ -45,6 +62,8 @@ pub struct Capabilities {
 pub struct ModelInfo {
     /// `provider:model`.
     pub id: String,
+    /// What matches other spellings of the same model (see [`model_key`]).
+    pub key: String,
     pub provider: String,
     pub name: String,
     pub capabilities: Capabilities,
@@ -59,13 +78,8 @@ impl ModelInfo {
         capabilities: Capabilities,
         context_length: Option<u32>,
     ) -> Self {
-        Self {
-            id: format!("{provider}:{name}"),
-            provider: provider.to_owned(),
-            name,
-            capabilities,
-            context_length,
-        }
+        let id = format!("{provider}:{name}");
+        Self { key: model_key(&id), id, provider: provider.to_owned(), name, capabilities, context_length }
     }
 }
 
