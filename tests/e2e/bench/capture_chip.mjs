@@ -15,7 +15,7 @@ function ppid(pid) {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
 }
 
-/** PSS in KiB of `root` and every process below it. */
+/** PSS in KiB of `root` and every process below it, in all and by process name. */
 function treePss(root) {
   const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
   const children = new Map();
@@ -29,18 +29,22 @@ function treePss(root) {
     }
   }
   let total = 0;
+  const byName = {};
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
     try {
       const m = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+) kB/m);
-      total += m ? Number(m[1]) : 0;
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      const kib = m ? Number(m[1]) : 0;
+      total += kib;
+      byName[name] = (byName[name] ?? 0) + kib;
     } catch {
       // gone meanwhile
     }
     stack.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return { total, byName };
 }
 
 function appPid() {
@@ -86,7 +90,13 @@ try {
   await sleep(1000);
   const after = treePss(pid);
   console.log(`shortcut press to chip visible, median of ${RUNS}: ${median(times)} ms (all: ${times.join(", ")})`);
-  console.log(`memory per chip: ${((after - before) / RUNS).toFixed(0)} KiB PSS (app tree ${(before / 1024).toFixed(1)} -> ${(after / 1024).toFixed(1)} MiB with ${RUNS} chips)`);
+  const mib = (kib) => (kib / 1024).toFixed(1);
+  console.log(`memory per chip: ${((after.total - before.total) / RUNS).toFixed(0)} KiB PSS (app tree ${mib(before.total)} -> ${mib(after.total)} MiB with ${RUNS} chips)`);
+  // Which process holds it: the app (the engine and the shell) or WebKit's (the page).
+  for (const name of Object.keys(after.byName).sort()) {
+    const grew = (after.byName[name] - (before.byName[name] ?? 0)) / RUNS;
+    console.log(`  ${name}: ${mib(before.byName[name] ?? 0)} -> ${mib(after.byName[name])} MiB, ${grew.toFixed(0)} KiB per chip`);
+  }
 } finally {
   await session.close();
 }

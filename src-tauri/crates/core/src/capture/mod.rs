@@ -7,6 +7,7 @@
 
 pub mod encode;
 pub mod geometry;
+mod memory;
 pub mod screen;
 mod shelf;
 #[cfg(target_os = "linux")]
@@ -264,11 +265,9 @@ impl Captures {
     pub async fn capture(&self, target: Target, settings: &CaptureSettings) -> Result<Capture, CaptureError> {
         let (shelf, prepare) = (self.shelf.clone(), settings.prepare());
         blocking(move || {
-            let monitors = screen::monitors()?;
-            let (rect, source) = resolve(&target, &monitors)?;
-            check_size(&rect)?;
-            let image = screen::grab(rect, &monitors)?;
-            store(&shelf, &image, source, prepare)
+            let captured = grab_and_store(&shelf, &target, prepare);
+            memory::release_freed();
+            captured
         })
         .await
     }
@@ -343,9 +342,13 @@ impl Captures {
         capture
     }
 
-    /// Forgets the frozen screen (the overlay was cancelled or closed).
+    /// Forgets the frozen screen (the overlay was cancelled or closed) and gives its pixels back.
     pub fn discard_frozen(&self) {
-        self.frozen.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let frozen = self.frozen.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if frozen.is_some() {
+            drop(frozen);
+            memory::release_freed();
+        }
     }
 
     pub fn remove(&self, id: &str) -> Result<(), CaptureError> {
@@ -368,6 +371,14 @@ impl Captures {
         })
         .await
     }
+}
+
+fn grab_and_store(shelf: &Shelf, target: &Target, prepare: Prepare) -> Result<Capture, CaptureError> {
+    let monitors = screen::monitors()?;
+    let (rect, source) = resolve(target, &monitors)?;
+    check_size(&rect)?;
+    let image = screen::grab(rect, &monitors)?;
+    store(shelf, &image, source, prepare)
 }
 
 fn store(
