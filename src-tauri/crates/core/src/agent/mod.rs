@@ -426,7 +426,7 @@ async fn agent_loop(
     let mut round = 0u32;
     loop {
         let text_before = out.text.len();
-        let asked = stream::stream_answer(
+        let stream::Step { calls: asked, thinking } = stream::stream_answer(
             provider,
             chat.clone(),
             calls.engine.store(),
@@ -454,8 +454,11 @@ async fn agent_loop(
         }
         let offset = u32::try_from(out.text.chars().count()).unwrap_or(u32::MAX);
         let results = calls.run_round(round, offset, asked.clone(), offered).await;
-        chat.messages
-            .push(ChatMessage::Assistant { text: out.text[text_before..].to_owned(), tool_calls: asked });
+        chat.messages.push(ChatMessage::Assistant {
+            text: out.text[text_before..].to_owned(),
+            tool_calls: asked,
+            thinking,
+        });
         for r in results {
             if r.denied {
                 declined.push((r.call.name.clone(), r.call.arguments.to_string()));
