@@ -147,6 +147,9 @@ pub async fn run_turn_with(
     sink: &dyn TurnSink,
     options: TurnOptions,
 ) -> Result<Message, ChatError> {
+    // First, so a Stop during the lookups below is not lost (a Stop even earlier is kept by
+    // `Runs` until this line).
+    let run = engine.runs().start(request.run_id.clone());
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let settings = engine.settings().get().await;
@@ -217,7 +220,6 @@ pub async fn run_turn_with(
     answer.owner = engine.owner_id().map(str::to_owned);
     answer.alternative_of = replaces;
     let assistant = store.add_message(&conversation.id, answer).await?;
-    let run = engine.runs().start(request.run_id.clone());
     sink.send(TurnEvent::Started(Box::new(TurnStarted {
         run_id: run.id.clone(),
         conversation: store.conversation(&conversation.id).await?.conversation,
