@@ -46,6 +46,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    terminal: Arc<crate::terminal::Terminal>,
 }
 
 /// What happened at start that a person should hear about.
@@ -70,6 +71,7 @@ impl Engine {
         let asks = Arc::new(Asks::default());
         let data_dir_root = &data_dir.root().to_path_buf();
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
+        let terminal = Arc::new(crate::terminal::Terminal::new(store.clone()));
         let inner = Inner {
             data_dir,
             store,
@@ -83,10 +85,14 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            terminal,
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
         engine.inner.mcp.set_sampler(Arc::new(sampler));
+        engine.inner.terminal.set_enabled(engine.settings().get().await.terminal.enabled);
+        let terminal = crate::terminal::tools::TerminalServer::new(engine.downgrade());
+        engine.inner.mcp.add_builtin(Arc::new(terminal));
         Ok(engine)
     }
 
@@ -122,6 +128,11 @@ impl Engine {
     /// Top-K tool retrieval (and the embedded model it may use).
     pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
         &self.inner.picker
+    }
+
+    /// The terminal the model may use (commands, sessions, the sandbox).
+    pub fn terminal(&self) -> &Arc<crate::terminal::Terminal> {
+        &self.inner.terminal
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {
@@ -198,6 +209,7 @@ impl Engine {
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
         self.inner.runs.cancel_all();
+        self.inner.terminal.shutdown();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

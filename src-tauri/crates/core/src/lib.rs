@@ -16,6 +16,7 @@ pub mod providers;
 pub mod review;
 pub mod settings;
 pub mod store;
+pub mod terminal;
 pub mod window_state;
 
 pub use engine::{Engine, StartError};

@@ -213,6 +213,7 @@ pub struct Settings {
     pub window: WindowPlacement,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
+    pub terminal: crate::terminal::TerminalSettings,
 }
 
 impl Default for Settings {
@@ -224,6 +225,7 @@ impl Default for Settings {
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
+            terminal: crate::terminal::TerminalSettings::default(),
         }
     }
 }

@@ -18,7 +18,9 @@ use tokio_util::sync::CancellationToken;
 use super::config::{self, ConfigProblem, LoadedConfig, ServerConfig};
 use super::handler::{ProgressRoutes, Sampler, Shared};
 use super::logs::ServerLog;
-use super::{CallError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView, ToolView};
+use super::{
+    BuiltinServer, CallError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView, ToolView,
+};
 use crate::asks::Asks;
 
 /// Restarts after a crash before giving up; a server that ran this long counts as healthy.
@@ -40,6 +42,8 @@ pub struct McpManager {
     shared: Arc<Shared>,
     /// Environment for every server (where the review socket is).
     env: Mutex<Vec<(String, String)>>,
+    /// Servers built into Perch (the terminal), listed and called like the others.
+    builtins: Mutex<Vec<Arc<dyn BuiltinServer>>>,
 }
 
 impl std::fmt::Debug for McpManager {
@@ -105,6 +109,7 @@ impl McpManager {
             events: broadcast::channel(256).0,
             shared,
             env: Mutex::default(),
+            builtins: Mutex::default(),
         });
         manager.apply(config::load(data_dir));
         // Lists that a server says changed are fetched again.
@@ -367,9 +372,20 @@ impl McpManager {
         self.slot(name).map(|s| view(&s))
     }
 
-    /// The tools of every connected server, as (server, tool).
+    /// Adds a built-in tool server.
+    pub fn add_builtin(&self, server: Arc<dyn BuiltinServer>) {
+        self.builtins.lock().unwrap_or_else(|p| p.into_inner()).push(server);
+    }
+
+    pub(crate) fn builtin(&self, name: &str) -> Option<Arc<dyn BuiltinServer>> {
+        self.builtins.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|b| b.name() == name).cloned()
+    }
+
+    /// The tools of the built-in servers and of every connected server, as (server, tool).
     pub fn tools(&self) -> Vec<(String, ToolView)> {
-        let mut all = Vec::new();
+        let builtins = self.builtins.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut all: Vec<(String, ToolView)> =
+            builtins.iter().flat_map(|b| b.tools().into_iter().map(|t| (b.name().to_owned(), t))).collect();
         for (name, slot) in self.slots() {
             let s = slot.state();
             if s.status == Some(ServerStatus::Connected) {
