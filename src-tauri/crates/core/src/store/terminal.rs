@@ -43,7 +43,7 @@ pub struct RememberedApproval {
     pub created_at: i64,
 }
 
-const COLUMNS: &str = "id, conversation_id, message_id, call_id, command, cwd, exit_code, output, output_bytes, \
+const COLUMNS: &str = "id, conversation_id, message_id, call_id, command, COALESCE(cwd, ''), exit_code, COALESCE(output, ''), output_bytes, \
     duration_ms, timed_out, denied, killed, blocked, sandbox, created_at";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TerminalEvent> {

@@ -71,7 +71,6 @@ const CREDENTIALS: &[&str] = &[
     "/etc/sudoers",
     "/etc/sudoers.d",
     "/etc/ssh",
-    "/root",
 ];
 /// Files the shell runs at start-up.
 const STARTUP_FILES: &[&str] = &[
@@ -258,7 +257,7 @@ fn glob_base(path: &Path) -> Option<PathBuf> {
 /// Why deleting `path` (recursively or not) is refused.
 fn protected_delete(path: &Path, home: &Path, recursive: bool) -> Option<String> {
     let shown = path.display();
-    if root_like(path, home) {
+    if root_like(path, home) || (recursive && home.starts_with(path)) {
         return Some(format!("it deletes {shown}, a system or home folder"));
     }
     if let Some(base) = glob_base(path)
@@ -343,8 +342,11 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
             if has("--no-preserve-root") {
                 block(found, "it deletes with --no-preserve-root".into());
             }
+            if c.more_arguments {
+                found.push(Finding::Unclear("it deletes whatever arrives on its input".into()));
+            }
             for op in operands(args) {
-                if op.dynamic || c.more_arguments {
+                if op.dynamic {
                     if recursive {
                         found.push(Finding::Unclear(format!(
                             "it deletes recursively {}, which is only known when it runs",
@@ -358,9 +360,6 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
                         block(found, why);
                     }
                 }
-            }
-            if recursive && c.more_arguments && operands(args).is_empty() {
-                found.push(Finding::Unclear("it deletes recursively whatever arrives on its input".into()));
             }
         }
         "rd" | "del" | "erase" | "remove-item" | "ri" | "rmdir.exe" => {
@@ -433,7 +432,7 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
             }
         }
         "find" => {
-            if has("-delete") {
+            if has("-delete") || has("-exec") || has("-execdir") {
                 for op in args.iter().take_while(|a| !a.text.starts_with('-')) {
                     for path in targets(op, cwd, home, found, "deletes in") {
                         if root_like(&path, home) || SYSTEM_TREES.iter().any(|t| inside(&path, Path::new(t)))

@@ -257,45 +257,19 @@ impl Walker {
         }
     }
 
-    /// `body > file`, `body <<EOF`, `body <<< word`.
+    /// `body > file`, `body <<EOF`, `body <<< word`: a simple command takes its redirections
+    /// itself; other bodies are walked, then their redirections.
     fn redirected(&mut self, node: Node<'_>, src: &[u8]) {
         let redirects: Vec<Node<'_>> = node.children_by_field_name("redirect", &mut node.walk()).collect();
-        let body = node.child_by_field_name("body");
-        let inline = redirects.iter().any(|r| matches!(r.kind(), "heredoc_redirect" | "herestring_redirect"));
-        let herestring = redirects
-            .iter()
-            .find(|r| r.kind() == "herestring_redirect")
-            .and_then(|r| Self::children(*r).into_iter().rfind(|c| c.is_named()));
-        let heredoc = redirects.iter().any(|r| r.kind() == "heredoc_redirect");
-        if let Some(body) = body {
-            let saved = self.stdin;
-            if inline {
-                self.stdin = Stdin::Inline;
-            }
-            let before = self.out.commands.len();
-            if body.kind() == "command" {
-                let extra: Vec<Node<'_>> = redirects.clone();
-                self.command(body, src, &extra);
-            } else {
-                self.statement(body, src);
-            }
-            self.stdin = saved;
-            // A shell reading a here-string runs it: walk it as a script when it is plain.
-            let fed_shell = self.out.commands[before..]
-                .iter()
-                .any(|c| wrappers::is_shell(&c.name()) && c.args().is_empty());
-            if fed_shell {
-                match herestring.map(|h| self.word(h, src)) {
-                    Some(w) if !w.dynamic => self.nested(&w.text),
-                    Some(_) => self.unclear("it feeds a shell a string that is only known when it runs"),
-                    None if heredoc => self.unclear("it feeds a shell a here-document"),
-                    None => {}
+        match node.child_by_field_name("body") {
+            Some(body) if body.kind() == "command" => self.command(body, src, &redirects),
+            body => {
+                if let Some(body) = body {
+                    self.statement(body, src);
                 }
-            }
-        }
-        if body.is_none_or(|b| b.kind() != "command") {
-            for r in redirects {
-                self.redirect(r, src);
+                for r in redirects {
+                    self.redirect(r, src);
+                }
             }
         }
     }
@@ -391,11 +365,18 @@ impl Walker {
         if words.is_empty() {
             return;
         }
+        let heredoc = redirects.iter().any(|r| r.kind() == "heredoc_redirect");
+        let herestring = redirects
+            .iter()
+            .find(|r| r.kind() == "herestring_redirect")
+            .and_then(|r| Self::children(*r).into_iter().rfind(|c| c.is_named()))
+            .map(|h| self.word(h, src));
+        let inline = heredoc || herestring.is_some();
         let raw = Command {
             words,
             wrappers: Vec::new(),
             cwd: self.cwd.clone(),
-            stdin: self.stdin,
+            stdin: if inline { Stdin::Inline } else { self.stdin },
             more_arguments: false,
         };
         if let Some(f) = &self.function
@@ -404,7 +385,22 @@ impl Walker {
         {
             self.out.recursive_functions.push(f.clone());
         }
+        let before = self.out.commands.len();
         self.effective(raw, prefix.is_empty());
+        // A shell reading a here-string runs it: walk it as a script when it is plain.
+        let fed_shell = self
+            .out
+            .commands
+            .get(before)
+            .is_some_and(|c| wrappers::is_shell(&c.name()) && c.args().is_empty());
+        if fed_shell {
+            match herestring {
+                Some(w) if !w.dynamic => self.nested(&w.text),
+                Some(_) => self.unclear("it feeds a shell a string that is only known when it runs"),
+                None if heredoc => self.unclear("it feeds a shell a here-document"),
+                None => {}
+            }
+        }
     }
 
     /// Removes wrappers, follows `sh -c` strings, and applies `cd`.
@@ -416,7 +412,12 @@ impl Walker {
         }
         let command = unwrapped.command;
         match command.name().as_str() {
-            "eval" => self.unclear("it uses eval, which runs text the parser cannot see"),
+            // eval of plain words is a script like `sh -c`; of anything else, unknowable.
+            "eval" if command.args().iter().all(|a| !a.dynamic) => {
+                let text = command.args().iter().map(|a| a.text.as_str()).collect::<Vec<_>>().join(" ");
+                self.nested(&text);
+            }
+            "eval" => self.unclear("it uses eval on text that is only known when it runs"),
             "cd" | "pushd" | "chdir" if no_prefix => {
                 self.cwd = match command.args().iter().find(|a| !a.text.starts_with('-')) {
                     None => self.var("HOME").map(PathBuf::from),
@@ -704,6 +705,7 @@ mod tests {
         assert!(unclear("ls -la && git status").is_empty());
         assert!(!unclear("$CMD -rf /").is_empty());
         assert!(!unclear("eval \"$(cat x)\"").is_empty());
+        assert!(unclear("eval \"ls -la\"").is_empty(), "eval of plain words is followed");
         assert!(!unclear("echo cm0gLXJmIC8K | base64 -d | sh").is_empty());
         assert!(!unclear("bash <<EOF\nrm -rf /\nEOF").is_empty());
         assert!(!unclear("ｒｍ -rf /").is_empty());

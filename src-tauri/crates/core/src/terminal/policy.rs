@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn ask_levels_sessions_and_the_missing_sandbox() {
         let clear = assess("ls", Path::new("/w"), Path::new("/h"));
-        let unclear = assess("eval x", Path::new("/w"), Path::new("/h"));
+        let unclear = assess("eval $x", Path::new("/w"), Path::new("/h"));
         let ctx = Context { sandboxed: true, ..Context::default() };
         assert_eq!(decide(&clear, ctx).word(), "ask");
         assert_eq!(decide(&clear, Context { remembered: true, ..ctx }).word(), "allowed");

@@ -296,7 +296,7 @@ impl TerminalServer {
         arguments: &Value,
         start: bool,
     ) -> Result<ToolOutput, CallError> {
-        let (_, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let (engine, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
         let Some(run) = origin.run_id.as_deref() else {
             return Ok(ToolOutput::error("Session mode exists only inside an answer."));
         };
@@ -308,6 +308,9 @@ impl TerminalServer {
             });
         }
         let folder = working_folder(None, &settings);
+        if let Some(ended) = engine.runs().ended(run) {
+            terminal.watch_run(run, ended);
+        }
         terminal.start_session(
             run,
             Session {
@@ -444,11 +447,22 @@ impl BuiltinServer for TerminalServer {
         async move {
             match tool {
                 "run_command" => {
-                    // Direct calls (no answer to approve them) still pass layers 1-3.
-                    if origin.run_id.is_none()
-                        && let Vetting::Refuse(why) = self.vet_command(origin, arguments).await
-                    {
-                        return Ok(ToolOutput::error(why));
+                    // Direct calls (`perch mcp call`, no answer to approve them) pass layers 1-3
+                    // and run only lines Perch can check.
+                    if origin.run_id.is_none() {
+                        match self.vet_command(origin, arguments).await {
+                            Vetting::Refuse(why) => return Ok(ToolOutput::error(why)),
+                            Vetting::Ask {
+                                detail:
+                                    ApprovalDetail::Command { why_asked: Some(why), can_remember: false, .. },
+                                ..
+                            } => {
+                                return Ok(ToolOutput::error(format!(
+                                    "{why} Run it yourself in a terminal if you mean it."
+                                )));
+                            }
+                            _ => {}
+                        }
                     }
                     self.run_command(origin, arguments, cancel, progress).await
                 }

@@ -214,7 +214,8 @@ fn shell(command: &Command, out: &mut Unwrapped) {
         i += if t == "-o" || t == "+o" || t == "-O" || t == "+O" { 2 } else { 1 };
     }
     let no_file = i >= words.len() || words[i].text == "-";
-    if (no_file || reads_stdin) && command.stdin != Stdin::Terminal {
+    // Here-strings are followed by the parser itself; pipes and here-documents cannot be.
+    if (no_file || reads_stdin) && command.stdin == Stdin::Pipe {
         out.shell_reads_stdin = true;
     }
 }
