@@ -7,6 +7,7 @@ mod keys;
 mod mcp;
 mod output;
 mod review;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -70,6 +71,11 @@ enum Command {
         #[command(subcommand)]
         command: mcp::McpCommand,
     },
+    /// The terminal the model may use: check a command, manage remembered approvals.
+    Terminal {
+        #[command(subcommand)]
+        command: terminal::TerminalCommand,
+    },
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -95,6 +101,7 @@ fn main() -> ExitCode {
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
             Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
+            Command::Terminal { command } => with_engine(|engine| terminal::run(engine, command)).await,
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,

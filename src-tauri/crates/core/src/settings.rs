@@ -194,7 +194,11 @@ impl Default for ToolSettings {
             allow_read_only: false,
             rules: Vec::new(),
             top_k: 8,
-            always_on: Vec::new(),
+            // The terminal's interactive trio is offered with every message (while the
+            // terminal is on), so a command the model starts can always be followed up.
+            always_on: ["run_command", "read_output", "send_input"]
+                .map(|t| format!("{}:{t}", crate::terminal::tools::SERVER))
+                .to_vec(),
             retriever: RetrieverChoice::Auto,
             ollama_embedding_model: "all-minilm".into(),
             roots: Vec::new(),

@@ -381,17 +381,18 @@ impl McpManager {
         self.builtins.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|b| b.name() == name).cloned()
     }
 
-    /// The tools of the built-in servers and of every connected server, as (server, tool).
+    /// The tools of every connected server and of the built-in ones, as (server, tool).
     pub fn tools(&self) -> Vec<(String, ToolView)> {
-        let builtins = self.builtins.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let mut all: Vec<(String, ToolView)> =
-            builtins.iter().flat_map(|b| b.tools().into_iter().map(|t| (b.name().to_owned(), t))).collect();
+        let mut all = Vec::new();
         for (name, slot) in self.slots() {
             let s = slot.state();
             if s.status == Some(ServerStatus::Connected) {
                 all.extend(s.tools.iter().map(|t| (name.clone(), t.clone())));
             }
         }
+        // Built-in tools come after the user's servers, so ties in retrieval favour those.
+        let builtins = self.builtins.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        all.extend(builtins.iter().flat_map(|b| b.tools().into_iter().map(|t| (b.name().to_owned(), t))));
         all
     }
 
