@@ -51,6 +51,13 @@ const COMMANDS: &[&str] = &[
     "question_answer",
     "tools_model_status",
     "tools_model_download",
+    "terminal_subscribe",
+    "terminal_history",
+    "terminal_kill",
+    "terminal_end_session",
+    "terminal_status",
+    "terminal_revoke",
+    "set_terminal_settings",
 ];
 
 fn main() {

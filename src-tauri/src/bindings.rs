@@ -3,7 +3,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, chat, history, review, tools, window};
+use crate::commands::{app, chat, history, review, terminal, tools, window};
 use crate::events::{McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, WindowModeChanged};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
@@ -59,6 +59,13 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::question_answer,
             tools::tools_model_status,
             tools::tools_model_download,
+            terminal::terminal_subscribe,
+            terminal::terminal_history,
+            terminal::terminal_kill,
+            terminal::terminal_end_session,
+            terminal::terminal_status,
+            terminal::terminal_revoke,
+            terminal::set_terminal_settings,
         ])
         .events(collect_events![
             WindowModeChanged,

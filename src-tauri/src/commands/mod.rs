@@ -4,5 +4,6 @@ pub mod app;
 pub mod chat;
 pub mod history;
 pub mod review;
+pub mod terminal;
 pub mod tools;
 pub mod window;

@@ -108,7 +108,7 @@ pub async fn fetch(
     files: &[RemoteFile],
     dir: &Path,
     options: Fetch<'_>,
-    mut progress: impl FnMut(Progress),
+    mut progress: impl FnMut(Progress) + Send,
 ) -> Result<(), DownloadError> {
     tokio::fs::create_dir_all(dir).await.map_err(|e| DownloadError::io("creating", dir, e))?;
     let total: u64 = files.iter().map(|f| f.size).sum();
@@ -151,7 +151,7 @@ async fn fetch_one(
     url: &str,
     part: &Path,
     cancel: Option<&CancellationToken>,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut (dyn FnMut(u64) + Send),
 ) -> Result<(), DownloadError> {
     let unreachable =
         |e: reqwest::Error| DownloadError::Unreachable { url: url.to_owned(), message: e.to_string() };
