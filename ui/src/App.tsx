@@ -7,6 +7,7 @@ import { MiniBubble } from "./components/MiniBubble";
 import { FatalScreen } from "./components/FatalScreen";
 import { SettingsProvider } from "./lib/settings";
 import { QuestionsProvider } from "./lib/questions";
+import { TerminalProvider } from "./lib/terminal";
 import { QuestionDialogs } from "./components/tools/QuestionDialogs";
 import { useGlobalShortcuts } from "./lib/shortcuts";
 
@@ -44,10 +45,12 @@ export default function App() {
   return (
     <SettingsProvider>
       <QuestionsProvider>
-        <HashRouter>
-          <Layout status={status} />
-        </HashRouter>
-        <QuestionDialogs />
+        <TerminalProvider>
+          <HashRouter>
+            <Layout status={status} />
+          </HashRouter>
+          <QuestionDialogs />
+        </TerminalProvider>
       </QuestionsProvider>
     </SettingsProvider>
   );

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference, ToolSettings } from "../bindings";
+import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, TerminalSettings, ThemePreference, ToolSettings } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
@@ -10,6 +10,7 @@ interface SettingsState {
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
   setTools: (tools: ToolSettings) => Promise<void>;
+  setTerminal: (terminal: TerminalSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -20,6 +21,7 @@ const SettingsContext = createContext<SettingsState>({
   setProviders: async () => {},
   setModels: async () => {},
   setTools: async () => {},
+  setTerminal: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -51,9 +53,13 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   );
   const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
   const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
+  const setTerminal = useCallback(
+    (terminal: TerminalSettings) => save(call(commands.setTerminalSettings(terminal))),
+    [save],
+  );
 
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setTerminal }}>
       {children}
     </SettingsContext.Provider>
   );

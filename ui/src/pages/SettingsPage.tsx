@@ -3,6 +3,7 @@ import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
+import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
 import { useSettings } from "../lib/settings";
 import { SHORTCUTS } from "../lib/shortcuts";
@@ -20,7 +21,7 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Tools", "MCP", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Tools", "Terminal", "MCP", "Reviews"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
@@ -52,6 +53,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       {section === "General" && <General status={status} />}
       {section === "Models" && <ModelsSettings />}
       {section === "Tools" && <ToolSettingsCard />}
+      {section === "Terminal" && <TerminalSettingsCard />}
       {section === "MCP" && <McpServers />}
       {section === "Reviews" && <ReviewSettingsCard />}
     </section>

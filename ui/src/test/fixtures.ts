@@ -42,6 +42,15 @@ export const SETTINGS: Settings = {
     ollama_embedding_model: "all-minilm",
     roots: [],
   },
+  terminal: {
+    enabled: true,
+    ask_level: "on_miss",
+    timeout_secs: 120,
+    working_folder: "",
+    writable_folders: [],
+    network: true,
+    max_output_mb: 64,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {
