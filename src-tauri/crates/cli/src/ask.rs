@@ -154,7 +154,7 @@ async fn start_tools(engine: &Engine) {
 
 /// The question as the terminal shows it: a command with its folder, reason and sandbox.
 fn prompt(q: &ApprovalQuestion) -> String {
-    match &q.detail {
+    match q.detail.as_deref() {
         Some(ApprovalDetail::Command { command, cwd, reason, sandbox, why_asked, can_remember }) => {
             let mut text = format!("\nRun this command?\n  $ {command}\n  in {cwd}\n");
             if let Some(r) = reason {

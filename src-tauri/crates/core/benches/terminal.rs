@@ -111,7 +111,11 @@ fn main() {
     decisions();
     println!();
     let work = tempfile::tempdir().unwrap();
-    let policy = Policy { writable: vec![work.path().to_path_buf(), std::env::temp_dir()], read_only: Vec::new(), network: false };
+    let policy = Policy {
+        writable: vec![work.path().to_path_buf(), std::env::temp_dir()],
+        read_only: Vec::new(),
+        network: false,
+    };
     let bash: Vec<String> = ["/bin/bash", "-c", "true"].map(String::from).to_vec();
     let mut sandboxed = vec![launcher().display().to_string()];
     sandboxed.extend(policy.to_args().into_iter().map(|a| a.to_string_lossy().into_owned()));
@@ -119,9 +123,14 @@ fn main() {
     sandboxed.extend(bash.clone());
     let runs = 200;
     let plain = report("bash -c true", spawn_times(&bash, runs));
-    let boxed = report("perch-sandbox (Landlock + namespaces, no network) bash", spawn_times(&sandboxed, runs));
-    let pty_plain = report("executor: PTY + bash -c true", runtime.block_on(executor_times(bash, work.path(), runs)));
-    let pty_boxed = report("executor: PTY + sandbox + bash -c true", runtime.block_on(executor_times(sandboxed, work.path(), runs)));
+    let boxed =
+        report("perch-sandbox (Landlock + namespaces, no network) bash", spawn_times(&sandboxed, runs));
+    let pty_plain =
+        report("executor: PTY + bash -c true", runtime.block_on(executor_times(bash, work.path(), runs)));
+    let pty_boxed = report(
+        "executor: PTY + sandbox + bash -c true",
+        runtime.block_on(executor_times(sandboxed, work.path(), runs)),
+    );
     println!(
         "\nsandbox start-up cost per command: {:.2} ms (spawn), {:.2} ms (through the executor)",
         (micros(boxed) - micros(plain)) / 1000.0,

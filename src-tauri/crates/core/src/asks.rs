@@ -47,7 +47,7 @@ pub struct ApprovalQuestion {
     pub arguments: Value,
     pub read_only: bool,
     /// What a built-in server wants shown instead of the bare arguments (a terminal command).
-    pub detail: Option<ApprovalDetail>,
+    pub detail: Option<Box<ApprovalDetail>>,
 }
 
 /// The subject of an approval, for built-in tools whose arguments need explaining.

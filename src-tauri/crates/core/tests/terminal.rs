@@ -17,7 +17,7 @@ use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
 use perch_core::asks::{Answer, ApprovalChoice, ApprovalDetail, AskEvent, Question};
 use perch_core::mcp::{CallOrigin, ToolOutput};
 use perch_core::settings::BaseUrl;
-use perch_core::terminal::{AskLevel, Origin, TerminalSettings, TerminalUpdate};
+use perch_core::terminal::{AskLevel, TerminalSettings, TerminalUpdate};
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -88,7 +88,7 @@ async fn the_timeout_kills_the_whole_group_leaving_no_orphans() {
             &work,
             &s,
             Duration::from_secs(1),
-            Origin::default(),
+            CallOrigin::default(),
             None,
         )
         .await
@@ -151,7 +151,7 @@ async fn send_input_feeds_a_program_waiting_for_it() {
             &work,
             &s,
             Duration::from_secs(30),
-            Origin::default(),
+            CallOrigin::default(),
             None,
         )
         .await
@@ -183,7 +183,7 @@ async fn endless_output_is_capped_and_killed_at_the_limit() {
     let s = TerminalSettings { max_output_mb: 2, ..settings(&engine).await };
     let (_, job) = engine
         .terminal()
-        .run("yes perch", &work, &s, Duration::from_secs(60), Origin::default(), None)
+        .run("yes perch", &work, &s, Duration::from_secs(60), CallOrigin::default(), None)
         .await
         .unwrap();
     let report = job.wait_report(None, &CancellationToken::new()).await;
@@ -312,7 +312,7 @@ async fn the_card_asks_with_the_command_and_always_allow_is_remembered() {
     {
         let asked = c.asked.lock().unwrap();
         let [Question::ToolApproval(q)] = asked.as_slice() else { panic!("one question: {asked:?}") };
-        let Some(ApprovalDetail::Command { command, cwd, reason, sandbox, can_remember, .. }) = &q.detail
+        let Some(ApprovalDetail::Command { command, cwd, reason, sandbox, can_remember, .. }) = q.detail.as_deref()
         else {
             panic!("a command card: {q:?}")
         };
@@ -343,7 +343,7 @@ async fn session_mode_runs_without_questions_and_ends_with_the_answer() {
     let asked = c.asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1, "only the session was asked about: {asked:?}");
     assert!(
-        matches!(&asked[0], Question::ToolApproval(q) if matches!(q.detail, Some(ApprovalDetail::Session { .. })))
+        matches!(&asked[0], Question::ToolApproval(q) if matches!(q.detail.as_deref(), Some(ApprovalDetail::Session { .. })))
     );
     assert!(tool_result(&c.fake, 2).contains("in-session"));
     assert!(tool_result(&c.fake, 3).contains("second"));

@@ -41,12 +41,12 @@ pub(crate) fn restrict_self(policy: &Policy) -> Result<Enforcement, SandboxError
         Err(e) => eprintln!("perch-sandbox: namespaces unavailable ({e}); continuing with Landlock only"),
     }
     let status = landlock(policy)?;
-    if let LandlockStatus::Available { effective_abi, .. } = status.0 {
-        if status.1 != RulesetStatus::NotEnforced {
-            enforced.landlock_abi = effective_abi as u32;
-            // ABI 4 and later refuse TCP bind and connect when the network is off.
-            enforced.network_blocked |= !policy.network && effective_abi as u32 >= 4;
-        }
+    if let LandlockStatus::Available { effective_abi, .. } = status.0
+        && status.1 != RulesetStatus::NotEnforced
+    {
+        enforced.landlock_abi = effective_abi as u32;
+        // ABI 4 and later refuse TCP bind and connect when the network is off.
+        enforced.network_blocked |= !policy.network && effective_abi as u32 >= 4;
     }
     Ok(enforced)
 }

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // test helpers unwrap too
 //! The launcher against the real kernel: Landlock refusing writes outside the writable folders,
 //! `.git` kept read-only inside one, and the network cut when the policy says so.
 #![cfg(target_os = "linux")]

@@ -132,7 +132,7 @@ impl CallContext<'_> {
                     None if approved => return Gate::Run,
                     _ => {}
                 }
-                Some(detail)
+                Some(Box::new(detail))
             }
             Vetting::Default => {
                 match rule {

@@ -431,22 +431,19 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
                 }
             }
         }
-        "find" => {
-            if has("-delete") || has("-exec") || has("-execdir") {
-                for op in args.iter().take_while(|a| !a.text.starts_with('-')) {
-                    for path in targets(op, cwd, home, found, "deletes in") {
-                        if root_like(&path, home) || SYSTEM_TREES.iter().any(|t| inside(&path, Path::new(t)))
-                        {
-                            block(found, format!("it deletes everything find finds in {}", path.display()));
-                        }
+        "find" if has("-delete") || has("-exec") || has("-execdir") => {
+            for op in args.iter().take_while(|a| !a.text.starts_with('-')) {
+                for path in targets(op, cwd, home, found, "deletes in") {
+                    let exec_rm = lower.iter().any(|a| a == "rm" || a.ends_with("/rm")) || has("-delete");
+                    let sweeping = root_like(&path, home) || home.starts_with(&path);
+                    if exec_rm && (sweeping || SYSTEM_TREES.iter().any(|t| inside(&path, Path::new(t)))) {
+                        block(found, format!("it deletes everything find finds in {}", path.display()));
                     }
                 }
             }
         }
-        n if POWER.contains(&n) => {
-            if !(has("--help") || has("-c") && n == "shutdown") {
-                block(found, format!("it shuts down or restarts the computer ({n})"));
-            }
+        n if POWER.contains(&n) && !(has("--help") || has("-c") && n == "shutdown") => {
+            block(found, format!("it shuts down or restarts the computer ({n})"));
         }
         "init" | "telinit" if lower.first().is_some_and(|a| a == "0" || a == "6") => {
             block(found, "it shuts down or restarts the computer".into());

@@ -115,7 +115,7 @@ pub fn plain_text(bytes: &[u8]) -> String {
         match c {
             '\u{1b}' => match chars.next() {
                 Some('[') => {
-                    while let Some(n) = chars.next() {
+                    for n in chars.by_ref() {
                         if ('@'..='~').contains(&n) {
                             break;
                         }

@@ -29,7 +29,7 @@ use serde::Serialize;
 use tokio::sync::{OnceCell, broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::Progress;
+use crate::mcp::{CallOrigin, Progress};
 use crate::store::Store;
 use crate::store::terminal::TerminalEvent;
 pub use policy::{Assessment, Check, Decision, assess, decide};
@@ -96,15 +96,6 @@ pub struct Session {
     pub conversation_id: String,
     pub folder: PathBuf,
     pub reason: String,
-}
-
-/// What a started command belongs to.
-#[derive(Debug, Clone, Default)]
-pub struct Origin {
-    pub conversation_id: Option<String>,
-    pub message_id: Option<i64>,
-    pub run_id: Option<String>,
-    pub call_id: Option<String>,
 }
 
 struct Entry {
@@ -217,7 +208,7 @@ impl Terminal {
         cwd: &Path,
         settings: &TerminalSettings,
         timeout: Duration,
-        origin: Origin,
+        origin: CallOrigin,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> Result<(u32, Arc<exec::Job>), TerminalError> {
         if !cwd.is_dir() {

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::policy::{self, Check, Context, Decision};
-use super::{Origin, Session, Terminal, TerminalSettings, exec, find};
+use super::{Session, Terminal, TerminalSettings, exec, find};
 use crate::asks::{ApprovalChoice, ApprovalDetail};
 use crate::engine::WeakEngine;
 use crate::mcp::{BuiltinServer, CallError, CallOrigin, Progress, ToolOutput, ToolView, Vetting};
@@ -157,15 +157,9 @@ impl TerminalServer {
         let sandbox = terminal.sandbox_view(&cwd, &settings).await;
         if let Check::Blocked(why) = &assessment.check {
             let event = TerminalEvent {
-                conversation_id: origin.conversation_id.clone(),
-                message_id: origin.message_id,
-                call_id: origin.call_id.clone(),
-                command,
-                cwd: cwd.display().to_string(),
-                denied: true,
                 blocked: Some(why.clone()),
                 sandbox: sandbox.summary,
-                ..TerminalEvent::default()
+                ..refused(origin, command, &cwd)
             };
             terminal.record(event, 0).await;
             return Vetting::Refuse(NOT_ALLOWED.into());
@@ -231,19 +225,13 @@ impl TerminalServer {
         let command = text(arguments, "command").unwrap_or_default();
         let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
         let timeout = settings.timeout_for(arguments.get("timeout").and_then(Value::as_u64));
-        let from = Origin {
-            conversation_id: origin.conversation_id.clone(),
-            message_id: origin.message_id,
-            run_id: origin.run_id.clone(),
-            call_id: origin.call_id.clone(),
-        };
         if let Some(run) = &origin.run_id
             && let Some(ended) = engine.runs().ended(run)
         {
             terminal.watch_run(run, ended);
         }
         let (id, job) = terminal
-            .run(&command, &cwd, &settings, timeout, from, progress)
+            .run(&command, &cwd, &settings, timeout, origin.clone(), progress)
             .await
             .map_err(|e| CallError::Protocol { server: SERVER.into(), message: e.to_string() })?;
         // Inside an answer, a silent command hands control back so the model can feed it input.
@@ -326,6 +314,19 @@ impl TerminalServer {
             ),
             ..ToolOutput::default()
         })
+    }
+}
+
+/// The event of a command that never ran (denied, or blocked when the caller adds why).
+fn refused(origin: &CallOrigin, command: String, cwd: &Path) -> TerminalEvent {
+    TerminalEvent {
+        conversation_id: origin.conversation_id.clone(),
+        message_id: origin.message_id,
+        call_id: origin.call_id.clone(),
+        command,
+        cwd: cwd.display().to_string(),
+        denied: true,
+        ..TerminalEvent::default()
     }
 }
 
@@ -419,16 +420,7 @@ impl BuiltinServer for TerminalServer {
                     }
                 }
                 c if !c.allows() => {
-                    let event = TerminalEvent {
-                        conversation_id: origin.conversation_id.clone(),
-                        message_id: origin.message_id,
-                        call_id: origin.call_id.clone(),
-                        command,
-                        cwd: cwd.display().to_string(),
-                        denied: true,
-                        ..TerminalEvent::default()
-                    };
-                    terminal.record(event, 0).await;
+                    terminal.record(refused(origin, command, &cwd), 0).await;
                 }
                 _ => {}
             }
