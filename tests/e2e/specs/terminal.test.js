@@ -68,7 +68,7 @@ describe("terminal", () => {
 
     const screen = await $('[data-testid="terminal-screen"]');
     await screen.waitForDisplayed({ timeout: 15000 });
-    await waitFor(async () => (await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText()).includes("all-done"), "the output in the panel");
+    await waitFor(async () => (await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText()).includes("line-3"), "the output in the panel");
     const rows = await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText();
     assert.match(rows, /line-1[\s\S]*line-2[\s\S]*line-3/);
     await waitFor(async () => (await (await $(".terminal-commands")).getText()).includes("exit 0"), "the command listed with its exit code");
@@ -76,6 +76,7 @@ describe("terminal", () => {
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer after the command");
     await screenshot("terminal-panel");
     await (await $('button[aria-label="Close the terminal"]')).click();
+    await waitFor(async () => !(await (await $('[data-testid="terminal-screen"]')).isExisting()), "the panel to close");
   });
 
   it("leaves a denied command unrun", async () => {
@@ -98,7 +99,7 @@ describe("terminal", () => {
     assert.ok(!(await (await $('[aria-label="Approve this command"]')).isExisting()), "no question for a blocked command");
     await screenshot("terminal-blocked");
     // The panel keeps the conversation's commands, the blocked one included, after reopening.
-    await (await $('button[aria-label="Show the terminal"]')).click();
+    if (!(await (await $('[data-testid="terminal-screen"]')).isExisting())) await (await $('button[aria-label="Show the terminal"]')).click();
     await waitFor(async () => (await (await $(".terminal-commands")).getText()).includes("blocked"), "the blocked command in the panel");
   });
 });

@@ -9,6 +9,8 @@ import { call, commands } from "../ipc";
 
 /** What a card shows of a command's output: its last characters. */
 const CARD_TAIL = 4000;
+/** What a panel opened mid-command replays of it. */
+const PANEL_TAIL = 256 * 1024;
 
 export interface Job {
   view: JobView;
@@ -32,6 +34,8 @@ interface TerminalState {
   setPanelOpen: (open: boolean) => void;
   /** Every update as it arrives (the panel writes output from here). */
   listen: (fn: (u: TerminalUpdate) => void) => () => void;
+  /** A running command's output so far (its last 256 KB), for a panel opening mid-command. */
+  outputSoFar: (job: number) => string;
   kill: (job: number) => Promise<void>;
   endSession: (conversationId: string) => Promise<void>;
 }
@@ -43,6 +47,7 @@ const Context = createContext<TerminalState>({
   panelOpen: false,
   setPanelOpen: () => {},
   listen: () => () => {},
+  outputSoFar: () => "",
   kill: async () => {},
   endSession: async () => {},
 });
@@ -54,6 +59,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
   const [panelOpen, setPanelOpen] = useState(false);
   const listeners = useRef(new Set<(u: TerminalUpdate) => void>());
   const pending = useRef<Record<number, string>>({});
+  const soFar = useRef<Record<number, string>>({});
   const frame = useRef<number | null>(null);
 
   const flush = useCallback(() => {
@@ -80,6 +86,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
           setPanelOpen(true);
           break;
         case "output":
+          soFar.current[u.data.job] = ((soFar.current[u.data.job] ?? "") + u.data.data).slice(-PANEL_TAIL);
           pending.current[u.data.job] = (pending.current[u.data.job] ?? "") + u.data.data;
           frame.current ??= requestAnimationFrame(flush);
           break;
@@ -89,6 +96,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
         case "finished": {
           const { job, event } = u.data;
           flush();
+          delete soFar.current[job];
           if (job === 0 && event.call_id) setRefused((r) => ({ ...r, [event.call_id!]: event }));
           else setJobs((all) => (all[job] ? { ...all, [job]: { ...all[job], event } } : all));
           break;
@@ -115,13 +123,14 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
     listeners.current.add(fn);
     return () => void listeners.current.delete(fn);
   }, []);
+  const outputSoFar = useCallback((job: number) => soFar.current[job] ?? "", []);
   const kill = useCallback(async (job: number) => void (await call(commands.terminalKill(job))), []);
   const endSession = useCallback(
     async (conversationId: string) => void (await call(commands.terminalEndSession(conversationId))),
     [],
   );
   return (
-    <Context.Provider value={{ jobs, refused, sessions, panelOpen, setPanelOpen, listen, kill, endSession }}>
+    <Context.Provider value={{ jobs, refused, sessions, panelOpen, setPanelOpen, listen, outputSoFar, kill, endSession }}>
       {children}
     </Context.Provider>
   );

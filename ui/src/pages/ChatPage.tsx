@@ -9,6 +9,7 @@ import { TerminalPanel } from "../components/terminal/TerminalPanel";
 import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
 import { lastConversation } from "../lib/shortcuts";
+import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
 
 /** The chat: the conversation in the URL (or a new one), and the composer. */
@@ -19,6 +20,7 @@ export function ChatPage() {
   const { state, send, regenerate, edit, stop } = useChat(id, onConversation);
   const models = useModels();
   const terminal = useTerminal();
+  const questions = useQuestions();
   const conversationId = state.view?.conversation.id ?? null;
   const [chosen, setChosen] = useState<string | null>(null);
   const [editing, setEditing] = useState<Message | null>(null);
@@ -69,16 +71,14 @@ export function ChatPage() {
   return (
     <section className="chat" aria-label="Chat">
       <SessionBanner conversationId={conversationId} />
-      <button
-        type="button"
-        className="terminal-toggle"
-        aria-pressed={terminal.panelOpen}
-        aria-label={terminal.panelOpen ? "Hide the terminal" : "Show the terminal"}
-        onClick={() => terminal.setPanelOpen(!terminal.panelOpen)}
-      >
-        &gt;_
-      </button>
-      {terminal.panelOpen && <TerminalPanel conversationId={conversationId} onClose={() => terminal.setPanelOpen(false)} />}
+      {/* A question waiting on a card comes first: the panel would cover it. */}
+      {terminal.panelOpen && !questions.open.some((a) => a.question.kind === "tool_approval") ? (
+        <TerminalPanel conversationId={conversationId} onClose={() => terminal.setPanelOpen(false)} />
+      ) : (
+        <button type="button" className="terminal-toggle" aria-label="Show the terminal" onClick={() => terminal.setPanelOpen(true)}>
+          &gt;_
+        </button>
+      )}
       <div
         className="messages"
         ref={list}

@@ -26,7 +26,7 @@ function footer(e: TerminalEvent): string {
  * saved ones replayed from the database), live output as it arrives, and Kill. */
 export function TerminalPanel({ conversationId, onClose }: { conversationId: string | null; onClose: () => void }) {
   const host = useRef<HTMLDivElement>(null);
-  const { jobs, listen, kill } = useTerminal();
+  const { jobs, listen, outputSoFar, kill } = useTerminal();
   const jobsRef = useRef(jobs);
   useEffect(() => {
     jobsRef.current = jobs;
@@ -58,11 +58,13 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
     observer.observe(host.current);
     let live = true;
     const mine = new Set<number>();
-    // Commands already running when the panel opened.
+    // Commands already running when the panel opened (the history leaves them out).
+    const seeded = new Set<string>();
     for (const job of Object.values(jobsRef.current)) {
       if (job.view.conversation_id === conversationId && !job.event) {
         mine.add(job.view.job);
-        term.write(header(job.view.command, job.view.cwd) + job.tail.replace(/\r?\n/g, "\r\n"));
+        if (job.view.call_id) seeded.add(job.view.call_id);
+        term.write(header(job.view.command, job.view.cwd) + outputSoFar(job.view.job));
       }
     }
     setHistory([]);
@@ -71,7 +73,10 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
         (events) => {
           if (!live) return;
           setHistory(events);
-          const replay = events.map((e) => header(e.command, e.cwd) + e.output + footer(e)).join("");
+          const replay = events
+            .filter((e) => !(e.call_id && seeded.has(e.call_id)))
+            .map((e) => header(e.command, e.cwd) + e.output + footer(e))
+            .join("");
           if (replay) term.write(replay);
         },
         () => {},
@@ -93,7 +98,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
           if (event.conversation_id !== conversationId) break;
           if (job === 0) term.write(header(event.command, event.cwd));
           if (job === 0 || mine.has(job)) term.write(footer(event));
-          setHistory((h) => [...h, event]);
+          setHistory((h) => (h.some((e) => e.id === event.id) ? h : [...h, event]));
           break;
         }
         default:
@@ -106,7 +111,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
       observer.disconnect();
       term.dispose();
     };
-  }, [conversationId, listen]);
+  }, [conversationId, listen, outputSoFar]);
 
   const running = Object.values(jobs).filter((j) => j.view.conversation_id === conversationId && !j.event);
   return (
