@@ -67,8 +67,14 @@ describe("terminal", () => {
     await (await $("button=Run")).click();
 
     const screen = await $('[data-testid="terminal-screen"]');
-    await screen.waitForDisplayed({ timeout: 15000 });
-    await waitFor(async () => (await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText()).includes("line-3"), "the output in the panel");
+    await screen.waitForDisplayed({ timeout: 15000 }).catch(async (e) => {
+      await screenshot("terminal-panel-missing");
+      throw e;
+    });
+    await waitFor(async () => (await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText()).includes("line-3"), "the output in the panel").catch(async (e) => {
+      await screenshot("terminal-output-missing");
+      throw e;
+    });
     const rows = await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText();
     assert.match(rows, /line-1[\s\S]*line-2[\s\S]*line-3/);
     await waitFor(async () => (await (await $(".terminal-commands")).getText()).includes("exit 0"), "the command listed with its exit code");

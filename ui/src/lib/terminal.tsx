@@ -34,8 +34,9 @@ interface TerminalState {
   setPanelOpen: (open: boolean) => void;
   /** Every update as it arrives (the panel writes output from here). */
   listen: (fn: (u: TerminalUpdate) => void) => () => void;
-  /** A running command's output so far (its last 256 KB), for a panel opening mid-command. */
-  outputSoFar: (job: number) => string;
+  /** The commands running now and their output so far (the last 256 KB), read at the moment
+   * of the call rather than at the last render, for a panel opening mid-command. */
+  runningNow: () => { view: JobView; output: string }[];
   kill: (job: number) => Promise<void>;
   endSession: (conversationId: string) => Promise<void>;
 }
@@ -47,7 +48,7 @@ const Context = createContext<TerminalState>({
   panelOpen: false,
   setPanelOpen: () => {},
   listen: () => () => {},
-  outputSoFar: () => "",
+  runningNow: () => [],
   kill: async () => {},
   endSession: async () => {},
 });
@@ -60,6 +61,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
   const listeners = useRef(new Set<(u: TerminalUpdate) => void>());
   const pending = useRef<Record<number, string>>({});
   const soFar = useRef<Record<number, string>>({});
+  const live = useRef(new Map<number, JobView>());
   const frame = useRef<number | null>(null);
 
   const flush = useCallback(() => {
@@ -82,6 +84,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
       listeners.current.forEach((fn) => fn(u));
       switch (u.event) {
         case "started":
+          live.current.set(u.data.job, u.data);
           setJobs((all) => ({ ...all, [u.data.job]: { view: u.data, tail: "", runningFor: null, event: null } }));
           setPanelOpen(true);
           break;
@@ -97,6 +100,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
           const { job, event } = u.data;
           flush();
           delete soFar.current[job];
+          live.current.delete(job);
           if (job === 0 && event.call_id) setRefused((r) => ({ ...r, [event.call_id!]: event }));
           else setJobs((all) => (all[job] ? { ...all, [job]: { ...all[job], event } } : all));
           break;
@@ -123,14 +127,17 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
     listeners.current.add(fn);
     return () => void listeners.current.delete(fn);
   }, []);
-  const outputSoFar = useCallback((job: number) => soFar.current[job] ?? "", []);
+  const runningNow = useCallback(
+    () => [...live.current.values()].map((view) => ({ view, output: soFar.current[view.job] ?? "" })),
+    [],
+  );
   const kill = useCallback(async (job: number) => void (await call(commands.terminalKill(job))), []);
   const endSession = useCallback(
     async (conversationId: string) => void (await call(commands.terminalEndSession(conversationId))),
     [],
   );
   return (
-    <Context.Provider value={{ jobs, refused, sessions, panelOpen, setPanelOpen, listen, outputSoFar, kill, endSession }}>
+    <Context.Provider value={{ jobs, refused, sessions, panelOpen, setPanelOpen, listen, runningNow, kill, endSession }}>
       {children}
     </Context.Provider>
   );

@@ -26,11 +26,7 @@ function footer(e: TerminalEvent): string {
  * saved ones replayed from the database), live output as it arrives, and Kill. */
 export function TerminalPanel({ conversationId, onClose }: { conversationId: string | null; onClose: () => void }) {
   const host = useRef<HTMLDivElement>(null);
-  const { jobs, listen, outputSoFar, kill } = useTerminal();
-  const jobsRef = useRef(jobs);
-  useEffect(() => {
-    jobsRef.current = jobs;
-  }, [jobs]);
+  const { jobs, listen, runningNow, kill } = useTerminal();
   const [history, setHistory] = useState<TerminalEvent[]>([]);
 
   useEffect(() => {
@@ -60,11 +56,11 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
     const mine = new Set<number>();
     // Commands already running when the panel opened (the history leaves them out).
     const seeded = new Set<string>();
-    for (const job of Object.values(jobsRef.current)) {
-      if (job.view.conversation_id === conversationId && !job.event) {
-        mine.add(job.view.job);
-        if (job.view.call_id) seeded.add(job.view.call_id);
-        term.write(header(job.view.command, job.view.cwd) + outputSoFar(job.view.job));
+    for (const { view, output } of runningNow()) {
+      if (view.conversation_id === conversationId) {
+        mine.add(view.job);
+        if (view.call_id) seeded.add(view.call_id);
+        term.write(header(view.command, view.cwd) + output);
       }
     }
     setHistory([]);
@@ -111,7 +107,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
       observer.disconnect();
       term.dispose();
     };
-  }, [conversationId, listen, outputSoFar]);
+  }, [conversationId, listen, runningNow]);
 
   const running = Object.values(jobs).filter((j) => j.view.conversation_id === conversationId && !j.event);
   return (
