@@ -67,12 +67,12 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm
+	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm -p perch-sandbox
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
 app-release: $(NPM_STAMP)
-	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-review
+	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-review -p perch-sandbox
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 
@@ -110,7 +110,9 @@ e2e: app-debug
 # tool-call round trips against the Python `mcp` SDK and starting five servers at once;
 # screenshots: shortcut press to chip in the real app, memory per chip, capture + encode at
 # 1920x1080 and 3840x2160 against Python's mss + Pillow; voice dictation's release-to-text time,
-# real-time factor, word error rate and memory against Python faster-whisper.
+# real-time factor, word error rate and memory against Python faster-whisper; the terminal's
+# decision time per command, the sandbox's start-up cost, Run to first byte in the panel and
+# throughput into it.
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
@@ -126,6 +128,9 @@ bench: deps $(NPM_STAMP)
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" \
 		cargo bench --locked -p perch-core --bench capture
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
+	cargo build --locked --release -p perch-sandbox
+	cargo bench --locked -p perch-core --bench terminal
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)
