@@ -12,16 +12,18 @@ BUILD_PKGS=(
   libpipewire-0.3-dev libspa-0.2-dev libwayland-dev libegl-dev libegl1-mesa-dev libgbm-dev
   libdrm-dev libxcb1-dev libxcb-randr0-dev libxcb-shm0-dev libxcb-xfixes0-dev
 )
-# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring.
+# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
+# speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
 TEST_PKGS=(
   xvfb openbox xdotool x11-utils x11-apps imagemagick webkit2gtk-driver
   gnome-keyring libsecret-tools dbus dbus-x11 procps
   # Screenshot tests: paint the root window, split the screen into monitors.
   x11-xserver-utils
+  espeak-ng sox
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick espeak-ng sox)
 # The Python venv for tests and benchmarks.
 PYTHON_PKGS=(python3 python3-venv)
 

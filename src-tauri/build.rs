@@ -63,6 +63,16 @@ const COMMANDS: &[&str] = &[
     "capture_overlay_cancel",
     "shortcut_statuses",
     "set_capture_settings",
+    "voice_models",
+    "voice_model_download",
+    "voice_model_cancel",
+    "voice_model_delete",
+    "voice_devices",
+    "set_voice_settings",
+    "voice_start",
+    "voice_stop",
+    "voice_cancel",
+    "voice_shortcut_status",
 ];
 
 fn main() {

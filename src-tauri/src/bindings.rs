@@ -3,9 +3,9 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, history, review, tools, window};
+use crate::commands::{app, capture, chat, history, review, tools, voice, window};
 use crate::events::{
-    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived,
+    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
 };
 
@@ -74,6 +74,16 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::capture_overlay_cancel,
             capture::shortcut_statuses,
             capture::set_capture_settings,
+            voice::voice_models,
+            voice::voice_model_download,
+            voice::voice_model_cancel,
+            voice::voice_model_delete,
+            voice::voice_devices,
+            voice::set_voice_settings,
+            voice::voice_start,
+            voice::voice_stop,
+            voice::voice_cancel,
+            voice::voice_shortcut_status,
         ])
         .events(collect_events![
             WindowModeChanged,
@@ -82,7 +92,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             McpChanged,
             QuestionEvent,
             CapturesChanged,
-            CaptureFailed
+            CaptureFailed,
+            VoiceUpdate
         ])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()

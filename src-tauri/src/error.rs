@@ -94,6 +94,18 @@ impl From<perch_core::capture::CaptureError> for CommandError {
     }
 }
 
+impl From<perch_core::voice::VoiceError> for CommandError {
+    fn from(e: perch_core::voice::VoiceError) -> Self {
+        use perch_core::voice::VoiceErrorKind as Kind;
+        let kind = match e.kind() {
+            Kind::Model | Kind::Audio | Kind::Busy => ErrorKind::Invalid,
+            Kind::Download => ErrorKind::External,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
 impl From<StartError> for CommandError {
     fn from(e: StartError) -> Self {
         Self::new(ErrorKind::Unavailable, e.to_string())

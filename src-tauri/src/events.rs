@@ -57,3 +57,10 @@ pub struct CapturesChanged {
 pub struct CaptureFailed {
     pub message: String,
 }
+
+/// A dictation's progress (listening, level, partial and final text), from the mic button or
+/// the push-to-talk shortcut.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct VoiceUpdate {
+    pub update: perch_core::voice::DictationUpdate,
+}

@@ -4,6 +4,7 @@ mod bindings;
 mod capture;
 mod commands;
 mod csp;
+mod dictation;
 mod error;
 mod events;
 mod reviews;
@@ -55,6 +56,7 @@ pub fn run() {
             app.manage(WindowController::new(placement));
             app.manage(shortcuts::Shortcuts::default());
             app.manage(capture::CaptureState::default());
+            app.manage(dictation::PushToTalk::default());
             window::create(app.handle())?;
             if let Ok(engine) = &engine {
                 reviews::start(app.handle(), engine);
@@ -62,6 +64,8 @@ pub fn run() {
                 capture::serve_app_requests(app.handle(), engine);
                 let settings = tauri::async_runtime::block_on(engine.settings().get()).capture;
                 capture::bind_shortcuts(app.handle(), &settings);
+                let voice = tauri::async_runtime::block_on(engine.settings().get()).voice;
+                dictation::apply_shortcut(app.handle(), &voice);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");

@@ -109,6 +109,22 @@ export const commands = {
 	shortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("shortcut_statuses"),
 	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
 	setCaptureSettings: (settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { settings })),
+	voiceModels: () => typedError<ModelView[], CommandError>(__TAURI_INVOKE("voice_models")),
+	/**  Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`. */
+	voiceModelDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_download", { name, progress })),
+	voiceModelCancel: (name: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("voice_model_cancel", { name })),
+	voiceModelDelete: (name: string) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_delete", { name })),
+	voiceDevices: () => typedError<InputDevice[], CommandError>(__TAURI_INVOKE("voice_devices")),
+	/**  Saves Settings -> Voice and applies the push-to-talk shortcut. */
+	setVoiceSettings: (voice: VoiceSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_voice_settings", { voice })),
+	/**  Starts dictating (the mic button); updates arrive as `VoiceUpdate` events. */
+	voiceStart: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_start")),
+	/**  Stops recording; the final text follows as an event. */
+	voiceStop: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_stop")),
+	/**  Throws the recording away. */
+	voiceCancel: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_cancel")),
+	/**  The push-to-talk shortcut's state, for Settings. */
+	voiceShortcutStatus: () => __TAURI_INVOKE<ShortcutStatus>("voice_shortcut_status"),
 };
 
 /** Events */
@@ -119,6 +135,7 @@ export const events = {
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
 	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
+	voiceUpdate: makeEvent<VoiceUpdate, VoiceUpdate>("voice-update"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
 
@@ -322,6 +339,49 @@ export type DataDirSource =
 /**  The OS app-data dir. */
 "default";
 
+/**  What a dictation tells the window (or the terminal), in order. */
+export type DictationEvent = 
+/**  The microphone is open. */
+{ event: "listening"; data: {
+	device: string,
+	sample_rate: number,
+	channels: number,
+	max_seconds: number,
+} } | 
+/**  About 20 times a second: loudness 0..1 and the length so far. */
+{ event: "level"; data: {
+	level: number | null,
+	seconds: number | null,
+} } | 
+/**  Text so far, to show greyed while the user speaks; replaced by the next one. */
+{ event: "partial"; data: {
+	text: string,
+} } | 
+/**  Something the user should know without stopping: the limit is near, the device went away. */
+{ event: "warning"; data: {
+	message: string,
+} } | 
+/**  Recording stopped; the final transcription is running. */
+{ event: "transcribing"; data: {
+	seconds: number | null,
+} } | 
+/**  The text to insert. `send` is the "send after dictation" setting at the time. */
+{ event: "final"; data: {
+	text: string,
+	audio_seconds: number | null,
+	transcribe_ms: number,
+	send: boolean,
+} } | { event: "failed"; data: {
+	kind: VoiceErrorKind,
+	message: string,
+} } | { event: "cancelled" };
+
+/**  A dictation's event, tagged with the dictation it belongs to. */
+export type DictationUpdate = {
+	session: number,
+	event: DictationEvent,
+};
+
 /**  Download progress, in bytes. */
 export type DownloadProgress = {
 	done: number,
@@ -379,6 +439,15 @@ export type ImageInput = {
 	base64: string,
 	/**  A capture on the shelf to attach instead of `base64` (which is then empty). */
 	capture?: string | null,
+};
+
+/**  A microphone as Settings lists it. */
+export type InputDevice = {
+	name: string,
+	is_default: boolean,
+	/**  Its native format, when it would say. */
+	sample_rate: number | null,
+	channels: number | null,
 };
 
 /**  Where stored keys live on this machine. */
@@ -488,12 +557,30 @@ export type ModelSettings = {
 	prices?: Price[],
 };
 
+export type ModelState = "absent" | 
+/**  Part of it is here; downloading again resumes. */
+"partial" | "ready";
+
 /**  Whether the embedded model is here, and where. */
 export type ModelStatus = {
 	present: boolean,
 	path: string,
 	/**  Bytes to download when absent. */
 	download_bytes: number,
+};
+
+/**  A model as Settings and `perch voice models` show it. */
+export type ModelView = {
+	name: string,
+	english_only: boolean,
+	summary: string,
+	/**  Bytes on disk once downloaded. */
+	size: number,
+	memory_mb: number,
+	state: ModelState,
+	/**  Bytes of a download in progress or paused. */
+	partial: number,
+	path: string,
 };
 
 /**  Every provider's models, and the one a new chat starts with. */
@@ -576,6 +663,13 @@ export type ProviderSettings = {
 	/**  More OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter). */
 	compatible?: CompatibleServer[],
 };
+
+/**  How the push-to-talk shortcut works. */
+export type PushToTalkMode = 
+/**  Record while the keys are held; releasing them transcribes. */
+"hold" | 
+/**  One press starts, the next stops. */
+"toggle";
 
 export type Question = {
 	kind: "tool_approval",
@@ -746,6 +840,7 @@ export type Settings = {
 	tools: ToolSettings,
 	/**  Screenshots: the mode, the shortcuts, the size for the model. */
 	capture: CaptureSettings,
+	voice: VoiceSettings,
 };
 
 /**  A binding as Settings shows it. */
@@ -910,6 +1005,37 @@ export type Usage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  The kind of a voice error, for the window to choose what to offer (Settings, retry, ...). */
+export type VoiceErrorKind = "microphone" | "permission" | "model" | "audio" | "busy" | "no_speech" | "transcription" | "download" | "cancelled";
+
+export type VoiceSettings = {
+	/**  A catalogue name (`tiny.en`) or the path of a ggml model file. */
+	model?: string,
+	/**  `auto` or a language code (`en`, `de`, ...); English-only models always use English. */
+	language?: string,
+	/**  The microphone's name; empty for the system default. */
+	device?: string,
+	/**  The global push-to-talk shortcut ("Ctrl+Alt+Space"); empty turns it off. */
+	push_to_talk?: string,
+	push_to_talk_mode?: PushToTalkMode,
+	/**  Send the message as soon as the text lands, instead of leaving it to edit. */
+	send_after_dictation?: boolean,
+	/**  Show text while speaking (re-transcribed about every second). */
+	partial_results?: boolean,
+	/**  The longest recording, in seconds; a warning comes before it. */
+	max_seconds?: number,
+	/**  How long the model stays in memory after a dictation, in seconds (0: release at once). */
+	keep_model_secs?: number,
+};
+
+/**
+ *  A dictation's progress (listening, level, partial and final text), from the mic button or
+ *  the push-to-talk shortcut.
+ */
+export type VoiceUpdate = {
+	update: DictationUpdate,
+};
 
 /**  A top-level window another application shows. */
 export type WindowInfo = {

@@ -6,4 +6,5 @@ pub mod chat;
 pub mod history;
 pub mod review;
 pub mod tools;
+pub mod voice;
 pub mod window;

@@ -150,6 +150,9 @@ async fn handle(mut socket: TcpStream, state: Arc<Mutex<State>>) {
         let (status, body) = wire::model_not_found(dialect, &model);
         return respond(&mut socket, status, &body, &[]).await;
     }
+    if let Err((status, body)) = crate::rules::check(dialect, &request.body) {
+        return respond(&mut socket, status, &body, &[]).await;
+    }
     let script = {
         let mut s = lock();
         let delay = s.default_delay_ms;

@@ -67,6 +67,12 @@ export const NewChatIcon = () => (
     <path d="M12 5v14M5 12h14" />
   </Icon>
 );
+export const MicIcon = () => (
+  <Icon>
+    <rect x="9" y="2" width="6" height="12" rx="3" />
+    <path d="M5 10a7 7 0 0 0 14 0M12 17v4M8 21h8" />
+  </Icon>
+);
 export const ImageIcon = () => (
   <Icon width="12" height="12">
     <rect x="3" y="4" width="18" height="16" rx="2" />

@@ -8,6 +8,7 @@ import type {
   ShortcutStatus,
   ThemePreference,
   ToolSettings,
+  VoiceSettings,
 } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
@@ -21,6 +22,7 @@ interface SettingsState {
   setTools: (tools: ToolSettings) => Promise<void>;
   /** Saves the screenshot settings; returns how their shortcuts bound. */
   setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
+  setVoice: (voice: VoiceSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -32,6 +34,7 @@ const SettingsContext = createContext<SettingsState>({
   setModels: async () => {},
   setTools: async () => {},
   setCapture: async () => [],
+  setVoice: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -63,6 +66,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   );
   const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
   const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
+  const setVoice = useCallback((voice: VoiceSettings) => save(call(commands.setVoiceSettings(voice))), [save]);
 
   const setCapture = useCallback(async (capture: CaptureSettings) => {
     try {
@@ -77,7 +81,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   }, []);
 
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice }}>
       {children}
     </SettingsContext.Provider>
   );

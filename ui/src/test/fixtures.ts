@@ -52,6 +52,17 @@ export const SETTINGS: Settings = {
     jpeg_quality: 85,
     keep_hours: 24,
   },
+  voice: {
+    model: "tiny.en",
+    language: "auto",
+    device: "",
+    push_to_talk: "Ctrl+Alt+Space",
+    push_to_talk_mode: "hold",
+    send_after_dictation: false,
+    partial_results: true,
+    max_seconds: 300,
+    keep_model_secs: 120,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {

@@ -8,6 +8,7 @@ mod keys;
 mod mcp;
 mod output;
 mod review;
+mod voice;
 
 use std::process::ExitCode;
 
@@ -84,6 +85,34 @@ enum Command {
     Show,
     /// Show the running app's window, or hide it when it is in front.
     Toggle,
+    /// Transcribe a WAV file (any format or length) with a local whisper model.
+    Transcribe {
+        file: std::path::PathBuf,
+        /// A model name (tiny.en, base, ...) or the path of a ggml model file.
+        #[arg(long)]
+        model: Option<String>,
+        /// auto, or a language code such as en or de.
+        #[arg(long)]
+        language: Option<String>,
+    },
+    /// Record from the microphone until Enter, then print the text.
+    Dictate {
+        /// A microphone by name (default: the one in Settings -> Voice, else the system's).
+        #[arg(long)]
+        device: Option<String>,
+        #[arg(long)]
+        model: Option<String>,
+        #[arg(long)]
+        language: Option<String>,
+        /// Also save the recording (16 kHz mono WAV).
+        #[arg(long)]
+        save: Option<std::path::PathBuf>,
+    },
+    /// Whisper models for dictation.
+    Voice {
+        #[command(subcommand)]
+        command: voice::VoiceCommand,
+    },
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -115,6 +144,20 @@ fn main() -> ExitCode {
             }
             Command::Show => app_request(app::AppRequest::Show, false).await,
             Command::Toggle => app_request(app::AppRequest::Toggle, false).await,
+            Command::Transcribe { file, model, language } => {
+                with_engine(|engine| voice::transcribe(engine, file, model, language)).await
+            }
+            Command::Dictate { device, model, language, save } => {
+                with_engine(|engine| voice::dictate(engine, device, model, language, save)).await
+            }
+            Command::Voice { command: voice::VoiceCommand::Models { command } } => {
+                with_engine(|engine| voice::models(engine, command)).await
+            }
+            Command::Voice { command: voice::VoiceCommand::Devices { json } } => match voice::devices(json) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => output::fail(&format!("{e:#}")),
+            },
+            // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => output::fail(&format!("{e:#}")),

@@ -47,6 +47,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    voice: Arc<crate::voice::Voice>,
     owner: Option<ProcessOwner>,
     captures: Arc<crate::capture::Captures>,
     control: Arc<crate::remote::AppControl>,
@@ -93,6 +94,7 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
             owner,
             captures: Arc::new(captures),
             control: Arc::default(),
@@ -149,6 +151,11 @@ impl Engine {
     /// App requests from the socket (show, toggle, screenshot), for the window to answer.
     pub fn app_control(&self) -> &Arc<crate::remote::AppControl> {
         &self.inner.control
+    }
+
+    /// Dictation and whisper models.
+    pub fn voice(&self) -> &Arc<crate::voice::Voice> {
+        &self.inner.voice
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {
@@ -229,6 +236,7 @@ impl Engine {
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
         self.inner.runs.cancel_all();
+        self.inner.voice.shutdown();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

@@ -19,6 +19,7 @@ pub mod remote;
 pub mod review;
 pub mod settings;
 pub mod store;
+pub mod voice;
 pub mod window_state;
 
 pub use engine::{Engine, StartError};

@@ -215,6 +215,7 @@ pub struct Settings {
     pub tools: ToolSettings,
     /// Screenshots: the mode, the shortcuts, the size for the model.
     pub capture: crate::capture::CaptureSettings,
+    pub voice: crate::voice::VoiceSettings,
 }
 
 impl Default for Settings {
@@ -227,6 +228,7 @@ impl Default for Settings {
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
             capture: crate::capture::CaptureSettings::default(),
+            voice: crate::voice::VoiceSettings::default(),
         }
     }
 }

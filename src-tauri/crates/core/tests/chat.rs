@@ -100,6 +100,24 @@ async fn an_answer_streams_to_the_sink_and_is_saved_with_its_thinking_and_tokens
     assert_eq!(sent.body["messages"][0]["role"], "system");
 }
 
+/// The UI chooses the run id and may send Stop before the engine has registered the run (Esc
+/// right after Enter): the run then starts stopped, the question is kept, and nothing streams.
+#[tokio::test]
+async fn a_stop_that_arrives_before_the_run_is_not_lost() {
+    let s = setup().await;
+    s.fake.push(Script::answer(&"word ".repeat(400)).with_delay(20));
+    assert!(!s.engine.runs().cancel("run-early"), "no such run yet");
+    let mut request = ask("Tell me a long story");
+    request.run_id = Some("run-early".into());
+    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Stopped);
+    assert_eq!(answer.content, "");
+    assert!(s.fake.chat_requests().is_empty(), "the model was never asked");
+    let saved = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(saved.messages[0].content, "Tell me a long story", "the question is kept");
+    assert_eq!(s.engine.runs().active(), 0);
+}
+
 #[tokio::test]
 async fn stop_ends_the_stream_and_keeps_the_partial_answer_as_stopped() {
     let s = setup().await;

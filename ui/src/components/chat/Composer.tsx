@@ -2,9 +2,11 @@ import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type 
 import type { Capture, CaptureMode, ImageInput, ModelInfo } from "../../bindings";
 import { useCaptures } from "../../lib/captures";
 import { formatTokens } from "../../lib/models";
+import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
+import { MicButton } from "./MicButton";
 
 /** The most a message may hold; a bigger paste is refused before it reaches the text box. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -64,6 +66,8 @@ export function Composer(props: Props) {
   useEffect(() => {
     if (captures.focusTick > 0) box.current?.focus();
   }, [captures.focusTick]);
+  const dictation = useDictation();
+  const pushToTalk = settings?.voice.push_to_talk ?? "";
 
   // Editing puts the old question in the box (the draft comes back after).
   const [editingShown, setEditingShown] = useState<string | null>(null);
@@ -80,8 +84,8 @@ export function Composer(props: Props) {
     if (editing === null) localStorage.setItem(DRAFT_KEY, value);
   };
 
-  const submit = async () => {
-    if (streaming || !text.trim() || !model) return;
+  const submit = async (value = text) => {
+    if (streaming || !value.trim() || !model) return;
     const current = models.find((m) => m.id === model);
     const canSee = !current || current.capabilities.vision;
     let chips = captures.pending;
@@ -93,7 +97,7 @@ export function Composer(props: Props) {
     if (canSee && capture?.auto_screenshot && capture.mode === "fullscreen" && chips.length === 0 && images.length === 0) {
       chips = (await captures.take("fullscreen")) ?? [];
     }
-    const sent = text;
+    const sent = value;
     const attached = images;
     update("");
     setImages([]);
@@ -108,12 +112,37 @@ export function Composer(props: Props) {
     await captures.refresh();
   };
 
+  // Dictated text lands at the cursor (replacing a selection), and is sent only when the user
+  // turned on "send after dictation". Texts that arrived while the composer was not on screen
+  // (mini mode) are taken when it comes back.
+  const latest = useRef({ text, submit });
+  latest.current = { text, submit };
+  useEffect(() => {
+    const arrived = takeFinals();
+    if (arrived.length === 0) return;
+    const el = box.current;
+    let { value, caret } = { value: latest.current.text, caret: el?.selectionEnd ?? latest.current.text.length };
+    const start = el && document.activeElement === el ? el.selectionStart : caret;
+    for (const [i, final] of arrived.entries()) {
+      ({ value, caret } = insertAt(value, i === 0 ? start : caret, caret, final.text));
+    }
+    update(value);
+    if (arrived.some((f) => f.send)) {
+      void latest.current.submit(value);
+    } else if (el) {
+      el.focus();
+      requestAnimationFrame(() => el.setSelectionRange(caret, caret));
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when a dictation ends
+  }, [dictation.phase]);
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
     } else if (e.key === "Escape") {
-      if (streaming) onStop();
+      if (dictation.phase === "listening") void cancelDictation();
+      else if (streaming) onStop();
       else if (editing !== null) {
         onCancelEdit();
         update(localStorage.getItem(DRAFT_KEY) ?? "");
@@ -180,6 +209,14 @@ export function Composer(props: Props) {
           </button>
         </div>
       )}
+      {dictation.notice && (
+        <div className={dictation.notice.kind === "warning" ? "composer-note" : "composer-note warn"} role="alert">
+          {dictation.notice.text}{" "}
+          <button type="button" className="link" onClick={dismissNotice}>
+            Dismiss
+          </button>
+        </div>
+      )}
       {needsVision && current && (
         <div className="composer-note warn vision-needed" role="alert">
           {current.name} cannot read images.{" "}
@@ -204,6 +241,11 @@ export function Composer(props: Props) {
           ) : (
             "No installed model reads images: pull one (e.g. ollama pull qwen3-vl), or remove the images."
           )}
+        </div>
+      )}
+      {dictation.phase !== "idle" && (
+        <div className="dictation-partial" aria-live="polite" aria-label="Dictated so far">
+          {dictation.partial || (dictation.phase === "transcribing" ? "Transcribing…" : "Listening…")}
         </div>
       )}
       {images.length + captures.pending.length > 0 && (
@@ -277,6 +319,7 @@ export function Composer(props: Props) {
           {formatTokens(usage.used)}
           {usage.limit ? ` / ${formatTokens(usage.limit)}` : ""}
         </span>
+        <MicButton shortcut={pushToTalk} />
         {streaming ? (
           <button type="button" className="icon-button stop" aria-label="Stop" title="Stop (Esc)" onClick={onStop}>
             ■

@@ -147,6 +147,9 @@ pub async fn run_turn_with(
     sink: &dyn TurnSink,
     options: TurnOptions,
 ) -> Result<Message, ChatError> {
+    // First, so a Stop during the lookups below is not lost (a Stop even earlier is kept by
+    // `Runs` until this line).
+    let run = engine.runs().start(request.run_id.clone());
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let settings = engine.settings().get().await;
@@ -217,7 +220,6 @@ pub async fn run_turn_with(
     answer.owner = engine.owner_id().map(str::to_owned);
     answer.alternative_of = replaces;
     let assistant = store.add_message(&conversation.id, answer).await?;
-    let run = engine.runs().start(request.run_id.clone());
     sink.send(TurnEvent::Started(Box::new(TurnStarted {
         run_id: run.id.clone(),
         conversation: store.conversation(&conversation.id).await?.conversation,
@@ -426,7 +428,7 @@ async fn agent_loop(
     let mut round = 0u32;
     loop {
         let text_before = out.text.len();
-        let asked = stream::stream_answer(
+        let stream::Step { calls: asked, thinking } = stream::stream_answer(
             provider,
             chat.clone(),
             calls.engine.store(),
@@ -454,8 +456,11 @@ async fn agent_loop(
         }
         let offset = u32::try_from(out.text.chars().count()).unwrap_or(u32::MAX);
         let results = calls.run_round(round, offset, asked.clone(), offered).await;
-        chat.messages
-            .push(ChatMessage::Assistant { text: out.text[text_before..].to_owned(), tool_calls: asked });
+        chat.messages.push(ChatMessage::Assistant {
+            text: out.text[text_before..].to_owned(),
+            tool_calls: asked,
+            thinking,
+        });
         for r in results {
             if r.denied {
                 declined.push((r.call.name.clone(), r.call.arguments.to_string()));

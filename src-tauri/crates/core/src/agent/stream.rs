@@ -9,14 +9,14 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::{Outcome, TurnEvent, TurnSink};
-use crate::providers::{ChatRequest, Provider, StreamEvent, ToolCall, Usage};
+use crate::providers::{ChatRequest, Provider, SignedThinking, StreamEvent, ToolCall, Usage};
 use crate::store::Store;
 
 /// How often a streaming answer is saved, so a crash or a kill loses at most this much.
 pub(super) const SAVE_EVERY: Duration = Duration::from_millis(750);
 
 /// Streams one step of the answer to the sink, saving progress, until it ends, fails or is
-/// stopped. Returns the tool calls the model asked for.
+/// stopped. Returns what the model asked for and what must go back with it.
 pub(super) async fn stream_answer(
     provider: &dyn Provider,
     request: ChatRequest,
@@ -25,8 +25,8 @@ pub(super) async fn stream_answer(
     cancel: &CancellationToken,
     sink: &dyn TurnSink,
     out: &mut Outcome,
-) -> Vec<ToolCall> {
-    let mut asked = Vec::new();
+) -> Step {
+    let mut asked = Step::default();
     let mut progress = Progress { store, message_id, saved: (out.text.len(), out.thinking.len()) };
     let mut stream = tokio::select! {
         _ = cancel.cancelled() => { out.stopped = true; return asked; }
@@ -72,16 +72,26 @@ pub(super) async fn stream_answer(
                     out.usage = Some(sum);
                     sink.send(TurnEvent::Usage(sum));
                 }
-                StreamEvent::ToolCall(call) => asked.push(call),
+                StreamEvent::SignedThinking(block) => asked.thinking.push(block),
+                StreamEvent::ToolCall(call) => asked.calls.push(call),
                 StreamEvent::Done(_) => {}
             },
         }
     }
-    if !asked.is_empty() {
+    if !asked.calls.is_empty() {
         // The tools may wait a long time for the user's approval: keep the text so far.
         progress.save(out).await;
     }
     asked
+}
+
+/// One step of the answer as the next request must repeat it.
+#[derive(Default)]
+pub(super) struct Step {
+    /// The tool calls the model asked for.
+    pub calls: Vec<ToolCall>,
+    /// Signed reasoning before them, sent back unchanged with the calls.
+    pub thinking: Vec<SignedThinking>,
 }
 
 /// Saves the answer so far when it grew since the last save.

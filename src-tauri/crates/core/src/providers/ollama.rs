@@ -97,7 +97,7 @@ impl Ollama {
                     }
                     v
                 }
-                ChatMessage::Assistant { text, tool_calls } => {
+                ChatMessage::Assistant { text, tool_calls, .. } => {
                     let mut v = json!({ "role": "assistant", "content": text });
                     if !tool_calls.is_empty() {
                         v["tool_calls"] =
@@ -188,11 +188,7 @@ fn events_of(line: &[u8], calls_so_far: &mut usize) -> Result<Vec<StreamEvent>, 
         for call in m.tool_calls {
             *calls_so_far += 1;
             let id = call.id.unwrap_or_else(|| format!("call_{calls_so_far}"));
-            out.push(StreamEvent::ToolCall(ToolCall {
-                id,
-                name: call.function.name,
-                arguments: call.function.arguments,
-            }));
+            out.push(StreamEvent::ToolCall(ToolCall::new(id, call.function.name, call.function.arguments)));
         }
     }
     if line.done {
