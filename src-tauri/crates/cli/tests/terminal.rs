@@ -3,8 +3,12 @@
 //! line, with no TTY to ask on, and with `--approve terminal:...` rules.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+
+use common::{err, out};
 
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
 use serde_json::json;
@@ -21,25 +25,7 @@ fn ensure_launcher() {
 
 fn perch(data: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
     ensure_launcher();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perch"));
-    cmd.args(args)
-        .env("PERCH_DATA_DIR", data)
-        .env("PERCH_KEY_STORE", "file")
-        .env_remove("OLLAMA_HOST")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::perch(data, env, args)
 }
 
 #[test]
