@@ -7,6 +7,8 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 # One target dir outside the clone, reused by every build (it reaches several GB).
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/perch/target
+# Incremental artifacts double the target dir (14 GB seen) and a fresh clone never reuses them.
+export CARGO_INCREMENTAL ?= 0
 APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
 NPM_STAMP := node_modules/.perch-installed
 export VENV ?= $(HOME)/.cache/perch/venv
