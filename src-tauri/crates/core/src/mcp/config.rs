@@ -376,7 +376,7 @@ mod tests {
         let loaded = load_texts(BUNDLED, None, Path::new("/x"));
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
         let names: Vec<&str> = loaded.servers.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["demo", "filesystem"]);
+        assert_eq!(names, ["demo", "filesystem", "web"]);
         assert!(
             loaded.servers.iter().all(|s| s.enabled && s.auto_start && s.bundled && s.timeout_secs == 60)
         );
