@@ -2,12 +2,6 @@
 //! default; SearXNG, Brave Search or Tavily by choice) and `read_page` (the readable article of
 //! a page as Markdown). Pages are fetched behind an SSRF guard: see `guard`.
 
-mod error;
-mod extract;
-mod fetch;
-mod guard;
-mod search;
-
 use std::sync::Arc;
 
 use clap::Parser;
@@ -17,9 +11,10 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use crate::fetch::{Fetcher, Limits};
-use crate::guard::Policy;
-use crate::search::{Backend, Searcher};
+use perch_mcp_web::extract;
+use perch_mcp_web::fetch::{Fetcher, Limits};
+use perch_mcp_web::guard::Policy;
+use perch_mcp_web::search::{self, Backend, Searcher};
 
 #[derive(Parser)]
 #[command(name = "perch-mcp-web", version, about = "Web search and page reading (an MCP server on stdio)")]

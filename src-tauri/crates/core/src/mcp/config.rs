@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(loaded.problems.len(), 1);
         assert_eq!(loaded.problems[0].line, 3);
         assert!(loaded.problems[0].to_string().starts_with("/data/mcp_servers.json, line 3: not valid JSON"));
-        assert_eq!(loaded.servers.len(), 2);
+        assert_eq!(loaded.servers.len(), 3);
     }
 
     #[test]
