@@ -137,6 +137,7 @@ bench: deps $(NPM_STAMP)
 	cargo build --locked --release -p perch-sandbox
 	cargo bench --locked -p perch-core --bench terminal
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

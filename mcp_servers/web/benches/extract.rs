@@ -25,7 +25,7 @@ fn page() -> String {
     }
     html.push_str("</ul></aside><main><article><h1>The Long Read</h1><p class=\"byline\">By A. Writer</p>");
     let mut section = 0;
-    while html.len() < 900_000 {
+    while html.len() < 1_000_000 {
         section += 1;
         html.push_str(&format!("<h2>Part {section}: on migration and memory</h2>"));
         for p in 0..6 {
