@@ -20,7 +20,9 @@ use crate::Engine;
 use crate::providers::{
     ChatMessage, ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, Usage,
 };
-use crate::store::{Conversation, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
+use crate::store::{
+    Conversation, ConversationDetail, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoreError,
+};
 
 /// The longest message Perch accepts; a bigger paste is refused with this number.
 pub const MAX_MESSAGE_CHARS: usize = 1_000_000;
@@ -153,7 +155,7 @@ pub async fn run_turn_with(
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let settings = engine.settings().get().await;
-    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let registry = Registry::of(engine, &settings.providers);
     let provider = registry.provider(&id.provider).await?;
     let info = engine.model_info(&*provider, &id).await;
     if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)
@@ -164,22 +166,24 @@ pub async fn run_turn_with(
     }
     let store = engine.store();
 
-    // The question (or the answer being replaced) and its conversation.
-    let conversation = match &request.conversation_id {
-        Some(cid) => store.conversation(cid).await?.conversation,
+    // The conversation, loaded once: the turn keeps its copy up to date as it adds messages.
+    let mut detail = match &request.conversation_id {
+        Some(cid) => store.conversation(cid).await?,
         None => {
             let title = match &request.kind {
                 TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => title_from(text),
                 TurnKind::Regenerate { .. } => String::new(),
             };
-            store.create_conversation(&title, Some(&request.model)).await?
+            let conversation = store.create_conversation(&title, Some(&request.model)).await?;
+            ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() }
         }
     };
-    store.set_conversation_model(&conversation.id, &request.model).await?;
-    let detail = store.conversation(&conversation.id).await?;
+    let conversation_id = detail.conversation.id.clone();
+    store.set_conversation_model(&conversation_id, &request.model).await?;
+    // The question (or the answer being replaced).
     let (user_message, replaces) = match &request.kind {
         TurnKind::Ask { text, images } => {
-            let m = store.add_message(&conversation.id, NewMessage::text(Role::User, text.clone())).await?;
+            let m = store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
             attachments::save_images(engine, m.id, images).await?;
             (Some(m), None)
         }
@@ -187,7 +191,7 @@ pub async fn run_turn_with(
             let old = last_of(&detail.messages, *message_id, Role::User)?;
             let mut edited = NewMessage::text(Role::User, text.clone());
             edited.alternative_of = Some(thread::group_of(old));
-            let m = store.add_message(&conversation.id, edited).await?;
+            let m = store.add_message(&conversation_id, edited).await?;
             attachments::copy_attachments(engine, old.id, m.id).await?;
             (Some(m), None)
         }
@@ -196,14 +200,14 @@ pub async fn run_turn_with(
             (None, Some(thread::group_of(old)))
         }
     };
+    detail.messages.extend(user_message.clone());
 
     // The context, from the thread as it now stands (without the answer being replaced).
-    let detail = store.conversation(&conversation.id).await?;
     let mut visible = thread::visible(&detail.messages);
     visible.retain(|m| Some(thread::group_of(m)) != replaces);
     let question = visible.iter().rev().find(|m| m.role == Role::User).map(|m| m.id);
     let images = match question {
-        Some(qid) => attachments::load_images(engine, &conversation.id, qid).await?,
+        Some(qid) => attachments::load_images(engine, &conversation_id, qid).await?,
         None => Vec::new(),
     };
     let context_length = info.as_ref().ok().and_then(|i| i.context_length);
@@ -219,10 +223,10 @@ pub async fn run_turn_with(
     answer.status = MessageStatus::Streaming;
     answer.owner = engine.owner_id().map(str::to_owned);
     answer.alternative_of = replaces;
-    let assistant = store.add_message(&conversation.id, answer).await?;
+    let assistant = store.add_message(&conversation_id, answer).await?;
     sink.send(TurnEvent::Started(Box::new(TurnStarted {
         run_id: run.id.clone(),
-        conversation: store.conversation(&conversation.id).await?.conversation,
+        conversation: store.conversation_header(&conversation_id).await?,
         user_message,
         assistant_message: assistant.clone(),
         omitted: u32::try_from(built.omitted).unwrap_or(u32::MAX),
@@ -243,7 +247,7 @@ pub async fn run_turn_with(
             let calls = tools::CallContext {
                 engine,
                 settings: &settings.tools,
-                conversation_id: &conversation.id,
+                conversation_id: &conversation_id,
                 message_id: assistant.id,
                 run_id: &run.id,
                 cancel: &run.token,
