@@ -85,14 +85,18 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         start_tools(&engine).await;
     }
     let options = TurnOptions { extra_rules: tools::approve_rules(&args.approve), no_tools: args.no_tools };
-    let turn = run_turn_with(&engine, request, &sink, options);
-    tokio::pin!(turn);
+    // A task on the runtime rather than on this (the main) thread: the connection's task runs on
+    // a worker, and handing every chunk across threads cost more than the engine's own work.
+    let mut turn = tokio::spawn({
+        let engine = engine.clone();
+        async move { run_turn_with(&engine, request, &sink, options).await }
+    });
     let answer = tokio::select! {
-        answer = &mut turn => answer?,
+        answer = &mut turn => answer??,
         _ = tokio::signal::ctrl_c() => {
             // Stop the answer; what arrived is saved as stopped.
             engine.runs().cancel(&run_id);
-            turn.await?
+            turn.await??
         }
     };
     engine.stop_mcp_servers().await;

@@ -251,8 +251,8 @@ async fn main() {
     for _ in 0..ttft_runs {
         queue(&client, &url, &short).await;
         // A task too, like the engine's turn.
-        let (client, url) = (client.clone(), url.clone());
-        raw.push(tokio::spawn(async move { raw_ttft(&client, &url).await }).await.unwrap() * 1000.0);
+        let (raw_client, raw_url) = (client.clone(), url.clone());
+        raw.push(tokio::spawn(async move { raw_ttft(&raw_client, &raw_url).await }).await.unwrap() * 1000.0);
         queue(&client, &url, &short).await;
         engine_ttft.push(through_engine(&engine).await.2 * 1000.0);
     }

@@ -29,12 +29,7 @@ impl OpenAi {
     pub fn new(name: &str, base_url: &str, api_key: Option<String>, client: impl Into<Http>) -> Self {
         let Http { client, timeouts } = client.into();
         let hint = "Check the server is running and its URL in Settings -> Models.";
-        Self {
-            endpoint: http::Endpoint::new(name, base_url, hint),
-            api_key,
-            client,
-            timeouts,
-        }
+        Self { endpoint: http::Endpoint::new(name, base_url, hint), api_key, client, timeouts }
     }
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {

@@ -142,7 +142,9 @@ impl Registry {
             ProviderKind::Ollama => Arc::new(Ollama::new(&endpoint.url, http)),
             ProviderKind::OpenAi if endpoint.needs_key && key.is_none() => return Err(missing()),
             ProviderKind::OpenAi => Arc::new(OpenAi::new(&endpoint.name, &endpoint.url, key, http)),
-            ProviderKind::Anthropic => Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, http)),
+            ProviderKind::Anthropic => {
+                Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, http))
+            }
             ProviderKind::Gemini => Arc::new(Gemini::new(&endpoint.url, key.ok_or_else(missing)?, http)),
         })
     }
