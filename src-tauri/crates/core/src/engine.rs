@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::agent::ModelCache;
 use crate::agent::runs::Runs;
 use crate::asks::Asks;
 use crate::keys::Keys;
 use crate::mcp::McpManager;
 use crate::owner::{self, ProcessOwner};
 use crate::paths::{DataDir, PathsError};
+use crate::providers::ModelCache;
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
 use crate::settings::SettingsHandle;
