@@ -16,14 +16,14 @@ VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e app-debug app-release bindings bench bench-quick icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e memory-guard app-debug app-release bindings bench bench-quick icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
 run: toolchain deps-system $(NPM_STAMP) app-debug
 	$(APP_DEBUG)
 
-test: toolchain deps lint unit e2e bench-quick
+test: toolchain deps lint unit e2e memory-guard bench-quick
 	@echo "All checks and tests passed."
 
 ## ---- set-up ---------------------------------------------------------------------------
@@ -102,6 +102,10 @@ unit: $(NPM_STAMP)
 e2e: app-debug
 	rm -rf target/e2e-artifacts
 	tests/e2e/run.sh
+
+# The idle app's whole process tree must stay under a bound with wide headroom (memory, not time).
+memory-guard: app-debug
+	python3 scripts/memory_guard.py --app $(APP_DEBUG)
 
 ## ---- figures --------------------------------------------------------------------------
 
