@@ -146,7 +146,7 @@ bench-quick: app-debug
 	PERCH_BENCH_QUICK=1 PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/debug/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
 		xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" cargo test --locked --workspace --benches
 	for script in review_render.mjs capture_chip.mjs terminal_panel.mjs; do \
-		PERCH_APP=$(APP_DEBUG) RUNS=1 tests/e2e/bench/run.sh $$script; \
+		PERCH_APP=$(APP_DEBUG) RUNS=1 MB=5 tests/e2e/bench/run.sh $$script; \
 	done
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
