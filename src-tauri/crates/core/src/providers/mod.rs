@@ -7,6 +7,7 @@ mod anthropic;
 mod error;
 mod gemini;
 pub mod http;
+mod model_cache;
 mod ollama;
 mod openai;
 mod registry;
@@ -19,6 +20,7 @@ use futures::stream::BoxStream;
 pub use anthropic::Anthropic;
 pub use error::ProviderError;
 pub use gemini::Gemini;
+pub use model_cache::ModelCache;
 pub use ollama::Ollama;
 pub use openai::OpenAi;
 pub use registry::{
