@@ -4,7 +4,7 @@ import { ChatPage } from "../pages/ChatPage";
 import { HistoryPage } from "../pages/HistoryPage";
 import { ReviewPage } from "../pages/ReviewPage";
 import { SettingsPage } from "../pages/SettingsPage";
-import { Notices } from "./Notices";
+import { FailureNotices, Notices } from "./Notices";
 import { TitleBar } from "./TitleBar";
 
 export function Layout({ status }: { status: AppStatus }) {
@@ -12,6 +12,7 @@ export function Layout({ status }: { status: AppStatus }) {
     <div className="shell">
       <TitleBar />
       <Notices notices={status.notices} />
+      <FailureNotices />
       <main className="page">
         <Routes>
           <Route path="/" element={<ChatPage />} />

@@ -14,6 +14,7 @@ import type {
   Usage,
 } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
+import { attempt, reportFailure } from "./failures";
 
 export interface Streaming {
   runId: string;
@@ -41,6 +42,8 @@ export interface ChatState {
   contextLength: number | null;
 }
 
+const STOP_FAILED = "Could not stop the answer";
+
 const EMPTY: ChatState = { view: null, streaming: null, sendError: null, answerError: null, contextLength: null };
 
 export function useChat(conversationId: string | undefined, onConversation: (id: string) => void) {
@@ -48,6 +51,8 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   const buffer = useRef({ thinking: "", text: "" });
   const frame = useRef<number | null>(null);
   const streamingConversation = useRef<string | null>(null);
+  /** The run on screen, read by Stop after its command returns. */
+  const streamingRun = useRef<string | null>(null);
 
   const reload = useCallback(async (id: string) => {
     const view = await call(commands.conversationView(id));
@@ -83,6 +88,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       buffer.current = { thinking: "", text: "" };
       const conversation_id = state.view?.conversation.id ?? null;
       streamingConversation.current = conversation_id;
+      streamingRun.current = runId;
       setState((s) => ({
         ...s,
         sendError: null,
@@ -107,6 +113,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       const settle = (id: string) =>
         (settled ??= reload(id).then(() => {
           streamingConversation.current = null;
+          if (streamingRun.current === runId) streamingRun.current = null;
           setState((s) => (s.streaming?.runId === runId ? { ...s, streaming: null, answerError } : s));
         }));
       const channel = new Channel<TurnEvent>();
@@ -167,6 +174,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
         return true;
       } catch (e) {
         streamingConversation.current = null;
+        streamingRun.current = null;
         setState((s) => ({ ...s, streaming: null, sendError: errorMessage(e) }));
         return false;
       }
@@ -187,9 +195,15 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       run({ kind: "edit", message_id: message.id, text }, model, text, []),
     [run],
   );
-  const stop = useCallback(() => {
+  const stop = useCallback(async () => {
     const runId = state.streaming?.runId;
-    if (runId) void commands.chatStop(runId);
+    if (!runId) return;
+    const stopped = await attempt(STOP_FAILED, commands.chatStop(runId));
+    // `false`: the engine knows no such run. Fine if the answer ended meanwhile; otherwise the
+    // answer is still streaming and the user must know the Stop did nothing.
+    if (stopped === false && streamingRun.current === runId) {
+      reportFailure(STOP_FAILED, "Perch found no answer running to stop. Try Stop again.");
+    }
   }, [state.streaming]);
 
   return { state, send, regenerate, edit, stop };

@@ -5,6 +5,7 @@ import { MemoryRouter, Route, Routes } from "react-router";
 import type { Capture, ConversationView, Message, TurnEvent } from "../bindings";
 import { ChatPage } from "./ChatPage";
 import { SettingsProvider } from "../lib/settings";
+import { FailureNotices } from "../components/Notices";
 import { calls, emitEvent, onCommand } from "../test/tauri";
 import { SETTINGS, healthyApp } from "../test/fixtures";
 
@@ -83,6 +84,7 @@ function page(path = "/") {
           <Route path="/chat/:id" element={<ChatPage />} />
         </Routes>
       </MemoryRouter>
+      <FailureNotices />
     </SettingsProvider>,
   );
 }
@@ -158,6 +160,38 @@ describe("ChatPage", () => {
     const runId = (calls.find((c) => c.cmd === "chat_send")!.args.request as { run_id: string }).run_id;
     expect(stops.length).toBeGreaterThanOrEqual(2);
     expect(stops[0].args).toEqual({ runId });
+  });
+
+  it("says so when Stop finds no run while the answer still streams", async () => {
+    backend(async (emit) => {
+      emit(started(2));
+      emit({ event: "text", data: "Partial" });
+      await new Promise(() => {});
+    });
+    onCommand("chat_stop", () => false);
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await userEvent.click(await screen.findByRole("button", { name: "Stop" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Could not stop the answer");
+    expect(alert).toHaveTextContent("found no answer running");
+    // Still streaming, so Stop is still there to try again.
+    expect(screen.getByRole("button", { name: "Stop" })).toBeInTheDocument();
+  });
+
+  it("says why when the Stop command fails", async () => {
+    backend(async (emit) => {
+      emit(started(2));
+      await new Promise(() => {});
+    });
+    onCommand("chat_stop", () => {
+      throw { kind: "unavailable", message: "the engine is gone" };
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await screen.findByRole("button", { name: "Stop" });
+    await userEvent.keyboard("{Escape}");
+    expect(await screen.findByRole("alert")).toHaveTextContent("the engine is gone");
   });
 
   it("keeps the text when the message could not be sent, and says why", async () => {

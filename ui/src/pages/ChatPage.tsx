@@ -54,7 +54,7 @@ export function ChatPage() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && streaming) stop();
+      if (e.key === "Escape" && streaming) void stop();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
