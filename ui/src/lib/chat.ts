@@ -14,6 +14,7 @@ import type {
   Usage,
 } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
+import { nextStep } from "./errors";
 import { attempt, reportFailure } from "./failures";
 
 export interface Streaming {
@@ -35,8 +36,8 @@ export interface Streaming {
 export interface ChatState {
   view: ConversationView | null;
   streaming: Streaming | null;
-  /** Why the last send could not start (nothing was saved). */
-  sendError: string | null;
+  /** Why the last send could not start (nothing was saved), and what to do about it. */
+  sendError: { message: string; next: string | null } | null;
   /** Why the last answer failed, for the card under it. */
   answerError: TurnError | null;
   contextLength: number | null;
@@ -69,7 +70,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     let live = true;
     call(commands.conversationView(conversationId)).then(
       (view) => live && setState({ ...EMPTY, view }),
-      (e) => live && setState({ ...EMPTY, sendError: errorMessage(e) }),
+      (e) => live && setState({ ...EMPTY, sendError: { message: errorMessage(e), next: nextStep(e) } }),
     );
     return () => {
       live = false;
@@ -175,7 +176,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       } catch (e) {
         streamingConversation.current = null;
         streamingRun.current = null;
-        setState((s) => ({ ...s, streaming: null, sendError: errorMessage(e) }));
+        setState((s) => ({ ...s, streaming: null, sendError: { message: errorMessage(e), next: nextStep(e) } }));
         return false;
       }
     },

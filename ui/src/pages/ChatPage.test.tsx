@@ -196,12 +196,15 @@ describe("ChatPage", () => {
 
   it("keeps the text when the message could not be sent, and says why", async () => {
     backend(() => {
-      throw { kind: "provider", message: "there is no API key for anthropic; add one in Settings -> Models" };
+      throw { kind: "provider", message: "there is no API key for anthropic", provider_kind: "missing_key" };
     });
     page();
     const box = screen.getByRole("textbox", { name: "Message" });
     await userEvent.type(box, "Important question{Enter}");
-    expect(await screen.findByRole("alert")).toHaveTextContent("no API key for anthropic");
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("no API key for anthropic");
+    // The kind from the engine picks the next step.
+    expect(alert).toHaveTextContent("Add a key in Settings → Models.");
     expect(box).toHaveValue("Important question");
   });
 
@@ -241,6 +244,20 @@ describe("ChatPage", () => {
     page("/chat/c1");
     const card = await screen.findByRole("alert");
     expect(card).toHaveTextContent("Ollama is not reachable");
+  });
+
+  it("picks the next step on a failed answer by its kind", async () => {
+    const save = backend(async (emit) => {
+      emit(started(2));
+      const failed = message(2, "assistant", "", { status: "error", error: "anthropic is rate limiting requests" });
+      save([message(1, "user", "Go"), failed]);
+      emit({ event: "finished", data: { message: failed, error: { kind: "rate_limited", message: "anthropic is rate limiting requests; try again in 20 s" } } });
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    const card = await screen.findByRole("alert");
+    expect(card).toHaveTextContent("try again in 20 s");
+    expect(card).toHaveTextContent("Wait a moment, then regenerate.");
   });
 
   it("offers the models, starts on the default, and shows the context used", async () => {

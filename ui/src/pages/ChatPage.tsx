@@ -118,7 +118,8 @@ export function ChatPage() {
       {state.sendError && (
         <div className="error-card inline" role="alert">
           <strong>Not sent</strong>
-          <p>{state.sendError}</p>
+          <p>{state.sendError.message}</p>
+          {state.sendError.next && <p className="muted">{state.sendError.next}</p>}
         </div>
       )}
       <Composer

@@ -164,7 +164,7 @@ async fn a_broken_stream_keeps_the_partial_answer_with_the_error() {
     assert_eq!(answer.content, "Half an answer");
     assert!(answer.error.as_deref().unwrap().contains("closed before the answer was complete"));
     let Some(TurnEvent::Finished(finished)) = sink.events().pop() else { panic!("no finish") };
-    assert_eq!(finished.error.unwrap().kind, "stream");
+    assert_eq!(finished.error.unwrap().kind, perch_core::providers::ProviderErrorKind::Stream);
 }
 
 #[tokio::test]

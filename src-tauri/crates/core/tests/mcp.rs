@@ -340,7 +340,9 @@ async fn the_dashboard_edits_the_users_file_and_reloads() {
     m.remove("demo").await.unwrap();
     let demo = m.server("demo").unwrap();
     assert!(!demo.config.enabled, "a bundled server is turned off, not deleted");
-    assert!(m.import("{\"x\": {\"args\": []}}").await.unwrap_err().contains("needs a \"command\""));
+    assert!(
+        m.import("{\"x\": {\"args\": []}}").await.unwrap_err().to_string().contains("needs a \"command\"")
+    );
 }
 
 #[tokio::test]

@@ -91,4 +91,20 @@ describe("McpServers", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent('server "broken": needs a "command"');
     expect(box).toHaveValue('{"broken": {"args": []}}');
   });
+
+  it("tells a timed-out call from a stopped server, each with its next step", async () => {
+    onCommand("mcp_overview", () => ({ servers: [server("demo")], problems: [] }));
+    onCommand("mcp_refresh", () => {
+      throw { kind: "timeout", message: "demo did not answer within 60 s, so the call was cancelled", provider_kind: null };
+    });
+    render(<McpServers />);
+    const demo = await screen.findByRole("group", { name: "Server demo" });
+    await userEvent.click(within(demo).getByRole("button", { name: "Refresh" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/within 60 s.*did not answer in time; try again/);
+    onCommand("mcp_refresh", () => {
+      throw { kind: "closed", message: "demo stopped while the call ran (it crashed or was closed)", provider_kind: null };
+    });
+    await userEvent.click(within(demo).getByRole("button", { name: "Refresh" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/crashed or was closed.*see its log, then restart it/);
+  });
 });

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { McpOverview, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
+import { nextStep } from "../../lib/errors";
 
 const DOT: Record<ServerView["status"], string> = {
   connected: "green",
@@ -42,7 +43,8 @@ export function McpServers() {
       await pending;
       setError(null);
     } catch (e) {
-      setError(errorMessage(e));
+      const next = nextStep(e);
+      setError(next ? `${errorMessage(e)} ${next}` : errorMessage(e));
     }
     reload();
   };
