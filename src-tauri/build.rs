@@ -1,90 +1,18 @@
 // Listing the app's commands makes each one a permission (`allow-<name>`), so the UI can call
-// only what capabilities/main.json grants.
-const COMMANDS: &[&str] = &[
-    "app_status",
-    "get_settings",
-    "set_theme",
-    "quit_app",
-    "get_window_mode",
-    "set_window_mode",
-    "hide_window",
-    "ui_ready",
-    "history_list",
-    "history_search",
-    "history_get",
-    "history_rename",
-    "history_delete",
-    "open_url",
-    "review_latest",
-    "review_get",
-    "review_versions",
-    "review_open_reference",
-    "chat_references",
-    "chat_open_reference",
-    "review_commit",
-    "set_selection",
-    "review_socket_status",
-    "set_review_settings",
-    "chat_send",
-    "chat_stop",
-    "conversation_view",
-    "conversation_markdown",
-    "conversation_export",
-    "models_list",
-    "set_provider_settings",
-    "set_model_settings",
-    "prices",
-    "keys_overview",
-    "key_set",
-    "key_delete",
-    "mcp_overview",
-    "mcp_start",
-    "mcp_stop",
-    "mcp_restart",
-    "mcp_refresh",
-    "mcp_import",
-    "mcp_remove",
-    "mcp_set_enabled",
-    "mcp_logs",
-    "mcp_read_resource",
-    "mcp_get_prompt",
-    "set_tool_settings",
-    "questions_pending",
-    "question_answer",
-    "tools_model_status",
-    "tools_model_download",
-    "captures_pending",
-    "capture_remove",
-    "capture_start",
-    "capture_view",
-    "capture_copy",
-    "capture_overlay_info",
-    "capture_overlay_take",
-    "capture_overlay_cancel",
-    "shortcut_statuses",
-    "set_capture_settings",
-    "voice_models",
-    "voice_model_download",
-    "voice_model_cancel",
-    "voice_model_delete",
-    "voice_devices",
-    "set_voice_settings",
-    "voice_start",
-    "voice_stop",
-    "voice_cancel",
-    "voice_shortcut_status",
-    "terminal_subscribe",
-    "terminal_history",
-    "terminal_kill",
-    "terminal_end_session",
-    "terminal_status",
-    "terminal_revoke",
-    "set_terminal_settings",
-];
+// only what capabilities/*.json grants. The list is the one in src/bindings.rs.
+include!("src/command_list.rs");
 
 fn main() {
+    println!("cargo:rerun-if-changed=src/bindings.rs");
+    println!("cargo:rerun-if-changed=src/command_list.rs");
+    let source: &'static str = Box::leak(
+        std::fs::read_to_string("src/bindings.rs").expect("src/bindings.rs is readable").into_boxed_str(),
+    );
+    let commands = commands_in(source);
+    assert!(!commands.is_empty(), "no collect_commands![...] list found in src/bindings.rs");
     tauri_build::try_build(
-        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(Box::leak(commands.into_boxed_slice()))),
     )
     .expect("tauri build script");
 }

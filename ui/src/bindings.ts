@@ -155,6 +155,9 @@ export const events = {
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
 
+/* Constants */
+export const MAX_MESSAGE_CHARS = 1000000 as const;
+
 /* Types */
 export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean };
 
