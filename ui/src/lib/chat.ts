@@ -52,8 +52,13 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   const buffer = useRef({ thinking: "", text: "" });
   const frame = useRef<number | null>(null);
   const streamingConversation = useRef<string | null>(null);
-  /** The run on screen, read by Stop after its command returns. */
+  /** The run on screen: Stop reads it, so Stop does not change with every streamed frame. */
   const streamingRun = useRef<string | null>(null);
+  /** The conversation on screen: `run` reads it, so `run` is not rebuilt on every reload. */
+  const shownConversation = useRef<string | null>(null);
+  useEffect(() => {
+    shownConversation.current = state.view?.conversation.id ?? null;
+  }, [state.view]);
 
   const reload = useCallback(async (id: string) => {
     const view = await call(commands.conversationView(id));
@@ -87,7 +92,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     async (kind: TurnKind, model: string, question: string | null, images: ImageInput[]): Promise<boolean> => {
       const runId = crypto.randomUUID();
       buffer.current = { thinking: "", text: "" };
-      const conversation_id = state.view?.conversation.id ?? null;
+      const conversation_id = shownConversation.current;
       streamingConversation.current = conversation_id;
       streamingRun.current = runId;
       setState((s) => ({
@@ -180,7 +185,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
         return false;
       }
     },
-    [state.view, onConversation, reload, flush],
+    [onConversation, reload, flush],
   );
 
   const send = useCallback(
@@ -197,7 +202,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     [run],
   );
   const stop = useCallback(async () => {
-    const runId = state.streaming?.runId;
+    const runId = streamingRun.current;
     if (!runId) return;
     const stopped = await attempt(STOP_FAILED, commands.chatStop(runId));
     // `false`: the engine knows no such run. Fine if the answer ended meanwhile; otherwise the
@@ -205,7 +210,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     if (stopped === false && streamingRun.current === runId) {
       reportFailure(STOP_FAILED, "Perch found no answer running to stop. Try Stop again.");
     }
-  }, [state.streaming]);
+  }, []);
 
   return { state, send, regenerate, edit, stop };
 }

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import type {
   CaptureSettings,
   ModelSettings,
@@ -88,8 +88,14 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     [save],
   );
 
+  // One value per change of settings or error: a parent's re-render does not re-render every
+  // reader of the settings.
+  const value = useMemo(
+    () => ({ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal }),
+    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal],
+  );
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal }}>
+    <SettingsContext.Provider value={value}>
       {children}
     </SettingsContext.Provider>
   );

@@ -162,6 +162,30 @@ describe("ChatPage", () => {
     expect(stops[0].args).toEqual({ runId });
   });
 
+  it("keeps one Esc listener while an answer streams, instead of one per frame", async () => {
+    let emit: Emit = () => {};
+    backend(async (e) => {
+      emit = e;
+      e(started(2));
+      await new Promise(() => {});
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await screen.findByRole("button", { name: "Stop" });
+    const added = vi.spyOn(window, "addEventListener");
+    for (const word of ["one ", "two ", "three ", "four ", "five"]) {
+      await act(async () => {
+        emit({ event: "text", data: word });
+        await new Promise((r) => requestAnimationFrame(() => r(null)));
+      });
+    }
+    expect(await screen.findByText(/one two three four five/)).toBeInTheDocument();
+    expect(added.mock.calls.filter(([type]) => type === "keydown")).toHaveLength(0);
+    added.mockRestore();
+    await userEvent.keyboard("{Escape}");
+    expect(calls.filter((c) => c.cmd === "chat_stop")).toHaveLength(1);
+  });
+
   it("says so when Stop finds no run while the answer still streams", async () => {
     backend(async (emit) => {
       emit(started(2));

@@ -52,13 +52,15 @@ export function ChatPage() {
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [messages.length, streaming?.text, streaming?.thinking]);
 
+  // Esc stops the answer on screen (`stop` does nothing without one). `stop` is stable, so the
+  // listener is added once, not on every streamed frame.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && streaming) void stop();
+      if (e.key === "Escape" && !e.defaultPrevented) void stop();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [streaming, stop]);
+  }, [stop]);
 
   const onSend = async (text: string, images: Parameters<typeof send>[1]) => {
     if (!model) return false;

@@ -143,6 +143,8 @@ export function Composer(props: Props) {
       e.preventDefault();
       void submit();
     } else if (e.key === "Escape") {
+      // Handled here: the page's own Esc (Stop) must not act on it a second time.
+      e.preventDefault();
       if (dictation.phase === "listening") void cancelDictation();
       else if (streaming) onStop();
       else if (editing !== null) {
