@@ -162,7 +162,7 @@ async fn default_model(engine: &Engine) -> anyhow::Result<String> {
     if let Some(model) = settings.models.default_model.clone() {
         return Ok(model);
     }
-    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let registry = Registry::for_engine(&engine, &settings);
     let available: Vec<_> = registry.list_models(false).await.into_iter().flat_map(|p| p.models).collect();
     pick_default(None, &available)
         .context("no model is available: start Ollama (`ollama serve`) or add a provider key with `perch keys set`, or pass --model provider:model")
@@ -186,7 +186,7 @@ fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
 
 pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
     let settings = engine.settings().get().await;
-    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let registry = Registry::for_engine(&engine, &settings);
     let listing = registry.list_models(true).await;
     if json {
         return print_json(&listing);

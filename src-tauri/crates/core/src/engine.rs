@@ -46,6 +46,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    local: Arc<crate::local::LocalModels>,
 }
 
 /// What happened at start that a person should hear about.
@@ -83,6 +84,7 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -122,6 +124,11 @@ impl Engine {
     /// Top-K tool retrieval (and the embedded model it may use).
     pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
         &self.inner.picker
+    }
+
+    /// Local models and the sidecar that runs them.
+    pub fn local(&self) -> &Arc<crate::local::LocalModels> {
+        &self.inner.local
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {

@@ -213,6 +213,8 @@ pub struct Settings {
     pub window: WindowPlacement,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
+    /// Settings -> Models -> Local.
+    pub local: crate::local::LocalSettings,
 }
 
 impl Default for Settings {
@@ -224,6 +226,7 @@ impl Default for Settings {
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
+            local: crate::local::LocalSettings::default(),
         }
     }
 }

@@ -149,7 +149,7 @@ pub async fn run_turn_with(
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let settings = engine.settings().get().await;
-    let registry = Registry::new(&settings.providers, engine.keys().clone());
+    let registry = Registry::for_engine(engine, &settings);
     let provider = registry.provider(&id.provider).await?;
     let info = engine.model_info(&*provider, &id).await;
     if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)

@@ -7,6 +7,7 @@ mod anthropic;
 mod error;
 mod gemini;
 pub mod http;
+pub mod local;
 mod ollama;
 mod openai;
 mod registry;

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::http::Timeouts;
+use super::local::Local;
 use super::{Anthropic, Gemini, ModelInfo, Ollama, OpenAi, Provider, ProviderError};
 use crate::keys::Keys;
-use crate::settings::{ProviderSettings, ollama_host_to_url};
+use crate::local::{LocalModels, LocalSettings};
+use crate::settings::{ProviderSettings, Settings, ollama_host_to_url};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -18,6 +20,8 @@ pub enum ProviderKind {
     OpenAi,
     Anthropic,
     Gemini,
+    /// Models on this machine, run by the `perch-llm` sidecar.
+    Local,
 }
 
 /// A place models come from.
@@ -97,6 +101,7 @@ pub struct Registry {
     endpoints: Vec<ProviderEndpoint>,
     keys: Arc<Keys>,
     timeouts: Timeouts,
+    local: Option<(Arc<LocalModels>, LocalSettings)>,
 }
 
 impl Registry {
@@ -105,7 +110,23 @@ impl Registry {
     }
 
     pub fn with_timeouts(settings: &ProviderSettings, keys: Arc<Keys>, timeouts: Timeouts) -> Self {
-        Self { endpoints: builtin_endpoints(settings), keys, timeouts }
+        Self { endpoints: builtin_endpoints(settings), keys, timeouts, local: None }
+    }
+
+    /// Every provider the engine offers: the built-in and added ones, and local models (listed
+    /// right after Ollama, so a machine with a local model and no Ollama starts with it).
+    pub fn for_engine(engine: &crate::Engine, settings: &Settings) -> Self {
+        let mut registry = Self::new(&settings.providers, engine.keys().clone());
+        let local = ProviderEndpoint {
+            name: super::local::NAME.into(),
+            kind: ProviderKind::Local,
+            url: engine.local().dir().display().to_string(),
+            key_env: None,
+            needs_key: false,
+        };
+        registry.endpoints.insert(1, local);
+        registry.local = Some((engine.local().clone(), settings.local.clone()));
+        registry
     }
 
     pub fn endpoints(&self) -> &[ProviderEndpoint] {
@@ -134,6 +155,10 @@ impl Registry {
             ProviderKind::OpenAi => Arc::new(OpenAi::new(&endpoint.name, &endpoint.url, key, t)),
             ProviderKind::Anthropic => Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, t)),
             ProviderKind::Gemini => Arc::new(Gemini::new(&endpoint.url, key.ok_or_else(missing)?, t)),
+            ProviderKind::Local => match &self.local {
+                Some((models, settings)) => Arc::new(Local::new(models.clone(), settings.clone())),
+                None => return Err(ProviderError::UnknownProvider(endpoint.name)),
+            },
         })
     }
 
@@ -172,7 +197,8 @@ impl Registry {
 }
 
 /// The model to use when none is chosen: the configured default if available, else Ollama's
-/// qwen3-vl:8b-instruct, else the first installed model.
+/// qwen3-vl:8b-instruct, else the first installed model (providers in registry order: Ollama,
+/// local models, then the cloud).
 pub fn pick_default(configured: Option<&str>, available: &[ModelInfo]) -> Option<String> {
     if let Some(id) = configured.filter(|id| available.iter().any(|m| m.id == *id)) {
         return Some(id.to_owned());
