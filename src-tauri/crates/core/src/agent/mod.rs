@@ -333,7 +333,10 @@ fn latest_question(messages: &[Message]) -> String {
 fn blocks_the_answer(e: &ProviderError) -> bool {
     matches!(
         e,
-        ProviderError::ModelNotFound { .. } | ProviderError::Unreachable { .. } | ProviderError::Auth { .. }
+        ProviderError::ModelNotFound { .. }
+            | ProviderError::Unreachable { .. }
+            | ProviderError::Auth { .. }
+            | ProviderError::LocalModel { .. }
     )
 }
 

@@ -35,7 +35,7 @@ impl Local {
 impl From<LocalError> for ProviderError {
     fn from(e: LocalError) -> Self {
         match e {
-            LocalError::NotFound { name, available } => {
+            LocalError::NotFound { name, available } if !available.is_empty() => {
                 ProviderError::ModelNotFound { provider: NAME.into(), model: name, available }
             }
             LocalError::Crashed { message } => ProviderError::Stream { provider: NAME.into(), message },
