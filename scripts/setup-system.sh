@@ -8,15 +8,22 @@ BUILD_PKGS=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
   libssl-dev pkg-config build-essential libxdo-dev libasound2-dev cmake clang libclang-dev
   libdbus-1-dev libx11-dev libxi-dev libxtst-dev libxrandr-dev curl file
+  # Screen capture (xcap): PipeWire and SPA through bindgen, Wayland, EGL, GBM/DRM, XCB.
+  libpipewire-0.3-dev libspa-0.2-dev libwayland-dev libegl-dev libegl1-mesa-dev libgbm-dev
+  libdrm-dev libxcb1-dev libxcb-randr0-dev libxcb-shm0-dev libxcb-xfixes0-dev
 )
-# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring.
+# Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
+# speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
 TEST_PKGS=(
   xvfb openbox xdotool x11-utils x11-apps imagemagick webkit2gtk-driver
   gnome-keyring libsecret-tools dbus dbus-x11 procps
+  # Screenshot tests: paint the root window, split the screen into monitors.
+  x11-xserver-utils
+  espeak-ng sox
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium python3-venv)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick espeak-ng sox)
 # The Python venv for tests and benchmarks.
 PYTHON_PKGS=(python3 python3-venv)
 
@@ -51,9 +58,5 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-for tool in cargo node npm; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "error: '$tool' is not installed. Install Rust (https://rustup.rs) and Node.js 20+ first." >&2
-    exit 1
-  fi
-done
+# Rust and Node.js come from their own installers, not apt: check them and say how.
+"$(dirname "$0")/check-toolchain.sh"

@@ -3,8 +3,11 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, chat, history, review, tools, window};
-use crate::events::{McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, WindowModeChanged};
+use crate::commands::{app, capture, chat, history, review, tools, voice, window};
+use crate::events::{
+    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
+    WindowModeChanged,
+};
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
@@ -27,6 +30,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             review::review_get,
             review::review_versions,
             review::review_open_reference,
+            review::chat_references,
+            review::chat_open_reference,
             review::review_commit,
             review::set_selection,
             review::review_socket_status,
@@ -59,13 +64,36 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::question_answer,
             tools::tools_model_status,
             tools::tools_model_download,
+            capture::captures_pending,
+            capture::capture_remove,
+            capture::capture_start,
+            capture::capture_view,
+            capture::capture_copy,
+            capture::capture_overlay_info,
+            capture::capture_overlay_take,
+            capture::capture_overlay_cancel,
+            capture::shortcut_statuses,
+            capture::set_capture_settings,
+            voice::voice_models,
+            voice::voice_model_download,
+            voice::voice_model_cancel,
+            voice::voice_model_delete,
+            voice::voice_devices,
+            voice::set_voice_settings,
+            voice::voice_start,
+            voice::voice_stop,
+            voice::voice_cancel,
+            voice::voice_shortcut_status,
         ])
         .events(collect_events![
             WindowModeChanged,
             NavigateRequested,
             ReviewArrived,
             McpChanged,
-            QuestionEvent
+            QuestionEvent,
+            CapturesChanged,
+            CaptureFailed,
+            VoiceUpdate
         ])
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()

@@ -25,6 +25,9 @@ pub enum ErrorKind {
     External,
     /// The model provider failed; `provider_kind` on the message says how.
     Provider,
+    /// The screen could not be captured (no display, a portal or permission refused, a black
+    /// or oversized capture); the message says what to do.
+    Capture,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type, thiserror::Error)]
@@ -75,6 +78,31 @@ impl From<ChatError> for CommandError {
             ChatError::Store(e) => e.into(),
             other => Self::new(ErrorKind::Storage, other.to_string()),
         }
+    }
+}
+
+impl From<perch_core::capture::CaptureError> for CommandError {
+    fn from(e: perch_core::capture::CaptureError) -> Self {
+        use perch_core::capture::CaptureError as E;
+        let kind = match &e {
+            E::NotFound(_) => ErrorKind::NotFound,
+            E::NotSelecting | E::EmptySelection => ErrorKind::Invalid,
+            E::Io { .. } => ErrorKind::Storage,
+            _ => ErrorKind::Capture,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
+impl From<perch_core::voice::VoiceError> for CommandError {
+    fn from(e: perch_core::voice::VoiceError) -> Self {
+        use perch_core::voice::VoiceErrorKind as Kind;
+        let kind = match e.kind() {
+            Kind::Model | Kind::Audio | Kind::Busy => ErrorKind::Invalid,
+            Kind::Download => ErrorKind::External,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
     }
 }
 

@@ -43,3 +43,24 @@ pub struct McpChanged {
 pub struct QuestionEvent {
     pub event: perch_core::asks::AskEvent,
 }
+
+/// The captures waiting for the next question changed; `focus` asks for the input box (a new
+/// capture arrived from the shortcut or the overlay).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct CapturesChanged {
+    pub captures: Vec<perch_core::capture::Capture>,
+    pub focus: bool,
+}
+
+/// A capture started by the shortcut or from outside failed; the message says what to do.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct CaptureFailed {
+    pub message: String,
+}
+
+/// A dictation's progress (listening, level, partial and final text), from the mic button or
+/// the push-to-talk shortcut.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct VoiceUpdate {
+    pub update: perch_core::voice::DictationUpdate,
+}

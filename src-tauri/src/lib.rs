@@ -1,10 +1,14 @@
 //! Perch's desktop shell: wiring only. The engine lives in perch-core; commands in commands/.
 
 mod bindings;
+mod capture;
 mod commands;
+mod csp;
+mod dictation;
 mod error;
 mod events;
 mod reviews;
+mod shortcuts;
 mod state;
 mod tools;
 mod tray;
@@ -24,6 +28,8 @@ pub fn run() {
     let data_dir = DataDir::from_env();
     let _logs = logging::init(data_dir.as_ref().ok().map(DataDir::logs_dir).as_deref(), "info");
     let specta = bindings::builder();
+    let mut context = tauri::generate_context!();
+    csp::apply_test_hook(&mut context);
 
     let app = tauri::Builder::default()
         // First, so a second launch hands over to the first before doing anything else.
@@ -34,6 +40,8 @@ pub fn run() {
         }))
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(tauri_plugin_global_shortcut::Builder::new().build())
         .invoke_handler(specta.invoke_handler())
         .setup(move |app| {
             specta.mount_events(app);
@@ -46,17 +54,25 @@ pub fn run() {
             let first_paint = state.first_paint.clone();
             app.manage(state);
             app.manage(WindowController::new(placement));
+            app.manage(shortcuts::Shortcuts::default());
+            app.manage(capture::CaptureState::default());
+            app.manage(dictation::PushToTalk::default());
             window::create(app.handle())?;
             if let Ok(engine) = &engine {
                 reviews::start(app.handle(), engine);
                 tools::start(app.handle(), engine, first_paint);
+                capture::serve_app_requests(app.handle(), engine);
+                let settings = tauri::async_runtime::block_on(engine.settings().get()).capture;
+                capture::bind_shortcuts(app.handle(), &settings);
+                let voice = tauri::async_runtime::block_on(engine.settings().get()).voice;
+                dictation::apply_shortcut(app.handle(), &voice);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");
             }
             Ok(())
         })
-        .build(tauri::generate_context!())
+        .build(context)
         .unwrap_or_else(|e| {
             tracing::error!(error = %e, "Perch could not start");
             std::process::exit(1);

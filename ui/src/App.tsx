@@ -9,8 +9,23 @@ import { SettingsProvider } from "./lib/settings";
 import { QuestionsProvider } from "./lib/questions";
 import { QuestionDialogs } from "./components/tools/QuestionDialogs";
 import { useGlobalShortcuts } from "./lib/shortcuts";
+import { CaptureOverlay } from "./components/capture/CaptureOverlay";
+
+declare global {
+  interface Window {
+    /** Set by the shell in an overlay window: the index of the monitor it covers. */
+    __PERCH_OVERLAY__?: number;
+  }
+}
+
+/** An overlay window (one per monitor while a region or window is picked) shows only itself. */
+const overlay = window.__PERCH_OVERLAY__;
 
 export default function App() {
+  return overlay !== undefined ? <CaptureOverlay index={overlay} /> : <MainApp />;
+}
+
+function MainApp() {
   const [status, setStatus] = useState<AppStatus | null>(null);
   const mode = useWindowMode();
   useGlobalShortcuts(mode);

@@ -37,6 +37,10 @@ export const commands = {
 	reviewVersions: (limit: number) => typedError<ReviewVersion[], CommandError>(__TAURI_INVOKE("review_versions", { limit })),
 	/**  Opens a reference of review version `id` in the user's editor (checked again in the engine). */
 	reviewOpenReference: (id: number, target: string) => typedError<null, CommandError>(__TAURI_INVOKE("review_open_reference", { id, target })),
+	/**  The file references in chat answer `message_id`, checked against the user's folders. */
+	chatReferences: (messageId: number) => typedError<FileReference[], CommandError>(__TAURI_INVOKE("chat_references", { messageId })),
+	/**  Opens a reference of chat answer `message_id` in the user's editor (checked again). */
+	chatOpenReference: (messageId: number, target: string) => typedError<null, CommandError>(__TAURI_INVOKE("chat_open_reference", { messageId, target })),
 	/**  Runs `git commit` in the review's folder with the review as the message (the UI asks first). */
 	reviewCommit: (id: number) => typedError<CommitOutcome, CommandError>(__TAURI_INVOKE("review_commit", { id })),
 	/**  The text selected in the review or chat view, for `get_selection` over the socket. */
@@ -87,14 +91,51 @@ export const commands = {
 	toolsModelStatus: () => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_status")),
 	/**  Downloads the embedded model once, checked against its sha256, with progress. */
 	toolsModelDownload: (progress: Channel<DownloadProgress>) => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_download", { progress })),
+	/**  The captures waiting for the next question, oldest first. */
+	capturesPending: () => typedError<Capture[], CommandError>(__TAURI_INVOKE("captures_pending")),
+	/**  Removes a chip (and its files). */
+	captureRemove: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("capture_remove", { id })),
+	/**  What the shortcut does, in `mode` or the mode set; a sentence describing what happened. */
+	captureStart: (mode: CaptureMode | null) => typedError<string, CommandError>(__TAURI_INVOKE("capture_start", { mode })),
+	/**  The model's copy of a capture as a data URL, for the large view. */
+	captureView: (id: string) => typedError<string, CommandError>(__TAURI_INVOKE("capture_view", { id })),
+	/**  Puts the original capture on the clipboard. */
+	captureCopy: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("capture_copy", { id })),
+	captureOverlayInfo: (index: number) => typedError<OverlayInfo, CommandError>(__TAURI_INVOKE("capture_overlay_info", { index })),
+	/**  The overlay's result: a dragged region or a clicked window. */
+	captureOverlayTake: (pick: OverlayPick) => typedError<Capture, CommandError>(__TAURI_INVOKE("capture_overlay_take", { pick })),
+	captureOverlayCancel: () => typedError<null, CommandError>(__TAURI_INVOKE("capture_overlay_cancel")),
+	/**  Every global shortcut and whether it works. */
+	shortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("shortcut_statuses"),
+	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
+	setCaptureSettings: (settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { settings })),
+	voiceModels: () => typedError<ModelView[], CommandError>(__TAURI_INVOKE("voice_models")),
+	/**  Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`. */
+	voiceModelDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_download", { name, progress })),
+	voiceModelCancel: (name: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("voice_model_cancel", { name })),
+	voiceModelDelete: (name: string) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_delete", { name })),
+	voiceDevices: () => typedError<InputDevice[], CommandError>(__TAURI_INVOKE("voice_devices")),
+	/**  Saves Settings -> Voice and applies the push-to-talk shortcut. */
+	setVoiceSettings: (voice: VoiceSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_voice_settings", { voice })),
+	/**  Starts dictating (the mic button); updates arrive as `VoiceUpdate` events. */
+	voiceStart: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_start")),
+	/**  Stops recording; the final text follows as an event. */
+	voiceStop: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_stop")),
+	/**  Throws the recording away. */
+	voiceCancel: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_cancel")),
+	/**  The push-to-talk shortcut's state, for Settings. */
+	voiceShortcutStatus: () => __TAURI_INVOKE<ShortcutStatus>("voice_shortcut_status"),
 };
 
 /** Events */
 export const events = {
+	captureFailed: makeEvent<CaptureFailed, CaptureFailed>("capture-failed"),
+	capturesChanged: makeEvent<CapturesChanged, CapturesChanged>("captures-changed"),
 	mcpChanged: makeEvent<McpChanged, McpChanged>("mcp-changed"),
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
 	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
+	voiceUpdate: makeEvent<VoiceUpdate, VoiceUpdate>("voice-update"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
 
@@ -164,6 +205,68 @@ export type Capabilities = {
 	thinking: boolean,
 };
 
+/**  A capture waiting on the shelf, as the UI shows it. */
+export type Capture = {
+	id: string,
+	/**  What was captured, in words ("Monitor HDMI-1", "Region 400 x 300", "Window: Editor"). */
+	source: string,
+	/**  The original's size. */
+	width: number,
+	height: number,
+	/**  The size the model gets (the original's when it fits the longest-edge setting). */
+	model_width: number,
+	model_height: number,
+	format: Format,
+	model_bytes: number,
+	/**  Milliseconds since the Unix epoch. */
+	created_at: number,
+	/**  A small JPEG as a data URL. */
+	thumbnail: string,
+};
+
+/**  A capture started by the shortcut or from outside failed; the message says what to do. */
+export type CaptureFailed = {
+	message: string,
+};
+
+/**  What Alt+. does. */
+export type CaptureMode = 
+/**  The monitor under the cursor (or every monitor, a setting). */
+"fullscreen" | 
+/**  Drag a region on a frozen copy of the screen. */
+"precision" | 
+/**  Click a window. */
+"window" | 
+/**  The shortcut does nothing. */
+"none";
+
+/**  Settings -> General -> Screenshots. */
+export type CaptureSettings = {
+	mode?: CaptureMode,
+	/**  Fullscreen captures every monitor stitched instead of the one under the cursor. */
+	all_monitors?: boolean,
+	/**  The global shortcut, in the accelerator form ("Alt+Period"); empty turns it off. */
+	shortcut?: string,
+	/**  Captures the focused window at once, whatever the mode. */
+	window_shortcut?: string,
+	/**  In fullscreen mode, a question sent without a capture takes one first. */
+	auto_screenshot?: boolean,
+	/**  The longest edge of the copy the model gets; the original is kept as taken. */
+	max_edge?: number,
+	jpeg_quality?: number,
+	/**  Captures never sent are removed after this many hours. */
+	keep_hours?: number,
+};
+
+/**
+ *  The captures waiting for the next question changed; `focus` asks for the input box (a new
+ *  capture arrived from the shortcut or the overlay).
+ */
+export type CapturesChanged = {
+	captures: Capture[],
+	focus: boolean,
+};
+
 export type CommandError = {
 	kind: ErrorKind,
 	message: string,
@@ -215,6 +318,11 @@ export type ConversationDetail = {
  */
 export type ConversationView = {
 	conversation: Conversation,
+	/**
+	 *  The key of the conversation's model, to find it among listed models however it was
+	 *  spelled (`ollama:llama3.2` is the listed `ollama:llama3.2:latest`).
+	 */
+	model_key: string | null,
 	messages: MessageView[],
 	/**  USD for the whole conversation's priced answers, when any were priced. */
 	cost: number | null,
@@ -230,6 +338,49 @@ export type DataDirSource =
 "dev" | 
 /**  The OS app-data dir. */
 "default";
+
+/**  What a dictation tells the window (or the terminal), in order. */
+export type DictationEvent = 
+/**  The microphone is open. */
+{ event: "listening"; data: {
+	device: string,
+	sample_rate: number,
+	channels: number,
+	max_seconds: number,
+} } | 
+/**  About 20 times a second: loudness 0..1 and the length so far. */
+{ event: "level"; data: {
+	level: number | null,
+	seconds: number | null,
+} } | 
+/**  Text so far, to show greyed while the user speaks; replaced by the next one. */
+{ event: "partial"; data: {
+	text: string,
+} } | 
+/**  Something the user should know without stopping: the limit is near, the device went away. */
+{ event: "warning"; data: {
+	message: string,
+} } | 
+/**  Recording stopped; the final transcription is running. */
+{ event: "transcribing"; data: {
+	seconds: number | null,
+} } | 
+/**  The text to insert. `send` is the "send after dictation" setting at the time. */
+{ event: "final"; data: {
+	text: string,
+	audio_seconds: number | null,
+	transcribe_ms: number,
+	send: boolean,
+} } | { event: "failed"; data: {
+	kind: VoiceErrorKind,
+	message: string,
+} } | { event: "cancelled" };
+
+/**  A dictation's event, tagged with the dictation it belongs to. */
+export type DictationUpdate = {
+	session: number,
+	event: DictationEvent,
+};
 
 /**  Download progress, in bytes. */
 export type DownloadProgress = {
@@ -260,7 +411,12 @@ export type ErrorKind =
 /**  A program Perch runs for the user (the editor, git) failed. */
 "external" | 
 /**  The model provider failed; `provider_kind` on the message says how. */
-"provider";
+"provider" | 
+/**
+ *  The screen could not be captured (no display, a portal or permission refused, a black
+ *  or oversized capture); the message says what to do.
+ */
+"capture";
 
 /**  A reference as written, and what it resolved to. */
 export type FileReference = {
@@ -273,11 +429,25 @@ export type FileReference = {
 	problem: string | null,
 };
 
+/**  How the model's copy is stored. */
+export type Format = "png" | "jpeg";
+
 /**  An image attached to a question, as the UI or the CLI read it. */
 export type ImageInput = {
 	name: string,
 	mime: string,
 	base64: string,
+	/**  A capture on the shelf to attach instead of `base64` (which is then empty). */
+	capture?: string | null,
+};
+
+/**  A microphone as Settings lists it. */
+export type InputDevice = {
+	name: string,
+	is_default: boolean,
+	/**  Its native format, when it would say. */
+	sample_rate: number | null,
+	channels: number | null,
 };
 
 /**  Where stored keys live on this machine. */
@@ -367,6 +537,8 @@ export type MessageView = {
 export type ModelInfo = {
 	/**  `provider:model`. */
 	id: string,
+	/**  What matches other spellings of the same model (see [`model_key`]). */
+	key: string,
 	provider: string,
 	name: string,
 	capabilities: Capabilities,
@@ -385,6 +557,10 @@ export type ModelSettings = {
 	prices?: Price[],
 };
 
+export type ModelState = "absent" | 
+/**  Part of it is here; downloading again resumes. */
+"partial" | "ready";
+
 /**  Whether the embedded model is here, and where. */
 export type ModelStatus = {
 	present: boolean,
@@ -393,16 +569,54 @@ export type ModelStatus = {
 	download_bytes: number,
 };
 
+/**  A model as Settings and `perch voice models` show it. */
+export type ModelView = {
+	name: string,
+	english_only: boolean,
+	summary: string,
+	/**  Bytes on disk once downloaded. */
+	size: number,
+	memory_mb: number,
+	state: ModelState,
+	/**  Bytes of a download in progress or paused. */
+	partial: number,
+	path: string,
+};
+
 /**  Every provider's models, and the one a new chat starts with. */
 export type ModelsOverview = {
 	providers: ProviderModels[],
 	default_model: string | null,
 };
 
+/**  A monitor as the capture sees it. */
+export type MonitorInfo = {
+	/**  Stable while the monitor stays plugged in (the name where the system gives one). */
+	id: string,
+	name: string,
+	/**  Where it is on the desktop, in physical pixels. */
+	rect: Rect,
+	/**  Physical pixels per logical pixel (2.0 on a "200%" display). */
+	scale: number | null,
+	primary: boolean,
+};
+
 /**  The tray or another process asked the UI to show a page. */
 export type NavigateRequested = {
 	route: Route,
 };
+
+/**  What an overlay needs to draw itself. */
+export type OverlayInfo = {
+	mode: CaptureMode,
+	monitor: MonitorInfo,
+	/**  Windows on the frozen screen, topmost first, in desktop pixels. */
+	windows: WindowInfo[],
+	/**  The frozen monitor as a JPEG data URL, at most the monitor's logical size. */
+	preview: string,
+};
+
+export type OverlayPick = { kind: "region"; monitor: number; selection: Selection; css_scale: number | null } | { kind: "window"; id: number };
 
 /**  USD per million tokens for a model; `model` is `provider:model`, or a prefix ending in `*`. */
 export type Price = {
@@ -449,6 +663,13 @@ export type ProviderSettings = {
 	/**  More OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter). */
 	compatible?: CompatibleServer[],
 };
+
+/**  How the push-to-talk shortcut works. */
+export type PushToTalkMode = 
+/**  Record while the keys are held; releasing them transcribes. */
+"hold" | 
+/**  One press starts, the next stops. */
+"toggle";
 
 export type Question = {
 	kind: "tool_approval",
@@ -558,6 +779,17 @@ export type SearchHit = {
 	created_at: number,
 };
 
+/**
+ *  A selection made on a monitor's overlay, in the overlay's CSS pixels (what the webview
+ *  reports), measured from the overlay's top-left corner.
+ */
+export type Selection = {
+	x: number | null,
+	y: number | null,
+	width: number | null,
+	height: number | null,
+};
+
 /**  One server, ready to start. */
 export type ServerConfig = {
 	name: string,
@@ -606,6 +838,21 @@ export type Settings = {
 	window: WindowPlacement,
 	review: ReviewSettings,
 	tools: ToolSettings,
+	/**  Screenshots: the mode, the shortcuts, the size for the model. */
+	capture: CaptureSettings,
+	voice: VoiceSettings,
+};
+
+/**  A binding as Settings shows it. */
+export type ShortcutStatus = {
+	/**  The action's name. */
+	name: string,
+	/**  As configured ("Alt+Period"); empty when turned off. */
+	accelerator: string,
+	/**  True when the shortcut works system-wide. */
+	active: boolean,
+	/**  What stops it, in words a user can act on. */
+	problem: string | null,
 };
 
 /**  What happened at start that a person should hear about. */
@@ -758,6 +1005,47 @@ export type Usage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  The kind of a voice error, for the window to choose what to offer (Settings, retry, ...). */
+export type VoiceErrorKind = "microphone" | "permission" | "model" | "audio" | "busy" | "no_speech" | "transcription" | "download" | "cancelled";
+
+export type VoiceSettings = {
+	/**  A catalogue name (`tiny.en`) or the path of a ggml model file. */
+	model?: string,
+	/**  `auto` or a language code (`en`, `de`, ...); English-only models always use English. */
+	language?: string,
+	/**  The microphone's name; empty for the system default. */
+	device?: string,
+	/**  The global push-to-talk shortcut ("Ctrl+Alt+Space"); empty turns it off. */
+	push_to_talk?: string,
+	push_to_talk_mode?: PushToTalkMode,
+	/**  Send the message as soon as the text lands, instead of leaving it to edit. */
+	send_after_dictation?: boolean,
+	/**  Show text while speaking (re-transcribed about every second). */
+	partial_results?: boolean,
+	/**  The longest recording, in seconds; a warning comes before it. */
+	max_seconds?: number,
+	/**  How long the model stays in memory after a dictation, in seconds (0: release at once). */
+	keep_model_secs?: number,
+};
+
+/**
+ *  A dictation's progress (listening, level, partial and final text), from the mic button or
+ *  the push-to-talk shortcut.
+ */
+export type VoiceUpdate = {
+	update: DictationUpdate,
+};
+
+/**  A top-level window another application shows. */
+export type WindowInfo = {
+	id: number,
+	title: string,
+	app: string,
+	rect: Rect,
+	focused: boolean,
+	pid: number,
+};
 
 export type WindowMode = "normal" | "mini";
 

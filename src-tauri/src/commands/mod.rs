@@ -1,8 +1,10 @@
 //! Commands the UI may call: a few lines each, parse -> engine -> map the error.
 
 pub mod app;
+pub mod capture;
 pub mod chat;
 pub mod history;
 pub mod review;
 pub mod tools;
+pub mod voice;
 pub mod window;

@@ -1,3 +1,5 @@
+use perch_core::agent::references;
+use perch_core::review::references::FileReference;
 use perch_core::review::{CommitOutcome, ReviewDocument, ReviewVersion, editor};
 use perch_core::settings::{ReviewSettings, Settings};
 use serde::Serialize;
@@ -36,10 +38,37 @@ pub async fn review_versions(state: State<'_, AppState>, limit: u32) -> CommandR
 #[specta::specta]
 pub async fn review_open_reference(state: State<'_, AppState>, id: i64, target: String) -> CommandResult<()> {
     let engine = state.engine()?;
-    let configured = engine.settings().get().await.review.editor_command;
-    let template =
-        editor::template_or_default(&configured).await.map_err(perch_core::review::ReviewError::from)?;
+    let template = editor_template(engine).await?;
     Ok(engine.reviews().open_reference(id, &target, &template, &engine.child_env()).await?)
+}
+
+/// The file references in chat answer `message_id`, checked against the user's folders.
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_references(
+    state: State<'_, AppState>,
+    message_id: i64,
+) -> CommandResult<Vec<FileReference>> {
+    Ok(references::check(state.engine()?, message_id).await?)
+}
+
+/// Opens a reference of chat answer `message_id` in the user's editor (checked again).
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_open_reference(
+    state: State<'_, AppState>,
+    message_id: i64,
+    target: String,
+) -> CommandResult<()> {
+    let engine = state.engine()?;
+    let template = editor_template(engine).await?;
+    Ok(references::open(engine, message_id, &target, &template, &engine.child_env()).await?)
+}
+
+/// Settings -> Reviews -> Editor command, or the editor found on this machine.
+async fn editor_template(engine: &perch_core::Engine) -> CommandResult<String> {
+    let configured = engine.settings().get().await.review.editor_command;
+    Ok(editor::template_or_default(&configured).await.map_err(perch_core::review::ReviewError::from)?)
 }
 
 /// Runs `git commit` in the review's folder with the review as the message (the UI asks first).

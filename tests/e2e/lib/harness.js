@@ -116,6 +116,21 @@ async function appRunning() {
   }
 }
 
+/**
+ * Settings -> Reviews -> Editor command: a stand-in editor that writes `FILE|LINE` to
+ * `logFile`; returns once the settings are saved (Settings stays open).
+ */
+export async function useLoggingEditor(session, logFile) {
+  const $ = (s) => session.browser.$(s);
+  await (await $('a[aria-label="Settings"]')).click();
+  await (await $('button[role="tab"]=Reviews')).click();
+  const field = await $('input[aria-label="Editor command"]');
+  await field.waitForDisplayed();
+  await field.setValue(`sh -c 'printf "%s|%s" "$1" "$2" > ${logFile}' perch-test-editor {file} {line}`);
+  await session.browser.keys("Enter");
+  await waitFor(async () => (await (await $('.settings [role="status"]')).getText()).includes("Listening at"), "settings saved");
+}
+
 /** Polls `check` until it returns something truthy; `what` (text, or a function giving text) names it on timeout. */
 export async function waitFor(check, what, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;

@@ -1,8 +1,12 @@
 // Chat in the real app against a fake Ollama on loopback: type a question, watch it stream,
-// stop it, find it in History by a word from the answer, and resume the conversation.
+// stop it, find it in History by a word from the answer, and resume the conversation; a
+// remote image in an answer is never fetched, and a file reference opens in the editor.
 import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { freshDataDir, launch, screenshot, startFakeLlm, waitFor } from "../lib/harness.js";
+import { freshDataDir, freshRuntimeDir, launch, screenshot, startFakeLlm, useLoggingEditor, waitFor } from "../lib/harness.js";
 
 const ANSWER = "The zanzibar protocol keeps each reply short. " + "It streams word after word so you can watch it arrive. ".repeat(40);
 
@@ -14,15 +18,55 @@ describe("chat", () => {
   let fake;
   let session;
   const $ = (s) => session.browser.$(s);
+  // A loopback web server standing in for a tracker, and the system browser's stand-in.
+  const fetched = [];
+  const images = createServer((req, res) => {
+    fetched.push(req.url);
+    res.writeHead(404).end();
+  });
+  let imageOrigin;
+  const tmp = freshDataDir();
+  const browserLog = join(tmp, "browser-url.txt");
+  const editorLog = join(tmp, "editor-args.txt");
+  const repo = realpathSync(freshDataDir());
 
   before(async () => {
     fake = await startFakeLlm("ollama");
-    session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
+    await new Promise((resolve) => images.listen(0, "127.0.0.1", resolve));
+    imageOrigin = `http://127.0.0.1:${images.address().port}`;
+    mkdirSync(join(tmp, "bin"));
+    writeFileSync(join(tmp, "bin", "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${browserLog}'\n`);
+    chmodSync(join(tmp, "bin", "xdg-open"), 0o755);
+    mkdirSync(join(repo, "src"));
+    writeFileSync(join(repo, "src/auth.rs"), Array.from({ length: 60 }, (_, i) => `// line ${i + 1}`).join("\n"));
+    session = await launch(freshDataDir(), {
+      OLLAMA_HOST: fake.host,
+      PERCH_KEY_STORE: "file",
+      XDG_RUNTIME_DIR: freshRuntimeDir(),
+      // The policy would let the page load images from the listener; only the renderer stops them.
+      PERCH_TEST_IMG_SRC: imageOrigin,
+      PATH: `${join(tmp, "bin")}:${process.env.PATH}`,
+    });
   });
   after(async () => {
     await session?.close();
     fake?.stop();
+    images.close();
   });
+
+  // Asks `question`, the fake answering `answer` (markdown); returns the saved answer's element.
+  const ask = async (question, answer) => {
+    const shown = answer.slice(0, answer.search(/[[`!*]/)).trim(); // its start, as rendered
+    await fake.script({ steps: [{ type: "text", text: answer }, { type: "finish" }], token_delay_ms: 0 });
+    const before = (await session.browser.$$(".message.assistant")).length;
+    await (await $('textarea[aria-label="Message"]')).setValue(question);
+    await session.browser.keys("Enter");
+    await waitFor(async () => {
+      const answers = await session.browser.$$(".message.assistant:not([aria-busy])");
+      return answers.length > before && (await answers.at(-1).getText()).includes(shown);
+    }, "the answer to be saved");
+    return (await session.browser.$$(".message.assistant")).at(-1);
+  };
 
   it("streams an answer as it arrives, and Stop keeps what came", async () => {
     await fake.script({ steps: [{ type: "thinking", text: "Planning a short answer." }, ...words(ANSWER), { type: "finish" }], token_delay_ms: 60 });
@@ -70,5 +114,47 @@ describe("chat", () => {
     assert.ok(resumed.includes("What is the zanzibar protocol?"), "the model sees the earlier question");
     assert.ok(resumed.some((c) => c.startsWith("The zanzibar protocol keeps")), "and the stopped answer");
     assert.equal(resumed.at(-1), "Shorter please");
+  });
+
+  it("never fetches a remote image in an answer, even where the CSP would allow it", async () => {
+    const answer = await ask("Show me the chart", `Here is the chart: ![usage chart](${imageOrigin}/pixel.png) as promised.`);
+    const placeholder = await answer.$("button.remote-image");
+    assert.equal(await placeholder.getText(), `usage chart · image from ${imageOrigin.slice("http://".length)}`);
+    assert.equal((await answer.$$("img")).length, 0);
+    // The control: the page itself may load from the listener, so only the renderer kept the pixel out.
+    await session.browser.execute((src) => {
+      const img = document.createElement("img");
+      img.id = "csp-control";
+      img.src = src;
+      document.body.append(img);
+    }, `${imageOrigin}/control.png`);
+    await waitFor(() => fetched.includes("/control.png"), "the control image to be requested");
+    await session.browser.execute(() => document.getElementById("csp-control")?.remove());
+    assert.deepEqual(fetched, ["/control.png"], "only the control image was requested");
+    await screenshot("chat-remote-image-placeholder");
+
+    await placeholder.click();
+    const opened = await waitFor(() => existsSync(browserLog) && readFileSync(browserLog, "utf8"), "the browser to open");
+    assert.equal(opened, `${imageOrigin}/pixel.png`);
+    assert.deepEqual(fetched, ["/control.png"], "opening it is the browser's job, not the app's");
+  });
+
+  it("opens a file reference of an answer in the editor, from the folders in Settings", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Tools')).click();
+    const folders = await $('textarea[aria-label="Folders"]');
+    await folders.setValue(repo);
+    await (await $('input[aria-label="Tools per message"]')).click(); // leaving the field saves it
+    await useLoggingEditor(session, editorLog);
+    await (await $('a[aria-label="Chat"]')).click();
+
+    const answer = await ask("Where is the session check?", "It is in [`src/auth.rs:45`][]; [`src/gone.rs:3`][] was removed.");
+    const reference = await answer.$('button.file-ref[data-ref="src/auth.rs:45"]');
+    await reference.waitForDisplayed();
+    assert.match(await (await answer.$('.file-ref.broken[data-ref="src/gone.rs:3"]')).getAttribute("title"), /does not exist/);
+    await screenshot("chat-file-reference");
+    await reference.click();
+    const args = await waitFor(() => existsSync(editorLog) && readFileSync(editorLog, "utf8"), "the editor to run");
+    assert.equal(args, `${join(repo, "src/auth.rs")}|45`);
   });
 });

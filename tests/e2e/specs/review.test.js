@@ -12,6 +12,7 @@ import {
   freshRuntimeDir,
   launch,
   screenshot,
+  useLoggingEditor,
   waitFor,
   waitForGeometry,
 } from "../lib/harness.js";
@@ -80,13 +81,7 @@ describe("reviews from the editor", () => {
   });
 
   it("a click on a reference runs the editor command with the file and the line", async () => {
-    await (await $('a[aria-label="Settings"]')).click();
-    await (await $('button[role="tab"]=Reviews')).click();
-    const field = await $('input[aria-label="Editor command"]');
-    await field.waitForDisplayed();
-    await field.setValue(`sh -c 'printf "%s|%s" "$1" "$2" > ${editorLog}' perch-test-editor {file} {line}`);
-    await session.browser.keys("Enter");
-    await waitFor(async () => (await (await $('.settings [role="status"]')).getText()).includes("Listening at"), "settings saved");
+    await useLoggingEditor(session, editorLog);
     await (await $('a[aria-label="Review"]')).click();
 
     await (await $('.review-body button.file-ref[data-ref="src/auth.rs:45"]')).click();

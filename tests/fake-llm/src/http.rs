@@ -146,8 +146,11 @@ async fn handle(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     let Some(model) = wire::chat_model(dialect, &request.method, &request.path, &request.body) else {
         return respond(&mut socket, 404, &json!({ "error": "no such endpoint" }), &[]).await;
     };
-    if !models.iter().any(|m| m.name == model) {
+    if !models.iter().any(|m| wire::names_model(dialect, &m.name, &model)) {
         let (status, body) = wire::model_not_found(dialect, &model);
+        return respond(&mut socket, status, &body, &[]).await;
+    }
+    if let Err((status, body)) = crate::rules::check(dialect, &request.body) {
         return respond(&mut socket, status, &body, &[]).await;
     }
     let script = {

@@ -3,9 +3,11 @@
 //! production clients are what gets tested. Scripts decide what a chat request gets: text,
 //! thinking, tool calls, usage, HTTP errors, errors mid-stream, malformed lines, a character
 //! split across network chunks, a stall, or a dropped connection. Ollama's `/api/embed` answers
-//! with deterministic bag-of-words vectors.
+//! with deterministic bag-of-words vectors. Chat requests the real service would refuse are
+//! refused the same way (see [`rules`]).
 
 mod http;
+pub mod rules;
 mod wire;
 
 use std::collections::VecDeque;
@@ -23,6 +25,10 @@ pub use wire::Dialect;
 pub enum Step {
     Thinking {
         text: String,
+    },
+    /// Anthropic's `redacted_thinking` block: encrypted reasoning (other services: nothing).
+    RedactedThinking {
+        payload: String,
     },
     Text {
         text: String,

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::rules::{redacted, sign, sign_call};
 use crate::{FakeModel, Step};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +43,33 @@ pub fn chat_model(dialect: Dialect, method: &str, path: &str, body: &Value) -> O
     }
 }
 
+/// Whether a requested name means an installed model. Ollama fills in a missing host
+/// (`registry.ollama.ai`), namespace (`library`) and tag (`latest`) and ignores case; the
+/// other services want the exact name.
+pub fn names_model(dialect: Dialect, installed: &str, requested: &str) -> bool {
+    if dialect != Dialect::Ollama {
+        return installed == requested;
+    }
+    fn parts(name: &str) -> [String; 4] {
+        let name = name.split('@').next().unwrap_or(name).to_lowercase();
+        let slash = name.rfind('/').map_or(0, |i| i + 1);
+        let (path, tag) = match name[slash..].split_once(':') {
+            Some((model, tag)) => (format!("{}{model}", &name[..slash]), tag.to_owned()),
+            None => (name.clone(), String::new()),
+        };
+        let mut segments: Vec<&str> = path.rsplitn(3, '/').collect();
+        segments.resize(3, "");
+        let or = |s: &str, d: &str| if s.is_empty() { d.to_owned() } else { s.to_owned() };
+        [
+            or(segments[2], "registry.ollama.ai"),
+            or(segments[1], "library"),
+            segments[0].to_owned(),
+            or(&tag, "latest"),
+        ]
+    }
+    parts(installed) == parts(requested)
+}
+
 /// Answers to the non-chat endpoints: model lists, Ollama's show and version.
 pub fn listing(
     dialect: Dialect,
@@ -61,7 +89,7 @@ pub fn listing(
         ),
         (Dialect::Ollama, "POST", "/api/show") => {
             let name = body["model"].as_str().or(body["name"].as_str()).unwrap_or_default();
-            match models.iter().find(|m| m.name == name) {
+            match models.iter().find(|m| names_model(dialect, &m.name, name)) {
                 Some(m) => (
                     200,
                     json!({ "capabilities": m.capabilities, "details": { "family": "fake" },
@@ -181,11 +209,21 @@ pub struct Encoder {
     /// Anthropic: the open content block's index and type.
     block: Option<(usize, &'static str)>,
     next_block: usize,
+    /// Anthropic: the open thinking block's text, which its signature covers.
+    thinking: String,
 }
 
 impl Encoder {
     pub fn new(dialect: Dialect, model: &str, usage: (u64, u64)) -> Self {
-        Self { dialect, model: model.to_owned(), usage, calls: 0, block: None, next_block: 0 }
+        Self {
+            dialect,
+            model: model.to_owned(),
+            usage,
+            calls: 0,
+            block: None,
+            next_block: 0,
+            thinking: String::new(),
+        }
     }
 
     fn ollama(&self, message: Value, done: bool, extra: Value) -> Vec<u8> {
@@ -230,14 +268,14 @@ impl Encoder {
     fn switch_block(&mut self, kind: &'static str, start: Value) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         if let Some((index, open)) = self.block {
-            if open == kind && kind != "tool_use" {
+            if open == kind && kind != "tool_use" && kind != "redacted_thinking" {
                 return out;
             }
             if open == "thinking" {
                 out.push(Self::event(
                     "content_block_delta",
                     &json!({ "type": "content_block_delta", "index": index,
-                    "delta": { "type": "signature_delta", "signature": "fake-signature" } }),
+                    "delta": { "type": "signature_delta", "signature": sign(&std::mem::take(&mut self.thinking)) } }),
                 ));
             }
             out.push(Self::event(
@@ -289,6 +327,7 @@ impl Encoder {
                     let mut out =
                         self.switch_block("thinking", json!({ "type": "thinking", "thinking": "" }));
                     let index = self.block.map_or(0, |b| b.0);
+                    self.thinking.push_str(text);
                     out.push(Self::event(
                         "content_block_delta",
                         &json!({ "type": "content_block_delta", "index": index,
@@ -345,9 +384,23 @@ impl Encoder {
                         }
                         out
                     }
-                    Dialect::Gemini => vec![self.gemini_parts(json!([{ "functionCall": { "name": name, "args": arguments } }]), None)],
+                    Dialect::Gemini => {
+                        // Thinking models sign the first call of each step.
+                        let mut part = json!({ "functionCall": { "name": name, "args": arguments } });
+                        if self.calls == 1 {
+                            part["thoughtSignature"] = json!(sign_call(name, arguments));
+                        }
+                        vec![self.gemini_parts(json!([part]), None)]
+                    }
                 }
             }
+            Step::RedactedThinking { payload } => match self.dialect {
+                Dialect::Anthropic => self.switch_block(
+                    "redacted_thinking",
+                    json!({ "type": "redacted_thinking", "data": redacted(payload) }),
+                ),
+                _ => Vec::new(),
+            },
             Step::Usage { input, output } => {
                 self.usage = (*input, *output);
                 Vec::new()

@@ -67,3 +67,22 @@ export const NewChatIcon = () => (
     <path d="M12 5v14M5 12h14" />
   </Icon>
 );
+export const MicIcon = () => (
+  <Icon>
+    <rect x="9" y="2" width="6" height="12" rx="3" />
+    <path d="M5 10a7 7 0 0 0 14 0M12 17v4M8 21h8" />
+  </Icon>
+);
+export const ImageIcon = () => (
+  <Icon width="12" height="12">
+    <rect x="3" y="4" width="18" height="16" rx="2" />
+    <circle cx="9" cy="10" r="1.5" />
+    <path d="M21 16l-5-5-9 9" />
+  </Icon>
+);
+export const CaptureIcon = () => (
+  <Icon>
+    <path d="M4 8V5a1 1 0 0 1 1-1h3M16 4h3a1 1 0 0 1 1 1v3M20 16v3a1 1 0 0 1-1 1h-3M8 20H5a1 1 0 0 1-1-1v-3" />
+    <circle cx="12" cy="12" r="3" />
+  </Icon>
+);

@@ -64,15 +64,79 @@ describe("Markdown", () => {
     expect(screen.getByRole("button", { name: "Copy code" })).toBeInTheDocument();
   });
 
-  it("opens web links through the app and drops unsafe ones", () => {
+  it("opens web links through the app and shows refused ones as text marked removed", () => {
     onCommand("open_url", () => null);
-    render(<Markdown markdown={"[docs](https://example.com/x) and [evil](javascript:alert(1))"} />);
+    const { container } = render(
+      <Markdown markdown={"[docs](https://example.com/x), [evil](javascript:alert(1)) and [page](other.html)"} />,
+    );
     fireEvent.click(screen.getByText("docs"));
     expect(calls).toEqual([{ cmd: "open_url", args: { url: "https://example.com/x" } }]);
-    const evil = screen.getByText("evil");
-    expect(evil).not.toHaveAttribute("href");
-    fireEvent.click(evil);
+    expect(container.querySelectorAll("a")).toHaveLength(1);
+    for (const text of ["evil", "page"]) {
+      const refused = screen.getByText(text);
+      expect(refused.tagName).toBe("SPAN");
+      expect(refused).toHaveClass("link-removed");
+      expect(refused).toHaveTextContent(`${text}link removed`);
+      fireEvent.click(refused);
+    }
+    expect(screen.getByText("page")).toHaveAttribute("title", "Link removed: other.html");
     expect(calls).toHaveLength(1);
+  });
+
+  it("keeps footnote links working inside the text", () => {
+    const { container } = render(<Markdown markdown={"A claim.[^1]\n\n[^1]: The source."} />);
+    const link = container.querySelector("sup a") as HTMLAnchorElement;
+    expect(link.getAttribute("href")).toMatch(/^#user-content-fn-1$/);
+    expect(container.querySelector(".link-removed")).toBeNull();
+  });
+
+  it("never loads a remote image: a placeholder names its host and opens it in the browser", () => {
+    onCommand("open_url", () => null);
+    const { container } = render(
+      <Markdown
+        markdown={"Look: ![pixel](http://tracker.example:8080/p.png?u=1) and ![](//cdn.example/x.gif) and ![logo](HTTPS://Img.Example/l.png)"}
+      />,
+    );
+    expect(container.querySelectorAll("img")).toHaveLength(0);
+    const placeholders = Array.from(container.querySelectorAll("button.remote-image"));
+    expect(placeholders.map((p) => p.textContent)).toEqual([
+      "pixel · image from tracker.example:8080",
+      "image from cdn.example",
+      "logo · image from img.example",
+    ]);
+    fireEvent.click(placeholders[0]);
+    fireEvent.click(placeholders[1]);
+    expect(calls).toEqual([
+      { cmd: "open_url", args: { url: "http://tracker.example:8080/p.png?u=1" } },
+      { cmd: "open_url", args: { url: "https://cdn.example/x.gif" } },
+    ]);
+  });
+
+  it("opens only the image when a remote image inside a link (a badge) is clicked", () => {
+    onCommand("open_url", () => null);
+    const { container } = render(<Markdown markdown={"[![CI](https://ci.example/badge.svg)](https://ci.example/runs)"} />);
+    fireEvent.click(container.querySelector("button.remote-image")!);
+    expect(calls).toEqual([{ cmd: "open_url", args: { url: "https://ci.example/badge.svg" } }]);
+    fireEvent.click(screen.getByRole("link"));
+    expect(calls.at(-1)).toEqual({ cmd: "open_url", args: { url: "https://ci.example/runs" } });
+  });
+
+  it("shows the app's own images, and drops images it cannot show as their text", () => {
+    const pixel = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==";
+    const { container } = render(
+      <Markdown
+        markdown={`![chart](${pixel}) ![file](asset://localhost/%2Fhome%2Fme%2Fa.png) ![icon](/perch.png) ![bad](javascript:alert(1)) ![page](data:text/html,hi)`}
+      />,
+    );
+    const images = Array.from(container.querySelectorAll("img"));
+    expect(images.map((i) => [i.getAttribute("alt"), i.getAttribute("src")?.slice(0, 22)])).toEqual([
+      ["chart", pixel.slice(0, 22)],
+      ["file", "asset://localhost/%2Fh"],
+      ["icon", "/perch.png"],
+    ]);
+    expect(container.querySelector("button.remote-image")).toBeNull();
+    expect(container.textContent).toContain("bad");
+    expect(container.textContent).toContain("page");
   });
 
   it("renders hostile markdown inert", () => {

@@ -1,8 +1,9 @@
-// The one markdown renderer (reviews now, chat next): GitHub-flavoured, sanitized, raw HTML
-// never rendered, links opened by the app in the system browser and never by navigation, and
-// file references turned into buttons that ask the engine to open the file.
+// The one markdown renderer (chat answers and reviews): GitHub-flavoured, sanitized, raw HTML
+// never rendered, links opened by the app in the system browser and never by navigation,
+// remote images shown as placeholders and never loaded, and file references turned into
+// buttons that ask the engine to open the file.
 import { memo, useRef, useState, type ComponentProps, type MouseEvent, type ReactNode } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import ReactMarkdown, { defaultUrlTransform, type Components, type UrlTransform } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import rehypeKatex from "rehype-katex";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
@@ -11,21 +12,31 @@ import remarkMath from "remark-math";
 import "katex/dist/katex.min.css";
 import type { FileReference } from "../bindings";
 import { commands } from "../ipc";
+import { ImageIcon } from "./Icons";
 import { remarkFileRefs } from "../lib/fileRefs";
+import { classifyImage, rehypeRemoteImages } from "../lib/remoteImages";
 
-// Sanitizing runs first, on what the markdown produced; KaTeX and highlighting run after it
-// and only add their own markup. Math arrives as code with math classes, which must survive.
+// Remote images become placeholders first; sanitizing runs next, on what the markdown
+// produced; KaTeX and highlighting run after it and only add their own markup. Math arrives
+// as code with math classes, which must survive.
 const schema = {
   ...defaultSchema,
   tagNames: [...(defaultSchema.tagNames ?? []), "button"],
   attributes: {
     ...defaultSchema.attributes,
-    button: [["className", "file-ref"], "dataRef", ["type", "button"]],
+    button: [["className", "file-ref", "remote-image"], "dataRef", "dataHref", "dataHost", ["type", "button"]],
     code: [["className", /^language-./, "math-inline", "math-display"]],
   },
+  // The app's own images; http(s) ones were made placeholders before this runs.
+  protocols: { ...defaultSchema.protocols, src: ["http", "https", "data", "blob", "asset"] },
 };
 
 const WEB_LINK = /^(https?:|mailto:)/i;
+
+// react-markdown's default keeps only web and relative URLs; images of the app's own (data:,
+// blob:, asset:) may stay too. Remote images never get here (see rehypeRemoteImages).
+const urlTransform: UrlTransform = (url, key, node) =>
+  node.tagName === "img" && key === "src" && classifyImage(url).kind === "own" ? url : defaultUrlTransform(url);
 
 interface Props {
   markdown: string;
@@ -37,9 +48,16 @@ interface Props {
 export const Markdown = memo(function Markdown({ markdown, references, onOpenReference }: Props) {
   const components: Components = {
     a: ({ href, children }) => <WebLink href={href}>{children}</WebLink>,
+    // The placeholders stopped remote images; this stops anything they missed.
+    img: ({ src, alt }) => (typeof src === "string" && classifyImage(src).kind === "own" ? <img src={src} alt={alt ?? ""} /> : null),
     pre: (props) => <CodeBlock {...props} />,
     button: (props) => {
-      const target = String((props as Record<string, unknown>)["data-ref"] ?? "");
+      const data = props as Record<string, unknown>;
+      if (typeof data["data-href"] === "string") {
+        const alt = typeof props.children === "string" ? props.children : "";
+        return <RemoteImage url={data["data-href"]} host={String(data["data-host"] ?? "")} alt={alt} />;
+      }
+      const target = String(data["data-ref"] ?? "");
       return (
         <FileRef target={target} reference={references?.get(target)} onOpen={onOpenReference}>
           {props.children}
@@ -51,8 +69,9 @@ export const Markdown = memo(function Markdown({ markdown, references, onOpenRef
     <div className="markdown">
       <ReactMarkdown
         remarkPlugins={[remarkGfm, remarkMath, remarkFileRefs]}
-        rehypePlugins={[[rehypeSanitize, schema], rehypeKatex, [rehypeHighlight, { detect: false }]]}
+        rehypePlugins={[rehypeRemoteImages, [rehypeSanitize, schema], rehypeKatex, [rehypeHighlight, { detect: false }]]}
         components={components}
+        urlTransform={urlTransform}
       >
         {markdown}
       </ReactMarkdown>
@@ -81,16 +100,57 @@ function CodeBlock({ children, node, ...rest }: ComponentProps<"pre"> & { node?:
   );
 }
 
+/** A link: web links open in the system browser, `#` links scroll to their footnote, and any
+ * other link (javascript:, file paths, relative pages) is shown as text marked as removed. */
 function WebLink({ href, children }: { href?: string; children: ReactNode }) {
-  const safe = href && WEB_LINK.test(href) ? href : undefined;
-  const open = (e: MouseEvent) => {
-    e.preventDefault();
-    if (safe) void commands.openUrl(safe);
-  };
+  if (href && WEB_LINK.test(href)) {
+    const open = (e: MouseEvent) => {
+      e.preventDefault();
+      void commands.openUrl(href);
+    };
+    return (
+      <a href={href} onClick={open} title={href} rel="noreferrer">
+        {children}
+      </a>
+    );
+  }
+  if (href?.startsWith("#")) {
+    const jump = (e: MouseEvent) => {
+      e.preventDefault();
+      document.getElementById(href.slice(1))?.scrollIntoView({ block: "nearest" });
+    };
+    return (
+      <a href={href} onClick={jump}>
+        {children}
+      </a>
+    );
+  }
   return (
-    <a href={safe} onClick={open} title={safe} rel="noreferrer">
+    <span className="link-removed" title={href ? `Link removed: ${href}` : "Link removed: not a web link"}>
       {children}
-    </a>
+      <span className="link-removed-mark">link removed</span>
+    </span>
+  );
+}
+
+/** Where a remote image was: its host, and a click to see it in the system browser. */
+function RemoteImage({ url, host, alt }: { url: string; host: string; alt: string }) {
+  return (
+    <button
+      type="button"
+      className="remote-image"
+      title={`Not loaded: ${url}. Click to open it in your browser.`}
+      onClick={(e) => {
+        // Inside a link (a badge), only the image opens.
+        e.preventDefault();
+        e.stopPropagation();
+        void commands.openUrl(url);
+      }}
+    >
+      <ImageIcon />
+      {alt && `${alt} · `}
+      image from {host}
+    </button>
   );
 }
 

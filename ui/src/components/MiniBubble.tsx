@@ -1,21 +1,31 @@
-import { useRef } from "react";
+import { useEffect, useRef } from "react";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { commands } from "../ipc";
 import { SHORTCUTS } from "../lib/shortcuts";
+import { hasFinals, useDictation } from "../lib/dictation";
 
 // A press that moves further than this drags the bubble; a shorter one is a click.
 const DRAG_THRESHOLD = 4;
 
-/** Mini mode: a 52x52 bubble. Click to restore the window; drag to move it. */
+/**
+ * Mini mode: a 52x52 bubble. Click to restore the window; drag to move it. While dictating
+ * (push-to-talk works here and while hidden) a ring pulses with the microphone's level; when
+ * the text is ready the window opens with it in the input box.
+ */
 export function MiniBubble() {
   const press = useRef<{ x: number; y: number; dragging: boolean } | null>(null);
+  const { phase, level, notice } = useDictation();
+  useEffect(() => {
+    if (phase === "idle" && hasFinals()) void commands.setWindowMode("normal");
+  }, [phase]);
+  const busy = phase === "listening" || phase === "transcribing";
 
   return (
     <button
       type="button"
-      className="mini-bubble"
-      aria-label="Open Perch"
-      title={`Open Perch (${SHORTCUTS.mini})`}
+      className={busy ? `mini-bubble ${phase}` : "mini-bubble"}
+      aria-label={phase === "listening" ? "Perch is listening" : phase === "transcribing" ? "Perch is transcribing" : "Open Perch"}
+      title={notice && phase === "idle" ? notice.text : `Open Perch (${SHORTCUTS.mini})`}
       onPointerDown={(e) => {
         if (e.button === 0) press.current = { x: e.screenX, y: e.screenY, dragging: false };
       }}
@@ -36,6 +46,7 @@ export function MiniBubble() {
         if (e.key === "Enter" || e.key === " ") void commands.setWindowMode("normal");
       }}
     >
+      {busy && <span className="bubble-ring" style={{ transform: `scale(${0.85 + level * 0.3})` }} />}
       <img src="/perch.png" alt="" width={34} height={34} draggable={false} />
     </button>
   );

@@ -1,5 +1,15 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import type { ModelSettings, ProviderSettings, ReviewSettings, Settings, ThemePreference, ToolSettings } from "../bindings";
+import type {
+  CaptureSettings,
+  ModelSettings,
+  ProviderSettings,
+  ReviewSettings,
+  Settings,
+  ShortcutStatus,
+  ThemePreference,
+  ToolSettings,
+  VoiceSettings,
+} from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 
 interface SettingsState {
@@ -10,6 +20,9 @@ interface SettingsState {
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
   setTools: (tools: ToolSettings) => Promise<void>;
+  /** Saves the screenshot settings; returns how their shortcuts bound. */
+  setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
+  setVoice: (voice: VoiceSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -20,6 +33,8 @@ const SettingsContext = createContext<SettingsState>({
   setProviders: async () => {},
   setModels: async () => {},
   setTools: async () => {},
+  setCapture: async () => [],
+  setVoice: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -51,9 +66,22 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   );
   const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
   const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
+  const setVoice = useCallback((voice: VoiceSettings) => save(call(commands.setVoiceSettings(voice))), [save]);
+
+  const setCapture = useCallback(async (capture: CaptureSettings) => {
+    try {
+      const statuses = await call(commands.setCaptureSettings(capture));
+      setSettings((s) => s && { ...s, capture });
+      setError(null);
+      return statuses;
+    } catch (e) {
+      setError(errorMessage(e));
+      return [];
+    }
+  }, []);
 
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice }}>
       {children}
     </SettingsContext.Provider>
   );

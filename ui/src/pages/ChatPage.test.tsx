@@ -1,12 +1,12 @@
-import { beforeEach, describe, expect, it } from "vitest";
-import { act, fireEvent, render, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
-import type { ConversationView, Message, TurnEvent } from "../bindings";
+import type { Capture, ConversationView, Message, TurnEvent } from "../bindings";
 import { ChatPage } from "./ChatPage";
 import { SettingsProvider } from "../lib/settings";
-import { calls, onCommand } from "../test/tauri";
-import { healthyApp } from "../test/fixtures";
+import { calls, emitEvent, onCommand } from "../test/tauri";
+import { SETTINGS, healthyApp } from "../test/fixtures";
 
 function message(id: number, role: "user" | "assistant", content: string, extra: Partial<Message> = {}): Message {
   return {
@@ -26,12 +26,13 @@ function message(id: number, role: "user" | "assistant", content: string, extra:
   };
 }
 
-function view(messages: Message[]): ConversationView {
+function view(messages: Message[], model = "ollama:qwen3-vl:8b-instruct"): ConversationView {
   return {
+    model_key: `ollama:registry.ollama.ai/library/${model.slice("ollama:".length).toLowerCase()}`,
     conversation: {
       id: "c1",
       title: "Test",
-      model: "ollama:qwen3-vl:8b-instruct",
+      model,
       created_at: 0,
       updated_at: 0,
       input_tokens: 0,
@@ -55,8 +56,8 @@ function backend(script: (emit: Emit, args: Record<string, unknown>) => Promise<
         provider: "ollama",
         error: null,
         models: [
-          { id: "ollama:qwen3-vl:8b-instruct", provider: "ollama", name: "qwen3-vl:8b-instruct", context_length: 32768, capabilities: { vision: true, tools: true, thinking: true } },
-          { id: "ollama:llama3.2:3b", provider: "ollama", name: "llama3.2:3b", context_length: 8192, capabilities: { vision: false, tools: true, thinking: false } },
+          { id: "ollama:qwen3-vl:8b-instruct", key: "ollama:registry.ollama.ai/library/qwen3-vl:8b-instruct", provider: "ollama", name: "qwen3-vl:8b-instruct", context_length: 32768, capabilities: { vision: true, tools: true, thinking: true } },
+          { id: "ollama:llama3.2:3b", key: "ollama:registry.ollama.ai/library/llama3.2:3b", provider: "ollama", name: "llama3.2:3b", context_length: 8192, capabilities: { vision: false, tools: true, thinking: false } },
         ],
       },
     ],
@@ -70,7 +71,7 @@ function backend(script: (emit: Emit, args: Record<string, unknown>) => Promise<
     await script(emit, args);
     return saved.messages.at(-1)?.message;
   });
-  return (next: Message[]) => (saved = view(next));
+  return (next: Message[], model?: string) => (saved = view(next, model));
 }
 
 function page(path = "/") {
@@ -210,11 +211,194 @@ describe("ChatPage", () => {
     page("/chat/c1");
     const select = await screen.findByRole("combobox", { name: "Model" });
     expect(select).toHaveValue("ollama:qwen3-vl:8b-instruct");
-    expect(screen.getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
+    expect(within(screen.getByRole("combobox", { name: "Model" })).getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
     expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32k");
     await userEvent.selectOptions(select, "ollama:llama3.2:3b");
     await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Next{Enter}");
     const request = calls.filter((c) => c.cmd === "chat_send").at(-1)!.args.request as { model: string };
     expect(request.model).toBe("ollama:llama3.2:3b");
+  });
+
+  it("finds a conversation's model in the list however it was spelled", async () => {
+    const save = backend(() => {});
+    // `perch ask --model ollama:Llama3.2:3B` saved the name as typed; the list says llama3.2:3b.
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello")], "ollama:Llama3.2:3B");
+    page("/chat/c1");
+    const select = await screen.findByRole("combobox", { name: "Model" });
+    await screen.findByRole("option", { name: "ollama:llama3.2:3b" });
+    expect(select).toHaveValue("ollama:llama3.2:3b");
+    expect(within(select).getAllByRole("option")).toHaveLength(2);
+  });
+
+  it("opens file references of an answer that the engine found in the folders, and says why others cannot open", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Where is login?"), message(2, "assistant", "In [`src/auth.rs:45`][], not [`../secret:1`][].")]);
+    onCommand("chat_references", ({ messageId }) => [
+      { target: "src/auth.rs:45", path: "src/auth.rs", line: 45, end_line: null, problem: null },
+      { target: "../secret:1", path: "../secret", line: 1, end_line: null, problem: `../secret is outside your folders (message ${messageId})` },
+    ]);
+    let fail = false;
+    onCommand("chat_open_reference", () => {
+      if (fail) throw { kind: "external", message: 'the editor "code" could not be started' };
+      return null;
+    });
+    page("/chat/c1");
+    const open = await screen.findByRole("button", { name: "src/auth.rs:45" });
+    const refused = screen.getByText("../secret:1").closest(".file-ref");
+    expect(refused).toHaveAttribute("title", "../secret:1: ../secret is outside your folders (message 2)");
+    await userEvent.click(open);
+    expect(calls.find((c) => c.cmd === "chat_open_reference")?.args).toEqual({ messageId: 2, target: "src/auth.rs:45" });
+    fail = true;
+    await userEvent.click(open);
+    expect(await screen.findByRole("alert")).toHaveTextContent("could not be started");
+  });
+
+  it("asks about references only for answers that have some", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello, see `src/main.rs` and https://example.com:8080.")]);
+    onCommand("chat_references", () => []);
+    page("/chat/c1");
+    await screen.findByText(/Hello, see/);
+    expect(calls.filter((c) => c.cmd === "chat_references")).toHaveLength(0);
+  });
+
+  it("shows a remote image in an answer as a placeholder, never loading it", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "Here: ![chart](https://stats.example/c.png)")]);
+    page("/chat/c1");
+    const placeholder = await screen.findByRole("button", { name: /image from stats\.example/ });
+    expect(placeholder).toHaveClass("remote-image");
+    expect(document.querySelector(".message.assistant img")).toBeNull();
+  });
+
+  describe("screenshots", () => {
+    const shot = (id: string, source = "Monitor LEFT"): Capture => ({
+      id,
+      source,
+      width: 2560,
+      height: 1440,
+      model_width: 1568,
+      model_height: 882,
+      format: "png",
+      model_bytes: 1234,
+      created_at: 0,
+      thumbnail: "data:image/jpeg;base64,AAAA",
+    });
+
+    /** The shelf as the engine keeps it: `chat_send` takes the chips it was given off it. */
+    function shelf(initial: Capture[]) {
+      let pending = initial;
+      onCommand("captures_pending", () => pending);
+      onCommand("capture_remove", ({ id }) => {
+        pending = pending.filter((c) => c.id !== id);
+        return null;
+      });
+      onCommand("capture_view", () => "data:image/png;base64,BBBB");
+      onCommand("capture_copy", () => null);
+      return {
+        sent: () => (pending = []),
+        set: (next: Capture[]) => (pending = next),
+      };
+    }
+
+    it("shows chips with thumbnails, views one large, copies it, and removes another", async () => {
+      backend(() => {});
+      shelf([shot("a"), shot("b", "Region 400 x 300")]);
+      page();
+      const chip = await screen.findByRole("button", { name: "View Region 400 x 300" });
+      expect(chip.querySelector("img")).toHaveAttribute("src", "data:image/jpeg;base64,AAAA");
+      await userEvent.click(chip);
+      const viewer = await screen.findByRole("dialog", { name: "Region 400 x 300" });
+      expect(await within(viewer).findByRole("img")).toHaveAttribute("src", "data:image/png;base64,BBBB");
+      expect(viewer).toHaveTextContent("2560 x 1440 (sent as 1568 x 882)");
+      await userEvent.click(within(viewer).getByRole("button", { name: "Copy" }));
+      expect(calls.find((c) => c.cmd === "capture_copy")?.args).toEqual({ id: "b" });
+      expect(await within(viewer).findByRole("status")).toHaveTextContent("Copied");
+      await userEvent.keyboard("{Escape}");
+      expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+      await userEvent.click(screen.getByRole("button", { name: "Remove Monitor LEFT" }));
+      expect(calls.find((c) => c.cmd === "capture_remove")?.args).toEqual({ id: "a" });
+      expect(screen.queryByRole("button", { name: "View Monitor LEFT" })).not.toBeInTheDocument();
+    });
+
+    it("sends the chips with the question by id, then clears them", async () => {
+      const held: { shelf?: ReturnType<typeof shelf> } = {};
+      const save = backend(() => {
+        held.shelf!.sent();
+        save([message(1, "user", "What is this?"), message(2, "assistant", "A chart.")]);
+      });
+      held.shelf = shelf([shot("a")]);
+      page();
+      await screen.findByRole("button", { name: "View Monitor LEFT" });
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "What is this?{Enter}");
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: { images: unknown[] } };
+      expect(sent.kind.images).toEqual([{ name: "Monitor LEFT", mime: "image/png", base64: "", capture: "a" }]);
+      await vi.waitFor(() => expect(screen.queryByRole("button", { name: "View Monitor LEFT" })).not.toBeInTheDocument());
+    });
+
+    it("catches a model without vision before sending and offers the vision models", async () => {
+      backend(() => {});
+      shelf([shot("a")]);
+      page();
+      const model = await screen.findByRole("combobox", { name: "Model" });
+      await screen.findByRole("option", { name: "ollama:llama3.2:3b" });
+      await userEvent.selectOptions(model, "ollama:llama3.2:3b");
+      await screen.findByRole("button", { name: "View Monitor LEFT" });
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await userEvent.type(box, "What is this?{Enter}");
+      const alert = await screen.findByText(/cannot read images/, { selector: ".vision-needed" });
+      expect(calls.some((c) => c.cmd === "chat_send")).toBe(false);
+      expect(box).toHaveValue("What is this?");
+      await userEvent.click(within(alert).getByRole("button", { name: "ollama:qwen3-vl:8b-instruct" }));
+      expect(screen.getByRole("combobox", { name: "Model" })).toHaveValue("ollama:qwen3-vl:8b-instruct");
+      await userEvent.type(box, "{Enter}");
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { model: string };
+      expect(sent.model).toBe("ollama:qwen3-vl:8b-instruct");
+    });
+
+    it("a capture from the shortcut appears as a chip with the cursor in the box; a failure is explained", async () => {
+      backend(() => {});
+      const s = shelf([]);
+      page();
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await screen.findByRole("combobox", { name: "Capture mode" });
+      s.set([shot("n", "Window: Editor")]);
+      await act(async () => emitEvent("captures-changed", { captures: [shot("n", "Window: Editor")], focus: true }));
+      expect(await screen.findByRole("button", { name: "View Window: Editor" })).toBeInTheDocument();
+      expect(box).toHaveFocus();
+      await act(async () => emitEvent("capture-failed", { message: "the capture came back all black." }));
+      expect(await screen.findByText(/came back all black/)).toBeInTheDocument();
+    });
+
+    it("with auto-screenshot on, a question without a chip captures the screen first", async () => {
+      const held: { shelf?: ReturnType<typeof shelf> } = {};
+      const save = backend(() => {
+        held.shelf!.sent();
+        save([message(1, "user", "Hm?"), message(2, "assistant", "Yes.")]);
+      });
+      onCommand("get_settings", () => ({ ...SETTINGS, capture: { ...SETTINGS.capture, auto_screenshot: true } }));
+      held.shelf = shelf([]);
+      onCommand("capture_start", ({ mode }) => {
+        expect(mode).toBe("fullscreen");
+        held.shelf!.set([shot("auto")]);
+        return "Captured Monitor LEFT (2560 x 1440).";
+      });
+      page();
+      await screen.findByRole("combobox", { name: "Capture mode" });
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Hm?{Enter}");
+      await vi.waitFor(() => expect(calls.some((c) => c.cmd === "chat_send")).toBe(true));
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: { images: { capture: string }[] } };
+      expect(sent.kind.images.map((i) => i.capture)).toEqual(["auto"]);
+    });
+
+    it("the mode switch beside the input saves the capture mode", async () => {
+      backend(() => {});
+      shelf([]);
+      onCommand("set_capture_settings", () => []);
+      page();
+      await userEvent.selectOptions(await screen.findByRole("combobox", { name: "Capture mode" }), "precision");
+      const saved = calls.find((c) => c.cmd === "set_capture_settings")!.args.settings as { mode: string };
+      expect(saved.mode).toBe("precision");
+    });
   });
 });

@@ -25,7 +25,11 @@ export function ChatPage() {
 
   // The answer being streamed is shown from the stream, not from its saved placeholder.
   const messages = (state.view?.messages ?? []).filter((m) => m.message.status !== "streaming");
-  const model = chosen ?? state.view?.conversation.model ?? models.defaultModel;
+  // The conversation's model as the picker lists it, however it was spelled (`perch ask
+  // --model ollama:llama3.2` is the listed `ollama:llama3.2:latest`).
+  const saved = state.view?.conversation.model ?? null;
+  const listed = models.offered.find((m) => m.key === state.view?.model_key)?.id;
+  const model = chosen ?? listed ?? saved ?? models.defaultModel;
   const lastUser = [...messages].reverse().find((m) => m.message.role === "user");
   const lastAnswer = [...messages].reverse().find((m) => m.message.role === "assistant");
   const streaming = state.streaming;

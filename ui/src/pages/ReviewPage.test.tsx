@@ -98,4 +98,14 @@ describe("ReviewPage", () => {
     expect(writeText).toHaveBeenCalledWith("# Auth\n\nbody");
     expect(screen.getByRole("button", { name: "Copied" })).toBeInTheDocument();
   });
+
+  it("shows a remote image in a review as a placeholder naming its host, opened in the browser on a click", async () => {
+    serve(doc(7, "# Auth\n\n![pixel](http://tracker.example/p.gif)"));
+    onCommand("open_url", () => null);
+    render(<ReviewPage />);
+    const placeholder = await screen.findByRole("button", { name: "pixel · image from tracker.example" });
+    expect(document.querySelector(".review img")).toBeNull();
+    await userEvent.click(placeholder);
+    expect(calls.find((c) => c.cmd === "open_url")?.args).toEqual({ url: "http://tracker.example/p.gif" });
+  });
 });

@@ -1,9 +1,11 @@
 import { useState } from "react";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
+import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
+import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
 import { useSettings } from "../lib/settings";
 import { SHORTCUTS } from "../lib/shortcuts";
 
@@ -20,7 +22,7 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Tools", "MCP", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Voice", "Tools", "MCP", "Reviews"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
@@ -51,6 +53,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       )}
       {section === "General" && <General status={status} />}
       {section === "Models" && <ModelsSettings />}
+      {section === "Voice" && <VoiceSettingsCard />}
       {section === "Tools" && <ToolSettingsCard />}
       {section === "MCP" && <McpServers />}
       {section === "Reviews" && <ReviewSettingsCard />}
@@ -80,6 +83,7 @@ function General({ status }: { status: AppStatus }) {
           ))}
         </div>
       </fieldset>
+      <CaptureSettingsCard />
       <fieldset className="card">
         <legend>Keyboard</legend>
         <dl className="facts">

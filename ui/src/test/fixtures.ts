@@ -42,6 +42,27 @@ export const SETTINGS: Settings = {
     ollama_embedding_model: "all-minilm",
     roots: [],
   },
+  capture: {
+    mode: "fullscreen",
+    all_monitors: false,
+    shortcut: "Alt+Period",
+    window_shortcut: "Alt+Shift+Period",
+    auto_screenshot: false,
+    max_edge: 1568,
+    jpeg_quality: 85,
+    keep_hours: 24,
+  },
+  voice: {
+    model: "tiny.en",
+    language: "auto",
+    device: "",
+    push_to_talk: "Ctrl+Alt+Space",
+    push_to_talk_mode: "hold",
+    send_after_dictation: false,
+    partial_results: true,
+    max_seconds: 300,
+    keep_model_secs: 120,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {
@@ -62,4 +83,6 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("history_list", () => []);
   onCommand("history_search", () => []);
   onCommand("review_socket_status", () => ({ path: "/run/user/1000/perch/review.sock", error: null }));
+  onCommand("captures_pending", () => []);
+  onCommand("shortcut_statuses", () => []);
 }

@@ -1,11 +1,18 @@
 import "@testing-library/jest-dom/vitest";
 import { afterEach } from "vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "./tauri";
+import { resetDictation } from "../lib/dictation";
+
+// The app loads the markdown renderer lazily. Load it once here, so no test's wait includes
+// compiling it (over a second on a busy machine), and give waits room on slow machines.
+await import("../components/Markdown");
+configure({ asyncUtilTimeout: 4000 });
 
 afterEach(() => {
   cleanup();
   clearMocks();
+  resetDictation();
   // Pages live in the URL hash; each test starts on Chat.
   window.location.hash = "";
 });

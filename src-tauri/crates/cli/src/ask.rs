@@ -182,6 +182,7 @@ fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
         name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         mime: mime.into(),
         base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+        capture: None,
     })
 }
 

@@ -1,5 +1,6 @@
 //! `perch`: the Perch engine on the command line, for scripts, headless machines and checks.
 
+mod app;
 mod ask;
 mod doctor;
 mod history;
@@ -8,6 +9,7 @@ mod local;
 mod mcp;
 mod output;
 mod review;
+mod voice;
 
 use std::process::ExitCode;
 
@@ -76,6 +78,47 @@ enum Command {
         #[command(subcommand)]
         command: mcp::McpCommand,
     },
+    /// Capture the screen in the running app, as its shortcut does (bind this in your desktop's
+    /// keyboard settings where global shortcuts do not work, e.g. on Wayland).
+    Screenshot {
+        /// fullscreen, precision or window (default: the mode set in Perch).
+        #[arg(long)]
+        mode: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring the running app's window forward.
+    Show,
+    /// Show the running app's window, or hide it when it is in front.
+    Toggle,
+    /// Transcribe a WAV file (any format or length) with a local whisper model.
+    Transcribe {
+        file: std::path::PathBuf,
+        /// A model name (tiny.en, base, ...) or the path of a ggml model file.
+        #[arg(long)]
+        model: Option<String>,
+        /// auto, or a language code such as en or de.
+        #[arg(long)]
+        language: Option<String>,
+    },
+    /// Record from the microphone until Enter, then print the text.
+    Dictate {
+        /// A microphone by name (default: the one in Settings -> Voice, else the system's).
+        #[arg(long)]
+        device: Option<String>,
+        #[arg(long)]
+        model: Option<String>,
+        #[arg(long)]
+        language: Option<String>,
+        /// Also save the recording (16 kHz mono WAV).
+        #[arg(long)]
+        save: Option<std::path::PathBuf>,
+    },
+    /// Whisper models for dictation.
+    Voice {
+        #[command(subcommand)]
+        command: voice::VoiceCommand,
+    },
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -102,6 +145,25 @@ fn main() -> ExitCode {
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
             Command::Local { command } => with_engine(|engine| local::run(engine, command)).await,
             Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
+            // These talk to the running app; they open no database of their own.
+            Command::Screenshot { mode, json } => {
+                app_request(app::AppRequest::Screenshot { mode }, json).await
+            }
+            Command::Show => app_request(app::AppRequest::Show, false).await,
+            Command::Toggle => app_request(app::AppRequest::Toggle, false).await,
+            Command::Transcribe { file, model, language } => {
+                with_engine(|engine| voice::transcribe(engine, file, model, language)).await
+            }
+            Command::Dictate { device, model, language, save } => {
+                with_engine(|engine| voice::dictate(engine, device, model, language, save)).await
+            }
+            Command::Voice { command: voice::VoiceCommand::Models { command } } => {
+                with_engine(|engine| voice::models(engine, command)).await
+            }
+            Command::Voice { command: voice::VoiceCommand::Devices { json } } => match voice::devices(json) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => output::fail(&format!("{e:#}")),
+            },
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,
@@ -109,6 +171,13 @@ fn main() -> ExitCode {
             },
         }
     })
+}
+
+async fn app_request(request: app::AppRequest, json: bool) -> ExitCode {
+    match app::run(request, json).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output::fail(&format!("{e:#}")),
+    }
 }
 
 /// Opens the data dir, logging and the engine, then runs `f`; every failure becomes a clear message.

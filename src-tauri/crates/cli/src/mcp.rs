@@ -46,20 +46,14 @@ pub async fn run(engine: Engine, command: McpCommand) -> anyhow::Result<()> {
     result
 }
 
-/// Starts every enabled server and waits for each to connect or fail.
+/// Starts `only` (which must exist), or every enabled server, and waits for each to connect
+/// or fail.
 async fn start_enabled(engine: &Engine, only: Option<&str>) -> anyhow::Result<()> {
     let manager = engine.mcp();
-    let names: Vec<String> = manager
-        .list()
-        .into_iter()
-        .filter(|s| only.is_none_or(|o| o == s.config.name) && (s.config.enabled || only.is_some()))
-        .map(|s| s.config.name)
-        .collect();
-    if let Some(name) = only
-        && names.is_empty()
-    {
-        bail!("there is no MCP server named {name:?} (see `perch mcp list`)");
-    }
+    let names: Vec<String> = match only {
+        Some(name) => vec![manager.server(name)?.config.name],
+        None => manager.list().into_iter().filter(|s| s.config.enabled).map(|s| s.config.name).collect(),
+    };
     futures::future::join_all(names.iter().map(|n| manager.ensure_connected(n, START_WAIT))).await;
     Ok(())
 }
@@ -88,7 +82,20 @@ async fn dispatch(engine: &Engine, command: McpCommand) -> anyhow::Result<()> {
                 .list()
                 .into_iter()
                 .filter(|s| server.as_ref().is_none_or(|n| *n == s.config.name))
+                .filter(|s| server.is_some() || s.config.enabled)
                 .collect();
+            let failed: Vec<&ServerView> =
+                servers.iter().filter(|s| s.status != ServerStatus::Connected).collect();
+            if let (Some(name), Some(s)) = (&server, failed.first()) {
+                bail!("{name} is not connected: {}", s.last_error.as_deref().unwrap_or("it did not start"));
+            }
+            for s in &failed {
+                eprintln!(
+                    "perch: {} is not connected: {}",
+                    s.config.name,
+                    s.last_error.as_deref().unwrap_or("it did not start")
+                );
+            }
             if json {
                 let tools: Vec<Value> = servers
                     .iter()
@@ -96,21 +103,17 @@ async fn dispatch(engine: &Engine, command: McpCommand) -> anyhow::Result<()> {
                         s.tools.iter().map(|t| serde_json::json!({ "server": s.config.name, "tool": t }))
                     })
                     .collect();
-                return print_json(&tools);
+                print_json(&tools)?;
+            } else {
+                for s in &servers {
+                    for t in &s.tools {
+                        let first = t.description.lines().next().unwrap_or_default();
+                        println!("{}:{}  {first}", s.config.name, t.name);
+                    }
+                }
             }
-            for s in &servers {
-                if s.status != ServerStatus::Connected {
-                    eprintln!(
-                        "{}: not connected ({})",
-                        s.config.name,
-                        s.last_error.as_deref().unwrap_or("stopped")
-                    );
-                    continue;
-                }
-                for t in &s.tools {
-                    let first = t.description.lines().next().unwrap_or_default();
-                    println!("{}:{}  {first}", s.config.name, t.name);
-                }
+            if !failed.is_empty() {
+                bail!("{} of {} servers are not connected", failed.len(), servers.len());
             }
         }
         McpCommand::Call { server, tool, arguments, json } => {

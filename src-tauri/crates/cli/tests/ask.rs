@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use perch_fake_llm::{Dialect, FakeLlm, FakeModel, Script, Step};
 use serde_json::Value;
 
 fn perch(data: &Path, env: &[(&str, String)], args: &[&str], stdin: Option<&str>) -> Output {
@@ -106,6 +106,85 @@ async fn ask_fails_clearly_and_nonzero() {
     );
     assert!(!o.status.success());
     assert!(err(&o).contains("ollama serve"), "{}", err(&o));
+}
+
+/// `perch ask` streams 175 characters, then the model goes quiet. Meanwhile other `perch`
+/// processes open the same data folder (each start looks for answers cut off by an exit):
+/// they must leave the live answer streaming, and see its text saved during the pause. After
+/// a kill -9 the next start keeps that text as a stopped answer.
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn a_killed_ask_keeps_what_it_printed_and_a_live_one_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let said = "word ".repeat(35);
+    fake.push(Script {
+        steps: vec![
+            Step::Text { text: said.clone() },
+            Step::Sleep { ms: 60_000 },
+            Step::Text { text: "never seen".into() },
+            Step::Finish { reason: None },
+        ],
+        token_delay_ms: 0,
+    });
+    let env = [("OLLAMA_HOST", fake.url())];
+    let mut ask = Command::new(env!("CARGO_BIN_EXE_perch"))
+        .args(["ask", "Tell me", "--model", "ollama:qwen3-vl:8b-instruct", "--no-tools"])
+        .env("PERCH_DATA_DIR", tmp.path())
+        .env("PERCH_KEY_STORE", "file")
+        .env("OLLAMA_HOST", fake.url())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let show = |id: &str| -> Value {
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", id, "--json"], None)))
+            .unwrap()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let id = loop {
+        assert!(std::time::Instant::now() < deadline, "the text before the pause was never saved");
+        let listed = perch(tmp.path(), &env, &["history", "list", "--json"], None);
+        assert!(listed.status.success(), "{}", err(&listed));
+        let list: Value = serde_json::from_str(&out(&listed)).unwrap();
+        if let Some(id) = list[0]["id"].as_str() {
+            let answer = &show(id)["messages"][1];
+            if !answer.is_null() {
+                assert_eq!(
+                    answer["status"], "streaming",
+                    "another process's live answer was marked: {answer}"
+                );
+                if answer["content"] == said.as_str() {
+                    break id.to_owned();
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100)); // the poll's pace, not a wait for a result
+    };
+    assert!(ask.try_wait().unwrap().is_none(), "perch ask is still waiting on the model");
+    ask.kill().unwrap(); // SIGKILL: no chance to save anything more
+    ask.wait().unwrap();
+    let answer = show(&id)["messages"][1].clone();
+    assert_eq!(answer["status"], "stopped", "{answer}");
+    assert_eq!(answer["content"], said.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn ask_takes_ollama_names_without_a_tag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    fake.set_models(vec![FakeModel::new("llama3.2:latest", &["completion"], 8192)]);
+    fake.push(Script::answer("Hello there."));
+    let env = [("OLLAMA_HOST", fake.url())];
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2"], None);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(out(&o).trim(), "Hello there.");
+    let list: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"], None))).unwrap();
+    assert_eq!(list[0]["model"], "ollama:llama3.2", "the history keeps the name as typed");
+    // A model that is not installed under any spelling still lists what is.
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2:1b"], None);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("\"llama3.2:1b\"; installed: llama3.2:latest"), "{}", err(&o));
 }
 
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch

@@ -108,7 +108,10 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
     assert_eq!(report["database"]["schema_version"], LATEST_VERSION);
     let names: Vec<&str> =
         report["components"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["display", "audio input", "keyring", "ollama", "npx", "uvx", "node", "python3"]);
+    assert_eq!(
+        names,
+        ["display", "screen capture", "audio input", "keyring", "ollama", "npx", "uvx", "node", "python3"]
+    );
 }
 
 #[test]

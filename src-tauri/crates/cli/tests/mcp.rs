@@ -85,6 +85,48 @@ fn mcp_list_and_tools_show_servers_their_status_and_tools() {
     assert!(out(&o).contains("demo  connected pid "), "{}", out(&o));
 }
 
+#[test]
+fn mcp_tools_for_a_server_that_fails_is_an_error_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crash = tmp.path().join("crash.sh");
+    std::fs::write(&crash, "#!/bin/sh\necho 'fatal: no API key in MY_TOKEN' >&2\nexit 3\n").unwrap();
+    std::fs::set_permissions(&crash, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(
+        tmp.path().join("mcp_servers.json"),
+        json!({ "mcpServers": { "crash": { "command": crash } } }).to_string(),
+    )
+    .unwrap();
+    for json in [false, true] {
+        let started = std::time::Instant::now();
+        let args: &[&str] =
+            if json { &["mcp", "tools", "crash", "--json"] } else { &["mcp", "tools", "crash"] };
+        let o = perch(tmp.path(), &[], args);
+        assert!(!o.status.success(), "json {json}: {}", out(&o));
+        assert!(out(&o).is_empty(), "json {json}: nothing that looks like a (empty) result: {}", out(&o));
+        let e = err(&o);
+        assert!(e.contains("crash is not connected") && e.contains("fatal: no API key in MY_TOKEN"), "{e}");
+        // The first failed start is the answer; the 5 restarts with backoff (15 s) are not waited for.
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "took {:?}", started.elapsed());
+    }
+    // Every server: the working ones are listed, the failed one is named, and the exit says so.
+    let o = perch(tmp.path(), &[], &["mcp", "tools"]);
+    assert!(!o.status.success());
+    assert!(out(&o).contains("demo:add"), "{}", out(&o));
+    assert!(err(&o).contains("crash is not connected"), "{}", err(&o));
+}
+
+#[test]
+fn mcp_call_names_the_file_and_line_of_a_broken_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let broken = "{\n  \"mcpServers\": {\n    \"git\": { \"command\": \"uvx\" \"args\": [\"mcp-server-git\"] }\n  }\n}\n";
+    std::fs::write(tmp.path().join("mcp_servers.json"), broken).unwrap();
+    let o = perch(tmp.path(), &[], &["mcp", "call", "git", "git_status", "{}"]);
+    assert!(!o.status.success());
+    let e = err(&o);
+    assert!(e.contains("no usable MCP server named \"git\""), "{e}");
+    assert!(e.contains("mcp_servers.json, line 3"), "{e}");
+}
+
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
 async fn ask_uses_tools_with_command_line_approval_and_declines_without_it() {
     let tmp = tempfile::tempdir().unwrap();

@@ -211,7 +211,7 @@ async fn main() {
     let mut line = String::new();
     BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.trim().trim_start_matches("listening ").to_owned();
-    let client = reqwest::Client::new();
+    let client = perch_core::providers::http::client_builder().build().unwrap();
     let (_tmp, engine) = engine_for(&url).await;
 
     // Throughput.

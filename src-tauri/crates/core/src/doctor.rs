@@ -83,13 +83,14 @@ pub async fn run() -> DoctorReport {
             detail: format!("the probe failed: {e}"),
         })
     };
-    let (audio, keyring, ollama, launchers) = tokio::join!(
+    let (audio, keyring, ollama, launchers, capture) = tokio::join!(
         blocking(probes::audio_input, "audio input"),
         blocking(probes::keyring, "keyring"),
         probes::ollama(&ollama_url),
         probes::launchers(),
+        blocking(crate::capture::probe, "screen capture"),
     );
-    let mut components = vec![probes::display(), audio, keyring, ollama];
+    let mut components = vec![probes::display(), capture, audio, keyring, ollama];
     components.extend(launchers);
     DoctorReport { version: crate::VERSION, data_dir, database, components }
 }

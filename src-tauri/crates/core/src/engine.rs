@@ -11,6 +11,7 @@ use crate::agent::runs::Runs;
 use crate::asks::Asks;
 use crate::keys::Keys;
 use crate::mcp::McpManager;
+use crate::owner::{self, ProcessOwner};
 use crate::paths::{DataDir, PathsError};
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
@@ -47,6 +48,10 @@ struct Inner {
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
     local: Arc<crate::local::LocalModels>,
+    voice: Arc<crate::voice::Voice>,
+    owner: Option<ProcessOwner>,
+    captures: Arc<crate::capture::Captures>,
+    control: Arc<crate::remote::AppControl>,
 }
 
 /// What happened at start that a person should hear about.
@@ -61,15 +66,21 @@ impl Engine {
         let (store, opened) = Store::open(&data_dir.db_path(), Integrity::Quick).await?;
         let settings = SettingsHandle::load(store.clone()).await?;
         tracing::info!(data_dir = %data_dir.root().display(), schema = opened.schema_version, "engine started");
-        let interrupted = store.mark_interrupted().await?;
+        let owner = ProcessOwner::claim(data_dir.root())
+            .inspect_err(|e| tracing::warn!(error = %e, "could not claim this process's answers"))
+            .ok();
+        let root = data_dir.root().to_path_buf();
+        let interrupted = store.mark_interrupted(move |id| owner::is_running(&root, id)).await?;
         if interrupted > 0 {
-            tracing::info!(interrupted, "answers cut off by the last exit were kept as stopped");
+            tracing::info!(interrupted, "answers cut off by an exit were kept as stopped");
         }
-        store.cancel_unfinished_tool_calls().await?;
+        owner::sweep(data_dir.root());
         let reviews = Arc::new(ReviewService::new(store.clone()));
         let keys = Arc::new(Keys::new(data_dir.root()));
         let asks = Arc::new(Asks::default());
         let data_dir_root = &data_dir.root().to_path_buf();
+        let captures =
+            crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
         let inner = Inner {
             data_dir,
@@ -85,6 +96,10 @@ impl Engine {
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root),
             local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
+            voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
+            owner,
+            captures: Arc::new(captures),
+            control: Arc::default(),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
@@ -115,6 +130,10 @@ impl Engine {
     pub fn model_cache(&self) -> &ModelCache {
         &self.inner.models
     }
+    /// The id this process's streaming answers record as their owner.
+    pub fn owner_id(&self) -> Option<&str> {
+        self.inner.owner.as_ref().map(ProcessOwner::id)
+    }
 
     /// Questions waiting for the user (tool approvals, elicitation, sampling).
     pub fn asks(&self) -> &Arc<Asks> {
@@ -129,6 +148,21 @@ impl Engine {
     /// Local models and the sidecar that runs them.
     pub fn local(&self) -> &Arc<crate::local::LocalModels> {
         &self.inner.local
+    }
+
+    /// Screen captures waiting for a question, and the frozen screen while selecting.
+    pub fn captures(&self) -> &Arc<crate::capture::Captures> {
+        &self.inner.captures
+    }
+
+    /// App requests from the socket (show, toggle, screenshot), for the window to answer.
+    pub fn app_control(&self) -> &Arc<crate::remote::AppControl> {
+        &self.inner.control
+    }
+
+    /// Dictation and whisper models.
+    pub fn voice(&self) -> &Arc<crate::voice::Voice> {
+        &self.inner.voice
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {
@@ -163,7 +197,11 @@ impl Engine {
         config.limits.max_content_chars = settings.max_content_chars.max(1) as usize;
         config.limits.max_line_bytes = settings.max_line_bytes.max(1024) as usize;
         config.idle_timeout = Duration::from_secs(settings.idle_timeout_secs.max(1).into());
-        let server = server::start(config, self.inner.reviews.clone()).await?;
+        let handler = crate::remote::SocketHandler {
+            reviews: self.inner.reviews.clone(),
+            control: self.inner.control.clone(),
+        };
+        let server = server::start(config, Arc::new(handler)).await?;
         let path = server.path().to_path_buf();
         if let Err(e) = review::write_discovery_file(self.data_dir().root(), &path) {
             tracing::warn!(error = %e, "could not write the review socket's discovery file");
@@ -205,6 +243,7 @@ impl Engine {
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
         self.inner.runs.cancel_all();
+        self.inner.voice.shutdown();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod asks;
+pub mod capture;
 pub mod doctor;
 pub mod engine;
 pub mod keys;
@@ -10,13 +11,16 @@ pub mod launchers;
 pub mod local;
 pub mod logging;
 pub mod mcp;
+pub mod owner;
 pub mod paths;
 pub mod prices;
 pub mod probes;
 pub mod providers;
+pub mod remote;
 pub mod review;
 pub mod settings;
 pub mod store;
+pub mod voice;
 pub mod window_state;
 
 pub use engine::{Engine, StartError};

@@ -168,6 +168,10 @@ impl DataDir {
     pub fn attachments_dir(&self) -> PathBuf {
         self.root.join("attachments")
     }
+    /// Screen captures not yet sent with a question.
+    pub fn captures_dir(&self) -> PathBuf {
+        self.root.join("captures")
+    }
 }
 
 #[cfg(test)]

@@ -88,6 +88,30 @@ fn can_connect(_: &Path) -> bool {
     true
 }
 
+/// Whether the desktop offers the XDG GlobalShortcuts portal, the way global shortcuts work on
+/// Wayland (X11 key grabs only reach XWayland windows). Blocking (a D-Bus round trip).
+pub fn global_shortcuts_portal() -> Probe {
+    const NAME: &str = "global shortcuts portal";
+    #[cfg(target_os = "linux")]
+    {
+        let version = zbus::blocking::Connection::session().and_then(|bus| {
+            let proxy = zbus::blocking::Proxy::new(
+                &bus,
+                "org.freedesktop.portal.Desktop",
+                "/org/freedesktop/portal/desktop",
+                "org.freedesktop.portal.GlobalShortcuts",
+            )?;
+            proxy.get_property::<u32>("version")
+        });
+        match version {
+            Ok(v) => Probe::yes(NAME, format!("org.freedesktop.portal.GlobalShortcuts version {v}")),
+            Err(e) => Probe::no(NAME, format!("not offered by this desktop ({e})")),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    Probe::no(NAME, "not needed: the system's own global shortcuts are used")
+}
+
 /// Whether a microphone can be opened. Blocking (audio back ends are synchronous).
 pub fn audio_input() -> Probe {
     use cpal::traits::{DeviceTrait, HostTrait};
@@ -137,8 +161,7 @@ pub fn keyring() -> Probe {
 
 /// Whether Ollama answers at `base_url`, within two seconds.
 pub async fn ollama(base_url: &str) -> Probe {
-    crate::providers::http::install_tls_provider();
-    let client = match reqwest::Client::builder()
+    let client = match crate::providers::http::client_builder()
         .connect_timeout(Duration::from_millis(1500))
         .timeout(Duration::from_secs(2))
         .build()

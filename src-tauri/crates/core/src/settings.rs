@@ -215,6 +215,9 @@ pub struct Settings {
     pub tools: ToolSettings,
     /// Settings -> Models -> Local.
     pub local: crate::local::LocalSettings,
+    /// Screenshots: the mode, the shortcuts, the size for the model.
+    pub capture: crate::capture::CaptureSettings,
+    pub voice: crate::voice::VoiceSettings,
 }
 
 impl Default for Settings {
@@ -227,6 +230,8 @@ impl Default for Settings {
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
             local: crate::local::LocalSettings::default(),
+            capture: crate::capture::CaptureSettings::default(),
+            voice: crate::voice::VoiceSettings::default(),
         }
     }
 }

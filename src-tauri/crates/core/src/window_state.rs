@@ -20,11 +20,40 @@ pub struct Rect {
 }
 
 impl Rect {
+    pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
+        Self { x, y, width, height }
+    }
     pub fn right(&self) -> i32 {
         self.x.saturating_add_unsigned(self.width)
     }
     pub fn bottom(&self) -> i32 {
         self.y.saturating_add_unsigned(self.height)
+    }
+    pub fn area(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+    pub fn contains(&self, x: i32, y: i32) -> bool {
+        x >= self.x && y >= self.y && x < self.right() && y < self.bottom()
+    }
+    /// The part both rectangles cover, if any.
+    pub fn intersect(&self, other: &Rect) -> Option<Rect> {
+        let (left, top) = (self.x.max(other.x), self.y.max(other.y));
+        let (right, bottom) = (self.right().min(other.right()), self.bottom().min(other.bottom()));
+        (right > left && bottom > top).then(|| Rect {
+            x: left,
+            y: top,
+            width: right.abs_diff(left),
+            height: bottom.abs_diff(top),
+        })
+    }
+    /// The smallest rectangle covering both.
+    pub fn union(&self, other: &Rect) -> Rect {
+        let (left, top) = (self.x.min(other.x), self.y.min(other.y));
+        let (right, bottom) = (self.right().max(other.right()), self.bottom().max(other.bottom()));
+        Rect { x: left, y: top, width: right.abs_diff(left), height: bottom.abs_diff(top) }
     }
     fn overlap_area(&self, other: &Rect) -> i64 {
         let w = (self.right().min(other.right()) - self.x.max(other.x)).max(0) as i64;

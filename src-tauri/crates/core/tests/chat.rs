@@ -100,6 +100,24 @@ async fn an_answer_streams_to_the_sink_and_is_saved_with_its_thinking_and_tokens
     assert_eq!(sent.body["messages"][0]["role"], "system");
 }
 
+/// The UI chooses the run id and may send Stop before the engine has registered the run (Esc
+/// right after Enter): the run then starts stopped, the question is kept, and nothing streams.
+#[tokio::test]
+async fn a_stop_that_arrives_before_the_run_is_not_lost() {
+    let s = setup().await;
+    s.fake.push(Script::answer(&"word ".repeat(400)).with_delay(20));
+    assert!(!s.engine.runs().cancel("run-early"), "no such run yet");
+    let mut request = ask("Tell me a long story");
+    request.run_id = Some("run-early".into());
+    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Stopped);
+    assert_eq!(answer.content, "");
+    assert!(s.fake.chat_requests().is_empty(), "the model was never asked");
+    let saved = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(saved.messages[0].content, "Tell me a long story", "the question is kept");
+    assert_eq!(s.engine.runs().active(), 0);
+}
+
 #[tokio::test]
 async fn stop_ends_the_stream_and_keeps_the_partial_answer_as_stopped() {
     let s = setup().await;
@@ -174,6 +192,28 @@ async fn a_missing_model_lists_the_installed_ones() {
 }
 
 #[tokio::test]
+async fn an_untagged_ollama_name_is_its_latest_tag_and_the_history_keeps_it_as_typed() {
+    let s = setup().await;
+    s.fake.set_models(vec![FakeModel::new("llama3.2:latest", &["completion"], 8192)]);
+    s.fake.push(Script::answer("Hi."));
+    let mut request = ask("hello");
+    request.model = "ollama:Llama3.2".into();
+    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
+    assert_eq!(answer.model.as_deref(), Some("ollama:Llama3.2"));
+    let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(detail.conversation.model.as_deref(), Some("ollama:Llama3.2"));
+    // Another spelling of the same model is answered from the model-info cache.
+    let shows = || s.fake.requests().iter().filter(|r| r.path == "/api/show").count();
+    let before = shows();
+    let mut again = ask("again");
+    again.model = "ollama:llama3.2:latest".into();
+    let answer = run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
+    assert_eq!(shows(), before);
+}
+
+#[tokio::test]
 async fn regenerate_keeps_the_old_answer_as_an_alternative() {
     let s = setup().await;
     s.fake.push(Script::answer("First answer."));
@@ -223,6 +263,7 @@ fn png() -> ImageInput {
         name: "shot.png".into(),
         mime: "image/png".into(),
         base64: "iVBORw0KGgoAAAANSUhEUg==".into(),
+        capture: None,
     }
 }
 
@@ -318,4 +359,74 @@ async fn answers_left_streaming_by_a_crash_are_stopped_at_the_next_start() {
     let detail = engine.store().conversation(&id).await.unwrap();
     assert_eq!(detail.messages[0].status, MessageStatus::Stopped);
     assert_eq!(detail.messages[0].content, "partial");
+}
+
+#[tokio::test]
+async fn an_answer_another_engine_is_streaming_is_left_alone_until_that_engine_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let start = || async {
+        let dir =
+            DataDir::prepare(Resolved { path: tmp.path().join("data"), source: DataDirSource::Env }).unwrap();
+        Engine::start(dir).await.unwrap()
+    };
+    let writer = start().await;
+    let c = writer.store().create_conversation("t", None).await.unwrap();
+    let mut m = perch_core::store::NewMessage::text(Role::Assistant, "so far");
+    m.status = MessageStatus::Streaming;
+    m.owner = writer.owner_id().map(str::to_owned);
+    writer.store().add_message(&c.id, m).await.unwrap();
+
+    let reader = start().await;
+    let status = |e: Engine| {
+        let id = c.id.clone();
+        async move { e.store().conversation(&id).await.unwrap().messages[0].status }
+    };
+    assert_eq!(status(reader.clone()).await, MessageStatus::Streaming);
+    drop(writer);
+    drop(reader);
+    assert_eq!(status(start().await).await, MessageStatus::Stopped);
+}
+
+/// A saved answer's references are checked against the folders in Settings, and a good one
+/// opens in the editor (a real process) with the file and the line; the rest never open.
+#[tokio::test]
+async fn an_answers_file_references_open_from_the_users_folders_only() {
+    let s = setup().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/auth.rs"), "fn check() {}\n").unwrap();
+    std::fs::write(tmp.path().join("secret.txt"), "no").unwrap();
+    s.fake.push(Script::answer("See [`src/auth.rs:45`][], [`../secret.txt:1`][] and [`src/gone.rs:2`][]."));
+    let answer = run_turn(&s.engine, ask("Where?"), &Collect::default()).await.unwrap();
+    use perch_core::agent::references;
+
+    let unset = references::check(&s.engine, answer.id).await.unwrap();
+    assert!(unset.iter().all(|r| r.problem.as_deref().unwrap().contains("Settings -> Tools -> Folders")));
+
+    let root = repo.display().to_string();
+    s.engine.settings().update(|st| st.tools.roots = vec![root]).await.unwrap();
+    let checked = references::check(&s.engine, answer.id).await.unwrap();
+    let problems: Vec<(&str, Option<&str>)> =
+        checked.iter().map(|r| (r.target.as_str(), r.problem.as_deref())).collect();
+    assert_eq!(problems[0], ("src/auth.rs:45", None));
+    assert!(problems[1].1.unwrap().contains("outside your folders"), "{problems:?}");
+    assert!(problems[2].1.unwrap().contains("does not exist"), "{problems:?}");
+
+    let log = tmp.path().join("editor.txt");
+    let editor = format!(r#"sh -c 'printf "%s|%s" "$1" "$2" > {}' editor {{file}} {{line}}"#, log.display());
+    references::open(&s.engine, answer.id, "src/auth.rs:45", &editor, &[]).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&log).unwrap_or_default().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the editor never ran");
+        tokio::time::sleep(Duration::from_millis(20)).await; // polling the editor's output
+    }
+    let expected = format!("{}|45", repo.join("src/auth.rs").canonicalize().unwrap().display());
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), expected);
+
+    for refused in ["../secret.txt:1", "src/gone.rs:2", "src/other.rs:1"] {
+        let e = references::open(&s.engine, answer.id, refused, &editor, &[]).await.unwrap_err();
+        assert!(matches!(e, perch_core::review::ReviewError::Reference(_)), "{refused}: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), expected, "nothing else was opened");
 }

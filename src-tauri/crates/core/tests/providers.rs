@@ -11,7 +11,7 @@ use perch_core::providers::{
     Anthropic, ChatMessage, ChatRequest, Gemini, ImageData, Ollama, OpenAi, Provider, ProviderError,
     StopReason, StreamEvent, ToolSpec, Usage,
 };
-use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use perch_fake_llm::{Dialect, FakeLlm, FakeModel, Script, Step};
 use serde_json::json;
 
 const KEY: &str = "test-key-0123456789";
@@ -333,6 +333,48 @@ async fn models_are_listed_with_capabilities_and_context_length() {
             assert!(!models[1].capabilities.vision, "llama3.2:3b has no vision");
         }
     }
+}
+
+#[tokio::test]
+async fn ollama_model_names_are_read_as_ollama_reads_them() {
+    let fake = fake(Dialect::Ollama).await;
+    fake.set_models(vec![
+        FakeModel::new("llama3.2:latest", &["completion", "tools"], 131_072),
+        FakeModel::new("jmorgan/mistral:7b", &["completion"], 32_768),
+    ]);
+    let ollama = client(Dialect::Ollama, &fake, "");
+    // A missing tag is `latest`; case, the default namespace and the registry do not matter.
+    for name in [
+        "llama3.2",
+        "llama3.2:latest",
+        "Llama3.2",
+        "library/llama3.2",
+        "registry.ollama.ai/library/llama3.2:latest",
+    ] {
+        let info = ollama.model_info(name).await.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(info.name, "llama3.2:latest", "{name}");
+        assert_eq!(
+            info.context_length,
+            Some(131_072),
+            "{name}: /api/show was asked about the installed model"
+        );
+        assert!(info.capabilities.tools, "{name}");
+    }
+    assert_eq!(ollama.model_info("JMorgan/Mistral:7B").await.unwrap().name, "jmorgan/mistral:7b");
+    // A model that truly is missing: another tag, or the same name in another namespace.
+    for name in ["llama3.2:1b", "mistral:7b"] {
+        let error = ollama.model_info(name).await.unwrap_err();
+        assert!(matches!(error, ProviderError::ModelNotFound { .. }), "{name}: {error:?}");
+        let text = error.to_string();
+        assert!(text.contains(name) && text.contains("llama3.2:latest, jmorgan/mistral:7b"), "{text}");
+    }
+    // The chat goes out with the name as written, which Ollama resolves the same way.
+    let mut req = request(Dialect::Ollama);
+    req.model = "llama3.2".into();
+    let (events, error) = run(&*ollama, req).await;
+    assert!(error.is_none(), "{error:?}");
+    assert!(!text_of(&events).is_empty());
+    assert_eq!(fake.chat_requests().pop().unwrap().body["model"], "llama3.2");
 }
 
 #[tokio::test]

@@ -21,6 +21,33 @@ fn tables(path: &Path) -> Vec<String> {
     stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
 }
 
+/// The app and `perch` commands open one data folder at once; a new database must come out
+/// whole from any number of first opens at the same moment.
+#[test]
+fn processes_opening_a_new_database_at_once_each_migrate_it_once() {
+    for _ in 0..5 {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("perch.db");
+        let barrier = std::sync::Barrier::new(4);
+        std::thread::scope(|scope| {
+            let opens: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                        barrier.wait();
+                        runtime
+                            .block_on(Store::open(&db, Integrity::Quick))
+                            .map(|(_, report)| report.schema_version)
+                    })
+                })
+                .collect();
+            for open in opens {
+                assert_eq!(open.join().unwrap().unwrap(), LATEST_VERSION);
+            }
+        });
+    }
+}
+
 #[tokio::test]
 async fn a_fresh_database_gets_every_table_wal_and_foreign_keys() {
     let tmp = tempfile::tempdir().unwrap();

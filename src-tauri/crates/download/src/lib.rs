@@ -108,7 +108,7 @@ pub async fn fetch(
     files: &[RemoteFile],
     dir: &Path,
     options: Fetch<'_>,
-    mut progress: impl FnMut(Progress),
+    mut progress: impl FnMut(Progress) + Send,
 ) -> Result<(), DownloadError> {
     tokio::fs::create_dir_all(dir).await.map_err(|e| DownloadError::io("creating", dir, e))?;
     let total: u64 = files.iter().map(|f| f.size).sum();
@@ -151,7 +151,7 @@ async fn fetch_one(
     url: &str,
     part: &Path,
     cancel: Option<&CancellationToken>,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut (dyn FnMut(u64) + Send),
 ) -> Result<(), DownloadError> {
     let unreachable =
         |e: reqwest::Error| DownloadError::Unreachable { url: url.to_owned(), message: e.to_string() };
@@ -199,7 +199,16 @@ async fn fetch_one(
             },
             None => response.chunk().await,
         };
-        let Some(chunk) = chunk.map_err(unreachable)? else { break };
+        let chunk = match chunk {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(e) => {
+                // tokio's File writes in the background: what arrived must be in the part
+                // before anyone resumes from it.
+                out.flush().await.map_err(|e| DownloadError::io("writing", part, e))?;
+                return Err(unreachable(e));
+            }
+        };
         received += chunk.len() as u64;
         if received > file.size {
             return Err(DownloadError::TooLarge { file: file.name.to_string(), expected: file.size });

@@ -1,7 +1,8 @@
 //! The review socket's protocol: newline-delimited JSON between Perch (the server) and the
 //! programs that push reviews to it (the review MCP bridge, `perch review`, editors).
 //!
-//! Request: `{"id": ..., "type": "present_review" | "get_selection" | "ping", "payload": {...}}`
+//! Request: `{"id": ..., "type": "present_review" | "get_selection" | "ping" | "show" | "toggle"
+//! | "screenshot", "payload": {...}}`
 //! Response: `{"id": ..., "success": bool, "data"?: ..., "error"?: "..."}`
 //!
 //! Both ends use this crate, so what the server accepts is exactly what clients send.
@@ -14,4 +15,7 @@ pub use client::{Client, ClientError};
 pub use discovery::{
     DISCOVERY_FILE, ENV_PATH, SOCKET_NAME, default_data_dir, discovery_candidates, runtime_socket_path,
 };
-pub use protocol::{Command, Limits, Mode, PresentReview, ProtocolError, Request, Response, parse_request};
+pub use protocol::{
+    AppCommand, Command, Limits, Mode, PresentReview, ProtocolError, Request, Response, ScreenshotMode,
+    parse_request,
+};

@@ -89,11 +89,55 @@ pub struct PresentReview {
     pub base_uri: String,
 }
 
+/// How `screenshot` captures; absent means the mode set in Perch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScreenshotMode {
+    Fullscreen,
+    Precision,
+    Window,
+}
+
+impl ScreenshotMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fullscreen => "fullscreen",
+            Self::Precision => "precision",
+            Self::Window => "window",
+        }
+    }
+}
+
+impl std::str::FromStr for ScreenshotMode {
+    type Err = ProtocolError;
+    fn from_str(s: &str) -> Result<Self, ProtocolError> {
+        match s {
+            "fullscreen" => Ok(Self::Fullscreen),
+            "precision" => Ok(Self::Precision),
+            "window" => Ok(Self::Window),
+            other => Err(ProtocolError::UnknownScreenshotMode(other.to_owned())),
+        }
+    }
+}
+
+/// Requests for the app itself (its window and its shortcut's actions), for users who bind
+/// keys in their desktop's settings instead of Perch's global shortcuts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppCommand {
+    /// Bring the window forward (out of mini mode).
+    Show,
+    /// Show the window, or hide it when it is in front.
+    Toggle,
+    /// What the screenshot shortcut does, in this mode or the one set in Perch.
+    Screenshot { mode: Option<ScreenshotMode> },
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     PresentReview(PresentReview),
     GetSelection,
     Ping,
+    App(AppCommand),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,7 +151,9 @@ pub enum ProtocolError {
     MissingId,
     #[error("the request has no \"type\"")]
     MissingType,
-    #[error("unknown request type {0:?}; expected present_review, get_selection or ping")]
+    #[error(
+        "unknown request type {0:?}; expected present_review, get_selection, ping, show, toggle or screenshot"
+    )]
     UnknownType(String),
     #[error("present_review needs a \"payload\" object")]
     MissingPayload,
@@ -125,6 +171,10 @@ pub enum ProtocolError {
     MissingBaseUri,
     #[error("{field} must be a string")]
     NotAString { field: &'static str },
+    #[error("unknown screenshot mode {0:?}; expected fullscreen, precision or window")]
+    UnknownScreenshotMode(String),
+    #[error("{0} takes no payload fields; got {1:?}")]
+    UnexpectedField(&'static str, String),
     #[error("the request line is longer than {limit} bytes")]
     LineTooLong { limit: usize },
 }
@@ -152,6 +202,17 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
     let command = match kind.as_str() {
         "ping" => Command::Ping,
         "get_selection" => Command::GetSelection,
+        "show" | "toggle" => {
+            match no_fields(map.remove("payload"), if kind == "show" { "show" } else { "toggle" }) {
+                Ok(()) if kind == "show" => Command::App(AppCommand::Show),
+                Ok(()) => Command::App(AppCommand::Toggle),
+                Err(e) => return fail(e),
+            }
+        }
+        "screenshot" => match screenshot(map.remove("payload")) {
+            Ok(mode) => Command::App(AppCommand::Screenshot { mode }),
+            Err(e) => return fail(e),
+        },
         "present_review" => match present_review(map.remove("payload"), limits) {
             Ok(review) => Command::PresentReview(review),
             Err(e) => return fail(e),
@@ -159,6 +220,36 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
         _ => return fail(ProtocolError::UnknownType(kind)),
     };
     Ok((id, command))
+}
+
+/// `show` and `toggle` accept no payload, an empty one, or null; anything else is a mistake
+/// worth reporting rather than ignoring.
+fn no_fields(payload: Option<Value>, kind: &'static str) -> Result<(), ProtocolError> {
+    match payload {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Object(map)) => match map.keys().next() {
+            None => Ok(()),
+            Some(key) => Err(ProtocolError::UnexpectedField(kind, key.clone())),
+        },
+        Some(_) => Err(ProtocolError::NotAnObject),
+    }
+}
+
+fn screenshot(payload: Option<Value>) -> Result<Option<ScreenshotMode>, ProtocolError> {
+    let mut map = match payload {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(map)) => map,
+        Some(_) => return Err(ProtocolError::NotAnObject),
+    };
+    let mode = match map.remove("mode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(mode)) => Some(mode.parse()?),
+        Some(_) => return Err(ProtocolError::NotAString { field: "mode" }),
+    };
+    match map.keys().next() {
+        Some(key) => Err(ProtocolError::UnexpectedField("screenshot", key.clone())),
+        None => Ok(mode),
+    }
 }
 
 fn present_review(payload: Option<Value>, limits: &Limits) -> Result<PresentReview, ProtocolError> {
@@ -280,6 +371,39 @@ mod tests {
             parse_request(b"{nope", &Limits::default()),
             Err((Value::Null, ProtocolError::InvalidJson(_)))
         ));
+    }
+
+    #[test]
+    fn app_commands_parse_and_bad_ones_are_named() {
+        let app = |v: Value| match parse(v) {
+            Ok((_, Command::App(c))) => Ok(c),
+            Ok((_, other)) => panic!("not an app command: {other:?}"),
+            Err((_, e)) => Err(e),
+        };
+        assert_eq!(app(json!({"id": 1, "type": "show"})), Ok(AppCommand::Show));
+        assert_eq!(app(json!({"id": 1, "type": "toggle", "payload": {}})), Ok(AppCommand::Toggle));
+        assert_eq!(app(json!({"id": 1, "type": "screenshot"})), Ok(AppCommand::Screenshot { mode: None }));
+        assert_eq!(
+            app(json!({"id": 1, "type": "screenshot", "payload": {"mode": "precision"}})),
+            Ok(AppCommand::Screenshot { mode: Some(ScreenshotMode::Precision) })
+        );
+        assert_eq!(
+            app(json!({"id": 1, "type": "screenshot", "payload": {"mode": "region"}})),
+            Err(ProtocolError::UnknownScreenshotMode("region".into()))
+        );
+        assert_eq!(
+            app(json!({"id": 1, "type": "screenshot", "payload": {"mode": 2}})),
+            Err(ProtocolError::NotAString { field: "mode" })
+        );
+        assert_eq!(
+            app(json!({"id": 1, "type": "screenshot", "payload": {"mode": "window", "delay": 3}})),
+            Err(ProtocolError::UnexpectedField("screenshot", "delay".into()))
+        );
+        assert_eq!(
+            app(json!({"id": 1, "type": "show", "payload": {"x": 1}})),
+            Err(ProtocolError::UnexpectedField("show", "x".into()))
+        );
+        assert_eq!(app(json!({"id": 1, "type": "toggle", "payload": [1]})), Err(ProtocolError::NotAnObject));
     }
 
     #[test]

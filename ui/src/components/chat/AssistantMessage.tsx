@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { Message, MessageView, TurnError } from "../../bindings";
+import { useAnswerReferences } from "../../lib/answerReferences";
 import { formatCost, formatTokens } from "../../lib/models";
 import { AnswerBody } from "./AnswerBody";
 import { ErrorCard } from "./ErrorCard";
@@ -19,6 +20,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   const [shown, setShown] = useState<number | null>(null);
   const message = view ? (shown !== null ? versions[shown] : view.message) : null;
   const index = shown ?? versions.findIndex((v) => v.id === view?.message.id);
+  const refs = useAnswerReferences(message && !streaming ? message.id : null, message?.content ?? "");
 
   if (streaming) {
     return (
@@ -40,7 +42,17 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   return (
     <article className="message assistant" aria-label="Answer">
       <Thinking text={message.thinking ?? ""} live={false} answering />
-      <AnswerBody text={message.content} toolCalls={shown === null ? (view?.tool_calls ?? []) : []} />
+      <AnswerBody
+        text={message.content}
+        toolCalls={shown === null ? (view?.tool_calls ?? []) : []}
+        references={refs.references}
+        onOpenReference={refs.open}
+      />
+      {refs.problem && (
+        <p className="error small" role="alert">
+          {refs.problem}
+        </p>
+      )}
       {stopped && <p className="muted small-note">Stopped.</p>}
       {failed && <ErrorCard error={shown === null ? (error ?? null) : null} fallback={message.error} />}
       <footer className="message-meta">

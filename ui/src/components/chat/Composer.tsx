@@ -1,7 +1,12 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import type { ImageInput, ModelInfo } from "../../bindings";
+import type { Capture, CaptureMode, ImageInput, ModelInfo } from "../../bindings";
+import { useCaptures } from "../../lib/captures";
 import { formatTokens } from "../../lib/models";
-import { SendIcon } from "../Icons";
+import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
+import { useSettings } from "../../lib/settings";
+import { CaptureChips } from "../capture/CaptureChips";
+import { CaptureIcon, SendIcon } from "../Icons";
+import { MicButton } from "./MicButton";
 
 /** The most a message may hold; a bigger paste is refused before it reaches the text box. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -34,12 +39,35 @@ function readImage(file: File): Promise<ImageInput> {
   });
 }
 
+/** A chip sent as an image: the engine reads its files, nothing crosses the IPC twice. */
+function captureInput(c: Capture): ImageInput {
+  return { name: c.source, mime: c.format === "png" ? "image/png" : "image/jpeg", base64: "", capture: c.id };
+}
+
+const CAPTURE_MODES: { value: CaptureMode; label: string }[] = [
+  { value: "fullscreen", label: "Screen" },
+  { value: "precision", label: "Region" },
+  { value: "window", label: "Window" },
+  { value: "none", label: "Off" },
+];
+
 export function Composer(props: Props) {
   const { streaming, models, model, onModel, usage, editing, onSend, onStop, onEditLast, onCancelEdit } = props;
   const [text, setText] = useState(() => localStorage.getItem(DRAFT_KEY) ?? "");
   const [images, setImages] = useState<ImageInput[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
+  const [needsVision, setNeedsVision] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
+  const captures = useCaptures();
+  const { settings, setCapture } = useSettings();
+  const capture = settings?.capture;
+
+  // A new capture puts the cursor in the box: type the question, Enter.
+  useEffect(() => {
+    if (captures.focusTick > 0) box.current?.focus();
+  }, [captures.focusTick]);
+  const dictation = useDictation();
+  const pushToTalk = settings?.voice.push_to_talk ?? "";
 
   // Editing puts the old question in the box (the draft comes back after).
   const [editingShown, setEditingShown] = useState<string | null>(null);
@@ -56,26 +84,65 @@ export function Composer(props: Props) {
     if (editing === null) localStorage.setItem(DRAFT_KEY, value);
   };
 
-  const submit = async () => {
-    if (streaming || !text.trim() || !model) return;
-    const sent = text;
+  const submit = async (value = text) => {
+    if (streaming || !value.trim() || !model) return;
+    const current = models.find((m) => m.id === model);
+    const canSee = !current || current.capabilities.vision;
+    let chips = captures.pending;
+    // Caught here, before anything is sent: the question would be refused.
+    if (!canSee && (images.length > 0 || chips.length > 0)) {
+      setNeedsVision(true);
+      return;
+    }
+    if (canSee && capture?.auto_screenshot && capture.mode === "fullscreen" && chips.length === 0 && images.length === 0) {
+      chips = (await captures.take("fullscreen")) ?? [];
+    }
+    const sent = value;
     const attached = images;
     update("");
     setImages([]);
     setNotice(null);
-    // Nothing typed is lost: a send that could not start puts the text back.
-    if (!(await onSend(sent, attached))) {
+    setNeedsVision(false);
+    // Nothing typed is lost: a send that could not start puts the text back (chips stay).
+    const ok = await onSend(sent, [...attached, ...chips.map(captureInput)]);
+    if (!ok) {
       update(sent);
       setImages(attached);
     }
+    await captures.refresh();
   };
+
+  // Dictated text lands at the cursor (replacing a selection), and is sent only when the user
+  // turned on "send after dictation". Texts that arrived while the composer was not on screen
+  // (mini mode) are taken when it comes back.
+  const latest = useRef({ text, submit });
+  latest.current = { text, submit };
+  useEffect(() => {
+    const arrived = takeFinals();
+    if (arrived.length === 0) return;
+    const el = box.current;
+    let { value, caret } = { value: latest.current.text, caret: el?.selectionEnd ?? latest.current.text.length };
+    const start = el && document.activeElement === el ? el.selectionStart : caret;
+    for (const [i, final] of arrived.entries()) {
+      ({ value, caret } = insertAt(value, i === 0 ? start : caret, caret, final.text));
+    }
+    update(value);
+    if (arrived.some((f) => f.send)) {
+      void latest.current.submit(value);
+    } else if (el) {
+      el.focus();
+      requestAnimationFrame(() => el.setSelectionRange(caret, caret));
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when a dictation ends
+  }, [dictation.phase]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
     } else if (e.key === "Escape") {
-      if (streaming) onStop();
+      if (dictation.phase === "listening") void cancelDictation();
+      else if (streaming) onStop();
       else if (editing !== null) {
         onCancelEdit();
         update(localStorage.getItem(DRAFT_KEY) ?? "");
@@ -116,6 +183,7 @@ export function Composer(props: Props) {
   };
 
   const current = models.find((m) => m.id === model);
+  const visionModels = models.filter((m) => m.capabilities.vision);
   const ratio = usage.limit ? Math.min(1, usage.used / usage.limit) : 0;
   return (
     <form
@@ -133,8 +201,56 @@ export function Composer(props: Props) {
           {notice}
         </div>
       )}
-      {images.length > 0 && (
+      {captures.failure && (
+        <div className="composer-note warn" role="alert">
+          {captures.failure}{" "}
+          <button type="button" className="link" onClick={captures.dismiss}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {dictation.notice && (
+        <div className={dictation.notice.kind === "warning" ? "composer-note" : "composer-note warn"} role="alert">
+          {dictation.notice.text}{" "}
+          <button type="button" className="link" onClick={dismissNotice}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {needsVision && current && (
+        <div className="composer-note warn vision-needed" role="alert">
+          {current.name} cannot read images.{" "}
+          {visionModels.length > 0 ? (
+            <>
+              Send with{" "}
+              {visionModels.slice(0, 4).map((m) => (
+                <button
+                  key={m.id}
+                  type="button"
+                  className="link"
+                  onClick={() => {
+                    onModel(m.id);
+                    setNeedsVision(false);
+                  }}
+                >
+                  {m.id}
+                </button>
+              ))}
+              , or remove the images.
+            </>
+          ) : (
+            "No installed model reads images: pull one (e.g. ollama pull qwen3-vl), or remove the images."
+          )}
+        </div>
+      )}
+      {dictation.phase !== "idle" && (
+        <div className="dictation-partial" aria-live="polite" aria-label="Dictated so far">
+          {dictation.partial || (dictation.phase === "transcribing" ? "Transcribing…" : "Listening…")}
+        </div>
+      )}
+      {images.length + captures.pending.length > 0 && (
         <div className="chips">
+          <CaptureChips captures={captures.pending} onRemove={(id) => void captures.remove(id)} />
           {images.map((img, i) => (
             <span key={i} className="chip">
               {img.name}
@@ -166,6 +282,32 @@ export function Composer(props: Props) {
             </option>
           ))}
         </select>
+        {capture && (
+          <>
+            <select
+              aria-label="Capture mode"
+              title={`What ${capture.shortcut || "the screenshot shortcut"} captures`}
+              value={capture.mode}
+              onChange={(e) => void setCapture({ ...capture, mode: e.target.value as CaptureMode })}
+            >
+              {CAPTURE_MODES.map((m) => (
+                <option key={m.value} value={m.value}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label="Capture the screen"
+              title={`Capture (${capture.shortcut || "no shortcut"})`}
+              disabled={capture.mode === "none"}
+              onClick={() => void captures.take()}
+            >
+              <CaptureIcon />
+            </button>
+          </>
+        )}
         <span
           className="gauge"
           title={`Context: ${usage.used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens`}
@@ -177,6 +319,7 @@ export function Composer(props: Props) {
           {formatTokens(usage.used)}
           {usage.limit ? ` / ${formatTokens(usage.limit)}` : ""}
         </span>
+        <MicButton shortcut={pushToTalk} />
         {streaming ? (
           <button type="button" className="icon-button stop" aria-label="Stop" title="Stop (Esc)" onClick={onStop}>
             ■

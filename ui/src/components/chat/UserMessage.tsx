@@ -10,7 +10,8 @@ interface Props {
 
 export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
   const text = view?.message.content ?? pending?.text ?? "";
-  const images = view?.attachments.length ?? pending?.images ?? 0;
+  // A capture keeps its full-size original beside the copy the model read; count the images sent.
+  const images = view ? view.attachments.filter((a) => a.kind === "image").length : (pending?.images ?? 0);
   return (
     <article className="message user" aria-label="Question">
       <div className="bubble">

@@ -37,8 +37,8 @@ function setup() {
         provider: "ollama",
         error: null,
         models: [
-          { id: "ollama:a", provider: "ollama", name: "a", context_length: 8192, capabilities: { vision: true, tools: true, thinking: false } },
-          { id: "ollama:b", provider: "ollama", name: "b", context_length: 8192, capabilities: { vision: false, tools: false, thinking: true } },
+          { id: "ollama:a", key: "ollama:registry.ollama.ai/library/a:latest", provider: "ollama", name: "a", context_length: 8192, capabilities: { vision: true, tools: true, thinking: false } },
+          { id: "ollama:b", key: "ollama:registry.ollama.ai/library/b:latest", provider: "ollama", name: "b", context_length: 8192, capabilities: { vision: false, tools: false, thinking: true } },
         ],
       },
     ],

@@ -61,4 +61,13 @@ describe("ToolSettingsCard", () => {
     finish!();
     expect(await screen.findByText(/Downloaded; picks tools by meaning/)).toBeInTheDocument();
   });
+
+  it("saves the folders, one per line, when the field is left", async () => {
+    setup(true);
+    const folders = await screen.findByRole("textbox", { name: "Folders" });
+    await userEvent.type(folders, "  /home/me/app  {Enter}{Enter}/home/me/notes");
+    expect(saved()).toHaveLength(0);
+    await userEvent.tab();
+    expect(saved().at(-1)!.roots).toEqual(["/home/me/app", "/home/me/notes"]);
+  });
 });

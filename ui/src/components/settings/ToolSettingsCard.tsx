@@ -81,6 +81,8 @@ function EmbeddedModel() {
   );
 }
 
+const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+
 const RETRIEVERS: { value: RetrieverChoice; label: string }[] = [
   { value: "auto", label: "Best available" },
   { value: "mini_lm", label: "Built-in model (all-MiniLM-L6-v2)" },
@@ -140,7 +142,17 @@ export function ToolSettingsCard() {
             aria-label="Always-on tools"
             rows={3}
             defaultValue={(tools.always_on ?? []).join("\n")}
-            onBlur={(e) => save({ always_on: e.target.value.split("\n").map((l) => l.trim()).filter(Boolean) })}
+            onBlur={(e) => save({ always_on: lines(e.target.value) })}
+          />
+        </label>
+        <label className="field">
+          Folders (one per line): MCP servers may work in them, and file references in answers open from them
+          <textarea
+            aria-label="Folders"
+            rows={2}
+            placeholder="/home/me/projects/app"
+            defaultValue={(tools.roots ?? []).join("\n")}
+            onBlur={(e) => save({ roots: lines(e.target.value) })}
           />
         </label>
       </fieldset>

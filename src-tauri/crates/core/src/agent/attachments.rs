@@ -23,27 +23,54 @@ fn extension(mime: &str) -> &'static str {
 }
 
 pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]) -> Result<(), ChatError> {
+    let mut sent_captures = Vec::new();
     for image in images {
+        if let Some(id) = &image.capture {
+            // A capture: the model's copy is the image; the original is kept beside it.
+            let files = engine.captures().files(id).await.map_err(|e| ChatError::Invalid(e.to_string()))?;
+            save_file(engine, message_id, "image", files.model, files.mime, &image.name).await?;
+            // Stored as a file (not an image the model reads again), so the model never gets it twice.
+            save_file(engine, message_id, "file", files.original, "image/png", &image.name).await?;
+            sent_captures.push(id.clone());
+            continue;
+        }
         if !image.mime.starts_with("image/") {
             return Err(ChatError::Invalid(format!("{} is not an image", image.name)));
         }
         let bytes = STANDARD
             .decode(image.base64.trim())
             .map_err(|_| ChatError::Invalid(format!("{} could not be read as an image", image.name)))?;
-        if bytes.len() > MAX_IMAGE_BYTES {
-            return Err(ChatError::Invalid(format!("{} is larger than 20 MB", image.name)));
-        }
-        let hash = format!("{:x}", Sha256::digest(&bytes));
-        let name = format!("{hash}.{}", extension(&image.mime));
-        let path = engine.data_dir().attachments_dir().join(&name);
-        let len = bytes.len() as i64;
-        if !path.exists() {
-            tokio::fs::write(&path, bytes)
-                .await
-                .map_err(|e| ChatError::Invalid(format!("{} could not be saved: {e}", image.name)))?;
-        }
-        engine.store().add_attachment(message_id, "image", &name, &image.mime, len, &hash).await?;
+        save_file(engine, message_id, "image", bytes, &image.mime, &image.name).await?;
     }
+    // Sent captures leave the shelf: their files now live in the conversation's attachments.
+    for id in sent_captures {
+        let _ = engine.captures().remove(&id);
+    }
+    Ok(())
+}
+
+/// Stores one file under its content hash (once, however often it is attached) and its row.
+async fn save_file(
+    engine: &Engine,
+    message_id: i64,
+    kind: &str,
+    bytes: Vec<u8>,
+    mime: &str,
+    name: &str,
+) -> Result<(), ChatError> {
+    if bytes.len() > MAX_IMAGE_BYTES {
+        return Err(ChatError::Invalid(format!("{name} is larger than 20 MB")));
+    }
+    let hash = format!("{:x}", Sha256::digest(&bytes));
+    let file = format!("{hash}.{}", extension(mime));
+    let path = engine.data_dir().attachments_dir().join(&file);
+    let len = bytes.len() as i64;
+    if !path.exists() {
+        tokio::fs::write(&path, bytes)
+            .await
+            .map_err(|e| ChatError::Invalid(format!("{name} could not be saved: {e}")))?;
+    }
+    engine.store().add_attachment(message_id, kind, &file, mime, len, &hash).await?;
     Ok(())
 }
 

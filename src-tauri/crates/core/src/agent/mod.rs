@@ -5,27 +5,25 @@
 pub mod attachments;
 pub mod context;
 pub mod picker;
+pub mod references;
 pub mod runs;
 pub mod sampling;
+mod stream;
 pub mod thread;
 pub mod tools;
 
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::Engine;
 use crate::providers::{
-    ChatMessage, ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, StreamEvent, ToolCall,
-    Usage,
+    ChatMessage, ChatRequest, ModelId, ModelInfo, Provider, ProviderError, Registry, Usage,
 };
 use crate::store::{Conversation, Message, MessageStatus, MessageUpdate, NewMessage, Role, StoreError};
 
 /// The longest message Perch accepts; a bigger paste is refused with this number.
 pub const MAX_MESSAGE_CHARS: usize = 1_000_000;
-/// How often a streaming answer is saved, so a crash or a kill loses at most this much.
-const SAVE_EVERY: Duration = Duration::from_millis(750);
 
 /// An image attached to a question, as the UI or the CLI read it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -33,6 +31,9 @@ pub struct ImageInput {
     pub name: String,
     pub mime: String,
     pub base64: String,
+    /// A capture on the shelf to attach instead of `base64` (which is then empty).
+    #[serde(default)]
+    pub capture: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -146,6 +147,9 @@ pub async fn run_turn_with(
     sink: &dyn TurnSink,
     options: TurnOptions,
 ) -> Result<Message, ChatError> {
+    // First, so a Stop during the lookups below is not lost (a Stop even earlier is kept by
+    // `Runs` until this line).
+    let run = engine.runs().start(request.run_id.clone());
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let settings = engine.settings().get().await;
@@ -213,9 +217,9 @@ pub async fn run_turn_with(
     let mut answer = NewMessage::text(Role::Assistant, "");
     answer.model = Some(request.model.clone());
     answer.status = MessageStatus::Streaming;
+    answer.owner = engine.owner_id().map(str::to_owned);
     answer.alternative_of = replaces;
     let assistant = store.add_message(&conversation.id, answer).await?;
-    let run = engine.runs().start(request.run_id.clone());
     sink.send(TurnEvent::Started(Box::new(TurnStarted {
         run_id: run.id.clone(),
         conversation: store.conversation(&conversation.id).await?.conversation,
@@ -427,7 +431,7 @@ async fn agent_loop(
     let mut round = 0u32;
     loop {
         let text_before = out.text.len();
-        let asked = stream_answer(
+        let stream::Step { calls: asked, thinking } = stream::stream_answer(
             provider,
             chat.clone(),
             calls.engine.store(),
@@ -455,8 +459,11 @@ async fn agent_loop(
         }
         let offset = u32::try_from(out.text.chars().count()).unwrap_or(u32::MAX);
         let results = calls.run_round(round, offset, asked.clone(), offered).await;
-        chat.messages
-            .push(ChatMessage::Assistant { text: out.text[text_before..].to_owned(), tool_calls: asked });
+        chat.messages.push(ChatMessage::Assistant {
+            text: out.text[text_before..].to_owned(),
+            tool_calls: asked,
+            thinking,
+        });
         for r in results {
             if r.denied {
                 declined.push((r.call.name.clone(), r.call.arguments.to_string()));
@@ -484,72 +491,6 @@ async fn agent_loop(
     }
 }
 
-/// Streams one step of the answer to the sink, saving progress, until it ends, fails or is
-/// stopped. Returns the tool calls the model asked for.
-async fn stream_answer(
-    provider: &dyn Provider,
-    request: ChatRequest,
-    store: &crate::store::Store,
-    message_id: i64,
-    cancel: &tokio_util::sync::CancellationToken,
-    sink: &dyn TurnSink,
-    out: &mut Outcome,
-) -> Vec<ToolCall> {
-    let mut asked = Vec::new();
-    let mut stream = tokio::select! {
-        _ = cancel.cancelled() => { out.stopped = true; return asked; }
-        started = provider.stream_chat(request) => match started {
-            Ok(stream) => stream,
-            Err(e) => { out.error = Some(e); return asked; }
-        },
-    };
-    let mut last_save = Instant::now();
-    loop {
-        let next = tokio::select! {
-            // Dropping the stream closes the connection: the provider stops generating.
-            _ = cancel.cancelled() => { out.stopped = true; break; }
-            next = stream.next() => next,
-        };
-        match next {
-            None => break,
-            Some(Err(e)) => {
-                out.error = Some(e);
-                break;
-            }
-            Some(Ok(event)) => match event {
-                StreamEvent::Thinking(t) => {
-                    out.thinking.push_str(&t);
-                    sink.send(TurnEvent::Thinking(t));
-                }
-                StreamEvent::Text(t) => {
-                    out.text.push_str(&t);
-                    sink.send(TurnEvent::Text(t));
-                }
-                StreamEvent::Usage(u) => {
-                    // Each round is billed; the answer's usage is the sum.
-                    let total = out.usage.unwrap_or_default();
-                    let sum = Usage {
-                        input_tokens: total.input_tokens + u.input_tokens,
-                        output_tokens: total.output_tokens + u.output_tokens,
-                    };
-                    out.usage = Some(sum);
-                    sink.send(TurnEvent::Usage(sum));
-                }
-                StreamEvent::ToolCall(call) => asked.push(call),
-                StreamEvent::Done(_) => {}
-            },
-        }
-        if last_save.elapsed() >= SAVE_EVERY {
-            last_save = Instant::now();
-            let thinking = (!out.thinking.is_empty()).then_some(out.thinking.as_str());
-            if let Err(e) = store.save_progress(message_id, &out.text, thinking).await {
-                tracing::warn!(error = %e, "could not save the answer's progress");
-            }
-        }
-    }
-    asked
-}
-
 /// Engine helpers the turn needs.
 impl Engine {
     /// A model's capabilities, cached for ten minutes.
@@ -558,7 +499,7 @@ impl Engine {
         provider: &dyn Provider,
         id: &ModelId,
     ) -> Result<ModelInfo, ProviderError> {
-        let key = id.to_string();
+        let key = id.key();
         if let Some(info) = self.model_cache().get(&key) {
             return Ok(info);
         }

@@ -80,7 +80,7 @@ impl ToolPicker {
     }
 
     /// Downloads the model (checked against its sha256), reporting progress.
-    pub async fn download_model(&self, mut progress: impl FnMut(u64, u64)) -> Result<(), String> {
+    pub async fn download_model(&self, mut progress: impl FnMut(u64, u64) + Send) -> Result<(), String> {
         let client = crate::providers::http::client(&Default::default());
         download::fetch(&client, MINILM_FILES, &self.model_dir, download::Fetch::default(), |p| {
             progress(p.done, p.total)

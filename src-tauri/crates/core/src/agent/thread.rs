@@ -13,6 +13,9 @@ use crate::store::{Attachment, Conversation, ConversationDetail, Message, Role};
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ConversationView {
     pub conversation: Conversation,
+    /// The key of the conversation's model, to find it among listed models however it was
+    /// spelled (`ollama:llama3.2` is the listed `ollama:llama3.2:latest`).
+    pub model_key: Option<String>,
     pub messages: Vec<MessageView>,
     /// USD for the whole conversation's priced answers, when any were priced.
     pub cost: Option<f64>,
@@ -52,7 +55,8 @@ pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[P
     // Every answer costs, including the replaced ones.
     let costs: Vec<f64> = detail.messages.iter().filter_map(cost_of).collect();
     let cost = (!costs.is_empty()).then(|| costs.iter().sum());
-    ConversationView { conversation: detail.conversation.clone(), messages, cost }
+    let model_key = detail.conversation.model.as_deref().map(crate::providers::model_key);
+    ConversationView { conversation: detail.conversation.clone(), model_key, messages, cost }
 }
 
 /// The visible thread as a Markdown document.

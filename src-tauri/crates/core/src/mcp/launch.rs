@@ -7,17 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::ProtocolVersion;
-use rmcp::service::RunningService;
+use rmcp::ClientServiceExt;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use tokio::process::ChildStderr;
 
 use super::config::Transport;
 use super::handler::PerchClient;
-
-pub(crate) type Client = RunningService<RoleClient, PerchClient>;
+pub(crate) use super::handshake::Client;
+use super::handshake::{self, Handshaking, lifecycle};
 
 /// The longest a server may take to start and answer the handshake (less when its tool
 /// timeout is shorter).
@@ -35,16 +33,18 @@ impl From<String> for LaunchError {
     }
 }
 
+impl From<handshake::Failure> for LaunchError {
+    fn from(f: handshake::Failure) -> Self {
+        // A server that wants credentials will want them on every retry.
+        Self { message: f.message, permanent: f.needs_auth }
+    }
+}
+
 pub(crate) struct Launched {
     pub client: Client,
     pub pid: Option<u32>,
 }
 
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
-    }
 }
 
 /// Resolves a command as the user's shell would, with bundled servers found first.
@@ -104,11 +104,11 @@ pub(crate) async fn launch(
             if let Some(stderr) = stderr {
                 on_stderr(stderr);
             }
-            let client = handshake(handler.serve_with_lifecycle(child, lifecycle()), start_timeout).await?;
+            let connecting = handler.serve_with_lifecycle(Handshaking::new(child), lifecycle());
+            let client = handshake::complete(connecting, start_timeout).await?;
             Ok(Launched { client, pid })
         }
         Transport::Http { url, headers } => {
-            crate::providers::http::install_tls_provider();
             let mut custom = HashMap::new();
             let mut auth = None;
             for (name, value) in headers {
@@ -128,25 +128,27 @@ pub(crate) async fn launch(
             if let Some(token) = auth {
                 config = config.auth_header(token);
             }
-            let transport = StreamableHttpClientTransport::from_config(config);
-            let client =
-                handshake(handler.serve_with_lifecycle(transport, lifecycle()), start_timeout).await?;
+            let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+            let connecting = handler.serve_with_lifecycle(Handshaking::new(transport), lifecycle());
+            let client = handshake::complete(connecting, start_timeout).await?;
             Ok(Launched { client, pid: None })
         }
     }
 }
 
-async fn handshake<E: std::fmt::Display>(
-    connecting: impl Future<Output = Result<Client, E>>,
-    timeout: Duration,
-) -> Result<Client, String> {
-    match tokio::time::timeout(timeout, connecting).await {
-        Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(format!("the MCP handshake failed: {e}")),
-        Err(_) => Err(format!(
-            "it did not complete the MCP handshake within {} s (is it an MCP server, and does it \
-             write only protocol messages to stdout?)",
-            timeout.as_secs()
-        )),
-    }
+/// The client for a Streamable HTTP server, configured as rmcp's default one: no idle pool
+/// (a reused half-read connection stalls on delayed ACKs) and same-origin 307/308 redirects.
+fn http_client() -> Result<reqwest::Client, String> {
+    let same_origin = reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(reqwest::Url::origin);
+        let allowed = matches!(attempt.status().as_u16(), 307 | 308)
+            && attempt.previous().len() <= 10
+            && first.is_some_and(|o| o == attempt.url().origin());
+        if allowed { attempt.follow() } else { attempt.stop() }
+    });
+    crate::providers::http::client_builder()
+        .pool_max_idle_per_host(0)
+        .redirect(same_origin)
+        .build()
+        .map_err(|e| format!("could not set up an HTTP client: {e}"))
 }

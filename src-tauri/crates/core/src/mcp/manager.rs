@@ -60,6 +60,8 @@ struct State {
     status: Option<ServerStatus>,
     pid: Option<u32>,
     last_error: Option<String>,
+    /// Starts that failed so far, so a wait can end at the first failure it sees.
+    failed_attempts: u64,
     connected_at: Option<i64>,
     restarts: u32,
     protocol_version: Option<String>,
@@ -156,12 +158,24 @@ impl McpManager {
     }
 
     fn slot(&self, name: &str) -> Result<Arc<Slot>, CallError> {
-        self.slots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
-            .ok_or_else(|| CallError::UnknownServer(name.to_owned()))
+        let found = self.slots.lock().unwrap_or_else(|p| p.into_inner()).get(name).cloned();
+        found.ok_or_else(|| self.unknown(name))
+    }
+
+    /// An unknown server, with the configuration problems that may explain it (a file that
+    /// does not parse, or this server's own entry), each with its file and line.
+    fn unknown(&self, name: &str) -> CallError {
+        let problems: Vec<String> = self
+            .problems()
+            .iter()
+            .filter(|p| p.server.as_deref().is_none_or(|s| s == name))
+            .map(ToString::to_string)
+            .collect();
+        if problems.is_empty() {
+            CallError::UnknownServer(name.to_owned())
+        } else {
+            CallError::Misconfigured { server: name.to_owned(), problems: problems.join("; ") }
+        }
     }
 
     fn peers(&self) -> Vec<Peer<RoleClient>> {
@@ -314,21 +328,29 @@ impl McpManager {
         }
     }
 
-    /// Starts a server if needed and waits until it is connected or has failed.
+    /// Starts a server if needed and waits until it is connected or a start has failed (the
+    /// supervisor may still retry; the caller hears about the failure at once).
     pub async fn ensure_connected(self: &Arc<Self>, name: &str, wait: Duration) -> Result<(), CallError> {
         let slot = self.slot(name)?;
+        let failed_before = slot.state().failed_attempts;
         if slot.state().stop.is_none() {
             self.start(name)?;
         }
         let deadline = Instant::now() + wait;
         let mut events = self.subscribe();
         loop {
-            let (status, error) = {
+            let (status, error, failed) = {
                 let s = slot.state();
-                (s.status, s.last_error.clone())
+                (s.status, s.last_error.clone(), s.failed_attempts > failed_before)
             };
             match status {
                 Some(ServerStatus::Connected) => return Ok(()),
+                Some(ServerStatus::Disconnected) if failed => {
+                    return Err(CallError::NotRunning {
+                        server: name.to_owned(),
+                        status: error.unwrap_or_else(|| "it failed to start".into()),
+                    });
+                }
                 Some(ServerStatus::Error | ServerStatus::Stopped) => {
                     return Err(CallError::NotRunning {
                         server: name.to_owned(),

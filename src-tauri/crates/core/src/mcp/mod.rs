@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod handler;
+mod handshake;
 mod launch;
 mod logs;
 pub mod manager;
@@ -103,6 +104,9 @@ pub struct Progress {
 pub enum CallError {
     #[error("there is no MCP server named {0:?}")]
     UnknownServer(String),
+    /// No such server, and the configuration files have problems that may be why.
+    #[error("there is no usable MCP server named {server:?}: {problems}")]
+    Misconfigured { server: String, problems: String },
     #[error("{server} is not running ({status})")]
     NotRunning { server: String, status: String },
     #[error("{server} has no tool named {tool:?}")]

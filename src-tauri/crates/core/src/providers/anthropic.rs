@@ -1,5 +1,10 @@
 //! Anthropic's Messages API: `POST /v1/messages` streamed as server-sent events with typed
 //! content blocks (text, thinking, tool_use).
+//!
+//! Thinking blocks end with a signature (`signature_delta`), and some arrive whole as
+//! `redacted_thinking`. With thinking on, the API refuses tool results unless the assistant
+//! message before them starts with those blocks exactly as they came, so the decoder hands each
+//! finished block on as [`StreamEvent::SignedThinking`] and the request puts them back first.
 
 use std::collections::HashMap;
 
@@ -9,8 +14,8 @@ use serde_json::{Value, json};
 
 use super::http::{self, SseEvent, Timeouts};
 use super::{
-    Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
-    StreamEvent, ToolCall, Usage,
+    Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, SignedThinking,
+    StopReason, StreamEvent, ToolCall, Usage,
 };
 
 const API_VERSION: &str = "2023-06-01";
@@ -60,8 +65,18 @@ impl Anthropic {
                     blocks.push(json!({ "type": "text", "text": text }));
                     ("user", blocks)
                 }
-                ChatMessage::Assistant { text, tool_calls } => {
-                    let mut blocks = Vec::new();
+                ChatMessage::Assistant { text, tool_calls, thinking } => {
+                    let mut blocks: Vec<Value> = thinking
+                        .iter()
+                        .map(|t| match t {
+                            SignedThinking::Thinking { thinking, signature } => {
+                                json!({ "type": "thinking", "thinking": thinking, "signature": signature })
+                            }
+                            SignedThinking::Redacted { data } => {
+                                json!({ "type": "redacted_thinking", "data": data })
+                            }
+                        })
+                        .collect();
                     if !text.is_empty() {
                         blocks.push(json!({ "type": "text", "text": text }));
                     }
@@ -111,6 +126,8 @@ impl Anthropic {
 struct Decoder {
     /// tool_use blocks by index: id, name, partial JSON.
     tools: HashMap<u64, (String, String, String)>,
+    /// thinking blocks by index: the text and the signature so far.
+    thinking: HashMap<u64, (String, String)>,
     usage: Usage,
     stop: Option<StopReason>,
 }
@@ -137,12 +154,30 @@ impl Decoder {
                     v.pointer("/content_block/name").and_then(Value::as_str).unwrap_or_default().to_owned();
                 self.tools.insert(index, (id, name, String::new()));
             }
+            "content_block_start" if v.pointer("/content_block/type") == Some(&json!("thinking")) => {
+                self.thinking.insert(index, (String::new(), String::new()));
+            }
+            "content_block_start"
+                if v.pointer("/content_block/type") == Some(&json!("redacted_thinking")) =>
+            {
+                let data = v.pointer("/content_block/data").and_then(Value::as_str).unwrap_or_default();
+                out.push(StreamEvent::SignedThinking(SignedThinking::Redacted { data: data.to_owned() }));
+            }
             "content_block_delta" => match v.pointer("/delta/type").and_then(Value::as_str) {
                 Some("text_delta") => {
                     out.push(StreamEvent::Text(v["delta"]["text"].as_str().unwrap_or("").to_owned()))
                 }
                 Some("thinking_delta") => {
-                    out.push(StreamEvent::Thinking(v["delta"]["thinking"].as_str().unwrap_or("").to_owned()))
+                    let text = v["delta"]["thinking"].as_str().unwrap_or("");
+                    if let Some(block) = self.thinking.get_mut(&index) {
+                        block.0.push_str(text);
+                    }
+                    out.push(StreamEvent::Thinking(text.to_owned()))
+                }
+                Some("signature_delta") => {
+                    if let Some(block) = self.thinking.get_mut(&index) {
+                        block.1.push_str(v["delta"]["signature"].as_str().unwrap_or(""));
+                    }
                 }
                 Some("input_json_delta") => {
                     if let Some(tool) = self.tools.get_mut(&index) {
@@ -155,7 +190,10 @@ impl Decoder {
                 if let Some((id, name, json)) = self.tools.remove(&index) {
                     let arguments = serde_json::from_str(if json.trim().is_empty() { "{}" } else { &json })
                         .unwrap_or(Value::String(json));
-                    out.push(StreamEvent::ToolCall(ToolCall { id, name, arguments }));
+                    out.push(StreamEvent::ToolCall(ToolCall::new(id, name, arguments)));
+                }
+                if let Some((thinking, signature)) = self.thinking.remove(&index) {
+                    out.push(StreamEvent::SignedThinking(SignedThinking::Thinking { thinking, signature }));
                 }
             }
             "message_delta" => {
@@ -179,7 +217,7 @@ impl Decoder {
                     v.pointer("/error/message").and_then(Value::as_str).unwrap_or("unknown error").to_owned();
                 return Err(ProviderError::Stream { provider: "Anthropic".into(), message });
             }
-            _ => {} // ping, signature deltas, block starts for text and thinking
+            _ => {} // ping, text block starts
         }
         Ok(out)
     }

@@ -3,6 +3,10 @@
 //! Native rather than the OpenAI-compatible endpoint because the native API marks reasoning as
 //! separate `thought` parts (the compatible one mixes it into the text), reports each model's
 //! context length in `models.list`, and puts the retry delay in rate-limit errors.
+//!
+//! Thinking models put a `thoughtSignature` on the first function call of each step; the API
+//! refuses the next request of the turn unless that part comes back with it, so the signature
+//! travels on the [`ToolCall`] and is written back onto its `functionCall` part.
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -54,16 +58,18 @@ impl Gemini {
                     parts.push(json!({ "text": text }));
                     ("user", parts)
                 }
-                ChatMessage::Assistant { text, tool_calls } => {
+                ChatMessage::Assistant { text, tool_calls, .. } => {
                     let mut parts = Vec::new();
                     if !text.is_empty() {
                         parts.push(json!({ "text": text }));
                     }
-                    parts.extend(
-                        tool_calls
-                            .iter()
-                            .map(|c| json!({ "functionCall": { "name": c.name, "args": c.arguments } })),
-                    );
+                    parts.extend(tool_calls.iter().map(|c| {
+                        let mut part = json!({ "functionCall": { "name": c.name, "args": c.arguments } });
+                        if let Some(signature) = &c.signature {
+                            part["thoughtSignature"] = json!(signature);
+                        }
+                        part
+                    }));
                     ("model", parts)
                 }
                 ChatMessage::Tool { name, content, .. } => {
@@ -145,6 +151,7 @@ impl Decoder {
                     id: call["id"].as_str().map_or_else(|| format!("call_{}", self.calls), str::to_owned),
                     name: call["name"].as_str().unwrap_or_default().to_owned(),
                     arguments: call.get("args").cloned().unwrap_or_else(|| json!({})),
+                    signature: part["thoughtSignature"].as_str().map(str::to_owned),
                 }));
             }
         }

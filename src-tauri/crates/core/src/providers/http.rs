@@ -30,9 +30,9 @@ impl Default for Timeouts {
 }
 
 /// Makes rustls' ring provider the process default, once. reqwest is built without a bundled
-/// provider (no aws-lc C build), so every client, ours and rmcp's HTTP transport, needs this
-/// before it is built.
-pub fn install_tls_provider() {
+/// provider (no aws-lc C build), so building a client before this panics; hence every client
+/// comes from [`client_builder`], which calls it.
+fn install_tls_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // Fails only when another provider is already installed, which is just as good.
@@ -40,13 +40,16 @@ pub fn install_tls_provider() {
     });
 }
 
-pub fn client(timeouts: &Timeouts) -> reqwest::Client {
+/// The one way Perch (the engine, its tests and benchmarks) starts a reqwest client: with the
+/// TLS provider installed and Perch's user agent.
+pub fn client_builder() -> reqwest::ClientBuilder {
     install_tls_provider();
-    reqwest::Client::builder()
-        .connect_timeout(timeouts.connect)
-        .user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .unwrap_or_default()
+    reqwest::Client::builder().user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))
+}
+
+/// A client for a model service, with its connect timeout.
+pub fn client(timeouts: &Timeouts) -> reqwest::Client {
+    client_builder().connect_timeout(timeouts.connect).build().unwrap_or_default()
 }
 
 /// A provider's address, and how to talk about failing to reach it.

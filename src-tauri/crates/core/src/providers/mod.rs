@@ -71,6 +71,7 @@ pub trait Provider: Send + Sync {
             while let Some(event) = stream.next().await {
                 match event? {
                     StreamEvent::Thinking(t) => out.thinking.push_str(&t),
+                    StreamEvent::SignedThinking(_) => {}
                     StreamEvent::Text(t) => out.text.push_str(&t),
                     StreamEvent::ToolCall(call) => out.tool_calls.push(call),
                     StreamEvent::Usage(u) => out.usage = Some(u),

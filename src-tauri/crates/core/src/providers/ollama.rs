@@ -5,6 +5,8 @@
 //! with nothing but a print to stderr, and hides `done_reason`. This reader decodes lines as
 //! bytes first and reports every failure.
 
+pub mod name;
+
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -95,7 +97,7 @@ impl Ollama {
                     }
                     v
                 }
-                ChatMessage::Assistant { text, tool_calls } => {
+                ChatMessage::Assistant { text, tool_calls, .. } => {
                     let mut v = json!({ "role": "assistant", "content": text });
                     if !tool_calls.is_empty() {
                         v["tool_calls"] =
@@ -186,11 +188,7 @@ fn events_of(line: &[u8], calls_so_far: &mut usize) -> Result<Vec<StreamEvent>, 
         for call in m.tool_calls {
             *calls_so_far += 1;
             let id = call.id.unwrap_or_else(|| format!("call_{calls_so_far}"));
-            out.push(StreamEvent::ToolCall(ToolCall {
-                id,
-                name: call.function.name,
-                arguments: call.function.arguments,
-            }));
+            out.push(StreamEvent::ToolCall(ToolCall::new(id, call.function.name, call.function.arguments)));
         }
     }
     if line.done {
@@ -229,14 +227,14 @@ impl Provider for Ollama {
         let model = model.to_owned();
         Box::pin(async move {
             let installed = self.tags().await?;
-            if !installed.contains(&model) {
-                return Err(ProviderError::ModelNotFound {
+            match name::find(&installed, &model) {
+                Some(found) => Ok(self.show(found).await),
+                None => Err(ProviderError::ModelNotFound {
                     provider: "Ollama".into(),
                     model,
                     available: installed,
-                });
+                }),
             }
-            Ok(self.show(&model).await)
         })
     }
 

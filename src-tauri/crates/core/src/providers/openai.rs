@@ -73,7 +73,7 @@ fn message(m: &ChatMessage) -> Value {
             }));
             json!({ "role": "user", "content": parts })
         }
-        ChatMessage::Assistant { text, tool_calls } => {
+        ChatMessage::Assistant { text, tool_calls, .. } => {
             let mut v = json!({ "role": "assistant", "content": text });
             if !tool_calls.is_empty() {
                 v["tool_calls"] = json!(
@@ -218,7 +218,7 @@ impl Decoder {
             let arguments = serde_json::from_str(if args.trim().is_empty() { "{}" } else { &args })
                 .unwrap_or(Value::String(args));
             let id = if id.is_empty() { format!("call_{index}") } else { id };
-            out.push(StreamEvent::ToolCall(ToolCall { id, name, arguments }));
+            out.push(StreamEvent::ToolCall(ToolCall::new(id, name, arguments)));
         }
         let reason = match self.finish.as_deref() {
             Some("length") => StopReason::MaxTokens,

@@ -196,16 +196,16 @@ impl Registry {
     }
 }
 
-/// The model to use when none is chosen: the configured default if available, else Ollama's
-/// qwen3-vl:8b-instruct, else the first installed model (providers in registry order: Ollama,
-/// local models, then the cloud).
+/// The model to use when none is chosen: the configured default if available (as the listing
+/// names it), else Ollama's qwen3-vl:8b-instruct, else the first installed model.
 pub fn pick_default(configured: Option<&str>, available: &[ModelInfo]) -> Option<String> {
-    if let Some(id) = configured.filter(|id| available.iter().any(|m| m.id == *id)) {
-        return Some(id.to_owned());
-    }
-    available
-        .iter()
-        .find(|m| m.id == "ollama:qwen3-vl:8b-instruct")
+    let find = |id: &str| {
+        let key = super::model_key(id);
+        available.iter().find(|m| m.key == key)
+    };
+    configured
+        .and_then(find)
+        .or_else(|| find("ollama:qwen3-vl:8b-instruct"))
         .or_else(|| available.iter().find(|m| m.provider == "ollama"))
         .or_else(|| available.first())
         .map(|m| m.id.clone())
@@ -229,5 +229,8 @@ mod tests {
         assert_eq!(pick_default(Some("openai:gpt-4.1"), &installed).as_deref(), Some("openai:gpt-4.1"));
         assert_eq!(pick_default(Some("openai:gone"), &installed[..2]).as_deref(), Some("ollama:llama3.2:3b"));
         assert_eq!(pick_default(None, &[]), None);
+        // Ollama's spellings of one model: a saved `llama3.2` is the installed `llama3.2:latest`.
+        let tagged = [model("openai:gpt-4.1"), model("ollama:llama3.2:latest")];
+        assert_eq!(pick_default(Some("ollama:Llama3.2"), &tagged).as_deref(), Some("ollama:llama3.2:latest"));
     }
 }

@@ -27,6 +27,23 @@ impl FromStr for ModelId {
     }
 }
 
+impl ModelId {
+    /// What identifies the model when comparing names or caching by name: Ollama's names in
+    /// their full form (a missing tag is `latest`, case does not matter), others as written.
+    pub fn key(&self) -> String {
+        if self.provider == "ollama" {
+            format!("ollama:{}", super::ollama::name::canonical(&self.model))
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+/// [`ModelId::key`] of a `provider:model` string (the string itself when it is not one).
+pub fn model_key(id: &str) -> String {
+    id.parse::<ModelId>().map_or_else(|_| id.to_owned(), |id| id.key())
+}
+
 impl fmt::Display for ModelId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.provider, self.model)
@@ -45,6 +62,8 @@ pub struct Capabilities {
 pub struct ModelInfo {
     /// `provider:model`.
     pub id: String,
+    /// What matches other spellings of the same model (see [`model_key`]).
+    pub key: String,
     pub provider: String,
     pub name: String,
     pub capabilities: Capabilities,
@@ -59,13 +78,8 @@ impl ModelInfo {
         capabilities: Capabilities,
         context_length: Option<u32>,
     ) -> Self {
-        Self {
-            id: format!("{provider}:{name}"),
-            provider: provider.to_owned(),
-            name,
-            capabilities,
-            context_length,
-        }
+        let id = format!("{provider}:{name}");
+        Self { key: model_key(&id), id, provider: provider.to_owned(), name, capabilities, context_length }
     }
 }
 
@@ -81,6 +95,28 @@ pub struct ToolCall {
     pub id: String,
     pub name: String,
     pub arguments: Value,
+    /// Gemini's `thoughtSignature` on the call: its reasoning, encrypted, which must go back
+    /// with the call in the next request of the turn or the API refuses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+}
+
+impl ToolCall {
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self { id: id.into(), name: name.into(), arguments, signature: None }
+    }
+}
+
+/// Reasoning a provider signed, kept with the answer so it can be sent back unchanged: Anthropic
+/// requires the thinking blocks before the tool calls they led to when the tool results go
+/// back, and refuses them if a byte differs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SignedThinking {
+    /// A `thinking` block: the text as it streamed and the signature over it.
+    Thinking { thinking: String, signature: String },
+    /// A `redacted_thinking` block: reasoning the provider encrypted, opaque to Perch.
+    Redacted { data: String },
 }
 
 /// A tool the model may call: a name, what it does, and a JSON schema for its arguments.
@@ -102,9 +138,22 @@ impl ToolSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatMessage {
     System(String),
-    User { text: String, images: Vec<ImageData> },
-    Assistant { text: String, tool_calls: Vec<ToolCall> },
-    Tool { call_id: String, name: String, content: String, is_error: bool },
+    User {
+        text: String,
+        images: Vec<ImageData>,
+    },
+    Assistant {
+        text: String,
+        tool_calls: Vec<ToolCall>,
+        /// Signed reasoning that came before the text and the calls, in the order it came.
+        thinking: Vec<SignedThinking>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
 }
 
 impl ChatMessage {
@@ -112,7 +161,7 @@ impl ChatMessage {
         Self::User { text: text.into(), images: Vec::new() }
     }
     pub fn assistant(text: impl Into<String>) -> Self {
-        Self::Assistant { text: text.into(), tool_calls: Vec::new() }
+        Self::Assistant { text: text.into(), tool_calls: Vec::new(), thinking: Vec::new() }
     }
     /// Characters of text, for estimating tokens.
     pub fn text_len(&self) -> usize {
@@ -156,6 +205,8 @@ pub enum StopReason {
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
 pub enum StreamEvent {
     Thinking(String),
+    /// A reasoning block ended; the provider wants it back with the tool calls that follow.
+    SignedThinking(SignedThinking),
     Text(String),
     ToolCall(ToolCall),
     Usage(Usage),

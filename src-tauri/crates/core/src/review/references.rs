@@ -92,15 +92,32 @@ pub fn base_dir(base_uri: &str) -> Result<PathBuf, String> {
 /// Resolves `path` against the canonical `base`: the file must exist and lie inside `base`
 /// once `..` and symlinks are followed.
 pub fn resolve(base: &Path, path: &str) -> Result<PathBuf, String> {
-    let candidate = base.join(path);
-    let canonical = candidate.canonicalize().map_err(|_| format!("{path} does not exist"))?;
-    if !canonical.starts_with(base) {
-        return Err(format!("{path} is outside the review's folder"));
+    resolve_in(std::slice::from_ref(&base.to_path_buf()), path, "the review's folder")
+}
+
+/// Resolves `path` inside one of the canonical `bases` (the first that holds it), with the
+/// same checks as [`resolve`]; `bases_name` says what they are when the file is outside all.
+pub fn resolve_in(bases: &[PathBuf], path: &str, bases_name: &str) -> Result<PathBuf, String> {
+    let mut first_problem = None;
+    for base in bases {
+        let found =
+            base.join(path).canonicalize().map_err(|_| format!("{path} does not exist")).and_then(|file| {
+                if !file.starts_with(base) {
+                    Err(format!("{path} is outside {bases_name}"))
+                } else if !file.is_file() {
+                    Err(format!("{path} is not a file"))
+                } else {
+                    Ok(file)
+                }
+            });
+        match found {
+            Ok(file) => return Ok(file),
+            Err(problem) => {
+                first_problem.get_or_insert(problem);
+            }
+        }
     }
-    if !canonical.is_file() {
-        return Err(format!("{path} is not a file"));
-    }
-    Ok(canonical)
+    Err(first_problem.unwrap_or_else(|| format!("{path} is outside {bases_name}")))
 }
 
 /// Extracts and resolves every reference of a review. Blocking (file system).

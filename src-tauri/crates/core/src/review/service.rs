@@ -226,6 +226,7 @@ impl RequestHandler for ReviewService {
         match command {
             Command::Ping => Ok(json!({ "pong": true, "version": crate::VERSION })),
             Command::GetSelection => Ok(json!(self.selection())),
+            Command::App(_) => Err("the review service does not control the app".into()),
             Command::PresentReview(review) => {
                 let document = self.present(review).await.map_err(|e| e.to_string())?;
                 let broken: Vec<Value> = document

@@ -84,6 +84,8 @@ pub struct NewMessage {
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
     pub alternative_of: Option<i64>,
+    /// The process streaming this answer (see [`crate::owner`]); none for finished messages.
+    pub owner: Option<String>,
 }
 
 /// How a streamed answer ends up: what arrived, and how it ended.
@@ -109,6 +111,7 @@ impl NewMessage {
             input_tokens: None,
             output_tokens: None,
             alternative_of: None,
+            owner: None,
         }
     }
 }
@@ -199,6 +202,20 @@ impl Store {
         let id = id_or_prefix.to_owned();
         self.call(move |c| conversation_detail(c, &id)).await
     }
+    /// One message, by id.
+    pub async fn message(&self, id: i64) -> Result<Message, StoreError> {
+        self.call(move |c| {
+            c.query_row(
+                &format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"),
+                [id],
+                message_from_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound(format!("message {id}")))
+        })
+        .await
+    }
+
     pub async fn list_conversations(&self, limit: u32, offset: u32) -> Result<Vec<Conversation>, StoreError> {
         self.call(move |c| list_conversations(c, limit, offset)).await
     }
@@ -242,10 +259,36 @@ impl Store {
         .await
     }
 
-    /// Answers left `streaming` by a crash or a kill become `stopped`: what arrived is kept.
-    pub async fn mark_interrupted(&self) -> Result<usize, StoreError> {
-        self.call(|c| Ok(c.execute("UPDATE messages SET status = 'stopped' WHERE status = 'streaming'", [])?))
-            .await
+    /// Answers left `streaming` by a crash or a kill become `stopped` (what arrived is kept),
+    /// and so do their unfinished tool calls; answers whose owner `still_running` are left to it.
+    pub async fn mark_interrupted(
+        &self,
+        still_running: impl Fn(&str) -> bool + Send + 'static,
+    ) -> Result<usize, StoreError> {
+        self.call(move |c| {
+            let tx = c.transaction()?;
+            let owners: Vec<Option<String>> = tx
+                .prepare("SELECT DISTINCT owner FROM messages WHERE status = 'streaming'")?
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut stopped = 0;
+            for owner in owners.iter().filter(|o| !o.as_deref().is_some_and(&still_running)) {
+                stopped += tx.execute(
+                    "UPDATE messages SET status = 'stopped', owner = NULL
+                     WHERE status = 'streaming' AND owner IS ?1",
+                    [owner],
+                )?;
+            }
+            // A call that was pending or running when its answer was cut off will never finish.
+            tx.execute(
+                "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'running')
+                   AND message_id NOT IN (SELECT id FROM messages WHERE status = 'streaming')",
+                [],
+            )?;
+            tx.commit()?;
+            Ok(stopped)
+        })
+        .await
     }
 
     pub async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
@@ -284,8 +327,8 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
     }
     tx.execute(
         "INSERT INTO messages (conversation_id, role, content, thinking, model, status, error,
-                               input_tokens, output_tokens, created_at, alternative_of)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                               input_tokens, output_tokens, created_at, alternative_of, owner)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             conversation_id,
             m.role.as_str(),
@@ -297,7 +340,8 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
             m.input_tokens,
             m.output_tokens,
             now,
-            m.alternative_of
+            m.alternative_of,
+            m.owner
         ],
     )?;
     let id = tx.last_insert_rowid();
@@ -315,7 +359,7 @@ fn finish_message(conn: &mut Connection, id: i64, u: &MessageUpdate) -> Result<M
     let status = u.status.unwrap_or(MessageStatus::Complete);
     let changed = tx.execute(
         "UPDATE messages SET content = ?2, thinking = ?3, status = ?4, error = ?5,
-             input_tokens = ?6, output_tokens = ?7 WHERE id = ?1",
+             input_tokens = ?6, output_tokens = ?7, owner = NULL WHERE id = ?1",
         params![id, u.content, u.thinking, status.as_str(), u.error, u.input_tokens, u.output_tokens],
     )?;
     if changed == 0 {

@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/003_alternatives.sql"),
     include_str!("migrations/004_search_prefixes.sql"),
     include_str!("migrations/005_tool_calls.sql"),
+    include_str!("migrations/006_answer_owner.sql"),
 ];
 
 /// The schema version this build writes.
@@ -33,7 +34,12 @@ pub fn migrate(conn: &mut Connection) -> Result<i64, StoreError> {
 pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<i64, StoreError> {
     let from = current_version(conn)?;
     for version in from..target.min(LATEST_VERSION) {
-        let tx = conn.transaction()?;
+        // Immediate: the write lock is taken before the version is read again, so two processes
+        // opening a new or older database at once (the app and `perch`) apply each step once.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        if current_version(&tx)? > version {
+            continue;
+        }
         tx.execute_batch(MIGRATIONS[version as usize])?;
         tx.pragma_update(None, "user_version", version + 1)?;
         tx.commit()?;

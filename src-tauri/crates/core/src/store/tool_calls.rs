@@ -155,17 +155,6 @@ impl Store {
         .await
     }
 
-    /// Calls left pending or running by a crash are marked cancelled at start.
-    pub async fn cancel_unfinished_tool_calls(&self) -> Result<usize, StoreError> {
-        self.call(|c| {
-            Ok(c.execute(
-                "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'running')",
-                [],
-            )?)
-        })
-        .await
-    }
-
     pub async fn tool_calls_of_message(&self, message_id: i64) -> Result<Vec<ToolCallRecord>, StoreError> {
         self.call(move |c| {
             let mut stmt = c.prepare(&format!(

@@ -18,6 +18,7 @@ impl McpManager {
         let mut failures = 0u32;
         loop {
             slot.state().status = Some(ServerStatus::Starting);
+            slot.log().new_run();
             self.changed(name);
             let config = slot.config();
             let handler = PerchClient {
@@ -80,14 +81,13 @@ impl McpManager {
             let Err(reason) = outcome else { return };
             // Give the stderr reader a moment to record the server's last words.
             tokio::time::sleep(Duration::from_millis(50)).await;
-            let tail = slot.log().tail(3);
-            let reason = if tail.is_empty() {
-                reason
-            } else {
-                format!("{reason}; its last output: {}", tail.join(" | "))
-            };
             tracing::warn!(server = name, %reason, "MCP server failed");
-            slot.log().push(&format!("[perch] {reason}"));
+            let reason = {
+                let mut log = slot.log();
+                log.note(&reason);
+                let words = log.last_words();
+                if words.is_empty() { reason } else { format!("{reason}. It said: {}", words.join(" | ")) }
+            };
             if started.elapsed() >= HEALTHY_AFTER {
                 failures = 0;
             }
@@ -97,6 +97,7 @@ impl McpManager {
             }
             {
                 let mut s = slot.state();
+                s.failed_attempts += 1;
                 if permanent {
                     s.status = Some(ServerStatus::Error);
                     s.last_error = Some(reason);
@@ -134,7 +135,7 @@ impl McpManager {
                 .map(|s| format!("{} {}", s.name, s.version));
         }
         if let Err(e) = self.fetch_lists(slot).await {
-            slot.log().push(&format!("[perch] could not list its capabilities: {e}"));
+            slot.log().note(&format!("could not list its capabilities: {e}"));
         }
         let mut s = slot.state();
         s.status = Some(ServerStatus::Connected);

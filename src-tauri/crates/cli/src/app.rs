@@ -1,0 +1,42 @@
+//! `perch screenshot | show | toggle`: what the global shortcuts do, sent to the running app
+//! over its local socket, for desktops where global shortcuts cannot work (most Wayland
+//! compositors) and users bind these commands in their desktop's keyboard settings.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use perch_ipc::{Client, ScreenshotMode};
+use serde_json::{Value, json};
+
+/// A fullscreen capture answers when its chip exists; the overlay answers when it is shown.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+pub enum AppRequest {
+    Screenshot { mode: Option<String> },
+    Show,
+    Toggle,
+}
+
+pub async fn run(request: AppRequest, json_output: bool) -> anyhow::Result<()> {
+    // Checked here too, so a typo fails before Perch is even looked for.
+    let (kind, payload) = match &request {
+        AppRequest::Screenshot { mode } => {
+            let mode = mode.as_deref().map(str::parse::<ScreenshotMode>).transpose()?;
+            ("screenshot", json!({ "mode": mode.map(ScreenshotMode::as_str) }))
+        }
+        AppRequest::Show => ("show", json!({})),
+        AppRequest::Toggle => ("toggle", json!({})),
+    };
+    let (mut client, _) = Client::discover(TIMEOUT).await?;
+    let response = client.request(kind, payload, TIMEOUT).await?;
+    if !response.success {
+        bail!("{}", response.error.unwrap_or_else(|| "Perch refused the request".into()));
+    }
+    let data = response.data.unwrap_or(Value::Null);
+    if json_output {
+        println!("{data}");
+    } else if let Some(text) = data.get("message").and_then(Value::as_str) {
+        println!("{text}");
+    }
+    Ok(())
+}

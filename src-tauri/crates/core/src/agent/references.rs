@@ -1,0 +1,129 @@
+//! File references in chat answers (`[`src/auth.rs:45`][]` and the review panel's other forms),
+//! resolved inside the user's folders (Settings -> Tools -> Folders) with the review panel's
+//! checks (an existing file, inside a folder once `..` and symlinks are followed) and opened in
+//! the editor the same way. Opening resolves the reference again from the saved answer, so the
+//! UI cannot make Perch open anything the check would refuse.
+
+use std::path::PathBuf;
+
+use crate::Engine;
+use crate::review::ReviewError;
+use crate::review::editor;
+use crate::review::references::{self, FileReference};
+
+const FOLDERS: &str = "your folders (Settings -> Tools -> Folders)";
+
+/// The references in answer `message_id`, each checked.
+pub async fn check(engine: &Engine, message_id: i64) -> Result<Vec<FileReference>, ReviewError> {
+    let content = engine.store().message(message_id).await?.content;
+    let found = references::extract(&content);
+    if found.is_empty() {
+        return Ok(found);
+    }
+    let roots = engine.settings().get().await.tools.roots;
+    tokio::task::spawn_blocking(move || {
+        let bases = folders(&roots);
+        found
+            .into_iter()
+            .map(|mut reference| {
+                reference.problem = resolve(&bases, &reference).err();
+                reference
+            })
+            .collect()
+    })
+    .await
+    .map_err(|e| ReviewError::Reference(format!("the references could not be checked: {e}")))
+}
+
+/// Opens reference `target` of answer `message_id` in the editor `template` names.
+pub async fn open(
+    engine: &Engine,
+    message_id: i64,
+    target: &str,
+    template: &str,
+    envs: &[(String, String)],
+) -> Result<(), ReviewError> {
+    let content = engine.store().message(message_id).await?.content;
+    let reference = references::extract(&content)
+        .into_iter()
+        .find(|r| r.target == target)
+        .ok_or_else(|| ReviewError::Reference(format!("{target} is not a reference in this answer")))?;
+    let roots = engine.settings().get().await.tools.roots;
+    let checked = reference.clone();
+    let file = tokio::task::spawn_blocking(move || resolve(&folders(&roots), &checked))
+        .await
+        .map_err(|e| ReviewError::Reference(e.to_string()))?
+        .map_err(ReviewError::Reference)?;
+    editor::open(template, &file, reference.line.max(1), envs).await?;
+    Ok(())
+}
+
+/// The folders that exist, canonical, or why there are none. Blocking (file system).
+fn folders(roots: &[String]) -> Result<Vec<PathBuf>, String> {
+    if roots.is_empty() {
+        return Err(format!("files open from {FOLDERS}, and none is set"));
+    }
+    let found: Vec<PathBuf> = roots
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.is_dir())
+        .collect();
+    if found.is_empty() {
+        return Err("none of your folders exists (Settings -> Tools -> Folders)".into());
+    }
+    Ok(found)
+}
+
+/// The file `reference` opens, or why it cannot.
+fn resolve(bases: &Result<Vec<PathBuf>, String>, reference: &FileReference) -> Result<PathBuf, String> {
+    let bases = bases.as_ref().map_err(Clone::clone)?;
+    if reference.line == 0 {
+        return Err("line numbers start at 1".into());
+    }
+    references::resolve_in(bases, &reference.path, FOLDERS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(target: &str) -> FileReference {
+        references::extract(&format!("[`{target}`][]")).remove(0)
+    }
+
+    #[test]
+    fn references_resolve_in_the_first_folder_that_holds_them_and_nowhere_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        std::fs::create_dir_all(a.join("src")).unwrap();
+        std::fs::create_dir_all(b.join("lib")).unwrap();
+        std::fs::write(a.join("src/auth.rs"), "").unwrap();
+        std::fs::write(b.join("lib/x.ts"), "").unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), "").unwrap();
+        let roots = [a.display().to_string(), b.display().to_string(), "/no/such/folder".into()];
+        let bases = folders(&roots);
+
+        let found = |t: &str| resolve(&bases, &reference(t));
+        assert_eq!(found("src/auth.rs:45").unwrap(), a.join("src/auth.rs").canonicalize().unwrap());
+        assert_eq!(found("lib/x.ts:3-9").unwrap(), b.join("lib/x.ts").canonicalize().unwrap());
+        assert!(found("../secret.txt:1").unwrap_err().contains("outside your folders"));
+        let absolute = format!("{}:1", tmp.path().join("secret.txt").display());
+        assert!(found(&absolute).unwrap_err().contains("outside your folders"));
+        assert!(found("src/missing.rs:1").unwrap_err().contains("does not exist"));
+        assert!(found("src/auth.rs:0").unwrap_err().contains("start at 1"));
+    }
+
+    #[test]
+    fn without_folders_nothing_opens_and_the_reason_says_where_to_add_one() {
+        let none = folders(&[]);
+        assert!(
+            resolve(&none, &reference("src/a.rs:1")).unwrap_err().contains("Settings -> Tools -> Folders")
+        );
+        let missing = folders(&["/no/such/folder".into(), "relative/dir".into()]);
+        assert!(
+            resolve(&missing, &reference("src/a.rs:1")).unwrap_err().contains("none of your folders exists")
+        );
+    }
+}

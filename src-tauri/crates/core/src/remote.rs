@@ -1,0 +1,88 @@
+//! Requests for the app itself that arrive on the local socket (`show`, `toggle`,
+//! `screenshot`), handed to whoever drives the window: the desktop shell attaches and answers
+//! them. With no window attached (the engine under the CLI or in tests) they are refused.
+
+use std::sync::{Arc, Mutex};
+
+use perch_ipc::{AppCommand, Command};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::review::SharedReviews;
+use crate::review::server::RequestHandler;
+
+/// One request and where its answer goes.
+#[derive(Debug)]
+pub struct AppRequest {
+    pub command: AppCommand,
+    pub reply: oneshot::Sender<Result<Value, String>>,
+}
+
+#[derive(Debug, Default)]
+pub struct AppControl {
+    window: Mutex<Option<mpsc::Sender<AppRequest>>>,
+}
+
+impl AppControl {
+    /// The shell's end: every app request from now on (a later attach replaces this one).
+    pub fn attach(&self) -> mpsc::Receiver<AppRequest> {
+        let (tx, rx) = mpsc::channel(16);
+        *self.window.lock().unwrap_or_else(|p| p.into_inner()) = Some(tx);
+        rx
+    }
+
+    /// Hands a request to the window and waits for its answer.
+    pub async fn send(&self, command: AppCommand) -> Result<Value, String> {
+        let window = self.window.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let Some(window) = window else {
+            return Err("this Perch has no window to show or capture with".into());
+        };
+        let (reply, answer) = oneshot::channel();
+        window
+            .send(AppRequest { command, reply })
+            .await
+            .map_err(|_| "Perch's window has closed".to_owned())?;
+        answer.await.map_err(|_| "Perch's window did not answer".to_owned())?
+    }
+}
+
+/// What serves the socket: reviews go to the review service, app requests to the window.
+#[derive(Debug)]
+pub struct SocketHandler {
+    pub reviews: SharedReviews,
+    pub control: Arc<AppControl>,
+}
+
+impl RequestHandler for SocketHandler {
+    async fn handle(&self, command: Command) -> Result<Value, String> {
+        match command {
+            Command::App(app) => self.control.send(app).await,
+            review => self.reviews.handle(review).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use perch_ipc::ScreenshotMode;
+    use serde_json::json;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn requests_reach_the_attached_window_or_are_refused() {
+        let control = AppControl::default();
+        let refused = control.send(AppCommand::Show).await.unwrap_err();
+        assert!(refused.contains("no window"), "{refused}");
+
+        let mut window = control.attach();
+        tokio::spawn(async move {
+            while let Some(request) = window.recv().await {
+                let _ = request.reply.send(Ok(json!({ "got": format!("{:?}", request.command) })));
+            }
+        });
+        let mode = Some(ScreenshotMode::Window);
+        let answer = control.send(AppCommand::Screenshot { mode }).await.unwrap();
+        assert_eq!(answer, json!({ "got": "Screenshot { mode: Some(Window) }" }));
+    }
+}

@@ -1,0 +1,257 @@
+//! Microphones through cpal: listing them and recording from one at its own native rate,
+//! channel count and sample format (conversion happens later, in `audio`). The stream lives
+//! on its own thread, since cpal streams may not move between threads on every platform.
+
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+use cpal::{FromSample, SampleFormat, SizedSample};
+use serde::Serialize;
+
+use super::VoiceError;
+
+/// A microphone as Settings lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct InputDevice {
+    pub name: String,
+    pub is_default: bool,
+    /// Its native format, when it would say.
+    pub sample_rate: Option<u32>,
+    pub channels: Option<u16>,
+}
+
+/// Every input device this machine offers.
+pub fn list_devices() -> Result<Vec<InputDevice>, VoiceError> {
+    let host = cpal::default_host();
+    let default_name = host.default_input_device().map(|d| d.to_string());
+    let devices = host.input_devices().map_err(|e| map_error(e, "the audio system"))?;
+    Ok(devices
+        .map(|d| {
+            let config = d.default_input_config().ok();
+            let name = d.to_string();
+            InputDevice {
+                is_default: default_name.as_deref() == Some(name.as_str()),
+                sample_rate: config.as_ref().map(|c| c.sample_rate()),
+                channels: config.as_ref().map(|c| c.channels()),
+                name,
+            }
+        })
+        .collect())
+}
+
+/// What the recording thread sends.
+#[derive(Debug)]
+pub enum CaptureEvent {
+    /// Interleaved frames at the device's rate, as `f32`.
+    Samples(Vec<f32>),
+    /// The stream broke (the device went away, or the system took it).
+    Failed(VoiceError),
+}
+
+/// The format a recording runs at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureFormat {
+    pub device: String,
+    pub sample_rate: u32,
+    pub channels: u16,
+}
+
+/// A running recording; dropping it stops the stream.
+pub struct Capture {
+    pub format: CaptureFormat,
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Capture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Capture").field("format", &self.format).finish()
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts recording from `device` (by name; `None` is the system default), sending audio to
+/// `events` as it arrives.
+pub fn start(device: Option<&str>, events: mpsc::Sender<CaptureEvent>) -> Result<Capture, VoiceError> {
+    let wanted = device.map(str::to_owned);
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("perch-microphone".into())
+        .spawn(move || match open(wanted.as_deref(), events) {
+            Ok((stream, format)) => {
+                let _ = ready_tx.send(Ok(format));
+                // Recording until the Capture is dropped (the sender closes).
+                let _ = stop_rx.recv();
+                drop(stream);
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+            }
+        })
+        .map_err(|e| VoiceError::io("starting", "the recording thread", e))?;
+    let format = ready_rx.recv().map_err(|_| VoiceError::DeviceFailed {
+        device: "microphone".into(),
+        message: "the recording thread stopped".into(),
+    })??;
+    tracing::info!(device = %format.device, rate = format.sample_rate, channels = format.channels, "recording");
+    Ok(Capture { format, stop: Some(stop_tx), thread: Some(thread) })
+}
+
+fn open(
+    wanted: Option<&str>,
+    events: mpsc::Sender<CaptureEvent>,
+) -> Result<(cpal::Stream, CaptureFormat), VoiceError> {
+    let host = cpal::default_host();
+    let device = match wanted {
+        None => host.default_input_device().ok_or_else(|| VoiceError::NoMicrophone {
+            detail: format!("the {} audio system has no input device", host.id().name()),
+        })?,
+        Some(name) => host
+            .input_devices()
+            .map_err(|e| map_error(e, name))?
+            .find(|d| d.to_string() == name)
+            .ok_or_else(|| VoiceError::DeviceNotFound { name: name.to_owned() })?,
+    };
+    let name = device.to_string();
+    let config = device.default_input_config().map_err(|e| map_error(e, &name))?;
+    let format = CaptureFormat {
+        device: name.clone(),
+        sample_rate: config.sample_rate(),
+        channels: config.channels(),
+    };
+    let stream_config = config.config();
+    let stream = match config.sample_format() {
+        SampleFormat::F32 => build::<f32>(&device, &stream_config, events, &name),
+        SampleFormat::F64 => build::<f64>(&device, &stream_config, events, &name),
+        SampleFormat::I8 => build::<i8>(&device, &stream_config, events, &name),
+        SampleFormat::I16 => build::<i16>(&device, &stream_config, events, &name),
+        SampleFormat::I32 => build::<i32>(&device, &stream_config, events, &name),
+        SampleFormat::U8 => build::<u8>(&device, &stream_config, events, &name),
+        SampleFormat::U16 => build::<u16>(&device, &stream_config, events, &name),
+        SampleFormat::U32 => build::<u32>(&device, &stream_config, events, &name),
+        other => Err(VoiceError::DeviceFailed {
+            device: name.clone(),
+            message: format!("its sample format {other} is not supported"),
+        }),
+    }?;
+    stream.play().map_err(|e| map_error(e, &name))?;
+    Ok((stream, format))
+}
+
+fn build<T>(
+    device: &cpal::Device,
+    config: &cpal::StreamConfig,
+    events: mpsc::Sender<CaptureEvent>,
+    name: &str,
+) -> Result<cpal::Stream, VoiceError>
+where
+    T: SizedSample + Send + 'static,
+    f32: FromSample<T>,
+{
+    let errors = events.clone();
+    let device_name = name.to_owned();
+    device
+        .build_input_stream::<T, _, _>(
+            *config,
+            move |data: &[T], _| {
+                let samples = data.iter().map(|s| finite(f32::from_sample_(*s))).collect();
+                let _ = events.send(CaptureEvent::Samples(samples));
+            },
+            move |e| {
+                // Over- and underruns lose a few milliseconds; only a broken stream is an error.
+                if !matches!(
+                    e.kind(),
+                    cpal::ErrorKind::Xrun | cpal::ErrorKind::DeviceChanged | cpal::ErrorKind::RealtimeDenied
+                ) {
+                    let _ = errors.send(CaptureEvent::Failed(map_error(e, &device_name)));
+                }
+            },
+            None,
+        )
+        .map_err(|e| map_error(e, name))
+}
+
+/// Plays a WAV file into a dictation as if a microphone heard it: its own rate and channels,
+/// in 20 ms blocks, paced like real time when `realtime` (else as fast as it can be read).
+/// Silence follows the file until the recording stops, as a quiet room would.
+pub fn start_wav(
+    path: &std::path::Path,
+    realtime: bool,
+    events: mpsc::Sender<CaptureEvent>,
+) -> Result<Capture, VoiceError> {
+    let mut reader = hound::WavReader::open(path)
+        .map_err(|e| VoiceError::UnsupportedAudio { path: path.to_path_buf(), message: e.to_string() })?;
+    let spec = reader.spec();
+    let scale = match spec.sample_format {
+        hound::SampleFormat::Float => 1.0,
+        hound::SampleFormat::Int => 1.0 / (1u64 << (spec.bits_per_sample - 1)) as f32,
+    };
+    let samples: Vec<f32> = match spec.sample_format {
+        hound::SampleFormat::Float => reader.samples::<f32>().filter_map(Result::ok).map(finite).collect(),
+        hound::SampleFormat::Int => {
+            reader.samples::<i32>().filter_map(Result::ok).map(|s| s as f32 * scale).collect()
+        }
+    };
+    let format = CaptureFormat {
+        device: format!("file {}", path.display()),
+        sample_rate: spec.sample_rate,
+        channels: spec.channels,
+    };
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let block = (spec.sample_rate as usize / 50).max(1) * usize::from(spec.channels);
+    let thread = std::thread::Builder::new()
+        .name("perch-wav-source".into())
+        .spawn(move || {
+            let started = std::time::Instant::now();
+            let silence = vec![0.0f32; block];
+            for n in 0.. {
+                let chunk =
+                    samples.get(n * block..((n + 1) * block).min(samples.len())).filter(|c| !c.is_empty());
+                let chunk = chunk.unwrap_or(&silence).to_vec();
+                if events.send(CaptureEvent::Samples(chunk)).is_err() {
+                    return;
+                }
+                let due = started + std::time::Duration::from_millis(20 * (n as u64 + 1));
+                let wait = if realtime {
+                    due.saturating_duration_since(std::time::Instant::now())
+                } else {
+                    Default::default()
+                };
+                match stop_rx.recv_timeout(wait) {
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => return,
+                }
+            }
+        })
+        .map_err(|e| VoiceError::io("starting", "the recording thread", e))?;
+    Ok(Capture { format, stop: Some(stop_tx), thread: Some(thread) })
+}
+
+/// A broken driver or file can deliver NaN or huge values; they become silence or full scale
+/// instead of poisoning the resampler.
+fn finite(sample: f32) -> f32 {
+    if sample.is_finite() { sample.clamp(-1.0, 1.0) } else { 0.0 }
+}
+
+/// cpal's errors as ones a user can act on.
+fn map_error(e: cpal::Error, device: &str) -> VoiceError {
+    let device = device.to_owned();
+    match e.kind() {
+        cpal::ErrorKind::PermissionDenied => VoiceError::PermissionDenied { device },
+        cpal::ErrorKind::DeviceNotAvailable | cpal::ErrorKind::StreamInvalidated => {
+            VoiceError::DeviceLost { device }
+        }
+        cpal::ErrorKind::HostUnavailable => VoiceError::NoMicrophone { detail: e.to_string() },
+        _ => VoiceError::DeviceFailed { device, message: e.to_string() },
+    }
+}

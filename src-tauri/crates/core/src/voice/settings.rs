@@ -1,0 +1,65 @@
+//! Settings -> Voice (one row, `voice`, in the settings table).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How the push-to-talk shortcut works.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum PushToTalkMode {
+    /// Record while the keys are held; releasing them transcribes.
+    #[default]
+    Hold,
+    /// One press starts, the next stops.
+    Toggle,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct VoiceSettings {
+    /// A catalogue name (`tiny.en`) or the path of a ggml model file.
+    pub model: String,
+    /// `auto` or a language code (`en`, `de`, ...); English-only models always use English.
+    pub language: String,
+    /// The microphone's name; empty for the system default.
+    pub device: String,
+    /// The global push-to-talk shortcut ("Ctrl+Alt+Space"); empty turns it off.
+    pub push_to_talk: String,
+    pub push_to_talk_mode: PushToTalkMode,
+    /// Send the message as soon as the text lands, instead of leaving it to edit.
+    pub send_after_dictation: bool,
+    /// Show text while speaking (re-transcribed about every second).
+    pub partial_results: bool,
+    /// The longest recording, in seconds; a warning comes before it.
+    pub max_seconds: u32,
+    /// How long the model stays in memory after a dictation, in seconds (0: release at once).
+    pub keep_model_secs: u32,
+}
+
+impl Default for VoiceSettings {
+    fn default() -> Self {
+        Self {
+            model: super::models::DEFAULT_MODEL.to_owned(),
+            language: "auto".to_owned(),
+            device: String::new(),
+            push_to_talk: "Ctrl+Alt+Space".to_owned(),
+            push_to_talk_mode: PushToTalkMode::Hold,
+            send_after_dictation: false,
+            partial_results: true,
+            max_seconds: 300,
+            keep_model_secs: super::DEFAULT_KEEP_MODEL.as_secs() as u32,
+        }
+    }
+}
+
+impl VoiceSettings {
+    pub fn keep_model(&self) -> Duration {
+        Duration::from_secs(u64::from(self.keep_model_secs))
+    }
+
+    /// The chosen microphone, `None` for the default.
+    pub fn device(&self) -> Option<String> {
+        Some(self.device.trim().to_owned()).filter(|d| !d.is_empty())
+    }
+}

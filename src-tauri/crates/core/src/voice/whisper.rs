@@ -1,0 +1,282 @@
+//! whisper.cpp through whisper-rs: loading a ggml model (checked before whisper.cpp sees it)
+//! and transcribing 16 kHz mono audio. Everything here blocks: callers run it on a blocking
+//! thread, never on the async runtime.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+
+use super::VoiceError;
+use super::audio::WHISPER_RATE;
+
+/// "ggml" as whisper.cpp writes it (little-endian u32).
+const GGML_MAGIC: u32 = 0x6767_6d6c;
+
+/// Which language to transcribe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Language {
+    /// Detected from the audio (multilingual models); English for English-only models.
+    Auto,
+    /// A whisper language code such as `en` or `de`.
+    Fixed(String),
+}
+
+impl Language {
+    /// `auto` or a code whisper knows; anything else is refused with the reason.
+    pub fn parse(text: &str) -> Result<Self, VoiceError> {
+        let code = text.trim().to_ascii_lowercase();
+        if code.is_empty() || code == "auto" {
+            return Ok(Self::Auto);
+        }
+        match whisper_rs::get_lang_id(&code) {
+            Some(_) => Ok(Self::Fixed(code)),
+            None => Err(VoiceError::UnknownLanguage { code: text.to_owned() }),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TranscribeOptions {
+    pub language: Language,
+    pub threads: usize,
+    /// A quick pass for text shown while the user is still speaking: the encoder looks only
+    /// at the audio there is (not a full 30 s window), which is several times faster and a
+    /// little less accurate. The final pass never does this.
+    pub quick: bool,
+}
+
+impl Default for TranscribeOptions {
+    fn default() -> Self {
+        Self { language: Language::Auto, threads: default_threads(), quick: false }
+    }
+}
+
+/// Threads for whisper: all cores up to four, then one left for the window and the audio
+/// thread, at most eight (whisper.cpp gains little beyond that on CPU).
+pub fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    if cores <= 4 { cores } else { (cores - 1).min(8) }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    pub text: String,
+    pub segments: Vec<Segment>,
+    /// The language whisper used (detected or fixed).
+    pub language: Option<String>,
+    pub elapsed: Duration,
+}
+
+/// A loaded model, shareable across threads (each transcription has its own state).
+pub struct Model {
+    ctx: WhisperContext,
+    path: PathBuf,
+    multilingual: bool,
+    pub load_time: Duration,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model").field("path", &self.path).field("multilingual", &self.multilingual).finish()
+    }
+}
+
+/// The numbers at the start of a ggml whisper file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelHeader {
+    pub n_vocab: i32,
+    pub n_audio_layer: i32,
+    pub n_text_layer: i32,
+    pub n_mels: i32,
+}
+
+/// Reads and sanity-checks the header, so a damaged or foreign file gets a clear message
+/// instead of whisper.cpp allocating whatever a corrupt header asks for.
+pub fn read_header(path: &Path) -> Result<ModelHeader, VoiceError> {
+    let invalid =
+        |message: &str| VoiceError::ModelInvalid { path: path.to_path_buf(), message: message.to_owned() };
+    let mut file = std::fs::File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            VoiceError::ModelMissing { name: path.display().to_string(), path: path.to_path_buf() }
+        }
+        _ => VoiceError::io("opening", path, e),
+    })?;
+    let mut head = [0u8; 48];
+    file.read_exact(&mut head).map_err(|_| invalid("the file is too short to be a whisper model"))?;
+    let word = |i: usize| i32::from_le_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+    if word(0) as u32 != GGML_MAGIC {
+        return Err(invalid("this is not a whisper.cpp (ggml) model file"));
+    }
+    let header =
+        ModelHeader { n_vocab: word(1), n_audio_layer: word(5), n_text_layer: word(9), n_mels: word(10) };
+    let (n_audio_ctx, n_audio_state, n_text_ctx) = (word(2), word(3), word(6));
+    let sane = (51_000..=52_000).contains(&header.n_vocab)
+        && [4, 6, 12, 24, 32].contains(&header.n_audio_layer)
+        && (1..=32).contains(&header.n_text_layer)
+        && [80, 128].contains(&header.n_mels)
+        && n_audio_ctx == 1500
+        && (256..=1536).contains(&n_audio_state)
+        && n_text_ctx == 448;
+    if !sane {
+        return Err(invalid("the model's header is damaged (its sizes are not those of any whisper model)"));
+    }
+    Ok(header)
+}
+
+impl Model {
+    pub fn load(path: &Path) -> Result<Self, VoiceError> {
+        install_logging();
+        let header = read_header(path)?;
+        let started = Instant::now();
+        let mut params = WhisperContextParameters::default();
+        params.use_gpu(false);
+        let ctx = WhisperContext::new_with_params(path, params).map_err(|e| VoiceError::ModelInvalid {
+            path: path.to_path_buf(),
+            message: format!("whisper.cpp could not load it ({e}); the file is probably damaged: delete it and download it again"),
+        })?;
+        let load_time = started.elapsed();
+        tracing::info!(model = %path.display(), ms = load_time.as_millis() as u64, "whisper model loaded");
+        Ok(Self { ctx, path: path.to_path_buf(), multilingual: header.n_vocab >= 51_865, load_time })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn multilingual(&self) -> bool {
+        self.multilingual
+    }
+
+    /// Transcribes 16 kHz mono audio. `abort` stops it between decoder steps.
+    pub fn transcribe(
+        &self,
+        samples: &[f32],
+        options: &TranscribeOptions,
+        abort: Option<Arc<AtomicBool>>,
+    ) -> Result<Transcript, VoiceError> {
+        let started = Instant::now();
+        let failed = |e: whisper_rs::WhisperError| VoiceError::Transcription(e.to_string());
+        let mut state = self.ctx.create_state().map_err(failed)?;
+        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        params.set_n_threads(options.threads.max(1) as i32);
+        params.set_translate(false);
+        params.set_no_context(true);
+        params.set_print_progress(false);
+        params.set_print_realtime(false);
+        params.set_print_special(false);
+        params.set_print_timestamps(false);
+        params.set_suppress_blank(true);
+        // Whisper's own fallback: retry a window at a higher temperature when greedy decoding
+        // loops or gives up; quick passes skip it, their text is replaced anyway.
+        params.set_temperature_inc(if options.quick { 0.0 } else { 0.2 });
+        let language = match (&options.language, self.multilingual) {
+            (_, false) => "en".to_owned(),
+            (Language::Auto, true) => "auto".to_owned(),
+            (Language::Fixed(code), true) => code.clone(),
+        };
+        params.set_language(Some(&language));
+        // Padding short audio to whisper's minimum second avoids a known hallucination on
+        // very short clips.
+        let min = WHISPER_RATE as usize + WHISPER_RATE as usize / 10;
+        let padded;
+        let audio = if samples.len() < min {
+            padded = [samples, &vec![0.0; min - samples.len()]].concat();
+            &padded[..]
+        } else {
+            samples
+        };
+        if options.quick && audio.len() < 30 * WHISPER_RATE as usize {
+            // 1500 encoder positions cover 30 s; a little headroom keeps the last word.
+            let ctx = (audio.len() * 1500 / (30 * WHISPER_RATE as usize) + 128).min(1500);
+            params.set_audio_ctx(ctx as i32);
+        }
+        if let Some(flag) = abort.clone() {
+            params.set_abort_callback_safe(move || flag.load(Ordering::Relaxed));
+        }
+        let outcome = state.full(params, audio);
+        if abort.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return Err(VoiceError::Cancelled);
+        }
+        outcome.map_err(failed)?;
+        let mut segments = Vec::new();
+        for segment in state.as_iter() {
+            let text = segment.to_str_lossy().map_err(failed)?.trim().to_owned();
+            if text.is_empty() || is_non_speech(&text) {
+                continue;
+            }
+            segments.push(Segment {
+                start_ms: segment.start_timestamp().max(0) as u64 * 10,
+                end_ms: segment.end_timestamp().max(0) as u64 * 10,
+                text,
+            });
+        }
+        let text = segments.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+        let language = whisper_rs::get_lang_str(state.full_lang_id_from_state()).map(str::to_owned);
+        Ok(Transcript { text, segments, language, elapsed: started.elapsed() })
+    }
+}
+
+/// Whisper's markers for sounds that are not words: "[BLANK_AUDIO]", "(music)", "[ Silence ]".
+fn is_non_speech(text: &str) -> bool {
+    let t = text.trim();
+    (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('(') && t.ends_with(')'))
+}
+
+/// whisper.cpp's and ggml's logs go to `tracing` instead of stderr.
+fn install_logging() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(whisper_rs::install_logging_hooks);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_are_auto_or_codes_whisper_knows() {
+        assert_eq!(Language::parse("auto").unwrap(), Language::Auto);
+        assert_eq!(Language::parse("").unwrap(), Language::Auto);
+        assert_eq!(Language::parse("DE").unwrap(), Language::Fixed("de".into()));
+        assert!(matches!(Language::parse("klingon"), Err(VoiceError::UnknownLanguage { .. })));
+    }
+
+    #[test]
+    fn non_speech_markers_are_recognised() {
+        assert!(is_non_speech("[BLANK_AUDIO]"));
+        assert!(is_non_speech(" (music) "));
+        assert!(!is_non_speech("Take a screenshot."));
+    }
+
+    #[test]
+    fn headers_that_are_not_whisper_models_are_refused_before_whisper_cpp_sees_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let junk = dir.path().join("junk.bin");
+        std::fs::write(&junk, vec![7u8; 4096]).unwrap();
+        assert!(matches!(read_header(&junk), Err(VoiceError::ModelInvalid { .. })));
+        let short = dir.path().join("short.bin");
+        std::fs::write(&short, b"lmgg").unwrap();
+        assert!(matches!(read_header(&short), Err(VoiceError::ModelInvalid { .. })));
+        let mut header = Vec::new();
+        for v in [GGML_MAGIC as i32, 51864, 1500, 384, 6, 4, 448, 384, 6, 4, 80, 1] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        let ok = dir.path().join("ok.bin");
+        std::fs::write(&ok, &header).unwrap();
+        assert_eq!(read_header(&ok).unwrap().n_audio_layer, 4);
+        header[20..24].copy_from_slice(&999i32.to_le_bytes());
+        std::fs::write(&ok, &header).unwrap();
+        assert!(matches!(read_header(&ok), Err(VoiceError::ModelInvalid { .. })));
+        assert!(matches!(read_header(&dir.path().join("none.bin")), Err(VoiceError::ModelMissing { .. })));
+    }
+}

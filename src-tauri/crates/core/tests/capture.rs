@@ -1,0 +1,230 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! Captures against a real X server: Xvfb with openbox, the root window painted with a known
+//! picture, the screen split into two monitors with `xrandr --setmonitor`, a real client
+//! window. The capture code reads `DISPLAY` from the environment, which a test cannot change
+//! for its own process safely, so the outer test starts the display and runs the checks in a
+//! child process of this same test binary.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use image::{Rgba, RgbaImage};
+use perch_core::capture::{CaptureError, CaptureSettings, Captures, Rect, Target, screen};
+
+const W: u32 = 1280;
+const H: u32 = 800;
+const INNER: &str = "PERCH_CAPTURE_TEST_INNER";
+
+/// The picture on the root window: a colour per quarter with a marker square, so a wrong
+/// offset or a swapped monitor shows up in the pixels.
+fn pattern() -> RgbaImage {
+    RgbaImage::from_fn(W, H, |x, y| {
+        let marker = (x % 320) < 16 && (y % 200) < 16;
+        match (x < W / 2, y < H / 2, marker) {
+            (_, _, true) => Rgba([255, 255, 255, 255]),
+            (true, true, _) => Rgba([220, 30, 30, 255]),
+            (false, true, _) => Rgba([30, 30, 220, 255]),
+            (true, false, _) => Rgba([30, 200, 30, 255]),
+            (false, false, _) => Rgba([230, 200, 20, 255]),
+        }
+    })
+}
+
+struct Kill(Vec<Child>);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ok() {
+        assert!(Instant::now() < deadline, "{what} did not happen within 20 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn run(display: &str, program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .env("DISPLAY", display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn have(program: &str) -> bool {
+    which::which(program).is_ok()
+}
+
+#[test]
+fn captures_on_a_real_x_server() {
+    if std::env::var_os(INNER).is_some() {
+        return; // the child runs the checks below
+    }
+    for tool in ["Xvfb", "openbox", "xrandr", "display", "xdotool", "xmessage"] {
+        assert!(have(tool), "{tool} is missing: run `make deps` (scripts/setup-system.sh --test)");
+    }
+    // Start the search past the e2e harness's numbers, at a place that differs per process.
+    let start = 400 + std::process::id() % 400;
+    let free = |n: &u32| {
+        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+    };
+    let display = format!(":{}", (start..start + 400).find(free).unwrap());
+    let mut children = Kill(Vec::new());
+    children.0.push(
+        Command::new("Xvfb")
+            .args([&display, "-screen", "0", &format!("{W}x{H}x24"), "-nolisten", "tcp", "-noreset"])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until("Xvfb", || run(&display, "xdpyinfo", &[]) || run(&display, "xrandr", &["--listmonitors"]));
+    children.0.push(Command::new("openbox").env("DISPLAY", &display).stderr(Stdio::null()).spawn().unwrap());
+
+    let tmp = tempfile::tempdir().unwrap();
+    let picture = tmp.path().join("pattern.png");
+    pattern().save(&picture).unwrap();
+    // `display` exits after setting the background, with a status that varies; check pixels instead.
+    run(&display, "display", &["-window", "root", picture.to_str().unwrap()]);
+
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "inner_checks", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("XDG_SESSION_TYPE")
+        .env(INNER, tmp.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the checks on {display} failed (see the output above)");
+}
+
+fn assert_region_matches(image: &RgbaImage, origin: (u32, u32)) {
+    let expected = pattern();
+    for (x, y, p) in image.enumerate_pixels() {
+        let want = expected.get_pixel(origin.0 + x, origin.1 + y);
+        assert_eq!(p.0[..3], want.0[..3], "pixel ({x}, {y}) of a capture at {origin:?}");
+    }
+}
+
+fn decode(bytes: &[u8]) -> RgbaImage {
+    image::load_from_memory(bytes).unwrap().to_rgba8()
+}
+
+#[test]
+#[ignore = "run by captures_on_a_real_x_server, on its display"]
+fn inner_checks() {
+    let Some(tmp) = std::env::var_os(INNER) else { return };
+    let display = std::env::var("DISPLAY").unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let captures = Captures::open(Path::new(&tmp).join("captures"), Duration::from_secs(3600));
+    let settings = CaptureSettings { max_edge: 400, ..CaptureSettings::default() };
+
+    // One monitor, the whole screen, exactly the picture.
+    let monitors = screen::monitors().unwrap();
+    assert_eq!(monitors.len(), 1, "{monitors:?}");
+    let probe = perch_core::capture::probe();
+    assert!(probe.available, "{}", probe.detail);
+    assert_eq!(probe.detail, "X11: screen 1280x800");
+    assert_eq!(monitors[0].rect, Rect::new(0, 0, W, H));
+    let all = runtime.block_on(captures.capture(Target::AllMonitors, &settings)).unwrap();
+    assert_eq!((all.width, all.height, all.model_width, all.model_height), (W, H, 400, 250));
+    let files = runtime.block_on(captures.files(&all.id)).unwrap();
+    assert_region_matches(&decode(&files.original), (0, 0));
+    assert_eq!(decode(&files.model).dimensions(), (400, 250));
+
+    // Two monitors from one screen, as `xrandr --setmonitor` makes them (the right one has no
+    // output of its own). The cursor picks the monitor; each capture is its half.
+    assert!(run(&display, "xrandr", &["--setmonitor", "LEFT", "640/170x800/210+0+0", "screen"]));
+    assert!(run(&display, "xrandr", &["--setmonitor", "RIGHT", "640/170x800/210+640+0", "none"]));
+    let monitors = screen::monitors().unwrap();
+    let names: Vec<&str> = monitors.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["LEFT", "RIGHT"], "{monitors:?}");
+    assert!(run(&display, "xdotool", &["mousemove", "1000", "300"]));
+    assert_eq!(screen::cursor(), Some((1000, 300)));
+    let right = runtime.block_on(captures.capture(Target::Cursor { point: None }, &settings)).unwrap();
+    assert_eq!((right.width, right.height, right.source.as_str()), (640, 800, "Monitor RIGHT"));
+    assert_region_matches(&decode(&runtime.block_on(captures.files(&right.id)).unwrap().original), (640, 0));
+    let left = runtime.block_on(captures.capture(Target::Cursor { point: Some((5, 5)) }, &settings)).unwrap();
+    assert_region_matches(&decode(&runtime.block_on(captures.files(&left.id)).unwrap().original), (0, 0));
+    let stitched = runtime.block_on(captures.capture(Target::AllMonitors, &settings)).unwrap();
+    assert_eq!((stitched.width, stitched.source.as_str()), (W, "All monitors"));
+
+    // The overlay's path: freeze every monitor, then cut a region spanning both.
+    let frozen = runtime.block_on(captures.freeze()).unwrap();
+    assert_eq!(frozen.monitors.len(), 2);
+    let preview = runtime.block_on(captures.frozen_preview("RIGHT", 320, 400)).unwrap();
+    assert_eq!(decode(&preview).dimensions(), (320, 400));
+    let region = Rect::new(600, 380, 100, 50);
+    let cut = runtime.block_on(captures.take_frozen(region, "Region".into(), &settings)).unwrap();
+    assert_region_matches(&decode(&runtime.block_on(captures.files(&cut.id)).unwrap().original), (600, 380));
+    let again = runtime.block_on(captures.take_frozen(region, "Region".into(), &settings));
+    assert!(matches!(again, Err(CaptureError::NotSelecting)), "the frozen screen is gone once taken");
+
+    // A monitor unplugged between the press and the capture.
+    assert!(run(&display, "xrandr", &["--delmonitor", "RIGHT"]));
+    let gone = runtime.block_on(captures.capture(Target::Monitor { id: "RIGHT".into() }, &settings));
+    assert!(matches!(gone, Err(CaptureError::MonitorGone(ref m)) if m == "RIGHT"), "{gone:?}");
+
+    // A real window (xmessage sets only the old WM_NAME, so it is known by its class): listed
+    // with its place, captured by id at its size.
+    let mut window = Command::new("xmessage")
+        .args(["-geometry", "300x120+100+100", "-title", "Perch test window", "hello from the test"])
+        .env("DISPLAY", &display)
+        .spawn()
+        .unwrap();
+    let mut found = None;
+    wait_until("the test window to be listed", || {
+        found =
+            screen::windows(std::process::id()).unwrap_or_default().into_iter().find(|w| w.app == "Xmessage");
+        found.is_some()
+    });
+    let info = found.unwrap();
+    let shot = runtime.block_on(captures.capture(Target::Window { id: info.id }, &settings)).unwrap();
+    assert_eq!(shot.source, "Window: Xmessage");
+    assert_eq!((shot.width, shot.height), (info.rect.width, info.rect.height));
+    let _ = window.kill();
+    let _ = window.wait();
+
+    // A black screen is refused with the reason, and nothing lands on the shelf.
+    let before = captures.pending().len();
+    assert!(run(&display, "xsetroot", &["-solid", "black"]));
+    let black = runtime.block_on(captures.capture(Target::Cursor { point: Some((5, 5)) }, &settings));
+    assert!(matches!(black, Err(CaptureError::AllBlack { .. })), "{black:?}");
+    let probe = perch_core::capture::probe();
+    assert!(!probe.available && probe.detail.contains("all black"), "perch doctor says so: {}", probe.detail);
+    assert_eq!(captures.pending().len(), before);
+
+    // Removing a chip deletes its files.
+    captures.remove(&all.id).unwrap();
+    assert!(matches!(runtime.block_on(captures.files(&all.id)), Err(CaptureError::NotFound(_))));
+}
+
+#[test]
+fn without_a_display_capture_says_so() {
+    if std::env::var_os(INNER).is_some() || std::env::var_os("PERCH_CAPTURE_TEST_NO_DISPLAY").is_some() {
+        if std::env::var_os("PERCH_CAPTURE_TEST_NO_DISPLAY").is_some() {
+            assert!(matches!(screen::monitors(), Err(CaptureError::NoDisplay)));
+            let probe = perch_core::capture::probe();
+            assert!(!probe.available);
+            assert!(probe.detail.contains("no display"), "{}", probe.detail);
+        }
+        return;
+    }
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "without_a_display_capture_says_so", "--nocapture"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("XDG_SESSION_TYPE")
+        .env("PERCH_CAPTURE_TEST_NO_DISPLAY", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+}

@@ -1,0 +1,106 @@
+//! Dictation and Settings -> Voice: models, microphones, the voice settings.
+
+use perch_core::settings::Settings;
+use perch_core::voice::device::{InputDevice, list_devices};
+use perch_core::voice::models::ModelView;
+use perch_core::voice::{AudioSource, VoiceSettings};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, State};
+
+use crate::error::CommandResult;
+use crate::state::AppState;
+use perch_core::agent::picker::DownloadProgress;
+
+#[tauri::command]
+#[specta::specta]
+pub fn voice_models(state: State<'_, AppState>) -> CommandResult<Vec<ModelView>> {
+    Ok(state.engine()?.voice().models())
+}
+
+/// Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`.
+#[tauri::command]
+#[specta::specta]
+pub async fn voice_model_download(
+    state: State<'_, AppState>,
+    name: String,
+    progress: Channel<DownloadProgress>,
+) -> CommandResult<ModelView> {
+    let mut last = 0u64;
+    let view = state
+        .engine()?
+        .voice()
+        .download(&name, move |p| {
+            // A message per megabyte is plenty for a progress bar.
+            if p.done == p.total || p.done >= last + (1 << 20) || p.done < last {
+                last = p.done;
+                let _ = progress.send(DownloadProgress { done: p.done, total: p.total });
+            }
+        })
+        .await?;
+    Ok(view)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn voice_model_cancel(state: State<'_, AppState>, name: String) -> CommandResult<bool> {
+    Ok(state.engine()?.voice().cancel_download(&name))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn voice_model_delete(state: State<'_, AppState>, name: String) -> CommandResult<ModelView> {
+    Ok(state.engine()?.voice().delete_model(&name)?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn voice_devices() -> CommandResult<Vec<InputDevice>> {
+    // Asking the audio system can take a moment; never on the UI's thread.
+    let listed = tauri::async_runtime::spawn_blocking(list_devices).await;
+    Ok(listed
+        .map_err(|e| crate::error::CommandError::new(crate::error::ErrorKind::External, e.to_string()))??)
+}
+
+/// Saves Settings -> Voice and applies the push-to-talk shortcut.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_voice_settings(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    voice: VoiceSettings,
+) -> CommandResult<Settings> {
+    let settings = state.engine()?.settings().update(|s| s.voice = voice).await?;
+    crate::dictation::apply_shortcut(&app, &settings.voice);
+    Ok(settings)
+}
+
+/// Starts dictating (the mic button); updates arrive as `VoiceUpdate` events.
+#[tauri::command]
+#[specta::specta]
+pub async fn voice_start(app: AppHandle, state: State<'_, AppState>) -> CommandResult<u32> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await.voice;
+    let source = AudioSource::Device(settings.device());
+    Ok(engine.voice().start_dictation(&settings, source, crate::dictation::sink(&app))?)
+}
+
+/// Stops recording; the final text follows as an event.
+#[tauri::command]
+#[specta::specta]
+pub fn voice_stop(state: State<'_, AppState>) -> CommandResult<u32> {
+    Ok(state.engine()?.voice().stop_dictation()?)
+}
+
+/// Throws the recording away.
+#[tauri::command]
+#[specta::specta]
+pub fn voice_cancel(state: State<'_, AppState>) -> CommandResult<u32> {
+    Ok(state.engine()?.voice().cancel_dictation()?)
+}
+
+/// The push-to-talk shortcut's state, for Settings.
+#[tauri::command]
+#[specta::specta]
+pub fn voice_shortcut_status(app: AppHandle) -> crate::shortcuts::ShortcutStatus {
+    crate::dictation::shortcut_status(&app)
+}

@@ -1,0 +1,102 @@
+// Shortcut press to chip visible, in the real app: xdotool presses Alt+. and the page records
+// when the chip enters the DOM (both on the wall clock), median of 10. Then the memory a chip
+// holds: PSS of the app's process tree (the app and its WebKit processes, from
+// /proc/PID/smaps_rollup) before and after 10 chips, per chip.
+// Run by `make bench` (with the release app) or: PERCH_APP=... bench/run.sh capture_chip.mjs
+import { readFileSync, readdirSync } from "node:fs";
+import { freshDataDir, launch, sleep, waitFor, xdotool } from "../lib/harness.js";
+import { paintRoot } from "../lib/screen.js";
+
+const RUNS = Number(process.env.RUNS ?? 10);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function ppid(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
+/** PSS in KiB of `root` and every process below it, in all and by process name. */
+function treePss(root) {
+  const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  const children = new Map();
+  for (const pid of pids) {
+    try {
+      const parent = ppid(pid);
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  const byName = {};
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    try {
+      const m = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+) kB/m);
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      const kib = m ? Number(m[1]) : 0;
+      total += kib;
+      byName[name] = (byName[name] ?? 0) + kib;
+    } catch {
+      // gone meanwhile
+    }
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return { total, byName };
+}
+
+function appPid() {
+  for (const d of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0")[0] === process.env.PERCH_APP) return Number(d);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error("the app process was not found");
+}
+
+await paintRoot(freshDataDir());
+const session = await launch(freshDataDir(), { PERCH_KEY_STORE: "file" });
+const chips = async () => (await session.browser.$$(".capture-chip")).length;
+try {
+  await (await session.browser.$('textarea[aria-label="Message"]')).waitForEnabled();
+  await (await session.browser.$('select[aria-label="Capture mode"]')).waitForDisplayed();
+  await sleep(2000); // let start-up settle before measuring memory
+  const pid = appPid();
+  const before = treePss(pid);
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const count = await chips();
+    // The page notes the wall-clock time the chip count grows past `count`.
+    await session.browser.execute((n) => {
+      window.__chipAt = null;
+      const observer = new MutationObserver(() => {
+        if (document.querySelectorAll(".capture-chip").length > n) {
+          window.__chipAt = Date.now();
+          observer.disconnect();
+        }
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    }, count);
+    const pressed = Date.now();
+    await xdotool("key", "alt+period");
+    const at = await waitFor(() => session.browser.execute(() => window.__chipAt), "the chip", 20_000);
+    times.push(at - pressed);
+    await sleep(300);
+  }
+  await sleep(1000);
+  const after = treePss(pid);
+  console.log(`shortcut press to chip visible, median of ${RUNS}: ${median(times)} ms (all: ${times.join(", ")})`);
+  const mib = (kib) => (kib / 1024).toFixed(1);
+  console.log(`memory per chip: ${((after.total - before.total) / RUNS).toFixed(0)} KiB PSS (app tree ${mib(before.total)} -> ${mib(after.total)} MiB with ${RUNS} chips)`);
+  // Which process holds it: the app (the engine and the shell) or WebKit's (the page).
+  for (const name of Object.keys(after.byName).sort()) {
+    const grew = (after.byName[name] - (before.byName[name] ?? 0)) / RUNS;
+    console.log(`  ${name}: ${mib(before.byName[name] ?? 0)} -> ${mib(after.byName[name])} MiB, ${grew.toFixed(0)} KiB per chip`);
+  }
+} finally {
+  await session.close();
+}

@@ -1,0 +1,106 @@
+// Dictation in the real app, recording through its own microphone code (cpal and ALSA) from a
+// virtual microphone that plays espeak-ng speech: choose the microphone and the model in
+// Settings -> Voice, press the mic button, see the partial text, stop, and find the words at
+// the cursor in the input box, unsent. Then push-to-talk with Perch hidden: the bubble shows
+// that it listens, and the window comes back with the text.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, it } from "node:test";
+import { freshDataDir, launch, perchWindows, screenshot, waitFor, xdotool } from "../lib/harness.js";
+
+const SENTENCE = "Please take a screenshot of my editor.";
+const MODEL = process.env.PERCH_WHISPER_TEST_MODEL ?? join(homedir(), ".cache/perch/models/ggml-tiny.en.bin");
+const here = dirname(fileURLToPath(import.meta.url));
+
+function virtualMicrophone() {
+  const dir = mkdtempSync(join(tmpdir(), "perch-mic-"));
+  const speech = join(dir, "speech.wav");
+  execFileSync("espeak-ng", ["-s", "150", "-w", speech, SENTENCE]);
+  return execFileSync(join(here, "../../voice/virtual-microphone.sh"), [speech, join(dir, "alsa")]).toString().trim();
+}
+
+const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, "").trim();
+
+/** Empties the input box the way a user does (so the app sees it), whatever draft it kept. */
+async function emptyBox(browser, box) {
+  await box.click();
+  await browser.keys(["Control", "a"]);
+  await browser.keys("Backspace");
+  await waitFor(async () => (await box.getValue()) === "", "the input box to be empty");
+}
+
+describe("voice dictation", () => {
+  let session;
+  const $ = (s) => session.browser.$(s);
+
+  before(async () => {
+    assert.ok(existsSync(MODEL), `${MODEL} is missing: run make deps`);
+    session = await launch(freshDataDir(), { ALSA_CONFIG_PATH: virtualMicrophone(), PERCH_KEY_STORE: "file" });
+  });
+  after(async () => {
+    await session?.close();
+  });
+
+  it("is set up in Settings -> Voice: the microphone and the model file", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $("button=Voice")).click();
+    const mic = await $('select[aria-label="Microphone"]');
+    await waitFor(async () => (await mic.getText()).includes("Perch test microphone"), "the virtual microphone in the list");
+    await mic.selectByVisibleText("Perch test microphone · 48 kHz, 2 ch");
+    const file = await $('input[aria-label="Model file"]');
+    await file.setValue(MODEL);
+    await session.browser.keys("Enter");
+    await waitFor(async () => (await (await $(".card")).getText()).includes("Dictation uses this file"), "the model file to be saved");
+    const rows = await session.browser.$$(".voice-models tr");
+    assert.equal(rows.length, 6, "tiny, base and small in both kinds");
+    // The push-to-talk shortcut is registered with the X server.
+    await waitFor(async () => (await (await $("body")).getText()).includes("Active: Ctrl+Alt+Space"), async () => `the shortcut to be active (${session.dataDir})`);
+    await screenshot("voice-settings");
+  });
+
+  it("puts the dictated words at the cursor in the input box, unsent", async () => {
+    await (await $('a[aria-label="Chat"]')).click();
+    const box = await $('textarea[aria-label="Message"]');
+    await emptyBox(session.browser, box);
+    await box.addValue("Note: ");
+    await (await $('button[aria-label="Dictate"]')).click();
+    const stop = await $('button[aria-label="Stop dictation"]');
+    await stop.waitForDisplayed({ timeout: 15_000 });
+    // The greyed line shows what is heard so far ("Listening…" until the first partial text).
+    const partial = await $(".dictation-partial");
+    await partial.waitForDisplayed();
+    assert.match(await partial.getText(), /Listening|screenshot|editor/i);
+    await waitFor(async () => Number((await (await $(".mic-time")).getText()).replace("s", "")) >= 3, "the sentence to be heard");
+    await screenshot("voice-listening");
+    await stop.click();
+    await waitFor(async () => words(await box.getValue()).includes("screenshot of my editor"), async () => `the final text in the box (has "${await box.getValue()}")`, 60_000);
+    const text = await box.getValue();
+    assert.ok(text.startsWith("Note: Please take a screenshot"), text);
+    assert.equal((await session.browser.$$(".message.user")).length, 0, "nothing was sent");
+    assert.equal(await (await $(".dictation-partial")).isExisting(), false, "the greyed text is gone");
+    await screenshot("voice-final");
+  });
+
+  it("push-to-talk works with Perch hidden: the bubble listens, the window returns with the text", async () => {
+    const box = await $('textarea[aria-label="Message"]');
+    await emptyBox(session.browser, box);
+    await (await $('button[aria-label="Close to tray"]')).click();
+    await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
+    await xdotool("keydown", "ctrl+alt+space");
+    await waitFor(async () => (await perchWindows()).length === 1, "the bubble to appear");
+    await waitFor(async () => (await (await $(".mini-bubble")).getAttribute("aria-label")) === "Perch is listening", "the bubble to listen");
+    await screenshot("voice-bubble-listening");
+    // Hold while the sentence plays, then let go.
+    await new Promise((r) => setTimeout(r, 3000));
+    await xdotool("keyup", "ctrl+alt+space");
+    const again = await $('textarea[aria-label="Message"]');
+    await waitFor(async () => words(await again.getValue()).includes("screenshot of my editor"), "the text in the restored window", 60_000);
+    assert.equal(words(await again.getValue()), words(SENTENCE));
+    assert.equal((await session.browser.$$(".message.user")).length, 0, "nothing was sent");
+    await screenshot("voice-push-to-talk");
+  });
+});

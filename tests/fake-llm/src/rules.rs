@@ -1,0 +1,210 @@
+//! What the real services refuse in a chat request, checked before the fake answers, so a
+//! client that would fail against the service fails against the fake too.
+//!
+//! - Anthropic, thinking on: the assistant message before tool results must start with the
+//!   `thinking` or `redacted_thinking` blocks of that step, and every such block must come back
+//!   exactly as sent (its signature checks).
+//! - Gemini: in the current turn, the first `functionCall` part of each model step must carry
+//!   the `thoughtSignature` it was sent with.
+//! - OpenAI: every tool call of an assistant message is answered by a `tool` message with its
+//!   id, and `tool` messages answer only such calls.
+//!
+//! Signatures are a hash of what they sign, so a changed byte fails as it does at the service.
+
+use serde_json::{Value, json};
+
+use crate::wire::{Dialect, error_body};
+
+/// The signature the fake puts on `content` (thinking text, a function call, redacted data).
+pub fn sign(content: &str) -> String {
+    // FNV-1a, twice with different seeds, hex: stable across runs and platforms.
+    let hash =
+        |seed: u64| content.bytes().fold(seed, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    format!("fake-sig-{:016x}{:016x}", hash(0xcbf2_9ce4_8422_2325), hash(0x8422_2325_cbf2_9ce4))
+}
+
+/// The signature of a Gemini function call: over its name and arguments.
+pub fn sign_call(name: &str, args: &Value) -> String {
+    sign(&format!("{name}\u{0}{args}"))
+}
+
+/// Redacted thinking as the fake sends it: opaque data that carries its own check.
+pub fn redacted(payload: &str) -> String {
+    format!("{payload}.{}", sign(payload))
+}
+
+fn redacted_is_intact(data: &str) -> bool {
+    data.rsplit_once('.').is_some_and(|(payload, sig)| sign(payload) == sig)
+}
+
+/// `Err((status, body))` when the service would refuse this chat request.
+pub fn check(dialect: Dialect, body: &Value) -> Result<(), (u16, Value)> {
+    let refuse = |message: String| Err((400, error_body(dialect, 400, &message)));
+    let problem = match dialect {
+        Dialect::Anthropic => anthropic(body),
+        Dialect::Gemini => gemini(body),
+        Dialect::OpenAi => openai(body),
+        Dialect::Ollama => None,
+    };
+    problem.map_or(Ok(()), refuse)
+}
+
+fn items(v: &Value) -> &[Value] {
+    v.as_array().map_or(&[], Vec::as_slice)
+}
+
+fn anthropic(body: &Value) -> Option<String> {
+    let messages = items(&body["messages"]);
+    for (i, m) in messages.iter().enumerate() {
+        for (j, block) in items(&m["content"]).iter().enumerate() {
+            match block["type"].as_str() {
+                Some("thinking") => {
+                    let text = block["thinking"].as_str().unwrap_or_default();
+                    if block["signature"].as_str() != Some(sign(text).as_str()) {
+                        return Some(format!(
+                            "messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+                        ));
+                    }
+                }
+                Some("redacted_thinking")
+                    if !redacted_is_intact(block["data"].as_str().unwrap_or_default()) =>
+                {
+                    return Some(format!(
+                        "messages.{i}.content.{j}: Invalid `data` in `redacted_thinking` block"
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    if body.pointer("/thinking/type") != Some(&json!("enabled")) {
+        return None;
+    }
+    // The final assistant message, when tool results follow it, must start with its thinking.
+    let answers_tools = messages.last().is_some_and(|m| {
+        m["role"] == "user" && items(&m["content"]).iter().any(|b| b["type"] == "tool_result")
+    });
+    let i = messages.iter().rposition(|m| m["role"] == "assistant")?;
+    let first = items(&messages[i]["content"]).first().and_then(|b| b["type"].as_str()).unwrap_or("nothing");
+    (answers_tools && first != "thinking" && first != "redacted_thinking").then(|| {
+        format!(
+            "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. \
+             When `thinking` is enabled, a final `assistant` message must start with a thinking block \
+             (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include \
+             thinking blocks from previous turns. To avoid this requirement, disable `thinking`."
+        )
+    })
+}
+
+fn gemini(body: &Value) -> Option<String> {
+    let contents = items(&body["contents"]);
+    // The current turn starts at the last user content that is not only function responses.
+    let start = contents
+        .iter()
+        .rposition(|c| {
+            c["role"] == "user" && items(&c["parts"]).iter().any(|p| p.get("functionResponse").is_none())
+        })
+        .unwrap_or(0);
+    for (i, content) in contents.iter().enumerate().skip(start) {
+        let Some((j, part)) =
+            items(&content["parts"]).iter().enumerate().find(|(_, p)| p.get("functionCall").is_some())
+        else {
+            continue;
+        };
+        let call = &part["functionCall"];
+        let expected = sign_call(call["name"].as_str().unwrap_or_default(), &call["args"]);
+        match part["thoughtSignature"].as_str() {
+            Some(sig) if sig == expected => {}
+            Some(_) => return Some(format!("Invalid thought_signature at contents[{i}].parts[{j}].")),
+            None => {
+                let name = call["name"].as_str().unwrap_or_default();
+                return Some(format!(
+                    "Function call is missing a thought_signature in functionCall parts. This is required \
+                     for tools to work correctly. Additional data, function call `default_api:{name}`, \
+                     position {}.",
+                    i + 1
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn openai(body: &Value) -> Option<String> {
+    let mut open: Vec<String> = Vec::new();
+    for (i, m) in items(&body["messages"]).iter().enumerate() {
+        if m["role"] == "tool" {
+            let id = m["tool_call_id"].as_str().unwrap_or_default();
+            let Some(k) = open.iter().position(|o| o == id) else {
+                return Some(format!(
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message \
+                     with 'tool_calls'. (messages[{i}], tool_call_id {id:?})"
+                ));
+            };
+            open.remove(k);
+            continue;
+        }
+        if !open.is_empty() {
+            return Some(format!(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each \
+                 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+                open.join(", ")
+            ));
+        }
+        open = items(&m["tool_calls"]).iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn anthropic_round(first: Value) -> Value {
+        json!({ "thinking": { "type": "enabled", "budget_tokens": 1024 }, "messages": [
+            { "role": "user", "content": [{ "type": "text", "text": "add" }] },
+            { "role": "assistant", "content": [first, { "type": "tool_use", "id": "t1", "name": "add", "input": {} }] },
+            { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": "5" }] } ] })
+    }
+
+    #[test]
+    fn anthropic_wants_the_signed_thinking_back_unchanged() {
+        let signed = json!({ "type": "thinking", "thinking": "hmm", "signature": sign("hmm") });
+        assert!(check(Dialect::Anthropic, &anthropic_round(signed)).is_ok());
+        let tampered = json!({ "type": "thinking", "thinking": "hmm!", "signature": sign("hmm") });
+        assert!(check(Dialect::Anthropic, &anthropic_round(tampered)).is_err());
+        let redacted = json!({ "type": "redacted_thinking", "data": redacted("x") });
+        assert!(check(Dialect::Anthropic, &anthropic_round(redacted)).is_ok());
+        let missing = json!({ "type": "text", "text": "Let me add." });
+        let (status, body) = check(Dialect::Anthropic, &anthropic_round(missing)).unwrap_err();
+        assert_eq!(status, 400);
+        assert!(body["error"]["message"].as_str().unwrap().contains("found `text`"), "{body}");
+    }
+
+    #[test]
+    fn gemini_wants_the_thought_signature_on_the_first_call_of_the_turn() {
+        let body = |sig: Option<String>| {
+            let mut call = json!({ "functionCall": { "name": "add", "args": { "a": 1 } } });
+            if let Some(sig) = sig {
+                call["thoughtSignature"] = json!(sig);
+            }
+            json!({ "contents": [
+                { "role": "user", "parts": [{ "text": "add" }] },
+                { "role": "model", "parts": [call] },
+                { "role": "user", "parts": [{ "functionResponse": { "name": "add", "response": {} } }] } ] })
+        };
+        assert!(check(Dialect::Gemini, &body(Some(sign_call("add", &json!({ "a": 1 }))))).is_ok());
+        assert!(check(Dialect::Gemini, &body(None)).is_err());
+        assert!(check(Dialect::Gemini, &body(Some("forged".into()))).is_err());
+    }
+
+    #[test]
+    fn openai_wants_every_tool_call_answered() {
+        let call = json!({ "role": "assistant", "tool_calls": [{ "id": "c1", "type": "function" }] });
+        let answer = json!({ "role": "tool", "tool_call_id": "c1", "content": "5" });
+        let user = json!({ "role": "user", "content": "hi" });
+        assert!(check(Dialect::OpenAi, &json!({ "messages": [user, call, answer] })).is_ok());
+        assert!(check(Dialect::OpenAi, &json!({ "messages": [user, call, user] })).is_err());
+        assert!(check(Dialect::OpenAi, &json!({ "messages": [user, answer] })).is_err());
+    }
+}

@@ -1,0 +1,135 @@
+// Dictation as the whole window sees it: one listener on the shell's VoiceUpdate events keeps
+// the state (listening, level, partial text, problems) for the mic button, the composer and the
+// bubble. A dictation may start from the push-to-talk shortcut with no request from the window,
+// and the composer may not be on screen (mini mode) when its text arrives, so final texts wait
+// in a queue until the composer takes them.
+import { useSyncExternalStore } from "react";
+import type { DictationEvent, VoiceErrorKind } from "../bindings";
+import { call, commands, errorMessage, events } from "../ipc";
+
+export type Phase = "idle" | "starting" | "listening" | "transcribing";
+
+export interface DictationState {
+  phase: Phase;
+  /** 0..1, for the meter. */
+  level: number;
+  seconds: number;
+  /** Text so far while speaking, shown greyed. */
+  partial: string;
+  /** A warning (the limit is near) or why the last dictation failed. */
+  notice: { text: string; kind: VoiceErrorKind | "warning" } | null;
+}
+
+export interface FinalText {
+  text: string;
+  send: boolean;
+}
+
+const IDLE: DictationState = { phase: "idle", level: 0, seconds: 0, partial: "", notice: null };
+
+let state: DictationState = IDLE;
+const finals: FinalText[] = [];
+const subscribers = new Set<() => void>();
+let listening: Promise<unknown> | null = null;
+
+function set(next: Partial<DictationState>) {
+  state = { ...state, ...next };
+  subscribers.forEach((notify) => notify());
+}
+
+/** Applies one event from the shell (exported for tests). */
+export function apply(event: DictationEvent) {
+  switch (event.event) {
+    case "listening":
+      set({ phase: "listening", level: 0, seconds: 0, partial: "", notice: null });
+      break;
+    case "level":
+      set({ level: event.data.level ?? 0, seconds: event.data.seconds ?? 0 });
+      break;
+    case "partial":
+      set({ partial: event.data.text });
+      break;
+    case "warning":
+      set({ notice: { text: event.data.message, kind: "warning" } });
+      break;
+    case "transcribing":
+      set({ phase: "transcribing", level: 0 });
+      break;
+    case "final":
+      finals.push({ text: event.data.text, send: event.data.send });
+      set({ phase: "idle", partial: "", level: 0 });
+      break;
+    case "failed":
+      set({ ...IDLE, notice: { text: event.data.message, kind: event.data.kind } });
+      break;
+    case "cancelled":
+      set(IDLE);
+      break;
+  }
+}
+
+function ensureListening() {
+  listening ??= events.voiceUpdate.listen((e) => apply(e.payload.update.event));
+}
+
+function subscribe(notify: () => void) {
+  ensureListening();
+  subscribers.add(notify);
+  return () => void subscribers.delete(notify);
+}
+
+export function useDictation(): DictationState {
+  return useSyncExternalStore(subscribe, () => state);
+}
+
+/** Takes the texts that arrived since the last call (the composer inserts them). */
+export function takeFinals(): FinalText[] {
+  return finals.splice(0, finals.length);
+}
+
+export function dismissNotice() {
+  set({ notice: null });
+}
+
+/** The mic button: starts, or stops (and transcribes) a dictation in progress. */
+export async function toggleDictation() {
+  ensureListening();
+  if (state.phase === "listening") {
+    await call(commands.voiceStop()).catch(() => {});
+    return;
+  }
+  if (state.phase !== "idle") return;
+  set({ phase: "starting", notice: null, partial: "" });
+  try {
+    await call(commands.voiceStart());
+  } catch (e) {
+    const kind = (e as { kind?: string }).kind === "invalid" ? "model" : "microphone";
+    set({ ...IDLE, notice: { text: errorMessage(e), kind } });
+  }
+}
+
+export async function cancelDictation() {
+  await call(commands.voiceCancel()).catch(() => {});
+}
+
+/** Puts `text` into `value` at the selection, with a space on either side where words meet. */
+export function insertAt(value: string, start: number, end: number, text: string) {
+  const before = value.slice(0, start);
+  const after = value.slice(end);
+  const lead = before && !/\s$/.test(before) ? " " : "";
+  const trail = after && !/^\s/.test(after) ? " " : "";
+  const inserted = lead + text.trim() + trail;
+  return { value: before + inserted + after, caret: before.length + inserted.length };
+}
+
+/** For tests: forget everything. */
+export function resetDictation() {
+  state = IDLE;
+  finals.length = 0;
+  listening = null;
+}
+
+/** Whether final texts wait for the composer. */
+export function hasFinals() {
+  return finals.length > 0;
+}
