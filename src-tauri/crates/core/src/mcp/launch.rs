@@ -45,8 +45,6 @@ pub(crate) struct Launched {
     pub pid: Option<u32>,
 }
 
-}
-
 /// Resolves a command as the user's shell would, with bundled servers found first.
 pub(crate) async fn resolve(command: &str) -> Result<PathBuf, String> {
     let path = Path::new(command);

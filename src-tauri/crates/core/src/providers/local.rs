@@ -94,6 +94,7 @@ fn events(answer: Answer, model: String) -> EventStream {
                         id: call.id,
                         name: call.name,
                         arguments: call.arguments,
+                        signature: None,
                     }))]
                 }
                 Ok(Reply::Done { stop, usage, .. }) => {
