@@ -141,7 +141,7 @@ fn messages(chat: &[ChatMessage]) -> Vec<wire::Message> {
         let next = match m {
             ChatMessage::System(_) => continue,
             ChatMessage::User { text, .. } => wire::Message::new(Role::User, text.clone()),
-            ChatMessage::Assistant { text, tool_calls } => {
+            ChatMessage::Assistant { text, tool_calls, .. } => {
                 let mut a = wire::Message::new(Role::Assistant, text.clone());
                 a.tool_calls = tool_calls
                     .iter()
