@@ -7,6 +7,8 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 # One target dir outside the clone, reused by every build (it reaches several GB).
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/perch/target
+# Incremental artifacts double the target dir (14 GB seen) and a fresh clone never reuses them.
+export CARGO_INCREMENTAL ?= 0
 APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
 NPM_STAMP := node_modules/.perch-installed
 export VENV ?= $(HOME)/.cache/perch/venv
@@ -14,14 +16,14 @@ VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e app-debug app-release bindings bench icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e memory-guard app-debug app-release bindings bench icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
 run: toolchain deps-system $(NPM_STAMP) app-debug
 	$(APP_DEBUG)
 
-test: toolchain deps lint unit e2e
+test: toolchain deps lint unit e2e memory-guard
 	@echo "All checks and tests passed."
 
 ## ---- set-up ---------------------------------------------------------------------------
@@ -67,12 +69,12 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm -p perch-llm
+	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm -p perch-sandbox -p perch-llm
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
 app-release: $(NPM_STAMP)
-	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-review -p perch-llm
+	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-review -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 
@@ -101,6 +103,10 @@ e2e: app-debug
 	rm -rf target/e2e-artifacts
 	tests/e2e/run.sh
 
+# The idle app's whole process tree must stay under a bound with wide headroom (memory, not time).
+memory-guard: app-debug
+	python3 scripts/memory_guard.py --app $(APP_DEBUG)
+
 ## ---- figures --------------------------------------------------------------------------
 
 # The figures the issues name, measured on the optimised build:
@@ -110,7 +116,9 @@ e2e: app-debug
 # tool-call round trips against the Python `mcp` SDK and starting five servers at once;
 # screenshots: shortcut press to chip in the real app, memory per chip, capture + encode at
 # 1920x1080 and 3840x2160 against Python's mss + Pillow; voice dictation's release-to-text time,
-# real-time factor, word error rate and memory against Python faster-whisper.
+# real-time factor, word error rate and memory against Python faster-whisper; the terminal's
+# decision time per command, the sandbox's start-up cost, Run to first byte in the panel and
+# throughput into it.
 bench: deps $(NPM_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
@@ -126,6 +134,9 @@ bench: deps $(NPM_STAMP)
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" \
 		cargo bench --locked -p perch-core --bench capture
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
+	cargo build --locked --release -p perch-sandbox
+	cargo bench --locked -p perch-core --bench terminal
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

@@ -111,16 +111,41 @@ def process_tree(root_pid):
     return tree
 
 
+def rollup(pid):
+    """Pss and SwapPss of one process in KiB (zeros when it is gone)."""
+    fields = {"Pss:": 0, "SwapPss:": 0}
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            key = line.split(maxsplit=1)[0] if line else ""
+            if key in fields:
+                fields[key] = int(line.split()[1])
+    except OSError:
+        pass
+    return fields["Pss:"], fields["SwapPss:"]
+
+
+def process_name(pid):
+    """A short name for a process: WebKit's helpers by role, our binaries by file name."""
+    try:
+        exe = Path(os.readlink(f"/proc/{pid}/exe")).name
+    except OSError:
+        return "?"
+    return exe
+
+
 def pss_kib(pids):
-    total = 0
+    return sum(rollup(p)[0] for p in pids)
+
+
+def breakdown(pids):
+    """PSS in KiB per process name (summed over processes of the same name), and SwapPss."""
+    parts, swap = {}, 0
     for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
+        pss, swap_pss = rollup(pid)
+        name = process_name(pid)
+        parts[name] = parts.get(name, 0) + pss
+        swap += swap_pss
+    return parts, swap
 
 
 def kill_tree(pid):
@@ -134,27 +159,35 @@ def kill_tree(pid):
         time.sleep(0.5)
 
 
-def run_perch(app, env, idle):
+def run_perch(app, env, idle, cli=None, hidden_idle=0.0):
+    """Launch to first paint, then the tree's memory visible and idle; with `cli` and
+    `hidden_idle`, also after `perch toggle` hid the window for that long."""
     data = tempfile.mkdtemp(prefix="perch-bench-")
+    env = {**env, "PERCH_DATA_DIR": data, "PERCH_LOG": "info"}
     started = time.monotonic()
-    proc = subprocess.Popen(
-        [app], env={**env, "PERCH_DATA_DIR": data, "PERCH_LOG": "info"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
+    proc = subprocess.Popen([app], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     painted = None
     for line in proc.stderr:
         if "first paint" in line:
             painted = time.monotonic()
             break
     threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
-    time.sleep(idle)
-    tree = process_tree(proc.pid)
-    pss = pss_kib(tree)
-    kill_tree(proc.pid)
-    shutil.rmtree(data, ignore_errors=True)
-    if painted is None:
-        raise RuntimeError("Perch exited before its first paint")
-    return (painted - started) * 1000, pss, len(tree)
+    try:
+        if painted is None:
+            raise RuntimeError("Perch exited before its first paint")
+        time.sleep(idle)
+        tree = process_tree(proc.pid)
+        parts, swap = breakdown(tree)
+        extra = {"parts": parts, "swap_kib": swap}
+        if cli and hidden_idle > 0:
+            subprocess.run([cli, "toggle"], env=env, check=True, capture_output=True, timeout=30)
+            time.sleep(hidden_idle)
+            hidden_parts, hidden_swap = breakdown(process_tree(proc.pid))
+            extra["hidden_parts"], extra["hidden_swap_kib"] = hidden_parts, hidden_swap
+    finally:
+        kill_tree(proc.pid)
+        shutil.rmtree(data, ignore_errors=True)
+    return (painted - started) * 1000, sum(parts.values()), len(tree), extra
 
 
 def run_chromium(chromium, server, env, idle):
@@ -206,10 +239,17 @@ def main():
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--idle", type=float, default=10.0, help="seconds of idle before measuring memory")
+    ap.add_argument("--cli", help="the perch CLI, to hide the window (default: beside --app)")
+    ap.add_argument("--hidden-idle", type=float, default=0.0,
+                    help="also measure after the window was hidden this many seconds (the issue: 300)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not (DIST / "index.html").exists():
         sys.exit("no built UI in ui/dist; run `npm run build -w ui` (make bench does)")
+
+    cli = args.cli or str(Path(args.app).with_name("perch"))
+    if args.hidden_idle > 0 and not os.access(cli, os.X_OK):
+        sys.exit(f"no perch CLI at {cli}; pass --cli")
 
     xvfb, display = start_display()
     env = {**os.environ, "DISPLAY": display}
@@ -219,7 +259,7 @@ def main():
     results = {"perch": [], "chromium": []}
     try:
         for i in range(args.runs):
-            results["perch"].append(run_perch(args.app, env, args.idle))
+            results["perch"].append(run_perch(args.app, env, args.idle, cli, args.hidden_idle))
             results["chromium"].append(run_chromium(args.chromium, server, env, args.idle))
             print(f"run {i + 1}/{args.runs}: perch {results['perch'][-1][0]:.0f} ms, "
                   f"chromium {results['chromium'][-1][0]:.0f} ms", file=sys.stderr)
@@ -240,6 +280,18 @@ def main():
             "pss_mib_median": round(statistics.median(r[1] for r in rows) / 1024, 1),
             "processes": rows[-1][2],
         }
+    def median_parts(key):
+        rows = [r[3][key] for r in results["perch"] if key in r[3]]
+        names = sorted({n for row in rows for n in row})
+        return {n: round(statistics.median(row.get(n, 0) for row in rows) / 1024, 1) for n in names}
+
+    summary["perch"]["pss_mib_by_process"] = median_parts("parts")
+    summary["perch"]["swap_pss_mib_max"] = round(max(r[3]["swap_kib"] for r in results["perch"]) / 1024, 1)
+    if args.hidden_idle > 0:
+        hidden = [sum(r[3]["hidden_parts"].values()) for r in results["perch"]]
+        summary["perch"]["hidden_pss_mib_median"] = round(statistics.median(hidden) / 1024, 1)
+        summary["perch"]["hidden_pss_mib_by_process"] = median_parts("hidden_parts")
+        summary["hidden_idle_s"] = args.hidden_idle
     summary["perch"]["binary_mib"] = round(Path(args.app).stat().st_size / 2**20, 1)
     summary["chromium"]["binary_mib"] = round(chromium_real.stat().st_size / 2**20, 1)
     summary["chromium"]["install_dir_mib"] = round(du(chromium_dir) / 2**20, 1)
@@ -253,6 +305,13 @@ def main():
     print(f"\n{'':28}{'Perch':>12}{'Chromium --app':>18}")
     print(f"{'launch -> first paint (ms)':28}{p['first_paint_ms_median']:>12}{c['first_paint_ms_median']:>18}")
     print(f"{'PSS after idle (MiB)':28}{p['pss_mib_median']:>12}{c['pss_mib_median']:>18}")
+    for part, mib in p["pss_mib_by_process"].items():
+        print(f"{'  ' + part:28}{mib:>12}")
+    print(f"{'SwapPss, largest (MiB)':28}{p['swap_pss_mib_max']:>12}")
+    if "hidden_pss_mib_median" in p:
+        print(f"{'PSS hidden %g s (MiB)' % args.hidden_idle:28}{p['hidden_pss_mib_median']:>12}")
+        for part, mib in p["hidden_pss_mib_by_process"].items():
+            print(f"{'  ' + part:28}{mib:>12}")
     print(f"{'processes':28}{p['processes']:>12}{c['processes']:>18}")
     print(f"{'binary (MiB)':28}{p['binary_mib']:>12}{c['binary_mib']:>18}")
     print(f"{'chromium install dir (MiB)':28}{'':>12}{c['install_dir_mib']:>18}")

@@ -73,6 +73,13 @@ const COMMANDS: &[&str] = &[
     "voice_stop",
     "voice_cancel",
     "voice_shortcut_status",
+    "terminal_subscribe",
+    "terminal_history",
+    "terminal_kill",
+    "terminal_end_session",
+    "terminal_status",
+    "terminal_revoke",
+    "set_terminal_settings",
 ];
 
 fn main() {

@@ -1,11 +1,35 @@
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 import react from "@vitejs/plugin-react";
+
+/**
+ * Perch runs with Object.prototype frozen (tauri's `freezePrototype`). xterm.js assigns
+ * `toString` on a plain namespace object, which a frozen prototype forbids in strict code (the
+ * "override mistake"), so the whole UI failed to load. The assignment becomes a property
+ * definition; the build fails if xterm.js changes so that the rewrite no longer applies.
+ */
+function xtermUnderFrozenPrototype(): Plugin {
+  return {
+    name: "perch-xterm-frozen-prototype",
+    transform(code, id) {
+      if (!/[\\/]@xterm[\\/]xterm[\\/]lib[\\/]xterm\.m?js$/.test(id)) return null;
+      let count = 0;
+      const fixed = code.replace(/\b([A-Za-z_$][\w$]*)\.toString=([A-Za-z_$][\w$]*)(?=[;,])/g, (_, target: string, value: string) => {
+        count += 1;
+        return `Object.defineProperty(${target},"toString",{value:${value},writable:!0,configurable:!0})`;
+      });
+      if (count === 0) this.error("xterm.js no longer assigns toString: check perch-xterm-frozen-prototype");
+      return { code: fixed, map: null };
+    },
+  };
+}
 
 // Tauri serves the built files itself; the dev server is only for `tauri dev`.
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), xtermUnderFrozenPrototype()],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
+  // Pre-bundling would skip the plugin above in `tauri dev`.
+  optimizeDeps: { exclude: ["@xterm/xterm"] },
   build: {
     target: "safari15",
     outDir: "dist",

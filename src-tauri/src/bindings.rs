@@ -3,7 +3,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, history, review, tools, voice, window};
+use crate::commands::{app, capture, chat, history, review, terminal, tools, voice, window};
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
@@ -84,6 +84,13 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             voice::voice_stop,
             voice::voice_cancel,
             voice::voice_shortcut_status,
+            terminal::terminal_subscribe,
+            terminal::terminal_history,
+            terminal::terminal_kill,
+            terminal::terminal_end_session,
+            terminal::terminal_status,
+            terminal::terminal_revoke,
+            terminal::set_terminal_settings,
         ])
         .events(collect_events![
             WindowModeChanged,

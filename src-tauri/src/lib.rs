@@ -62,10 +62,10 @@ pub fn run() {
                 reviews::start(app.handle(), engine);
                 tools::start(app.handle(), engine, first_paint);
                 capture::serve_app_requests(app.handle(), engine);
-                let settings = tauri::async_runtime::block_on(engine.settings().get()).capture;
-                capture::bind_shortcuts(app.handle(), &settings);
-                let voice = tauri::async_runtime::block_on(engine.settings().get()).voice;
-                dictation::apply_shortcut(app.handle(), &voice);
+                // One read of the settings for every global shortcut.
+                let settings = tauri::async_runtime::block_on(engine.settings().get());
+                capture::bind_shortcuts(app.handle(), &settings.capture);
+                dictation::apply_shortcut(app.handle(), &settings.voice);
             }
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");

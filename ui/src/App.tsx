@@ -7,6 +7,7 @@ import { MiniBubble } from "./components/MiniBubble";
 import { FatalScreen } from "./components/FatalScreen";
 import { SettingsProvider } from "./lib/settings";
 import { QuestionsProvider } from "./lib/questions";
+import { TerminalProvider } from "./lib/terminal";
 import { QuestionDialogs } from "./components/tools/QuestionDialogs";
 import { useGlobalShortcuts } from "./lib/shortcuts";
 import { CaptureOverlay } from "./components/capture/CaptureOverlay";
@@ -59,10 +60,12 @@ function MainApp() {
   return (
     <SettingsProvider>
       <QuestionsProvider>
-        <HashRouter>
-          <Layout status={status} />
-        </HashRouter>
-        <QuestionDialogs />
+        <TerminalProvider>
+          <HashRouter>
+            <Layout status={status} />
+          </HashRouter>
+          <QuestionDialogs />
+        </TerminalProvider>
       </QuestionsProvider>
     </SettingsProvider>
   );

@@ -125,6 +125,22 @@ export const commands = {
 	voiceCancel: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_cancel")),
 	/**  The push-to-talk shortcut's state, for Settings. */
 	voiceShortcutStatus: () => __TAURI_INVOKE<ShortcutStatus>("voice_shortcut_status"),
+	/**
+	 *  Streams every terminal update to the panel until it goes away. Output arrives in chunks
+	 *  (at most 64 KB, at most one per 16 ms per command); a panel that falls behind is told how
+	 *  many updates it missed instead of the app holding them.
+	 */
+	terminalSubscribe: (onEvent: Channel<TerminalUpdate>) => typedError<null, CommandError>(__TAURI_INVOKE("terminal_subscribe", { onEvent })),
+	/**  Every command of a conversation, for the panel when it is reopened. */
+	terminalHistory: (conversationId: string) => typedError<TerminalEvent[], CommandError>(__TAURI_INVOKE("terminal_history", { conversationId })),
+	/**  Kills a running command and everything it started (the panel's Kill button). */
+	terminalKill: (job: number) => typedError<null, CommandError>(__TAURI_INVOKE("terminal_kill", { job })),
+	/**  Ends session mode for a conversation (the banner's End button, a new chat). */
+	terminalEndSession: (conversationId: string) => typedError<null, CommandError>(__TAURI_INVOKE("terminal_end_session", { conversationId })),
+	terminalStatus: () => typedError<TerminalStatus, CommandError>(__TAURI_INVOKE("terminal_status")),
+	/**  Forgets one remembered approval by hash, or all of them. */
+	terminalRevoke: (hash: string | null) => typedError<number, CommandError>(__TAURI_INVOKE("terminal_revoke", { hash })),
+	setTerminalSettings: (terminal: TerminalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_terminal_settings", { terminal })),
 };
 
 /** Events */
@@ -166,6 +182,21 @@ export type ApprovalChoice =
 /**  Do not run this call. */
 "deny";
 
+/**  The subject of an approval, for built-in tools whose arguments need explaining. */
+export type ApprovalDetail = 
+/**  A terminal command. */
+{ kind: "command"; command: string; cwd: string; 
+/**  The model's reason for running it. */
+reason: string | null; sandbox: SandboxView; 
+/**  Why Perch asks although it might not (the parser could not reduce the line, no sandbox). */
+why_asked: string | null; 
+/**  Whether "Always allow this command" is offered (not for lines Perch cannot check). */
+can_remember: boolean } | 
+/**  Session mode: commands in `folder` run without asking until the answer ends. */
+{ kind: "session"; reason: string; folder: string } | 
+/**  Text typed into a running command. */
+{ kind: "input"; text: string; command: string };
+
 export type ApprovalQuestion = {
 	run_id: string,
 	conversation_id: string,
@@ -175,6 +206,8 @@ export type ApprovalQuestion = {
 	tool: string,
 	arguments: Value,
 	read_only: boolean,
+	/**  What a built-in server wants shown instead of the bare arguments (a terminal command). */
+	detail: ApprovalDetail | null,
 };
 
 export type Ask = {
@@ -185,6 +218,15 @@ export type Ask = {
 export type AskEvent = { event: "asked"; data: Ask } | 
 /**  Answered, or no longer needed: the UI removes it. */
 { event: "settled"; data: number };
+
+/**  When Perch asks before a command runs (the blocklist and the sandbox apply at every level). */
+export type AskLevel = 
+/**  Before every command. */
+"always" | 
+/**  Unless the command was always-allowed before (or a session is on). */
+"on_miss" | 
+/**  Never; commands the parser cannot reduce to plain words are still asked about. */
+"off";
 
 export type Attachment = {
 	id: number,
@@ -450,6 +492,17 @@ export type InputDevice = {
 	channels: number | null,
 };
 
+/**  A command that started. */
+export type JobView = {
+	job: number,
+	call_id: string | null,
+	conversation_id: string | null,
+	command: string,
+	cwd: string,
+	sandbox: SandboxView,
+	pid: number | null,
+};
+
 /**  Where stored keys live on this machine. */
 export type KeyBackend = {
 	source: KeySource,
@@ -691,6 +744,13 @@ export type Rect = {
 	height: number,
 };
 
+/**  A remembered approval: its hash and what it covers, for Settings -> Terminal. */
+export type RememberedApproval = {
+	hash: string,
+	label: string,
+	created_at: number,
+};
+
 export type ResourceView = {
 	uri: string,
 	name: string,
@@ -764,6 +824,16 @@ export type SamplingQuestion = {
 	max_tokens: number,
 	/**  The model that would answer (`provider:model`). */
 	model: string,
+};
+
+/**  The sandbox a command runs in, as the approval card, Settings and `perch doctor` say it. */
+export type SandboxView = {
+	/**  Writes outside the allowed folders are refused by the kernel. */
+	enforced: boolean,
+	network_blocked: boolean,
+	writable: string[],
+	/**  One sentence for the card. */
+	summary: string,
 };
 
 /**
@@ -841,6 +911,7 @@ export type Settings = {
 	/**  Screenshots: the mode, the shortcuts, the size for the model. */
 	capture: CaptureSettings,
 	voice: VoiceSettings,
+	terminal: TerminalSettings,
 };
 
 /**  A binding as Settings shows it. */
@@ -860,6 +931,79 @@ export type StartupNotice = {
 	title: string,
 	detail: string,
 };
+
+/**  One command as the panel and the history show it. */
+export type TerminalEvent = {
+	id: number,
+	conversation_id: string | null,
+	message_id: number | null,
+	/**  The tool call it belongs to. */
+	call_id: string | null,
+	command: string,
+	cwd: string,
+	/**  `None` while it runs, or when it never ran (denied, blocked) or was killed. */
+	exit_code: number | null,
+	/**  The first 50 KB of the output, with terminal escapes. */
+	output: string,
+	/**  All the bytes it printed. */
+	output_bytes: number,
+	duration_ms: number,
+	timed_out: boolean,
+	denied: boolean,
+	/**  Killed by Stop, kill_process or the panel. */
+	killed: boolean,
+	/**  The blocklist's reason, when it refused the command. */
+	blocked: string | null,
+	/**  The sandbox it ran in, as the card showed it. */
+	sandbox: string,
+	created_at: number,
+};
+
+export type TerminalSettings = {
+	/**  Offer the terminal tools to models at all. */
+	enabled?: boolean,
+	ask_level?: AskLevel,
+	/**  Every command ends by this many seconds (at most 120). */
+	timeout_secs?: number,
+	/**  Where commands run when the model names no folder; empty means the home folder. */
+	working_folder?: string,
+	/**  Folders commands may change besides the working folder and the temp folder. */
+	writable_folders?: string[],
+	/**  Let commands use the network. */
+	network?: boolean,
+	/**  A command printing more than this many MB is killed. */
+	max_output_mb?: number,
+};
+
+/**  What Settings -> Terminal shows besides the settings. */
+export type TerminalStatus = {
+	/**  The sandbox a command in the working folder gets. */
+	sandbox: SandboxView,
+	remembered: RememberedApproval[],
+};
+
+/**  What happens in the terminal, for the panel and the tool cards. */
+export type TerminalUpdate = { event: "started"; data: JobView } | { event: "output"; data: {
+	job: number,
+	data: string,
+} } | 
+/**  Still running after `secs` seconds. */
+{ event: "running"; data: {
+	job: number,
+	secs: number,
+} } | 
+/**  It ended (or was refused: then `job` is 0); the saved event. */
+{ event: "finished"; data: {
+	job: number,
+	event: TerminalEvent,
+} } | 
+/**  Session mode began (`folder` set) or ended (`folder` empty) for a conversation. */
+{ event: "session"; data: {
+	conversation_id: string,
+	run_id: string,
+	folder: string | null,
+	reason: string | null,
+} };
 
 export type ThemePreference = 
 /**  Follow the operating system's light or dark setting. */

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod chat;
 pub mod history;
 pub mod review;
+pub mod terminal;
 pub mod tools;
 pub mod voice;
 pub mod window;

@@ -6,6 +6,7 @@ import type {
   ReviewSettings,
   Settings,
   ShortcutStatus,
+  TerminalSettings,
   ThemePreference,
   ToolSettings,
   VoiceSettings,
@@ -23,6 +24,7 @@ interface SettingsState {
   /** Saves the screenshot settings; returns how their shortcuts bound. */
   setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
   setVoice: (voice: VoiceSettings) => Promise<void>;
+  setTerminal: (terminal: TerminalSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -35,6 +37,7 @@ const SettingsContext = createContext<SettingsState>({
   setTools: async () => {},
   setCapture: async () => [],
   setVoice: async () => {},
+  setTerminal: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -80,8 +83,13 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
+  const setTerminal = useCallback(
+    (terminal: TerminalSettings) => save(call(commands.setTerminalSettings(terminal))),
+    [save],
+  );
+
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice }}>
+    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal }}>
       {children}
     </SettingsContext.Provider>
   );

@@ -4,9 +4,13 @@ import type { Message } from "../bindings";
 import { AssistantMessage } from "../components/chat/AssistantMessage";
 import { Composer } from "../components/chat/Composer";
 import { UserMessage } from "../components/chat/UserMessage";
+import { SessionBanner } from "../components/terminal/SessionBanner";
+import { TerminalPanel } from "../components/terminal/TerminalPanel";
 import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
 import { lastConversation } from "../lib/shortcuts";
+import { useQuestions } from "../lib/questions";
+import { useTerminal } from "../lib/terminal";
 
 /** The chat: the conversation in the URL (or a new one), and the composer. */
 export function ChatPage() {
@@ -15,6 +19,9 @@ export function ChatPage() {
   const onConversation = useCallback((cid: string) => navigate(`/chat/${cid}`, { replace: true }), [navigate]);
   const { state, send, regenerate, edit, stop } = useChat(id, onConversation);
   const models = useModels();
+  const terminal = useTerminal();
+  const questions = useQuestions();
+  const conversationId = state.view?.conversation.id ?? null;
   const [chosen, setChosen] = useState<string | null>(null);
   const [editing, setEditing] = useState<Message | null>(null);
   const list = useRef<HTMLDivElement>(null);
@@ -67,6 +74,15 @@ export function ChatPage() {
   const empty = messages.length === 0 && !streaming;
   return (
     <section className="chat" aria-label="Chat">
+      <SessionBanner conversationId={conversationId} />
+      {/* A question waiting on a card comes first: the panel would cover it. */}
+      {terminal.panelOpen && !questions.open.some((a) => a.question.kind === "tool_approval") ? (
+        <TerminalPanel conversationId={conversationId} onClose={() => terminal.setPanelOpen(false)} />
+      ) : (
+        <button type="button" className="terminal-toggle" aria-label="Show the terminal" onClick={() => terminal.setPanelOpen(true)}>
+          &gt;_
+        </button>
+      )}
       <div
         className="messages"
         ref={list}

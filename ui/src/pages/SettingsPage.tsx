@@ -4,6 +4,7 @@ import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
+import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
 import { useSettings } from "../lib/settings";
@@ -22,7 +23,7 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Voice", "Tools", "MCP", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "MCP", "Reviews"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
@@ -55,6 +56,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       {section === "Models" && <ModelsSettings />}
       {section === "Voice" && <VoiceSettingsCard />}
       {section === "Tools" && <ToolSettingsCard />}
+      {section === "Terminal" && <TerminalSettingsCard />}
       {section === "MCP" && <McpServers />}
       {section === "Reviews" && <ReviewSettingsCard />}
     </section>

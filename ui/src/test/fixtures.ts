@@ -63,6 +63,15 @@ export const SETTINGS: Settings = {
     max_seconds: 300,
     keep_model_secs: 120,
   },
+  terminal: {
+    enabled: true,
+    ask_level: "on_miss",
+    timeout_secs: 120,
+    working_folder: "",
+    writable_folders: [],
+    network: true,
+    max_output_mb: 64,
+  },
 };
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {

@@ -9,10 +9,11 @@ use perch_core::Engine;
 use perch_core::agent::{
     ImageInput, TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools,
 };
-use perch_core::asks::{Answer, ApprovalChoice, AskEvent, Question};
+use perch_core::asks::{Answer, ApprovalChoice, ApprovalDetail, ApprovalQuestion, AskEvent, Question};
 use perch_core::providers::{Registry, pick_default};
 use perch_core::store::MessageStatus;
 use perch_core::store::tool_calls::ToolCallStatus;
+use perch_core::terminal::TerminalUpdate;
 
 use crate::output::print_json;
 
@@ -122,6 +123,7 @@ async fn start_tools(engine: &Engine) {
             eprintln!("perch: MCP server {name} is not available: {e}");
         }
     }
+    print_terminal(engine);
     if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         return;
     }
@@ -131,10 +133,8 @@ async fn start_tools(engine: &Engine) {
         while let Ok(event) = questions.recv().await {
             let AskEvent::Asked(ask) = event else { continue };
             let Question::ToolApproval(q) = ask.question else { continue };
-            eprint!(
-                "Allow {}:{} with {}?\n  [y] once  [c] for this conversation  [a] always  [n] no  [v] never: ",
-                q.server, q.tool, q.arguments
-            );
+            let terminal = q.detail.is_some();
+            eprint!("{}", prompt(&q));
             let _ = std::io::stderr().flush();
             let line = tokio::task::spawn_blocking(|| {
                 let mut line = String::new();
@@ -143,12 +143,69 @@ async fn start_tools(engine: &Engine) {
             .await;
             let choice = match line.ok().and_then(Result::ok).as_deref().map(str::trim) {
                 Some("y" | "Y" | "yes") => ApprovalChoice::Once,
-                Some("c" | "C") => ApprovalChoice::Conversation,
+                Some("c" | "C") if !terminal => ApprovalChoice::Conversation,
                 Some("a" | "A") => ApprovalChoice::Always,
-                Some("v" | "V") => ApprovalChoice::Never,
+                Some("v" | "V") if !terminal => ApprovalChoice::Never,
                 _ => ApprovalChoice::Deny,
             };
             let _ = asks.answer(ask.id, Answer::Approval { choice });
+        }
+    });
+}
+
+/// The question as the terminal shows it: a command with its folder, reason and sandbox.
+fn prompt(q: &ApprovalQuestion) -> String {
+    match q.detail.as_deref() {
+        Some(ApprovalDetail::Command { command, cwd, reason, sandbox, why_asked, can_remember }) => {
+            let mut text = format!("\nRun this command?\n  $ {command}\n  in {cwd}\n");
+            if let Some(r) = reason {
+                text.push_str(&format!("  because: {r}\n"));
+            }
+            text.push_str(&format!("  sandbox: {}\n", sandbox.summary));
+            if let Some(w) = why_asked {
+                text.push_str(&format!("  note: {w}\n"));
+            }
+            let always = if *can_remember { "  [a] always allow this command" } else { "" };
+            text + &format!("  [y] run{always}  [n] deny: ")
+        }
+        Some(ApprovalDetail::Session { reason, folder }) => format!(
+            "\nStart a terminal session in {folder}? Commands run without asking until this answer ends.\n  \
+             because: {reason}\n  [y] start  [n] deny: "
+        ),
+        Some(ApprovalDetail::Input { text, command }) => {
+            format!("\nType {text:?} into {command}?\n  [y] send  [n] deny: ")
+        }
+        None => format!(
+            "Allow {}:{} with {}?\n  [y] once  [c] for this conversation  [a] always  [n] no  [v] never: ",
+            q.server, q.tool, q.arguments
+        ),
+    }
+}
+
+/// Terminal output as it arrives (to stderr, so stdout keeps the answer), and session banners.
+fn print_terminal(engine: &Engine) {
+    let mut updates = engine.terminal().subscribe();
+    tokio::spawn(async move {
+        loop {
+            match updates.recv().await {
+                Ok(TerminalUpdate::Started(job)) => eprintln!("$ {}", job.command),
+                Ok(TerminalUpdate::Output { data, .. }) => {
+                    eprint!("{data}");
+                    let _ = std::io::stderr().flush();
+                }
+                Ok(TerminalUpdate::Finished { event, .. }) if event.blocked.is_some() => {
+                    eprintln!("[blocked: {}]", event.blocked.unwrap_or_default());
+                }
+                Ok(TerminalUpdate::Session { folder: Some(folder), .. }) => {
+                    eprintln!("[session mode on in {folder} until this answer ends]");
+                }
+                Ok(TerminalUpdate::Session { folder: None, .. }) => eprintln!("[session mode ended]"),
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!("[{n} terminal updates skipped]")
+                }
+                Err(_) => break,
+            }
         }
     });
 }

@@ -9,6 +9,7 @@ mod local;
 mod mcp;
 mod output;
 mod review;
+mod terminal;
 mod voice;
 
 use std::process::ExitCode;
@@ -119,6 +120,11 @@ enum Command {
         #[command(subcommand)]
         command: voice::VoiceCommand,
     },
+    /// The terminal the model may use: check a command, manage remembered approvals.
+    Terminal {
+        #[command(subcommand)]
+        command: terminal::TerminalCommand,
+    },
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -164,6 +170,7 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => output::fail(&format!("{e:#}")),
             },
+            Command::Terminal { command } => with_engine(|engine| terminal::run(engine, command)).await,
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,

@@ -1,41 +1,14 @@
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
 //! `perch ask`, `perch models` and `perch keys` against fake model services on loopback.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::{err, out, perch};
 
 use perch_fake_llm::{Dialect, FakeLlm, FakeModel, Script, Step};
 use serde_json::Value;
-
-fn perch(data: &Path, env: &[(&str, String)], args: &[&str], stdin: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perch"));
-    cmd.args(args)
-        .env("PERCH_DATA_DIR", data)
-        .env("PERCH_KEY_STORE", "file")
-        .env_remove("OLLAMA_HOST")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
 async fn ask_streams_the_answer_and_saves_it_to_history() {
@@ -52,24 +25,23 @@ async fn ask_streams_the_answer_and_saves_it_to_history() {
         token_delay_ms: 0,
     });
     let env = [("OLLAMA_HOST", fake.url())];
-    let o = perch(tmp.path(), &env, &["ask", "What is 2+2?", "--thinking"], None);
+    let o = perch(tmp.path(), &env, &["ask", "What is 2+2?", "--thinking"]);
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(out(&o).trim(), "Two plus two is four.");
     assert!(err(&o).contains("Counting."), "thinking goes to stderr: {}", err(&o));
 
     let list: Value =
-        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"], None))).unwrap();
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"]))).unwrap();
     assert_eq!(list[0]["title"], "What is 2+2?");
     let id = list[0]["id"].as_str().unwrap().to_owned();
 
     // Continue the same conversation; the model sees the earlier exchange.
-    let o = perch(tmp.path(), &env, &["ask", "And times three?", "--conversation", &id[..6]], None);
+    let o = perch(tmp.path(), &env, &["ask", "And times three?", "--conversation", &id[..6]]);
     assert!(o.status.success(), "{}", err(&o));
     let sent = fake.chat_requests().pop().unwrap().body.to_string();
     assert!(sent.contains("Two plus two is four.") && sent.contains("And times three?"), "{sent}");
     let shown: Value =
-        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", &id, "--json"], None)))
-            .unwrap();
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", &id, "--json"]))).unwrap();
     assert_eq!(shown["messages"].as_array().unwrap().len(), 4);
 }
 
@@ -79,7 +51,7 @@ async fn ask_fails_clearly_and_nonzero() {
     let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
     let env = [("OLLAMA_HOST", fake.url())];
 
-    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:mistral:7b"], None);
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:mistral:7b"]);
     assert!(!o.status.success());
     assert!(err(&o).contains("installed: qwen3-vl:8b-instruct, llama3.2:3b"), "{}", err(&o));
 
@@ -89,12 +61,11 @@ async fn ask_fails_clearly_and_nonzero() {
         tmp.path(),
         &env,
         &["ask", "what is it", "--model", "ollama:llama3.2:3b", "--image", image.to_str().unwrap()],
-        None,
     );
     assert!(!o.status.success());
     assert!(err(&o).contains("cannot read images"), "{}", err(&o));
 
-    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "gpt-4.1"], None);
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "gpt-4.1"]);
     assert!(err(&o).contains("write provider:model"), "{}", err(&o));
 
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -102,7 +73,6 @@ async fn ask_fails_clearly_and_nonzero() {
         tmp.path(),
         &[("OLLAMA_HOST", format!("127.0.0.1:{port}"))],
         &["ask", "hi", "--model", "ollama:x"],
-        None,
     );
     assert!(!o.status.success());
     assert!(err(&o).contains("ollama serve"), "{}", err(&o));
@@ -137,13 +107,12 @@ async fn a_killed_ask_keeps_what_it_printed_and_a_live_one_is_left_alone() {
         .spawn()
         .unwrap();
     let show = |id: &str| -> Value {
-        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", id, "--json"], None)))
-            .unwrap()
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "show", id, "--json"]))).unwrap()
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let id = loop {
         assert!(std::time::Instant::now() < deadline, "the text before the pause was never saved");
-        let listed = perch(tmp.path(), &env, &["history", "list", "--json"], None);
+        let listed = perch(tmp.path(), &env, &["history", "list", "--json"]);
         assert!(listed.status.success(), "{}", err(&listed));
         let list: Value = serde_json::from_str(&out(&listed)).unwrap();
         if let Some(id) = list[0]["id"].as_str() {
@@ -175,14 +144,14 @@ async fn ask_takes_ollama_names_without_a_tag() {
     fake.set_models(vec![FakeModel::new("llama3.2:latest", &["completion"], 8192)]);
     fake.push(Script::answer("Hello there."));
     let env = [("OLLAMA_HOST", fake.url())];
-    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2"], None);
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2"]);
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(out(&o).trim(), "Hello there.");
     let list: Value =
-        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"], None))).unwrap();
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["history", "list", "--json"]))).unwrap();
     assert_eq!(list[0]["model"], "ollama:llama3.2", "the history keeps the name as typed");
     // A model that is not installed under any spelling still lists what is.
-    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2:1b"], None);
+    let o = perch(tmp.path(), &env, &["ask", "hi", "--model", "ollama:llama3.2:1b"]);
     assert!(!o.status.success());
     assert!(err(&o).contains("\"llama3.2:1b\"; installed: llama3.2:latest"), "{}", err(&o));
 }
@@ -191,7 +160,7 @@ async fn ask_takes_ollama_names_without_a_tag() {
 async fn models_lists_what_each_provider_offers() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
-    let o = perch(tmp.path(), &[("OLLAMA_HOST", fake.url())], &["models", "--json"], None);
+    let o = perch(tmp.path(), &[("OLLAMA_HOST", fake.url())], &["models", "--json"]);
     assert!(o.status.success(), "{}", err(&o));
     let listing: Value = serde_json::from_str(&out(&o)).unwrap();
     let ollama = listing.as_array().unwrap().iter().find(|p| p["provider"] == "ollama").unwrap();
@@ -199,7 +168,7 @@ async fn models_lists_what_each_provider_offers() {
     assert_eq!(ollama["models"][0]["capabilities"]["vision"], true);
     let anthropic = listing.as_array().unwrap().iter().find(|p| p["provider"] == "anthropic").unwrap();
     assert!(anthropic["error"].as_str().unwrap().contains("no API key"), "{anthropic}");
-    let text = out(&perch(tmp.path(), &[("OLLAMA_HOST", fake.url())], &["models"], None));
+    let text = out(&perch(tmp.path(), &[("OLLAMA_HOST", fake.url())], &["models"]));
     assert!(text.contains("ollama:qwen3-vl:8b-instruct  [vision, tools, thinking]  32k context"), "{text}");
 }
 
@@ -210,13 +179,18 @@ async fn keys_are_stored_checked_masked_and_deleted() {
     fake.require_key("sk-test-right-key-0000001");
     let env = [("OPENAI_BASE_URL", fake.url())];
 
-    let o = perch(tmp.path(), &env, &["keys", "set", "openai"], Some("sk-test-right-key-0000001\n"));
+    let o = common::perch_with_input(
+        tmp.path(),
+        &env,
+        &["keys", "set", "openai"],
+        Some("sk-test-right-key-0000001\n"),
+    );
     assert!(o.status.success(), "{}", err(&o));
     assert!(out(&o).contains("The key for openai works"), "{}", out(&o));
     assert!(err(&o).contains("No OS keyring"), "the file fallback is announced: {}", err(&o));
 
     let status: Value =
-        serde_json::from_str(&out(&perch(tmp.path(), &env, &["keys", "status", "--json"], None))).unwrap();
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["keys", "status", "--json"]))).unwrap();
     let openai = status["keys"].as_array().unwrap().iter().find(|k| k["provider"] == "openai").unwrap();
     assert_eq!(openai["masked"], "sk-…0001");
     assert_eq!(openai["source"], "file");
@@ -228,15 +202,20 @@ async fn keys_are_stored_checked_masked_and_deleted() {
 
     // The key is used for asking.
     fake.push(Script::answer("Hi from the cloud."));
-    let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"], None);
+    let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"]);
     assert_eq!(out(&o).trim(), "Hi from the cloud.", "{}", err(&o));
 
-    let o = perch(tmp.path(), &env, &["keys", "set", "openai"], Some("sk-wrong-key-99999999\n"));
+    let o = common::perch_with_input(
+        tmp.path(),
+        &env,
+        &["keys", "set", "openai"],
+        Some("sk-wrong-key-99999999\n"),
+    );
     assert!(!o.status.success());
     assert!(err(&o).contains("the key for openai was rejected"), "{}", err(&o));
     assert!(!err(&o).contains("sk-wrong"), "the key is never printed");
 
-    assert!(perch(tmp.path(), &env, &["keys", "delete", "openai"], None).status.success());
-    let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"], None);
+    assert!(perch(tmp.path(), &env, &["keys", "delete", "openai"]).status.success());
+    let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"]);
     assert!(err(&o).contains("no API key for openai") && err(&o).contains("OPENAI_API_KEY"), "{}", err(&o));
 }

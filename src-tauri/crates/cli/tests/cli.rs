@@ -110,7 +110,18 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
         report["components"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["display", "screen capture", "audio input", "keyring", "ollama", "npx", "uvx", "node", "python3"]
+        [
+            "display",
+            "screen capture",
+            "audio input",
+            "keyring",
+            "ollama",
+            "sandbox",
+            "npx",
+            "uvx",
+            "node",
+            "python3"
+        ]
     );
 }
 

@@ -2,33 +2,12 @@
 //! `perch mcp` and `perch ask` with tools, against the bundled servers built beside `perch`
 //! (as after `cargo build`) and a fake Ollama that asks for tool calls.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::{err, out, perch};
 
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
 use serde_json::{Value, json};
-
-fn perch(data: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perch"));
-    cmd.args(args)
-        .env("PERCH_DATA_DIR", data)
-        .env("PERCH_KEY_STORE", "file")
-        .env_remove("OLLAMA_HOST")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[test]
 fn mcp_call_works_on_the_bundled_demo_right_after_a_build() {

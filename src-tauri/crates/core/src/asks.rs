@@ -46,6 +46,30 @@ pub struct ApprovalQuestion {
     pub tool: String,
     pub arguments: Value,
     pub read_only: bool,
+    /// What a built-in server wants shown instead of the bare arguments (a terminal command).
+    pub detail: Option<Box<ApprovalDetail>>,
+}
+
+/// The subject of an approval, for built-in tools whose arguments need explaining.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ApprovalDetail {
+    /// A terminal command.
+    Command {
+        command: String,
+        cwd: String,
+        /// The model's reason for running it.
+        reason: Option<String>,
+        sandbox: crate::terminal::SandboxView,
+        /// Why Perch asks although it might not (the parser could not reduce the line, no sandbox).
+        why_asked: Option<String>,
+        /// Whether "Always allow this command" is offered (not for lines Perch cannot check).
+        can_remember: bool,
+    },
+    /// Session mode: commands in `folder` run without asking until the answer ends.
+    Session { reason: String, folder: String },
+    /// Text typed into a running command.
+    Input { text: String, command: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]

@@ -83,14 +83,15 @@ pub async fn run() -> DoctorReport {
             detail: format!("the probe failed: {e}"),
         })
     };
-    let (audio, keyring, ollama, launchers, capture) = tokio::join!(
+    let (audio, keyring, ollama, launchers, capture, sandbox) = tokio::join!(
         blocking(probes::audio_input, "audio input"),
         blocking(probes::keyring, "keyring"),
         probes::ollama(&ollama_url),
         probes::launchers(),
         blocking(crate::capture::probe, "screen capture"),
+        terminal_sandbox(),
     );
-    let mut components = vec![probes::display(), capture, audio, keyring, ollama];
+    let mut components = vec![probes::display(), capture, audio, keyring, ollama, sandbox];
     components.extend(launchers);
     DoctorReport { version: crate::VERSION, data_dir, database, components }
 }
@@ -164,4 +165,38 @@ async fn check_database(dir: &DataDir) -> (DatabaseReport, Settings) {
         Err(_) => Settings::default(),
     };
     (report, settings)
+}
+
+/// Whether terminal commands run sandboxed here (Landlock through `perch-sandbox`).
+async fn terminal_sandbox() -> Probe {
+    use crate::terminal::sandbox;
+    let name = "sandbox".to_owned();
+    let launcher = sandbox::launcher();
+    let found = match &launcher {
+        Some(l) => Some(sandbox::probe(l).await),
+        None => None,
+    };
+    match (sandbox::missing_reason(launcher.as_deref(), found.as_ref()), found) {
+        (None, Some(Ok(e))) => Probe {
+            name,
+            available: true,
+            detail: format!(
+                "terminal commands run under Landlock ABI {}{}",
+                e.landlock_abi,
+                if e.namespaces {
+                    ", with user and network namespaces"
+                } else {
+                    "; no user namespaces, so .git stays writable"
+                }
+            ),
+        },
+        (why, _) => Probe {
+            name,
+            available: false,
+            detail: format!(
+                "terminal commands are not sandboxed ({}); Perch asks before every command",
+                why.unwrap_or_else(|| "unknown".into())
+            ),
+        },
+    }
 }

@@ -52,6 +52,7 @@ struct Inner {
     owner: Option<ProcessOwner>,
     captures: Arc<crate::capture::Captures>,
     control: Arc<crate::remote::AppControl>,
+    terminal: Arc<crate::terminal::Terminal>,
 }
 
 /// What happened at start that a person should hear about.
@@ -82,6 +83,7 @@ impl Engine {
         let captures =
             crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
+        let terminal = Arc::new(crate::terminal::Terminal::new(store.clone()));
         let inner = Inner {
             data_dir,
             store,
@@ -100,10 +102,14 @@ impl Engine {
             owner,
             captures: Arc::new(captures),
             control: Arc::default(),
+            terminal,
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
         engine.inner.mcp.set_sampler(Arc::new(sampler));
+        engine.inner.terminal.set_enabled(engine.settings().get().await.terminal.enabled);
+        let terminal = crate::terminal::tools::TerminalServer::new(engine.downgrade());
+        engine.inner.mcp.add_builtin(Arc::new(terminal));
         Ok(engine)
     }
 
@@ -163,6 +169,11 @@ impl Engine {
     /// Dictation and whisper models.
     pub fn voice(&self) -> &Arc<crate::voice::Voice> {
         &self.inner.voice
+    }
+
+    /// The terminal the model may use (commands, sessions, the sandbox).
+    pub fn terminal(&self) -> &Arc<crate::terminal::Terminal> {
+        &self.inner.terminal
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {
@@ -244,6 +255,7 @@ impl Engine {
     pub fn shutdown(&self) {
         self.inner.runs.cancel_all();
         self.inner.voice.shutdown();
+        self.inner.terminal.shutdown();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

@@ -20,6 +20,7 @@ pub mod remote;
 pub mod review;
 pub mod settings;
 pub mod store;
+pub mod terminal;
 pub mod voice;
 pub mod window_state;
 

@@ -194,7 +194,11 @@ impl Default for ToolSettings {
             allow_read_only: false,
             rules: Vec::new(),
             top_k: 8,
-            always_on: Vec::new(),
+            // The terminal's interactive trio is offered with every message (while the
+            // terminal is on), so a command the model starts can always be followed up.
+            always_on: ["run_command", "read_output", "send_input"]
+                .map(|t| format!("{}:{t}", crate::terminal::tools::SERVER))
+                .to_vec(),
             retriever: RetrieverChoice::Auto,
             ollama_embedding_model: "all-minilm".into(),
             roots: Vec::new(),
@@ -218,6 +222,7 @@ pub struct Settings {
     /// Screenshots: the mode, the shortcuts, the size for the model.
     pub capture: crate::capture::CaptureSettings,
     pub voice: crate::voice::VoiceSettings,
+    pub terminal: crate::terminal::TerminalSettings,
 }
 
 impl Default for Settings {
@@ -232,6 +237,7 @@ impl Default for Settings {
             local: crate::local::LocalSettings::default(),
             capture: crate::capture::CaptureSettings::default(),
             voice: crate::voice::VoiceSettings::default(),
+            terminal: crate::terminal::TerminalSettings::default(),
         }
     }
 }

@@ -45,6 +45,8 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
     std::fs::write(data.join("mcp_servers.json"), json!({ "mcpServers": extra }).to_string()).unwrap();
     let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
     let engine = Engine::start(dir).await.unwrap();
+    // These tests are about MCP servers; the built-in terminal has its own (tests/terminal.rs).
+    engine.terminal().set_enabled(false);
     let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
     let url = BaseUrl::try_from(fake.url()).unwrap();
     engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();

@@ -39,12 +39,13 @@ describe("CaptureOverlay", () => {
     fireEvent.pointerMove(surface, { clientX: 100, clientY: 150, pointerId: 1 });
     // Dragged up and left, 200 x 50 CSS pixels on a 2x monitor: 400 x 100 real pixels.
     expect(screen.getByText("400 x 100")).toBeInTheDocument();
-    fireEvent.pointerUp(surface, { pointerId: 1 });
+    // Released further on than the last move the page drew: the release point counts.
+    fireEvent.pointerUp(surface, { clientX: 80, clientY: 120, pointerId: 1 });
     const take = calls.find((c) => c.cmd === "capture_overlay_take")!;
     expect(take.args.pick).toEqual({
       kind: "region",
       monitor: 1,
-      selection: { x: 100, y: 150, width: 200, height: 50 },
+      selection: { x: 80, y: 120, width: 220, height: 80 },
       css_scale: 2,
     });
   });
@@ -53,7 +54,7 @@ describe("CaptureOverlay", () => {
     overlay(INFO);
     const surface = await screen.findByTestId("capture-overlay");
     fireEvent.pointerDown(surface, { button: 0, clientX: 10, clientY: 10, pointerId: 1 });
-    fireEvent.pointerUp(surface, { pointerId: 1 });
+    fireEvent.pointerUp(surface, { clientX: 10, clientY: 10, pointerId: 1 });
     expect(calls.some((c) => c.cmd === "capture_overlay_take")).toBe(false);
     fireEvent.keyDown(window, { key: "Escape" });
     expect(calls.filter((c) => c.cmd === "capture_overlay_cancel")).toHaveLength(1);

@@ -105,8 +105,10 @@ export function CaptureOverlay({ index }: { index: number }) {
     if (windowMode) setHover(windowAt(e.clientX, e.clientY));
     else if (drag) setDrag({ ...drag, width: e.clientX - drag.x, height: e.clientY - drag.y });
   };
-  const onPointerUp = () => {
-    if (drag) takeRegion(drag);
+  // The release point, not the last rendered move: under load the last pointermove may not
+  // have re-rendered yet, and the region would come out short.
+  const onPointerUp = (e: PointerEvent<HTMLDivElement>) => {
+    if (drag) takeRegion({ ...drag, width: e.clientX - drag.x, height: e.clientY - drag.y });
   };
 
   const box = drag ? normalise(drag) : hover && info ? windowBox(info, hover, scale) : null;

@@ -5,7 +5,7 @@ import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 
 /** A number saved when the field is left or Enter pressed, never half-typed. */
-function NumberField(props: { label: string; aria: string; value: number; min: number; step?: number; onSave: (n: number) => void }) {
+export function NumberField(props: { label: string; aria: string; value: number; min: number; step?: number; onSave: (n: number) => void }) {
   const [draft, setDraft] = useState<string | null>(null);
   const commit = () => {
     if (draft === null) return;

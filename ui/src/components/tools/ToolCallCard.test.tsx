@@ -32,6 +32,7 @@ const ASK: Ask = {
     tool: "add",
     arguments: { a: 2, b: 3 },
     read_only: true,
+    detail: null,
   },
 };
 

@@ -1,6 +1,8 @@
 import { useState } from "react";
 import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
 import { useQuestions } from "../../lib/questions";
+import { TerminalApproval } from "../terminal/TerminalApproval";
+import { TerminalCard } from "../terminal/TerminalCard";
 
 const STATUS: Record<ToolCallRecord["status"], string> = {
   pending: "waiting for you",
@@ -27,6 +29,11 @@ const CHOICES: { choice: ApprovalChoice; label: string }[] = [
 
 /** One tool call: what runs where, its status, progress, approval and result. */
 export function ToolCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
+  if (call.server === "terminal" && call.tool === "run_command") return <TerminalCard call={call} />;
+  return <McpCallCard call={call} progress={progress} />;
+}
+
+function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
   const { open, answer } = useQuestions();
   const [expanded, setExpanded] = useState(false);
   const ask = open.find((a) => a.question.kind === "tool_approval" && a.question.call_id === call.id);
@@ -53,7 +60,8 @@ export function ToolCallCard({ call, progress }: { call: ToolCallRecord; progres
           <span>{progress.message ?? (percent !== null ? `${percent}%` : `${progress.progress ?? 0}`)}</span>
         </div>
       )}
-      {ask && (
+      {ask?.question.kind === "tool_approval" && ask.question.detail && <TerminalApproval ask={ask} detail={ask.question.detail} />}
+      {ask && !(ask.question.kind === "tool_approval" && ask.question.detail) && (
         <div className="approval" role="group" aria-label="Approve this tool call">
           <p>
             Run <strong>{call.tool}</strong> from <strong>{call.server}</strong> with these arguments?

@@ -23,7 +23,8 @@ pub struct Runs {
 
 #[derive(Debug, Default)]
 struct Inner {
-    active: HashMap<String, CancellationToken>,
+    /// Each run's stop token and the token that fires when it has ended.
+    active: HashMap<String, (CancellationToken, CancellationToken)>,
     /// Stops for ids no run had yet, newest last.
     early: VecDeque<(String, Instant)>,
 }
@@ -33,11 +34,13 @@ pub struct RunGuard<'a> {
     runs: &'a Runs,
     pub id: String,
     pub token: CancellationToken,
+    ended: CancellationToken,
 }
 
 impl Drop for RunGuard<'_> {
     fn drop(&mut self) {
         self.runs.lock().active.remove(&self.id);
+        self.ended.cancel();
     }
 }
 
@@ -50,21 +53,21 @@ impl Runs {
     /// Stop for that id came first.
     pub fn start(&self, id: Option<String>) -> RunGuard<'_> {
         let id = id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let token = CancellationToken::new();
+        let (token, ended) = (CancellationToken::new(), CancellationToken::new());
         let mut inner = self.lock();
         if let Some(i) = inner.early.iter().position(|(early, _)| *early == id) {
             inner.early.remove(i);
             token.cancel();
         }
-        inner.active.insert(id.clone(), token.clone());
-        RunGuard { runs: self, id, token }
+        inner.active.insert(id.clone(), (token.clone(), ended.clone()));
+        RunGuard { runs: self, id, token, ended }
     }
 
     /// Stops the run. True when it was in flight; false when it was not (yet): the Stop is
     /// then kept for a while, in case the run is about to start.
     pub fn cancel(&self, id: &str) -> bool {
         let mut inner = self.lock();
-        if let Some(token) = inner.active.get(id) {
+        if let Some((token, _)) = inner.active.get(id) {
             token.cancel();
             return true;
         }
@@ -77,9 +80,14 @@ impl Runs {
         false
     }
 
+    /// A token that fires when the run has ended (what it started can then be cleaned up).
+    pub fn ended(&self, id: &str) -> Option<CancellationToken> {
+        self.lock().active.get(id).map(|(_, e)| e.clone())
+    }
+
     pub fn cancel_all(&self) -> usize {
         let inner = self.lock();
-        inner.active.values().for_each(CancellationToken::cancel);
+        inner.active.values().for_each(|(t, _)| t.cancel());
         inner.active.len()
     }
 
@@ -103,8 +111,10 @@ mod tests {
         assert!(!runs.cancel("nope"));
         assert_eq!(runs.cancel_all(), 2);
         assert!(b.token.is_cancelled());
+        let ended = runs.ended(&b.id).unwrap();
         drop(a);
         drop(b);
+        assert!(ended.is_cancelled());
         assert_eq!(runs.active(), 0);
     }
 

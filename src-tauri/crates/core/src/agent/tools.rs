@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::{TurnEvent, TurnSink};
 use crate::Engine;
 use crate::asks::{Answer, ApprovalChoice, ApprovalQuestion, Question};
-use crate::mcp::{CallError, ToolOutput, ToolView};
+use crate::mcp::{CallError, CallOrigin, ToolOutput, ToolView, Vetting};
 use crate::providers::{ToolCall, ToolSpec};
 use crate::settings::{RuleDecision, ToolRule, ToolSettings};
 use crate::store::tool_calls::{ToolCallRecord, ToolCallStatus};
@@ -105,24 +105,59 @@ enum Gate {
 }
 
 impl CallContext<'_> {
+    fn origin(&self, record: &ToolCallRecord) -> CallOrigin {
+        CallOrigin {
+            conversation_id: Some(self.conversation_id.to_owned()),
+            message_id: Some(self.message_id),
+            run_id: Some(self.run_id.to_owned()),
+            call_id: Some(record.id.clone()),
+        }
+    }
+
     async fn gate(&self, record: &ToolCallRecord, tool: &OfferedTool) -> Gate {
         let (server, name) = (record.server.as_str(), record.tool.as_str());
         let rules: Vec<ToolRule> = self.extra_rules.iter().chain(&self.settings.rules).cloned().collect();
-        match rules_decide(&rules, server, name) {
-            Some(RuleDecision::Deny) => {
-                return Gate::Refuse(format!("The user does not allow the tool {name} of {server}."));
-            }
-            Some(RuleDecision::Allow) => return Gate::Run,
-            Some(RuleDecision::Ask) => {}
-            None => {
-                if self.settings.allow_read_only && tool.tool.read_only {
-                    return Gate::Run;
+        let rule = rules_decide(&rules, server, name);
+        let denied_by_rule = || Gate::Refuse(format!("The user does not allow the tool {name} of {server}."));
+        let origin = self.origin(record);
+        // Built-in servers vet their calls first (the terminal's blocklist, sessions, memory).
+        let detail = match self.engine.mcp().vet(&origin, server, name, &record.arguments).await {
+            Vetting::Refuse(reason) => return Gate::Refuse(reason),
+            Vetting::NoQuestion if rule == Some(RuleDecision::Deny) => return denied_by_rule(),
+            Vetting::NoQuestion => return Gate::Run,
+            Vetting::Ask { detail, approved, rules_may_allow } => {
+                match rule {
+                    Some(RuleDecision::Deny) => return denied_by_rule(),
+                    Some(RuleDecision::Allow) if rules_may_allow => return Gate::Run,
+                    None if approved => return Gate::Run,
+                    _ => {}
                 }
-                if self.engine.store().is_granted(self.conversation_id, server, name).await.unwrap_or(false) {
-                    return Gate::Run;
-                }
+                Some(Box::new(detail))
             }
-        }
+            Vetting::Default => {
+                match rule {
+                    Some(RuleDecision::Deny) => return denied_by_rule(),
+                    Some(RuleDecision::Allow) => return Gate::Run,
+                    Some(RuleDecision::Ask) => {}
+                    None => {
+                        if self.settings.allow_read_only && tool.tool.read_only {
+                            return Gate::Run;
+                        }
+                        if self
+                            .engine
+                            .store()
+                            .is_granted(self.conversation_id, server, name)
+                            .await
+                            .unwrap_or(false)
+                        {
+                            return Gate::Run;
+                        }
+                    }
+                }
+                None
+            }
+        };
+        let builtin = detail.is_some();
         let question = Question::ToolApproval(ApprovalQuestion {
             run_id: self.run_id.to_owned(),
             conversation_id: self.conversation_id.to_owned(),
@@ -131,6 +166,7 @@ impl CallContext<'_> {
             tool: name.to_owned(),
             arguments: record.arguments.clone(),
             read_only: tool.tool.read_only,
+            detail,
         });
         let choice = match self.engine.asks().ask(question, self.cancel).await {
             Some(Answer::Approval { choice }) => choice,
@@ -142,7 +178,11 @@ impl CallContext<'_> {
             }
         };
         let pattern = format!("{server}:{name}");
+        // A built-in server remembers (or records) the answer its own way.
+        let handled =
+            builtin && self.engine.mcp().answered(&origin, server, name, &record.arguments, choice).await;
         let remembered = match choice {
+            _ if handled => Ok(()),
             ApprovalChoice::Conversation => self
                 .engine
                 .store()
@@ -232,7 +272,9 @@ impl CallContext<'_> {
         let started = Instant::now();
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let arguments = call.arguments.as_object().cloned();
-        let calling = self.engine.mcp().call_tool(
+        let origin = self.origin(&record);
+        let calling = self.engine.mcp().call_tool_from(
+            &origin,
             &tool.server,
             &tool.tool.name,
             arguments,

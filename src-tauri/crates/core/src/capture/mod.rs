@@ -7,7 +7,6 @@
 
 pub mod encode;
 pub mod geometry;
-mod memory;
 pub mod screen;
 mod shelf;
 #[cfg(target_os = "linux")]
@@ -265,9 +264,11 @@ impl Captures {
     pub async fn capture(&self, target: Target, settings: &CaptureSettings) -> Result<Capture, CaptureError> {
         let (shelf, prepare) = (self.shelf.clone(), settings.prepare());
         blocking(move || {
-            let captured = grab_and_store(&shelf, &target, prepare);
-            memory::release_freed();
-            captured
+            let monitors = screen::monitors()?;
+            let (rect, source) = resolve(&target, &monitors)?;
+            check_size(&rect)?;
+            let image = screen::grab(rect, &monitors)?;
+            store(&shelf, &image, source, prepare)
         })
         .await
     }
@@ -342,13 +343,9 @@ impl Captures {
         capture
     }
 
-    /// Forgets the frozen screen (the overlay was cancelled or closed) and gives its pixels back.
+    /// Forgets the frozen screen (the overlay was cancelled or closed).
     pub fn discard_frozen(&self) {
-        let frozen = self.frozen.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if frozen.is_some() {
-            drop(frozen);
-            memory::release_freed();
-        }
+        self.frozen.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 
     pub fn remove(&self, id: &str) -> Result<(), CaptureError> {
@@ -371,14 +368,6 @@ impl Captures {
         })
         .await
     }
-}
-
-fn grab_and_store(shelf: &Shelf, target: &Target, prepare: Prepare) -> Result<Capture, CaptureError> {
-    let monitors = screen::monitors()?;
-    let (rect, source) = resolve(target, &monitors)?;
-    check_size(&rect)?;
-    let image = screen::grab(rect, &monitors)?;
-    store(shelf, &image, source, prepare)
 }
 
 fn store(

@@ -18,7 +18,9 @@ use tokio_util::sync::CancellationToken;
 use super::config::{self, ConfigProblem, LoadedConfig, ServerConfig};
 use super::handler::{ProgressRoutes, Sampler, Shared};
 use super::logs::ServerLog;
-use super::{CallError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView, ToolView};
+use super::{
+    BuiltinServer, CallError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView, ToolView,
+};
 use crate::asks::Asks;
 
 /// Restarts after a crash before giving up; a server that ran this long counts as healthy.
@@ -40,6 +42,8 @@ pub struct McpManager {
     shared: Arc<Shared>,
     /// Environment for every server (where the review socket is).
     env: Mutex<Vec<(String, String)>>,
+    /// Servers built into Perch (the terminal), listed and called like the others.
+    builtins: Mutex<Vec<Arc<dyn BuiltinServer>>>,
 }
 
 impl std::fmt::Debug for McpManager {
@@ -107,6 +111,7 @@ impl McpManager {
             events: broadcast::channel(256).0,
             shared,
             env: Mutex::default(),
+            builtins: Mutex::default(),
         });
         manager.apply(config::load(data_dir));
         // Lists that a server says changed are fetched again.
@@ -389,7 +394,16 @@ impl McpManager {
         self.slot(name).map(|s| view(&s))
     }
 
-    /// The tools of every connected server, as (server, tool).
+    /// Adds a built-in tool server.
+    pub fn add_builtin(&self, server: Arc<dyn BuiltinServer>) {
+        self.builtins.lock().unwrap_or_else(|p| p.into_inner()).push(server);
+    }
+
+    pub(crate) fn builtin(&self, name: &str) -> Option<Arc<dyn BuiltinServer>> {
+        self.builtins.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|b| b.name() == name).cloned()
+    }
+
+    /// The tools of every connected server and of the built-in ones, as (server, tool).
     pub fn tools(&self) -> Vec<(String, ToolView)> {
         let mut all = Vec::new();
         for (name, slot) in self.slots() {
@@ -398,6 +412,9 @@ impl McpManager {
                 all.extend(s.tools.iter().map(|t| (name.clone(), t.clone())));
             }
         }
+        // Built-in tools come after the user's servers, so ties in retrieval favour those.
+        let builtins = self.builtins.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        all.extend(builtins.iter().flat_map(|b| b.tools().into_iter().map(|t| (b.name().to_owned(), t))));
         all
     }
 

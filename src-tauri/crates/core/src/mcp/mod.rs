@@ -2,6 +2,7 @@
 //! ([`manager`]), and what Perch answers when a server asks something ([`handler`]).
 //! Built on rmcp, speaking the 2026-07-28 protocol and falling back for older servers.
 
+pub mod builtin;
 pub mod config;
 pub mod handler;
 mod handshake;
@@ -13,6 +14,7 @@ pub mod output;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use builtin::{BuiltinServer, CallOrigin, Vetting};
 pub use config::{ConfigProblem, ServerConfig, Transport};
 pub use manager::McpManager;
 pub use output::ToolOutput;

@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/004_search_prefixes.sql"),
     include_str!("migrations/005_tool_calls.sql"),
     include_str!("migrations/006_answer_owner.sql"),
+    include_str!("migrations/007_terminal.sql"),
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,7 @@ mod history;
 pub mod migrations;
 mod reviews;
 mod settings_rows;
+pub mod terminal;
 pub mod tool_calls;
 
 use std::path::{Path, PathBuf};

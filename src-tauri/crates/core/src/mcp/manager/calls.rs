@@ -14,8 +14,9 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::super::{CallError, Progress, ServerStatus, ToolOutput};
+use super::super::{CallError, CallOrigin, Progress, ServerStatus, ToolOutput, Vetting};
 use super::{McpManager, Slot};
+use crate::asks::ApprovalChoice;
 
 impl McpManager {
     fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
@@ -50,6 +51,49 @@ impl McpManager {
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> Result<ToolOutput, CallError> {
+        self.call_tool_from(&CallOrigin::default(), server, tool, arguments, cancel, progress).await
+    }
+
+    /// A built-in server's verdict on a call (`Default` for MCP servers).
+    pub async fn vet(&self, origin: &CallOrigin, server: &str, tool: &str, arguments: &Value) -> Vetting {
+        match self.builtin(server) {
+            Some(b) => b.vet(origin, tool, arguments).await,
+            None => Vetting::Default,
+        }
+    }
+
+    /// Tells a built-in server how the user answered about a call; false for MCP servers.
+    pub async fn answered(
+        &self,
+        origin: &CallOrigin,
+        server: &str,
+        tool: &str,
+        arguments: &Value,
+        choice: ApprovalChoice,
+    ) -> bool {
+        match self.builtin(server) {
+            Some(b) => {
+                b.answered(origin, tool, arguments, choice).await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Calls a tool on behalf of `origin` (an answer's tool call).
+    pub async fn call_tool_from(
+        &self,
+        origin: &CallOrigin,
+        server: &str,
+        tool: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> Result<ToolOutput, CallError> {
+        if let Some(builtin) = self.builtin(server) {
+            let arguments = Value::Object(arguments.unwrap_or_default());
+            return builtin.call(origin, tool, &arguments, cancel, progress).await;
+        }
         let (slot, peer) = self.connected_peer(server)?;
         let timeout_secs = slot.config().timeout_secs;
         let mut params = CallToolRequestParams::new(tool.to_owned());

@@ -1,0 +1,489 @@
+//! The built-in `terminal` tool server: eight tools, one executor, for every provider.
+//! `vet` is where the layers meet the approval gate: blocked lines are refused (the model
+//! reads only that the command is not allowed; the card and the panel show why), lines the
+//! parser cannot reduce are asked about with the reason, and the rest follow the ask level,
+//! remembered approvals and session mode.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::policy::{self, Check, Context, Decision};
+use super::{Session, Terminal, TerminalSettings, exec, find};
+use crate::asks::{ApprovalChoice, ApprovalDetail};
+use crate::engine::WeakEngine;
+use crate::mcp::{BuiltinServer, CallError, CallOrigin, Progress, ToolOutput, ToolView, Vetting};
+use crate::store::terminal::TerminalEvent;
+
+pub const SERVER: &str = "terminal";
+
+/// What the model reads when the blocklist refuses a line (it is never told the rules).
+const NOT_ALLOWED: &str = "This command was not run: it is not allowed on this computer. Do not try to \
+    reach the same result another way; tell the user what you wanted to do and why.";
+
+pub struct TerminalServer {
+    engine: WeakEngine,
+}
+
+impl TerminalServer {
+    pub fn new(engine: WeakEngine) -> Self {
+        Self { engine }
+    }
+}
+
+fn tool(name: &str, description: &str, read_only: bool, properties: Value, required: &[&str]) -> ToolView {
+    ToolView {
+        name: name.to_owned(),
+        title: None,
+        description: description.to_owned(),
+        input_schema: json!({ "type": "object", "properties": properties, "required": required }),
+        read_only,
+        destructive: !read_only && name != "request_session_mode" && name != "end_session_mode",
+    }
+}
+
+/// The eight tools, as the model sees them.
+pub fn tool_views() -> Vec<ToolView> {
+    let id = json!({ "type": "integer", "description": "The id run_command returned" });
+    vec![
+        tool(
+            "run_command",
+            "Run a shell command (bash) in a terminal on the user's computer and return its output and exit \
+             code. The user approves commands. A command that is still running after a while returns its \
+             output so far and an id for read_output, send_input and kill_process.",
+            false,
+            json!({
+                "command": { "type": "string", "description": "The command line to run" },
+                "cwd": { "type": "string", "description": "The folder to run it in (default: the working folder)" },
+                "timeout": { "type": "integer", "description": "Seconds before it is stopped (lower than the default only)" },
+                "reason": { "type": "string", "description": "Why you want to run it, shown to the user" }
+            }),
+            &["command"],
+        ),
+        tool(
+            "send_input",
+            "Type text into a running command that waits for input (add \\n to press Enter).",
+            false,
+            json!({ "id": id, "text": { "type": "string" } }),
+            &["id", "text"],
+        ),
+        tool(
+            "read_output",
+            "Wait for and read new output of a running command.",
+            true,
+            json!({ "id": id }),
+            &["id"],
+        ),
+        tool(
+            "kill_process",
+            "Stop a running command and everything it started.",
+            false,
+            json!({ "id": id }),
+            &["id"],
+        ),
+        tool(
+            "get_environment",
+            "Describe the computer's terminal: operating system, shell, working folder, installed tools, sandbox.",
+            true,
+            json!({}),
+            &[],
+        ),
+        tool(
+            "find_files",
+            "Find files by name pattern (glob such as *.rs or src/**/*.toml) under a folder.",
+            true,
+            json!({
+                "pattern": { "type": "string" },
+                "directory": { "type": "string", "description": "Where to look (default: the working folder)" }
+            }),
+            &["pattern"],
+        ),
+        tool(
+            "request_session_mode",
+            "Ask the user to let commands run without a question each, until the end of this answer.",
+            false,
+            json!({ "reason": { "type": "string", "description": "What you will do in the session" } }),
+            &["reason"],
+        ),
+        tool("end_session_mode", "End session mode early.", false, json!({}), &[]),
+    ]
+}
+
+fn text(arguments: &Value, key: &str) -> Option<String> {
+    arguments.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn job_id(arguments: &Value) -> u32 {
+    arguments.get("id").and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok()).unwrap_or(0)
+}
+
+/// The folder a command runs in: the model's (absolute, `~`, or under the working folder),
+/// else the working folder from Settings, else the home folder.
+pub fn working_folder(asked: Option<&str>, settings: &TerminalSettings) -> PathBuf {
+    let home = super::home();
+    let base = match settings.working_folder.trim() {
+        "" => home.clone(),
+        f => super::paths::resolve(f, Some(&home), &home).unwrap_or_else(|| home.clone()),
+    };
+    match asked.map(str::trim).filter(|a| !a.is_empty()) {
+        Some(a) => super::paths::resolve(a, Some(&base), &home).unwrap_or(base),
+        None => base,
+    }
+}
+
+impl TerminalServer {
+    async fn parts(&self) -> Option<(crate::Engine, Arc<Terminal>, TerminalSettings)> {
+        let engine = self.engine.upgrade()?;
+        let settings = engine.settings().get().await.terminal;
+        let terminal = engine.terminal().clone();
+        Some((engine, terminal, settings))
+    }
+
+    async fn vet_command(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
+        let Some((engine, terminal, settings)) = self.parts().await else {
+            return Vetting::Refuse("Perch is shutting down.".into());
+        };
+        let command = text(arguments, "command").unwrap_or_default();
+        let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
+        if !cwd.is_dir() {
+            return Vetting::Refuse(format!("The folder {} does not exist.", cwd.display()));
+        }
+        let assessment = policy::assess(&command, &cwd, &super::home());
+        let sandbox = terminal.sandbox_view(&cwd, &settings).await;
+        if let Check::Blocked(why) = &assessment.check {
+            let event = TerminalEvent {
+                blocked: Some(why.clone()),
+                sandbox: sandbox.summary,
+                ..refused(origin, command, &cwd)
+            };
+            terminal.record(event, 0).await;
+            return Vetting::Refuse(NOT_ALLOWED.into());
+        }
+        let session = origin.run_id.as_deref().and_then(|r| terminal.session(r));
+        let remembered = engine.store().is_approval_remembered(&assessment.hash()).await.unwrap_or(false);
+        let ctx = Context {
+            ask_level: settings.ask_level,
+            remembered,
+            session: session.is_some(),
+            sandboxed: sandbox.enforced,
+        };
+        let decision = policy::decide(&assessment, ctx);
+        let unclear = matches!(assessment.check, Check::Unclear(_));
+        let why_asked = match (&assessment.check, sandbox.enforced) {
+            (Check::Unclear(why), _) => Some(format!("Perch cannot check this command: {why}.")),
+            (_, false) => Some("There is no sandbox here, so Perch asks about every command.".into()),
+            _ => None,
+        };
+        Vetting::Ask {
+            detail: ApprovalDetail::Command {
+                command,
+                cwd: cwd.display().to_string(),
+                reason: text(arguments, "reason"),
+                sandbox,
+                why_asked,
+                can_remember: !unclear,
+            },
+            approved: matches!(decision, Decision::Allowed(_)),
+            rules_may_allow: !unclear,
+        }
+    }
+
+    async fn vet_input(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
+        let Some((_, terminal, _)) = self.parts().await else {
+            return Vetting::Refuse("Perch is shutting down.".into());
+        };
+        let id = job_id(arguments);
+        if terminal.job(id).is_err() {
+            return Vetting::Refuse(format!("There is no running command with id {id}."));
+        }
+        let input = text(arguments, "text").unwrap_or_default();
+        // Typed into a shell, input is a command line like any other.
+        if let Check::Blocked(_) = policy::assess(&input, &super::home(), &super::home()).check {
+            return Vetting::Refuse(NOT_ALLOWED.into());
+        }
+        let session = origin.run_id.as_deref().and_then(|r| terminal.session(r)).is_some();
+        Vetting::Ask {
+            detail: ApprovalDetail::Input { text: input, command: format!("command {id}") },
+            approved: session,
+            rules_may_allow: true,
+        }
+    }
+
+    async fn run_command(
+        &self,
+        origin: &CallOrigin,
+        arguments: &Value,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> Result<ToolOutput, CallError> {
+        let (engine, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let command = text(arguments, "command").unwrap_or_default();
+        let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
+        let timeout = settings.timeout_for(arguments.get("timeout").and_then(Value::as_u64));
+        if let Some(run) = &origin.run_id
+            && let Some(ended) = engine.runs().ended(run)
+        {
+            terminal.watch_run(run, ended);
+        }
+        let (id, job) = terminal
+            .run(&command, &cwd, &settings, timeout, origin.clone(), progress)
+            .await
+            .map_err(|e| CallError::Protocol { server: SERVER.into(), message: e.to_string() })?;
+        // Inside an answer, a silent command hands control back so the model can feed it input.
+        let idle = origin.run_id.as_ref().map(|_| terminal.idle_return());
+        let stop = CancellationToken::new();
+        let waiting = job.wait_report(idle, &stop);
+        tokio::pin!(waiting);
+        let report = tokio::select! {
+            r = &mut waiting => r,
+            () = cancel.cancelled() => {
+                // Stop: the group is killed and what arrived is saved.
+                job.kill();
+                job.wait_report(None, &CancellationToken::new()).await
+            }
+        };
+        Ok(describe(id, &command, &report))
+    }
+
+    async fn follow(
+        &self,
+        arguments: &Value,
+        cancel: &CancellationToken,
+        tool: &str,
+    ) -> Result<ToolOutput, CallError> {
+        let (_, terminal, _) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let id = job_id(arguments);
+        let job = terminal
+            .job(id)
+            .map_err(|e| CallError::Protocol { server: SERVER.into(), message: e.to_string() })?;
+        let idle = match tool {
+            "send_input" => {
+                let input = text(arguments, "text").unwrap_or_default();
+                job.send_input(&input)
+                    .map_err(|e| CallError::Protocol { server: SERVER.into(), message: e.to_string() })?;
+                Some(terminal.idle_return().min(std::time::Duration::from_secs(2)))
+            }
+            "kill_process" => {
+                job.kill();
+                None
+            }
+            _ => Some(terminal.idle_return()),
+        };
+        let report = job.wait_report(idle, cancel).await;
+        Ok(describe(id, &format!("command {id}"), &report))
+    }
+
+    async fn session(
+        &self,
+        origin: &CallOrigin,
+        arguments: &Value,
+        start: bool,
+    ) -> Result<ToolOutput, CallError> {
+        let (engine, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let Some(run) = origin.run_id.as_deref() else {
+            return Ok(ToolOutput::error("Session mode exists only inside an answer."));
+        };
+        if !start {
+            let ended = terminal.end_session(run);
+            return Ok(ToolOutput {
+                text: if ended { "Session mode ended." } else { "Session mode was not on." }.into(),
+                ..ToolOutput::default()
+            });
+        }
+        let folder = working_folder(None, &settings);
+        if let Some(ended) = engine.runs().ended(run) {
+            terminal.watch_run(run, ended);
+        }
+        terminal.start_session(
+            run,
+            Session {
+                conversation_id: origin.conversation_id.clone().unwrap_or_default(),
+                folder: folder.clone(),
+                reason: text(arguments, "reason").unwrap_or_default(),
+            },
+        );
+        Ok(ToolOutput {
+            text: format!(
+                "Session mode is on until the end of this answer: commands in {} run without asking the user each time.",
+                folder.display()
+            ),
+            ..ToolOutput::default()
+        })
+    }
+}
+
+/// The event of a command that never ran (denied, or blocked when the caller adds why).
+fn refused(origin: &CallOrigin, command: String, cwd: &Path) -> TerminalEvent {
+    TerminalEvent {
+        conversation_id: origin.conversation_id.clone(),
+        message_id: origin.message_id,
+        call_id: origin.call_id.clone(),
+        command,
+        cwd: cwd.display().to_string(),
+        denied: true,
+        ..TerminalEvent::default()
+    }
+}
+
+/// The model's view of a command: its new output, then how it stands.
+fn describe(id: u32, command: &str, report: &exec::Report) -> ToolOutput {
+    let mut text = report.output.trim_end().to_owned();
+    let status = match report.exit {
+        None => format!(
+            "[still running as id {id}: it may be waiting for input. Use read_output(id={id}), \
+             send_input(id={id}, text) or kill_process(id={id}).]"
+        ),
+        Some(e) if e.timed_out => {
+            format!("[{command} ran past its time limit and was stopped after {} ms]", e.duration_ms)
+        }
+        Some(e) if e.output_capped => "[stopped: it printed more output than Perch keeps]".into(),
+        Some(e) if e.killed => format!("[stopped by the user after {} ms]", e.duration_ms),
+        Some(e) => match e.code {
+            Some(code) => format!("[exit code {code} after {} ms]", e.duration_ms),
+            None => format!("[ended by a signal after {} ms]", e.duration_ms),
+        },
+    };
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(&status);
+    let failed = report.exit.is_some_and(|e| e.code != Some(0));
+    ToolOutput { text, is_error: failed, ..ToolOutput::default() }
+}
+
+impl BuiltinServer for TerminalServer {
+    fn name(&self) -> &'static str {
+        SERVER
+    }
+
+    fn tools(&self) -> Vec<ToolView> {
+        match self.engine.upgrade() {
+            Some(e) if e.terminal().enabled() => tool_views(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn vet<'a>(
+        &'a self,
+        origin: &'a CallOrigin,
+        tool: &'a str,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Vetting> {
+        async move {
+            match tool {
+                "run_command" => self.vet_command(origin, arguments).await,
+                "send_input" => self.vet_input(origin, arguments).await,
+                "request_session_mode" => {
+                    let Some((_, _, settings)) = self.parts().await else { return Vetting::Default };
+                    Vetting::Ask {
+                        detail: ApprovalDetail::Session {
+                            reason: text(arguments, "reason").unwrap_or_default(),
+                            folder: working_folder(None, &settings).display().to_string(),
+                        },
+                        approved: false,
+                        rules_may_allow: true,
+                    }
+                }
+                "find_files" => Vetting::Default,
+                _ => Vetting::NoQuestion,
+            }
+        }
+        .boxed()
+    }
+
+    fn answered<'a>(
+        &'a self,
+        origin: &'a CallOrigin,
+        tool: &'a str,
+        arguments: &'a Value,
+        choice: ApprovalChoice,
+    ) -> BoxFuture<'a, ()> {
+        async move {
+            let Some((engine, terminal, settings)) = self.parts().await else { return };
+            if tool != "run_command" {
+                return;
+            }
+            let command = text(arguments, "command").unwrap_or_default();
+            let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
+            let assessment = policy::assess(&command, &cwd, &super::home());
+            match choice {
+                ApprovalChoice::Always if assessment.check == Check::Clear => {
+                    if let Err(e) =
+                        engine.store().remember_approval(&assessment.hash(), &assessment.key).await
+                    {
+                        tracing::warn!(error = %e, "could not remember the approval");
+                    }
+                }
+                c if !c.allows() => {
+                    terminal.record(refused(origin, command, &cwd), 0).await;
+                }
+                _ => {}
+            }
+        }
+        .boxed()
+    }
+
+    fn call<'a>(
+        &'a self,
+        origin: &'a CallOrigin,
+        tool: &'a str,
+        arguments: &'a Value,
+        cancel: &'a CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> BoxFuture<'a, Result<ToolOutput, CallError>> {
+        async move {
+            match tool {
+                "run_command" => {
+                    // Direct calls (`perch mcp call`, no answer to approve them) pass layers 1-3
+                    // and run only lines Perch can check.
+                    if origin.run_id.is_none() {
+                        match self.vet_command(origin, arguments).await {
+                            Vetting::Refuse(why) => return Ok(ToolOutput::error(why)),
+                            Vetting::Ask {
+                                detail:
+                                    ApprovalDetail::Command { why_asked: Some(why), can_remember: false, .. },
+                                ..
+                            } => {
+                                return Ok(ToolOutput::error(format!(
+                                    "{why} Run it yourself in a terminal if you mean it."
+                                )));
+                            }
+                            _ => {}
+                        }
+                    }
+                    self.run_command(origin, arguments, cancel, progress).await
+                }
+                "send_input" | "read_output" | "kill_process" => self.follow(arguments, cancel, tool).await,
+                "request_session_mode" => self.session(origin, arguments, true).await,
+                "end_session_mode" => self.session(origin, arguments, false).await,
+                "get_environment" => {
+                    let (_, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+                    let cwd = working_folder(None, &settings);
+                    let sandbox = terminal.sandbox_view(&cwd, &settings).await;
+                    Ok(ToolOutput { text: find::environment(&cwd, &sandbox).await, ..ToolOutput::default() })
+                }
+                "find_files" => {
+                    let (_, _, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+                    let dir = working_folder(text(arguments, "directory").as_deref(), &settings);
+                    let pattern = text(arguments, "pattern").unwrap_or_default();
+                    Ok(find::find_files(dir, pattern).await)
+                }
+                other => Err(CallError::UnknownTool { server: SERVER.into(), tool: other.to_owned() }),
+            }
+        }
+        .boxed()
+    }
+}
+
+/// True when `path` lies in a credential store (find_files never lists those).
+pub(crate) fn is_credential_path(path: &Path) -> bool {
+    matches!(
+        policy::assess(&format!("ls '{}'", path.display()), Path::new("/"), &super::home()).check,
+        Check::Blocked(_)
+    )
+}

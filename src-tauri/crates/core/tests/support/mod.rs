@@ -1,0 +1,61 @@
+//! What the terminal tests share: an engine in a temporary data folder, the sandbox launcher
+//! built beside the test binaries, and a look at the process table.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use perch_core::Engine;
+use perch_core::paths::{DataDir, DataDirSource, Resolved};
+
+/// Builds `perch-sandbox` once when it is not beside the test binaries yet, so commands in
+/// these tests run under the real sandbox.
+pub fn ensure_launcher() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let debug = exe.parent().unwrap().parent().unwrap();
+    let launcher = debug.join("perch-sandbox");
+    if !launcher.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-p", "perch-sandbox", "--bin", "perch-sandbox"])
+            .status()
+            .unwrap();
+        assert!(status.success(), "perch-sandbox did not build");
+    }
+    launcher
+}
+
+pub async fn engine(root: &Path) -> Engine {
+    ensure_launcher();
+    let data = root.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    // No MCP servers: only the built-in terminal.
+    std::fs::write(data.join("mcp_servers.json"), r#"{"mcpServers": {}}"#).unwrap();
+    let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
+    Engine::start(dir).await.unwrap()
+}
+
+/// Processes whose process group is `pgid`, from /proc.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces, so split after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let state = fields.first().copied().unwrap_or("");
+        if fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) && state != "Z" {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits (polling) until `check` holds, or panics after `secs`.
+pub async fn eventually(secs: u64, what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !check() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

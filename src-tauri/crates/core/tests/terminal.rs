@@ -1,0 +1,403 @@
+#![allow(clippy::unwrap_used)]
+//! The terminal against real PTYs, the real sandbox and the process table: output and exit
+//! codes, the hard timeout and Stop killing whole process groups (no orphans), send_input,
+//! endless output capped, Landlock refusing writes outside the working folder, the network
+//! switch, events saved for reopening; and through the agent loop with a fake model: approval,
+//! remembered approvals, session mode ending with the answer, and the blocked case.
+#![cfg(target_os = "linux")]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use perch_core::Engine;
+use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
+use perch_core::asks::{Answer, ApprovalChoice, ApprovalDetail, AskEvent, Question};
+use perch_core::mcp::{CallOrigin, ToolOutput};
+use perch_core::settings::BaseUrl;
+use perch_core::terminal::{AskLevel, TerminalSettings, TerminalUpdate};
+use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// A folder outside the temp folder (which the sandbox always leaves writable).
+fn outside_tmp() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+async fn setup() -> (tempfile::TempDir, Engine, PathBuf) {
+    let root = outside_tmp();
+    let engine = support::engine(root.path()).await;
+    let work = root.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    engine.terminal().set_idle_return(Duration::from_millis(1500));
+    let folder = work.display().to_string();
+    engine
+        .settings()
+        .update(|s| {
+            s.terminal.working_folder = folder;
+            s.terminal.ask_level = AskLevel::Off;
+        })
+        .await
+        .unwrap();
+    (root, engine, work)
+}
+
+async fn direct(engine: &Engine, command: &str, cancel: &CancellationToken) -> ToolOutput {
+    let args = json!({ "command": command }).as_object().cloned();
+    engine
+        .mcp()
+        .call_tool_from(&CallOrigin::default(), "terminal", "run_command", args, cancel, None)
+        .await
+        .unwrap()
+}
+
+async fn settings(engine: &Engine) -> TerminalSettings {
+    engine.settings().get().await.terminal
+}
+
+#[tokio::test]
+async fn output_and_exit_codes_come_back_from_a_real_pty() {
+    let (_root, engine, work) = setup().await;
+    let out = direct(
+        &engine,
+        "echo hello from $(basename $PWD); test -t 1 && echo on-a-tty; exit 3",
+        &CancellationToken::new(),
+    )
+    .await;
+    assert!(out.text.contains("hello from work"), "{}", out.text);
+    assert!(out.text.contains("on-a-tty"), "not a terminal: {}", out.text);
+    assert!(out.text.contains("[exit code 3"), "{}", out.text);
+    assert!(out.is_error);
+    let ok = direct(&engine, "printf '\\033[1;32mgreen\\033[0m\\n'", &CancellationToken::new()).await;
+    assert_eq!(ok.text.lines().next(), Some("green"), "escapes are removed for the model");
+    assert!(!ok.is_error);
+    assert!(work.is_dir());
+}
+
+#[tokio::test]
+async fn the_timeout_kills_the_whole_group_leaving_no_orphans() {
+    let (_root, engine, work) = setup().await;
+    let s = settings(&engine).await;
+    let (_, job) = engine
+        .terminal()
+        .run(
+            "sleep 300 & sleep 300 & (sleep 300; echo never) ; wait",
+            &work,
+            &s,
+            Duration::from_secs(1),
+            CallOrigin::default(),
+            None,
+        )
+        .await
+        .unwrap();
+    let pgid = job.pid.unwrap();
+    support::eventually(10, "several processes in the group", || support::group_members(pgid).len() >= 3)
+        .await;
+    let report = job.wait_report(None, &CancellationToken::new()).await;
+    let exit = report.exit.unwrap();
+    assert!(exit.timed_out, "{exit:?}");
+    assert_eq!(exit.code, None);
+    support::eventually(5, "the group to be gone", || support::group_members(pgid).is_empty()).await;
+}
+
+#[tokio::test]
+async fn stop_mid_command_kills_the_group_and_saves_what_arrived() {
+    let (_root, engine, _work) = setup().await;
+    let conversation = engine.store().create_conversation("t", None).await.unwrap();
+    let mut updates = engine.terminal().subscribe();
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    let origin = CallOrigin { conversation_id: Some(conversation.id.clone()), ..CallOrigin::default() };
+    let args = json!({ "command": "echo started; sleep 200 & sleep 200" }).as_object().cloned();
+    let engine2 = engine.clone();
+    let call = tokio::spawn(async move {
+        engine2.mcp().call_tool_from(&origin, "terminal", "run_command", args, &cancel, None).await.unwrap()
+    });
+    let mut pid = None;
+    let mut seen = String::new();
+    while !seen.contains("started") {
+        match updates.recv().await.unwrap() {
+            TerminalUpdate::Started(j) => pid = j.pid,
+            TerminalUpdate::Output { data, .. } => seen.push_str(&data),
+            _ => {}
+        }
+    }
+    let pgid = pid.unwrap();
+    stopper.cancel();
+    let out = call.await.unwrap();
+    assert!(out.text.contains("started") && out.text.contains("stopped by the user"), "{}", out.text);
+    support::eventually(5, "the group to be gone", || support::group_members(pgid).is_empty()).await;
+    let events = loop {
+        let events = engine.store().terminal_events(&conversation.id).await.unwrap();
+        if !events.is_empty() {
+            break events;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(events[0].killed && events[0].output.contains("started"), "{:?}", events[0]);
+}
+
+#[tokio::test]
+async fn send_input_feeds_a_program_waiting_for_it() {
+    let (_root, engine, work) = setup().await;
+    let s = settings(&engine).await;
+    let (id, job) = engine
+        .terminal()
+        .run(
+            "read -r -p 'name? ' name; echo \"hello $name\"",
+            &work,
+            &s,
+            Duration::from_secs(30),
+            CallOrigin::default(),
+            None,
+        )
+        .await
+        .unwrap();
+    let first = job.wait_report(Some(Duration::from_millis(500)), &CancellationToken::new()).await;
+    assert!(first.exit.is_none() && first.output.contains("name?"), "{first:?}");
+    let args = json!({ "id": id, "text": "Ada\n" }).as_object().cloned();
+    let out = engine
+        .mcp()
+        .call_tool_from(
+            &CallOrigin::default(),
+            "terminal",
+            "send_input",
+            args,
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+    let rest = job.wait_report(None, &CancellationToken::new()).await;
+    let all = format!("{}{}", out.text, rest.output);
+    assert!(all.contains("hello Ada"), "{all}");
+    assert_eq!(job.exit().unwrap().code, Some(0));
+}
+
+#[tokio::test]
+async fn endless_output_is_capped_and_killed_at_the_limit() {
+    let (_root, engine, work) = setup().await;
+    let s = TerminalSettings { max_output_mb: 2, ..settings(&engine).await };
+    let (_, job) = engine
+        .terminal()
+        .run("yes perch", &work, &s, Duration::from_secs(60), CallOrigin::default(), None)
+        .await
+        .unwrap();
+    let report = job.wait_report(None, &CancellationToken::new()).await;
+    let exit = report.exit.unwrap();
+    assert!(exit.output_capped && !exit.timed_out, "{exit:?}");
+    let (saved, total) = job.saved_output();
+    assert!(saved.len() <= 50 * 1024, "the table keeps the first 50 KB, not {}", saved.len());
+    assert!(total > 2 << 20, "{total}");
+    assert!(report.output.len() < 14 * 1024, "the model gets head and tail only: {}", report.output.len());
+    assert!(report.output.contains("bytes of output left out"));
+    support::eventually(5, "yes to be gone", || support::group_members(job.pid.unwrap()).is_empty()).await;
+}
+
+#[tokio::test]
+async fn the_sandbox_refuses_writes_outside_and_allows_them_inside() {
+    let (root, engine, work) = setup().await;
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(work.join(".git")).unwrap();
+    let line = format!(
+        "echo in > inside.txt && echo wrote-inside; echo out > {}/escaped.txt; echo x > .git/HEAD; echo done",
+        outside.display()
+    );
+    let out = direct(&engine, &line, &CancellationToken::new()).await;
+    assert!(out.text.contains("wrote-inside") && out.text.contains("done"), "{}", out.text);
+    assert!(work.join("inside.txt").is_file());
+    assert!(!outside.join("escaped.txt").exists(), "a write outside got through: {}", out.text);
+    assert!(out.text.contains("Permission denied"), "{}", out.text);
+    assert!(!work.join(".git/HEAD").exists(), ".git was writable: {}", out.text);
+    let view = engine.terminal().sandbox_view(&work, &settings(&engine).await).await;
+    assert!(view.enforced && view.summary.contains("Landlock"), "{view:?}");
+}
+
+#[tokio::test]
+async fn the_network_is_cut_when_the_setting_says_so() {
+    let (_root, engine, _work) = setup().await;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let line = format!("(echo > /dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo refused");
+    let open = direct(&engine, &line, &CancellationToken::new()).await;
+    assert!(open.text.contains("connected"), "{}", open.text);
+    engine.settings().update(|s| s.terminal.network = false).await.unwrap();
+    let closed = direct(&engine, &line, &CancellationToken::new()).await;
+    assert!(closed.text.contains("refused"), "{}", closed.text);
+}
+
+// ---- through the agent loop, with a fake model and a scripted user ----
+
+#[derive(Default, Clone)]
+struct Collect(Arc<Mutex<Vec<TurnEvent>>>);
+
+impl TurnSink for Collect {
+    fn send(&self, event: TurnEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+struct Chat {
+    _root: tempfile::TempDir,
+    engine: Engine,
+    fake: FakeLlm,
+    work: PathBuf,
+    asked: Arc<Mutex<Vec<Question>>>,
+}
+
+async fn chat(choice: ApprovalChoice, level: AskLevel) -> Chat {
+    let (root, engine, work) = setup().await;
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let url = BaseUrl::try_from(fake.url()).unwrap();
+    engine
+        .settings()
+        .update(|s| {
+            s.providers.ollama_url = url;
+            s.terminal.ask_level = level;
+        })
+        .await
+        .unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let mut questions = engine.asks().subscribe();
+    let (asks, log) = (engine.asks().clone(), asked.clone());
+    tokio::spawn(async move {
+        while let Ok(event) = questions.recv().await {
+            if let AskEvent::Asked(ask) = event {
+                log.lock().unwrap().push(ask.question.clone());
+                let _ = asks.answer(ask.id, Answer::Approval { choice });
+            }
+        }
+    });
+    Chat { _root: root, engine, fake, work, asked }
+}
+
+fn turn_calling(name: &str, arguments: Value) -> Script {
+    Script {
+        steps: vec![Step::ToolCall { name: name.into(), arguments }, Step::Finish { reason: None }],
+        token_delay_ms: 0,
+    }
+}
+
+fn ask(text: &str) -> TurnRequest {
+    TurnRequest {
+        conversation_id: None,
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Ask { text: text.into(), images: Vec::new() },
+        run_id: None,
+    }
+}
+
+fn tool_result(fake: &FakeLlm, request: usize) -> String {
+    let body = &fake.chat_requests()[request].body;
+    let tool = body["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "tool").cloned();
+    tool.map(|m| m["content"].as_str().unwrap_or_default().to_owned()).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn the_card_asks_with_the_command_and_always_allow_is_remembered() {
+    let c = chat(ApprovalChoice::Always, AskLevel::OnMiss).await;
+    for _ in 0..2 {
+        c.fake.push(turn_calling(
+            "terminal__run_command",
+            json!({ "command": "echo remembered", "reason": "to test" }),
+        ));
+        c.fake.push(Script::answer("Done."));
+    }
+    run_turn(&c.engine, ask("run the command to test"), &Collect::default()).await.unwrap();
+    assert!(tool_result(&c.fake, 1).contains("remembered"), "{}", tool_result(&c.fake, 1));
+    {
+        let asked = c.asked.lock().unwrap();
+        let [Question::ToolApproval(q)] = asked.as_slice() else { panic!("one question: {asked:?}") };
+        let Some(ApprovalDetail::Command { command, cwd, reason, sandbox, can_remember, .. }) =
+            q.detail.as_deref()
+        else {
+            panic!("a command card: {q:?}")
+        };
+        assert_eq!((command.as_str(), reason.as_deref()), ("echo remembered", Some("to test")));
+        assert_eq!(Path::new(cwd), c.work);
+        assert!(sandbox.enforced && *can_remember);
+    }
+    let remembered = c.engine.store().remembered_approvals().await.unwrap();
+    assert_eq!(remembered.len(), 1);
+    assert_eq!(remembered[0].label, "echo remembered");
+    assert_eq!(remembered[0].hash.len(), 64);
+    run_turn(&c.engine, ask("run it again"), &Collect::default()).await.unwrap();
+    assert_eq!(c.asked.lock().unwrap().len(), 1, "the remembered command ran without a question");
+    assert!(tool_result(&c.fake, 3).contains("remembered"));
+    c.engine.store().revoke_approval(Some(&remembered[0].hash)).await.unwrap();
+    assert!(c.engine.store().remembered_approvals().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn session_mode_runs_without_questions_and_ends_with_the_answer() {
+    let c = chat(ApprovalChoice::Once, AskLevel::Always).await;
+    let mut updates = c.engine.terminal().subscribe();
+    c.fake.push(turn_calling("terminal__request_session_mode", json!({ "reason": "build and test" })));
+    c.fake.push(turn_calling("terminal__run_command", json!({ "command": "echo in-session" })));
+    c.fake.push(turn_calling("terminal__run_command", json!({ "command": "echo second" })));
+    c.fake.push(Script::answer("Done."));
+    let answer = run_turn(&c.engine, ask("build it"), &Collect::default()).await.unwrap();
+    let asked = c.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "only the session was asked about: {asked:?}");
+    assert!(
+        matches!(&asked[0], Question::ToolApproval(q) if matches!(q.detail.as_deref(), Some(ApprovalDetail::Session { .. })))
+    );
+    assert!(tool_result(&c.fake, 2).contains("in-session"));
+    assert!(tool_result(&c.fake, 3).contains("second"));
+    // The answer ended: the session ended with it, and the panel heard.
+    let mut began = false;
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let TerminalUpdate::Session { folder, conversation_id, .. } = updates.recv().await.unwrap() {
+                assert_eq!(conversation_id, answer.conversation_id);
+                if folder.is_none() {
+                    break;
+                }
+                began = true;
+            }
+        }
+    })
+    .await;
+    assert!(began && ended.is_ok(), "the session began and ended with the answer");
+    // A new answer asks again.
+    c.fake.push(turn_calling("terminal__run_command", json!({ "command": "echo after" })));
+    c.fake.push(Script::answer("Done."));
+    run_turn(&c.engine, ask("again"), &Collect::default()).await.unwrap();
+    assert_eq!(c.asked.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn blocked_and_denied_commands_never_run_and_are_recorded() {
+    let c = chat(ApprovalChoice::Deny, AskLevel::OnMiss).await;
+    let marker = c.work.join("ran");
+    c.fake.push(turn_calling(
+        "terminal__run_command",
+        json!({ "command": format!("touch {} && rm -rf ~", marker.display()) }),
+    ));
+    c.fake.push(Script::answer("I could not."));
+    let answer = run_turn(&c.engine, ask("clean up"), &Collect::default()).await.unwrap();
+    assert!(c.asked.lock().unwrap().is_empty(), "a blocked command is never asked about");
+    let result = tool_result(&c.fake, 1);
+    assert!(
+        result.contains("not allowed") && !result.contains("rm -rf"),
+        "the model is not told the rule: {result}"
+    );
+    c.fake.push(turn_calling(
+        "terminal__run_command",
+        json!({ "command": format!("touch {}", marker.display()) }),
+    ));
+    c.fake.push(Script::answer("Declined."));
+    let mut second = ask("make a file");
+    second.conversation_id = Some(answer.conversation_id.clone());
+    run_turn(&c.engine, second, &Collect::default()).await.unwrap();
+    assert_eq!(c.asked.lock().unwrap().len(), 1);
+    assert!(!marker.exists(), "nothing ran");
+    let events = c.engine.store().terminal_events(&answer.conversation_id).await.unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events[0].blocked.as_deref().is_some_and(|b| b.contains("home")), "{:?}", events[0]);
+    assert!(events[1].denied && events[1].blocked.is_none());
+}

@@ -1,0 +1,102 @@
+//! The terminal panel, its session banner and Settings -> Terminal.
+
+use perch_core::settings::Settings;
+use perch_core::store::terminal::{RememberedApproval, TerminalEvent};
+use perch_core::terminal::tools::working_folder;
+use perch_core::terminal::{SandboxView, TerminalSettings, TerminalUpdate};
+use serde::Serialize;
+use tauri::State;
+use tauri::ipc::Channel;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::error::{CommandError, CommandResult, ErrorKind};
+use crate::state::AppState;
+
+/// Streams every terminal update to the panel until it goes away. Output arrives in chunks
+/// (at most 64 KB, at most one per 16 ms per command); a panel that falls behind is told how
+/// many updates it missed instead of the app holding them.
+#[tauri::command]
+#[specta::specta]
+pub fn terminal_subscribe(
+    state: State<'_, AppState>,
+    on_event: Channel<TerminalUpdate>,
+) -> CommandResult<()> {
+    let mut updates = state.engine()?.terminal().subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let update = match updates.recv().await {
+                Ok(u) => u,
+                Err(RecvError::Lagged(n)) => TerminalUpdate::Output {
+                    job: 0,
+                    data: format!("\r\n[{n} updates skipped: the panel fell behind]\r\n"),
+                },
+                Err(RecvError::Closed) => break,
+            };
+            if on_event.send(update).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Every command of a conversation, for the panel when it is reopened.
+#[tauri::command]
+#[specta::specta]
+pub async fn terminal_history(
+    state: State<'_, AppState>,
+    conversation_id: String,
+) -> CommandResult<Vec<TerminalEvent>> {
+    Ok(state.engine()?.store().terminal_events(&conversation_id).await?)
+}
+
+/// Kills a running command and everything it started (the panel's Kill button).
+#[tauri::command]
+#[specta::specta]
+pub fn terminal_kill(state: State<'_, AppState>, job: u32) -> CommandResult<()> {
+    state.engine()?.terminal().kill(job).map_err(|e| CommandError::new(ErrorKind::NotFound, e.to_string()))
+}
+
+/// Ends session mode for a conversation (the banner's End button, a new chat).
+#[tauri::command]
+#[specta::specta]
+pub fn terminal_end_session(state: State<'_, AppState>, conversation_id: String) -> CommandResult<()> {
+    state.engine()?.terminal().end_sessions_of(&conversation_id);
+    Ok(())
+}
+
+/// What Settings -> Terminal shows besides the settings.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct TerminalStatus {
+    /// The sandbox a command in the working folder gets.
+    pub sandbox: SandboxView,
+    pub remembered: Vec<RememberedApproval>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn terminal_status(state: State<'_, AppState>) -> CommandResult<TerminalStatus> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await.terminal;
+    let sandbox = engine.terminal().sandbox_view(&working_folder(None, &settings), &settings).await;
+    Ok(TerminalStatus { sandbox, remembered: engine.store().remembered_approvals().await? })
+}
+
+/// Forgets one remembered approval by hash, or all of them.
+#[tauri::command]
+#[specta::specta]
+pub async fn terminal_revoke(state: State<'_, AppState>, hash: Option<String>) -> CommandResult<u32> {
+    let removed = state.engine()?.store().revoke_approval(hash.as_deref()).await?;
+    Ok(u32::try_from(removed).unwrap_or(u32::MAX))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_terminal_settings(
+    state: State<'_, AppState>,
+    terminal: TerminalSettings,
+) -> CommandResult<Settings> {
+    let engine = state.engine()?;
+    engine.terminal().set_enabled(terminal.enabled);
+    Ok(engine.settings().update(|s| s.terminal = terminal).await?)
+}

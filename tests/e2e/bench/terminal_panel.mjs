@@ -1,0 +1,122 @@
+// Terminal panel figures in the real app: Run (the approval button) to the first output byte
+// painted in the xterm.js panel, and throughput into the panel for a command printing 50 MB,
+// with the app's memory (PSS summed over the app's process tree, WebKit included) sampled
+// while it runs. Run by `make bench` (with the release app).
+import { readdirSync, readFileSync } from "node:fs";
+import { freshDataDir, launch, startFakeLlm, waitFor } from "../lib/harness.js";
+
+const RUNS = Number(process.env.RUNS ?? 5);
+const MB = 50;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** PSS in MiB of `root` and all its descendants. */
+function pssTree(root) {
+  const children = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  let kib = 0;
+  const todo = [root];
+  while (todo.length) {
+    const pid = todo.pop();
+    try {
+      const line = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").split("\n").find((l) => l.startsWith("Pss:"));
+      kib += Number(line.split(/\s+/)[1]);
+    } catch {
+      // gone
+    }
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return kib / 1024;
+}
+
+function appPid() {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[0];
+      if (cmd === process.env.PERCH_APP) return Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  throw new Error("the app process was not found");
+}
+
+const fake = await startFakeLlm("ollama");
+const session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
+const $ = (s) => session.browser.$(s);
+const pid = appPid();
+
+async function turn(command) {
+  await fake.script({ steps: [{ type: "tool_call", name: "terminal__run_command", arguments: { command } }, { type: "finish" }] });
+  await fake.script({ steps: [{ type: "text", text: "Done." }, { type: "finish" }] });
+  const box = await $('textarea[aria-label="Message"]');
+  await box.waitForEnabled();
+  await box.setValue(`run ${command.slice(0, 20)}`);
+  await session.browser.keys("Enter");
+  await (await $('[aria-label="Approve this command"]')).waitForDisplayed({ timeout: 20000 });
+}
+
+/** Clicks Run in the page and resolves with the ms until `marker` is painted in the panel. */
+async function runUntilPainted(marker, timeoutMs) {
+  return session.browser.executeAsync(
+    (marker, timeoutMs, done) => {
+      const button = [...document.querySelectorAll(".approval button")].find((b) => b.textContent === "Run");
+      const t0 = performance.now();
+      button.click();
+      const check = () => {
+        const rows = document.querySelector('[data-testid="terminal-screen"] .xterm-rows');
+        if (rows && rows.textContent.includes(marker)) return done(performance.now() - t0);
+        if (performance.now() - t0 > timeoutMs) return done(-1);
+        requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    },
+    marker,
+    timeoutMs,
+  );
+}
+
+const firstByte = [];
+const throughput = [];
+let peak = 0;
+const idle = pssTree(pid);
+try {
+  await waitFor(async () => (await (await $('select[aria-label="Model"]')).getValue()) !== "", "a model");
+  for (let run = 1; run <= RUNS; run++) {
+    await turn(`echo first-byte-${run}`);
+    const ms = await runUntilPainted(`first-byte-${run}`, 20000);
+    if (ms < 0) throw new Error("the first byte never reached the panel");
+    firstByte.push(ms);
+    await waitFor(async () => !(await (await $('[aria-label="Stop"]')).isExisting()), "the answer to end", 20000);
+    console.error(`run ${run}: Run -> first byte in the panel ${ms.toFixed(1)} ms`);
+  }
+  const bytes = MB * 1_000_000;
+  for (let run = 1; run <= Math.min(RUNS, 3); run++) {
+    // 37.5 MB of zeros as base64 in 76-column lines: 50 MB of text, then a marker.
+    await turn(`head -c ${(bytes * 3) / 4} /dev/zero | base64; echo end-of-flood-${run}`);
+    const sampler = setInterval(() => (peak = Math.max(peak, pssTree(pid))), 250);
+    const ms = await runUntilPainted(`end-of-flood-${run}`, 300000);
+    clearInterval(sampler);
+    if (ms < 0) throw new Error("the flood never finished in the panel");
+    throughput.push(MB / (ms / 1000));
+    console.error(`run ${run}: ${MB} MB into the panel in ${(ms / 1000).toFixed(1)} s (${throughput.at(-1).toFixed(1)} MB/s), peak PSS ${peak.toFixed(0)} MiB`);
+    await waitFor(async () => !(await (await $('[aria-label="Stop"]')).isExisting()), "the answer to end", 60000);
+  }
+} finally {
+  await session.close();
+  fake.stop();
+}
+console.log(`terminal panel, ${RUNS} runs`);
+console.log(`  Run -> first output byte painted in the panel: median ${median(firstByte).toFixed(1)} ms`);
+console.log(`  ${MB} MB of output into the panel: median ${median(throughput).toFixed(1)} MB/s`);
+console.log(`  app memory (PSS, app + WebKit): ${idle.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB while streaming`);

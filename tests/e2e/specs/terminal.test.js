@@ -1,0 +1,111 @@
+// The terminal in the real app: the fake Ollama asks for terminal__run_command; the approval
+// card shows the highlighted command, its folder, the model's reason and the sandbox; Run
+// starts it in a real PTY under the sandbox and its output appears live in the xterm.js
+// panel, which lists the command with its exit code; Deny leaves it unrun; a blocked command
+// is refused without a question and the card says why.
+import assert from "node:assert/strict";
+import { mkdtempSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { freshDataDir, launch, screenshot, startFakeLlm, waitFor } from "../lib/harness.js";
+
+describe("terminal", () => {
+  let fake;
+  let session;
+  const work = mkdtempSync(join(tmpdir(), "perch-e2e-work-"));
+  const $ = (s) => session.browser.$(s);
+  const $$ = (s) => session.browser.$$(s);
+  const runCommand = async (command, reason) => {
+    await fake.script({ steps: [{ type: "tool_call", name: "terminal__run_command", arguments: { command, reason } }, { type: "finish" }] });
+    await fake.script({ steps: [{ type: "text", text: "Done." }, { type: "finish" }] });
+  };
+  const ask = async (text) => {
+    const box = await $('textarea[aria-label="Message"]');
+    await box.waitForEnabled();
+    await box.setValue(text);
+    await session.browser.keys("Enter");
+  };
+  const lastCard = async () => {
+    const cards = await $$(".terminal-card");
+    return cards[cards.length - 1];
+  };
+
+  before(async () => {
+    fake = await startFakeLlm("ollama");
+    session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
+    // Commands run in a temporary working folder, set in Settings -> Terminal.
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Terminal')).click();
+    const folder = await $('input[aria-label="Working folder"]');
+    await folder.setValue(work);
+    await (await $('select[aria-label="Ask level"]')).click();
+    await waitFor(async () => (await (await $('[aria-label="Sandbox"]')).getText()).includes("Landlock"), "the sandbox line");
+    assert.match(await (await $('[aria-label="Sandbox"]')).getText(), new RegExp(`writable only in ${work}`));
+    await screenshot("terminal-settings");
+    await (await $('a[aria-label="Chat"]')).click();
+    await waitFor(async () => (await (await $('select[aria-label="Model"]')).getValue()) === "ollama:qwen3-vl:8b-instruct", "the default model");
+  });
+  after(async () => {
+    await session?.close();
+    fake?.stop();
+  });
+
+  it("asks on the card, runs on Run, and streams the output into the panel", async () => {
+    await runCommand("for i in 1 2 3; do echo line-$i; done; echo finished > made.txt; echo all-done", "to show the output");
+    await ask("Run a command that prints three lines");
+    const approval = await $('[aria-label="Approve this command"]');
+    await approval.waitForDisplayed({ timeout: 20000 });
+    const text = await approval.getText();
+    assert.match(text, /Run this command\?/);
+    assert.match(text, /for i in 1 2 3/);
+    assert.match(text, new RegExp(work));
+    assert.match(text, /to show the output/);
+    assert.match(text, /Landlock/);
+    assert.equal(await (await approval.$(".sh-program")).getText(), "for");
+    await screenshot("terminal-approval");
+    await (await $("button=Run")).click();
+
+    const screen = await $('[data-testid="terminal-screen"]');
+    await screen.waitForDisplayed({ timeout: 15000 }).catch(async (e) => {
+      await screenshot("terminal-panel-missing");
+      throw e;
+    });
+    await waitFor(async () => (await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText()).includes("line-3"), "the output in the panel").catch(async (e) => {
+      await screenshot("terminal-output-missing");
+      throw e;
+    });
+    const rows = await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText();
+    assert.match(rows, /line-1[\s\S]*line-2[\s\S]*line-3/);
+    await waitFor(async () => (await (await $(".terminal-commands")).getText()).includes("exit 0"), "the command listed with its exit code");
+    assert.ok(existsSync(join(work, "made.txt")), "the command ran in the working folder");
+    await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer after the command");
+    await screenshot("terminal-panel");
+    await (await $('button[aria-label="Close the terminal"]')).click();
+    await waitFor(async () => !(await (await $('[data-testid="terminal-screen"]')).isExisting()), "the panel to close");
+  });
+
+  it("leaves a denied command unrun", async () => {
+    await runCommand("touch denied.txt", "to test Deny");
+    await ask("Make a file");
+    const approval = await $('[aria-label="Approve this command"]');
+    await approval.waitForDisplayed({ timeout: 20000 });
+    await (await $("button=Deny")).click();
+    await waitFor(async () => (await (await (await lastCard()).$(".tool-status")).getText()).startsWith("declined"), "the card to say declined");
+    assert.ok(!existsSync(join(work, "denied.txt")), "a denied command never runs");
+    await screenshot("terminal-denied");
+  });
+
+  it("refuses a blocked command without asking and says why on the card", async () => {
+    await runCommand("cd ~ && rm -rf .", "to clean up");
+    await ask("Clean up my home folder");
+    await waitFor(async () => (await (await lastCard()).getText()).includes("Blocked by Perch"), "the blocked card");
+    const card = await (await lastCard()).getText();
+    assert.match(card, /it deletes .*a system or home folder/);
+    assert.ok(!(await (await $('[aria-label="Approve this command"]')).isExisting()), "no question for a blocked command");
+    await screenshot("terminal-blocked");
+    // The panel keeps the conversation's commands, the blocked one included, after reopening.
+    if (!(await (await $('[data-testid="terminal-screen"]')).isExisting())) await (await $('button[aria-label="Show the terminal"]')).click();
+    await waitFor(async () => (await (await $(".terminal-commands")).getText()).includes("blocked"), "the blocked command in the panel");
+  });
+});

@@ -1,0 +1,121 @@
+import { useCallback, useEffect, useState } from "react";
+import type { AskLevel, TerminalSettings, TerminalStatus } from "../../bindings";
+import { call, commands, errorMessage } from "../../ipc";
+import { useSettings } from "../../lib/settings";
+import { NumberField } from "./ToolSettingsCard";
+
+const LEVELS: { value: AskLevel; label: string }[] = [
+  { value: "always", label: "Before every command" },
+  { value: "on_miss", label: "Unless I always allowed it" },
+  { value: "off", label: "Never (the blocklist and the sandbox still apply)" },
+];
+
+/** Settings -> Terminal: when Perch asks, where commands run and may write, the network, the
+ * sandbox in force, and the commands you always allow (revocable). */
+export function TerminalSettingsCard() {
+  const { settings, setTerminal } = useSettings();
+  const [status, setStatus] = useState<TerminalStatus | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reload = useCallback(() => {
+    call(commands.terminalStatus()).then(setStatus, (e) => setError(errorMessage(e)));
+  }, []);
+  useEffect(reload, [reload, settings?.terminal]);
+  const stored = settings?.terminal;
+  if (!stored) return null;
+  // Every field has a default on the Rust side; fill them in for the form.
+  const terminal: Required<TerminalSettings> = {
+    enabled: stored.enabled ?? true,
+    ask_level: stored.ask_level ?? "on_miss",
+    timeout_secs: stored.timeout_secs ?? 120,
+    working_folder: stored.working_folder ?? "",
+    writable_folders: stored.writable_folders ?? [],
+    network: stored.network ?? true,
+    max_output_mb: stored.max_output_mb ?? 64,
+  };
+  const save = (change: Partial<TerminalSettings>) => void setTerminal({ ...terminal, ...change });
+  const revoke = async (hash: string | null) => {
+    try {
+      await call(commands.terminalRevoke(hash));
+      reload();
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+  return (
+    <>
+      <fieldset className="card">
+        <legend>Terminal</legend>
+        <label className="check">
+          <input type="checkbox" checked={terminal.enabled} onChange={(e) => save({ enabled: e.target.checked })} />
+          Let models run commands in a terminal
+        </label>
+        <label className="field">
+          Ask before a command runs
+          <select aria-label="Ask level" value={terminal.ask_level} onChange={(e) => save({ ask_level: e.target.value as AskLevel })}>
+            {LEVELS.map((l) => (
+              <option key={l.value} value={l.value}>
+                {l.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          Working folder (empty: your home folder)
+          <input
+            aria-label="Working folder"
+            defaultValue={terminal.working_folder}
+            placeholder="~/projects"
+            onBlur={(e) => e.target.value !== terminal.working_folder && save({ working_folder: e.target.value.trim() })}
+          />
+        </label>
+        <label className="field">
+          Other folders commands may change (one per line)
+          <textarea
+            aria-label="Writable folders"
+            rows={2}
+            defaultValue={terminal.writable_folders.join("\n")}
+            onBlur={(e) => save({ writable_folders: e.target.value.split("\n").map((l) => l.trim()).filter(Boolean) })}
+          />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={terminal.network} onChange={(e) => save({ network: e.target.checked })} />
+          Let commands use the network
+        </label>
+        <NumberField label="Time limit per command (seconds, at most 120)" aria="Time limit" min={1} value={terminal.timeout_secs} onSave={(n) => save({ timeout_secs: Math.min(n, 120) })} />
+        <NumberField label="Most output per command (MB)" aria="Most output" min={1} value={terminal.max_output_mb} onSave={(n) => save({ max_output_mb: n })} />
+        {status && (
+          <p className={status.sandbox.enforced ? "muted small" : "warning small"} role="status" aria-label="Sandbox">
+            {status.sandbox.summary}
+          </p>
+        )}
+      </fieldset>
+      <fieldset className="card">
+        <legend>Always allowed commands</legend>
+        <p className="muted small">
+          Kept as hashes of the program and its first two arguments. Commands Perch blocks are never run, whatever is here.
+        </p>
+        <ul className="rules" aria-label="Always allowed commands">
+          {status?.remembered.map((a) => (
+            <li key={a.hash}>
+              <code>{a.label}</code>
+              <button type="button" className="link" onClick={() => void revoke(a.hash)}>
+                Revoke
+              </button>
+            </li>
+          ))}
+          {status && status.remembered.length === 0 && <li className="muted small">None yet.</li>}
+        </ul>
+        {status && status.remembered.length > 1 && (
+          <button type="button" onClick={() => void revoke(null)}>
+            Revoke all
+          </button>
+        )}
+        {error && (
+          <p className="error small" role="alert">
+            {error}
+          </p>
+        )}
+      </fieldset>
+    </>
+  );
+}
