@@ -16,14 +16,14 @@ VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e memory-guard app-debug app-release bindings bench icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e memory-guard app-debug app-release bindings bench bench-quick icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
 run: toolchain deps-system $(NPM_STAMP) app-debug
 	$(APP_DEBUG)
 
-test: toolchain deps lint unit e2e memory-guard
+test: toolchain deps lint unit e2e memory-guard bench-quick
 	@echo "All checks and tests passed."
 
 ## ---- set-up ---------------------------------------------------------------------------
@@ -69,12 +69,12 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-fake-llm -p perch-sandbox -p perch-llm
+	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-fake-llm -p perch-sandbox -p perch-llm
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
 app-release: $(NPM_STAMP)
-	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-review -p perch-sandbox -p perch-llm
+	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-mcp-review -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 
@@ -137,6 +137,18 @@ bench: deps $(NPM_STAMP)
 	cargo build --locked --release -p perch-sandbox
 	cargo bench --locked -p perch-core --bench terminal
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
+
+# Every benchmark once in a quick mode (a few iterations; figures printed, never judged), so
+# one that no longer runs fails CI. Debug builds only: `cargo test --workspace --benches` reuses
+# what `unit` compiled (same profile, same features) and adds the bench binaries; the binaries
+# they drive (the fake, the MCP servers, the sandbox, the app) are those `app-debug` built.
+bench-quick: app-debug
+	PERCH_BENCH_QUICK=1 PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/debug/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
+		xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" cargo test --locked --workspace --benches
+	for script in review_render.mjs capture_chip.mjs terminal_panel.mjs; do \
+		PERCH_APP=$(APP_DEBUG) RUNS=1 MB=5 tests/e2e/bench/run.sh $$script; \
+	done
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

@@ -8,6 +8,6 @@ from="${1:?usage: stage-sidecars.sh CARGO_OUTPUT_DIR}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 mkdir -p "$root/src-tauri/binaries"
-for bin in perch-mcp-demo perch-mcp-filesystem perch-mcp-review perch-sandbox perch-llm; do
+for bin in perch-mcp-demo perch-mcp-filesystem perch-mcp-web perch-mcp-review perch-sandbox perch-llm; do
   install -m 0755 "$from/$bin" "$root/src-tauri/binaries/$bin-$triple"
 done

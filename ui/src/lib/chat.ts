@@ -100,6 +100,15 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
           saved: false,
         },
       }));
+      // The answer is over when `finished` arrives or the command returns, in either order:
+      // the first loads the saved conversation (once per answer), the second waits for it.
+      let answerError: TurnError | null = null;
+      let settled: Promise<void> | null = null;
+      const settle = (id: string) =>
+        (settled ??= reload(id).then(() => {
+          streamingConversation.current = null;
+          setState((s) => (s.streaming?.runId === runId ? { ...s, streaming: null, answerError } : s));
+        }));
       const channel = new Channel<TurnEvent>();
       channel.onmessage = (event) => {
         switch (event.event) {
@@ -146,19 +155,15 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
           case "finished":
             if (frame.current !== null) cancelAnimationFrame(frame.current);
             frame.current = null;
-            void reload(event.data.message.conversation_id).then(() => {
-              streamingConversation.current = null;
-              setState((s) => ({ ...s, streaming: null, answerError: event.data.error }));
-            });
+            answerError = event.data.error;
+            void settle(event.data.message.conversation_id).then(() => setState((s) => ({ ...s, answerError })));
             break;
         }
       };
       try {
         const answer = await call(commands.chatSend({ conversation_id, model, kind, run_id: runId }, channel));
         // The saved conversation is the truth, whatever events arrived or not.
-        await reload(answer.conversation_id);
-        streamingConversation.current = null;
-        setState((s) => (s.streaming?.runId === runId ? { ...s, streaming: null } : s));
+        await settle(answer.conversation_id);
         return true;
       } catch (e) {
         streamingConversation.current = null;

@@ -137,6 +137,10 @@ describe("ChatPage", () => {
     const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as Record<string, unknown>;
     expect(sent.model).toBe("ollama:qwen3-vl:8b-instruct");
     expect(sent.kind).toEqual({ kind: "ask", text: "Why is the sky blue?", images: [] });
+    // Loaded when the question was saved and once when the answer ended: `finished` and the
+    // command's return both end it, and share one load.
+    await vi.waitFor(() => expect(screen.queryByRole("button", { name: "Stop" })).toBeNull());
+    expect(calls.filter((c) => c.cmd === "conversation_view")).toHaveLength(2);
   });
 
   it("stops with the Stop button and with Esc", async () => {

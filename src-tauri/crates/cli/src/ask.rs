@@ -85,14 +85,18 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         start_tools(&engine).await;
     }
     let options = TurnOptions { extra_rules: tools::approve_rules(&args.approve), no_tools: args.no_tools };
-    let turn = run_turn_with(&engine, request, &sink, options);
-    tokio::pin!(turn);
+    // A task on the runtime rather than on this (the main) thread: the connection's task runs on
+    // a worker, and handing every chunk across threads cost more than the engine's own work.
+    let mut turn = tokio::spawn({
+        let engine = engine.clone();
+        async move { run_turn_with(&engine, request, &sink, options).await }
+    });
     let answer = tokio::select! {
-        answer = &mut turn => answer?,
+        answer = &mut turn => answer??,
         _ = tokio::signal::ctrl_c() => {
             // Stop the answer; what arrived is saved as stopped.
             engine.runs().cancel(&run_id);
-            turn.await?
+            turn.await??
         }
     };
     engine.stop_mcp_servers().await;
@@ -220,7 +224,7 @@ async fn default_model(engine: &Engine) -> anyhow::Result<String> {
     if let Some(model) = settings.models.default_model.clone() {
         return Ok(model);
     }
-    let registry = Registry::for_engine(&engine, &settings);
+    let registry = Registry::of(engine, &settings);
     let available: Vec<_> = registry.list_models(false).await.into_iter().flat_map(|p| p.models).collect();
     pick_default(None, &available)
         .context("no model is available: download a local model (`perch local download qwen3-0.6b`), start Ollama (`ollama serve`), or add a provider key with `perch keys set`; or pass --model provider:model")
@@ -245,7 +249,7 @@ fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
 
 pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
     let settings = engine.settings().get().await;
-    let registry = Registry::for_engine(&engine, &settings);
+    let registry = Registry::of(&engine, &settings);
     let listing = registry.list_models(true).await;
     if json {
         return print_json(&listing);

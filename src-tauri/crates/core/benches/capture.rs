@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use image::{Rgba, RgbaImage};
 use perch_core::capture::{CaptureSettings, Captures, Rect, Target, screen};
 
-const RUNS: usize = 10;
+mod common;
 
 const PYTHON: &str = r#"
 import io, json, sys, time, mss
@@ -76,12 +76,13 @@ fn main() {
     screen_like(bounds.width, bounds.height).save(&picture).unwrap();
     let _ = Command::new("display").args(["-window", "root"]).arg(&picture).env("DISPLAY", &display).status();
 
+    let runs = common::scaled(10, 1);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let captures = Captures::open(tmp.path().join("captures"), Duration::from_secs(3600));
     let settings = CaptureSettings::default();
     let python = std::env::var("PERCH_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
 
-    println!("capture + encode, median of {RUNS} (ms)");
+    println!("capture + encode, median of {runs} (ms)");
     println!(
         "{:<11} {:>12} {:>14} {:>12} | {:>12} {:>14} {:>12}",
         "size", "perch grab", "perch prepare", "perch total", "mss grab", "Pillow prepare", "python total"
@@ -90,7 +91,7 @@ fn main() {
         let rect = Rect::new(0, 0, w, h);
         let (mut grab, mut total) = (Vec::new(), Vec::new());
         let mut last = None;
-        for _ in 0..RUNS {
+        for _ in 0..runs {
             let t = Instant::now();
             let image = screen::grab(rect, &monitors).unwrap();
             grab.push(ms(t.elapsed()));
@@ -104,7 +105,7 @@ fn main() {
         }
         let (grab, total) = (median(grab), median(total));
         let out = Command::new(&python)
-            .args(["-c", PYTHON, &w.to_string(), &h.to_string(), &RUNS.to_string()])
+            .args(["-c", PYTHON, &w.to_string(), &h.to_string(), &runs.to_string()])
             .env("DISPLAY", &display)
             .output();
         let peer = match out {

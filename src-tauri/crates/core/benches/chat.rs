@@ -21,10 +21,12 @@ use perch_core::settings::BaseUrl;
 use perch_fake_llm::{Script, Step};
 use serde_json::json;
 
-const TOKENS: usize = 50_000;
-const RUNS: usize = 3;
-const TTFT_RUNS: usize = 25;
-const MESSAGES: usize = 100_000;
+mod common;
+
+/// Tokens per answer, answers, time-to-first-token runs, messages searched (fewer when quick).
+fn sizes() -> (usize, usize, usize, usize) {
+    if common::quick() { (5_000, 1, 3, 5_000) } else { (50_000, 3, 25, 100_000) }
+}
 
 const PYTHON_CLIENT: &str = r#"
 import json, sys, time, ollama
@@ -86,14 +88,22 @@ fn ask() -> TurnRequest {
     }
 }
 
-/// One turn through the engine: (tokens, seconds, time to first token).
+/// One turn through the engine: (tokens, seconds, time to first token). The turn runs as a task
+/// on the runtime, as in the app (Tauri runs each async command as one), not on the bench's
+/// main thread: there every chunk would cross threads twice (the connection's task on a worker
+/// hands it over, the turn asks for the next), which costs more than the engine's own work.
 async fn through_engine(engine: &Engine) -> (usize, f64, f64) {
-    let sink = Count { texts: AtomicUsize::new(0), first: std::sync::Mutex::new(None) };
-    let start = Instant::now();
-    run_turn(engine, ask(), &sink).await.unwrap();
-    let seconds = start.elapsed().as_secs_f64();
-    let first = sink.first.lock().unwrap().map_or(seconds, |f| (f - start).as_secs_f64());
-    (sink.texts.load(Ordering::Relaxed), seconds, first)
+    let engine = engine.clone();
+    tokio::spawn(async move {
+        let sink = Count { texts: AtomicUsize::new(0), first: std::sync::Mutex::new(None) };
+        let start = Instant::now();
+        run_turn(&engine, ask(), &sink).await.unwrap();
+        let seconds = start.elapsed().as_secs_f64();
+        let first = sink.first.lock().unwrap().map_or(seconds, |f| (f - start).as_secs_f64());
+        (sink.texts.load(Ordering::Relaxed), seconds, first)
+    })
+    .await
+    .unwrap()
 }
 
 /// Time to the first content byte with a plain HTTP client.
@@ -121,7 +131,7 @@ fn python(python: &str, url: &str) -> Option<serde_json::Value> {
     serde_json::from_slice(&out.stdout).ok()
 }
 
-async fn search_latency() -> (f64, f64, f64) {
+async fn search_latency(messages: usize) -> (f64, f64, f64) {
     let (tmp, engine) = engine_for("http://127.0.0.1:1").await;
     // A vocabulary where a few words are in most messages and most words are rare, as in text.
     const COMMON: &[&str] = &[
@@ -159,7 +169,7 @@ async fn search_latency() -> (f64, f64, f64) {
                 seed ^= seed << 17;
                 seed
             };
-            for conv in 0..(MESSAGES / 20) {
+            for conv in 0..(messages / 20) {
                 let id = format!("c{conv:06}");
                 tx.execute(
                     "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
@@ -211,17 +221,18 @@ async fn main() {
     let mut line = String::new();
     BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.trim().trim_start_matches("listening ").to_owned();
+    let (tokens, runs, ttft_runs, messages) = sizes();
     let client = perch_core::providers::http::client_builder().build().unwrap();
     let (_tmp, engine) = engine_for(&url).await;
 
     // Throughput.
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..RUNS {
-        queue(&client, &url, &Script::tokens(TOKENS)).await;
+    for _ in 0..runs {
+        queue(&client, &url, &Script::tokens(tokens)).await;
         let (n, secs, _) = through_engine(&engine).await;
-        assert_eq!(n, TOKENS);
+        assert_eq!(n, tokens);
         ours.push(n as f64 / secs);
-        queue(&client, &url, &Script::tokens(TOKENS)).await;
+        queue(&client, &url, &Script::tokens(tokens)).await;
         if let Some(r) = python(&py, &url) {
             theirs.push(r["tokens"].as_f64().unwrap() / r["seconds"].as_f64().unwrap());
         }
@@ -237,32 +248,34 @@ async fn main() {
         token_delay_ms: 0,
     };
     let (mut engine_ttft, mut raw) = (Vec::new(), Vec::new());
-    for _ in 0..TTFT_RUNS {
+    for _ in 0..ttft_runs {
         queue(&client, &url, &short).await;
-        raw.push(raw_ttft(&client, &url).await * 1000.0);
+        // A task too, like the engine's turn.
+        let (raw_client, raw_url) = (client.clone(), url.clone());
+        raw.push(tokio::spawn(async move { raw_ttft(&raw_client, &raw_url).await }).await.unwrap() * 1000.0);
         queue(&client, &url, &short).await;
         engine_ttft.push(through_engine(&engine).await.2 * 1000.0);
     }
     let _ = server.kill();
     let _ = server.wait();
 
-    let (p50, p95, generated) = search_latency().await;
+    let (p50, p95, generated) = search_latency(messages).await;
 
     println!(
         "chat ({} cores; fake Ollama in its own process)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    println!("  throughput, {TOKENS} tokens, median of {RUNS}:");
+    println!("  throughput, {tokens} tokens, median of {runs}:");
     println!("    perch engine (turn + saving + sink)   {:>9.0} tokens/s", median(ours));
     if theirs.is_empty() {
         println!("    python ollama client                  (not run: no `ollama` package for {py})");
     } else {
         println!("    python ollama client {:<16} {:>9.0} tokens/s", "", median(theirs));
     }
-    println!("  time to first token, median of {TTFT_RUNS} (the fake waits 20 ms):");
+    println!("  time to first token, median of {ttft_runs} (the fake waits 20 ms):");
     let (e, r) = (median(engine_ttft), median(raw));
     println!("    raw HTTP client                       {r:>9.1} ms");
     println!("    perch engine                          {e:>9.1} ms  (+{:.1} ms)", e - r);
-    println!("  history search over {MESSAGES} messages ({generated:.1} s to generate), 300 queries:");
+    println!("  history search over {messages} messages ({generated:.1} s to generate), 300 queries:");
     println!("    p50 {p50:.2} ms   p95 {p95:.2} ms");
 }

@@ -19,8 +19,15 @@ use perch_core::mcp::McpManager;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-const CALLS: usize = 2_000;
-const START_RUNS: usize = 5;
+mod common;
+
+/// Round trips per client, and start-ups of five servers (fewer in a quick run).
+fn calls() -> usize {
+    common::scaled(2_000, 50)
+}
+fn start_runs() -> usize {
+    common::scaled(5, 1)
+}
 
 const PYTHON_CLIENT: &str = r#"
 import asyncio, json, sys, time
@@ -85,9 +92,9 @@ async fn round_trip(python: Option<&str>) {
     for i in 0..50 {
         m.call_tool("demo", "add", args(i), &cancel, None).await.unwrap();
     }
-    let mut times = Vec::with_capacity(CALLS);
+    let mut times = Vec::with_capacity(calls());
     let start = Instant::now();
-    for i in 0..CALLS {
+    for i in 0..calls() {
         let t = Instant::now();
         let out = m.call_tool("demo", "add", args(i), &cancel, None).await.unwrap();
         times.push(t.elapsed().as_secs_f64());
@@ -95,7 +102,7 @@ async fn round_trip(python: Option<&str>) {
     }
     let total = start.elapsed().as_secs_f64();
     m.shutdown().await;
-    println!("tool-call round trip, demo.add over stdio, {CALLS} sequential calls:");
+    println!("tool-call round trip, demo.add over stdio, {} sequential calls:", calls());
     report("  Perch (perch-core McpManager)", &times, total);
 
     let Some(python) = python else {
@@ -103,7 +110,7 @@ async fn round_trip(python: Option<&str>) {
         return;
     };
     let out = Command::new(python)
-        .args(["-c", PYTHON_CLIENT, bundled("perch-mcp-demo").to_str().unwrap(), &CALLS.to_string()])
+        .args(["-c", PYTHON_CLIENT, bundled("perch-mcp-demo").to_str().unwrap(), &calls().to_string()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -118,7 +125,7 @@ async fn start_five() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| dirs::home_dir().unwrap().join(".cache/perch/venv"));
     let mut runs = Vec::new();
-    for _ in 0..START_RUNS {
+    for _ in 0..start_runs() {
         let tmp = tempfile::tempdir().unwrap();
         let files = tmp.path().join("files");
         std::fs::create_dir_all(&files).unwrap();
@@ -150,11 +157,12 @@ async fn start_five() {
     }
     let times: Vec<f64> = runs.iter().map(|r| r.0).collect();
     println!(
-        "start five stdio servers concurrently and list their tools ({} tools): median {:.0} ms, min {:.0} ms, max {:.0} ms over {START_RUNS} runs",
+        "start five stdio servers concurrently and list their tools ({} tools): median {:.0} ms, min {:.0} ms, max {:.0} ms over {} runs",
         runs[0].1,
         percentile(times.clone(), 0.5) * 1e3,
         percentile(times.clone(), 0.0) * 1e3,
         percentile(times, 1.0) * 1e3,
+        runs.len(),
     );
 }
 

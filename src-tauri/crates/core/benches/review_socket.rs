@@ -49,6 +49,8 @@ async fn round_trips(
     (all, started.elapsed())
 }
 
+mod common;
+
 #[tokio::main]
 async fn main() {
     let tmp = tempfile::tempdir().unwrap();
@@ -68,8 +70,8 @@ async fn main() {
     println!("review socket ({} cores)", std::thread::available_parallelism().map_or(1, |n| n.get()));
     println!("{:<42}{:>10}{:>10}{:>12}", "", "p50", "p99", "per second");
     for (label, kind, payload, per_client) in [
-        ("ping", "ping", Value::Null, 4000),
-        ("present_review (2 KB, stored)", "present_review", review, 400),
+        ("ping", "ping", Value::Null, common::scaled(4000, 100)),
+        ("present_review (2 KB, stored)", "present_review", review, common::scaled(400, 20)),
     ] {
         let _ = round_trips(&socket, 1, 50, kind, payload.clone()).await; // warm up
         for clients in [1, 10] {

@@ -53,7 +53,7 @@ fn decisions() {
         decide(&assess(line, cwd, home), ctx); // warm up
     }
     let mut times = Vec::new();
-    for _ in 0..20 {
+    for _ in 0..common::scaled(20, 1) {
         for line in &lines {
             let t = Instant::now();
             std::hint::black_box(decide(&assess(std::hint::black_box(line), cwd, home), ctx));
@@ -63,7 +63,7 @@ fn decisions() {
     report(&format!("parse + blocklist + decision ({} lines)", lines.len()), times);
     let ordinary = ["cargo test -p perch-core", "git status && git diff --stat", "ls -la src | grep rs"];
     let mut times = Vec::new();
-    for _ in 0..2000 {
+    for _ in 0..common::scaled(2000, 20) {
         for line in ordinary {
             let t = Instant::now();
             std::hint::black_box(decide(&assess(line, cwd, home), ctx));
@@ -105,6 +105,8 @@ async fn executor_times(argv: Vec<String>, cwd: &Path, runs: usize) -> Vec<Durat
     times
 }
 
+mod common;
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     println!("Terminal figures\n");
@@ -121,7 +123,7 @@ fn main() {
     sandboxed.extend(policy.to_args().into_iter().map(|a| a.to_string_lossy().into_owned()));
     sandboxed.push("--".into());
     sandboxed.extend(bash.clone());
-    let runs = 200;
+    let runs = common::scaled(200, 10);
     let plain = report("bash -c true", spawn_times(&bash, runs));
     let boxed =
         report("perch-sandbox (Landlock + namespaces, no network) bash", spawn_times(&sandboxed, runs));

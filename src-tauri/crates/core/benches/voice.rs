@@ -34,7 +34,6 @@ const SENTENCES: &[&str] = &[
 ];
 const UTTERANCE: &str =
     "Open the settings and turn on dark mode, then summarize the last three messages for me.";
-const RUNS: usize = 5;
 const THREADS: usize = 2;
 
 const FASTER_WHISPER: &str = r#"
@@ -121,13 +120,18 @@ impl DictationSink for Finals {
     }
 }
 
+mod common;
+
 fn main() {
+    // A quick run: one sentence, one dictation after the warm-up.
+    let sentences = &SENTENCES[..common::scaled(SENTENCES.len(), 1)];
+    let runs = common::scaled(5, 1);
     let model_path = PathBuf::from(std::env::var("PERCH_WHISPER_TEST_MODEL").unwrap_or_else(|_| {
         format!("{}/.cache/perch/models/ggml-tiny.en.bin", std::env::var("HOME").unwrap_or_default())
     }));
     assert!(model_path.is_file(), "{} is missing: run make deps", model_path.display());
     let dir = tempfile::tempdir().unwrap();
-    let files: Vec<PathBuf> = SENTENCES
+    let files: Vec<PathBuf> = sentences
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -150,7 +154,7 @@ fn main() {
     let options = TranscribeOptions { threads: THREADS, ..TranscribeOptions::default() };
     let (mut audio_total, mut busy_total, mut wer_total) = (0.0, 0.0, 0.0);
     let mut ours = Vec::new();
-    for (file, sentence) in files.iter().zip(SENTENCES) {
+    for (file, sentence) in files.iter().zip(sentences) {
         let t = Instant::now();
         let (samples, _) = wav::read_wav(file).unwrap();
         let span = perch_core::voice::vad::speech_span(&samples).unwrap();
@@ -172,7 +176,7 @@ fn main() {
         ..VoiceSettings::default()
     };
     let mut releases = Vec::new();
-    for run in 0..=RUNS {
+    for run in 0..=runs {
         let sink = Arc::new(Finals::default());
         let source = AudioSource::Wav { path: utterance.clone(), realtime: true };
         voice.start_dictation(&settings, source, sink.clone()).unwrap();
@@ -210,13 +214,13 @@ fn main() {
     let fw_busy: f64 = fw_files.iter().map(|f| f["seconds"].as_f64().unwrap()).sum();
     let fw_wer: f64 = fw_files
         .iter()
-        .zip(SENTENCES)
+        .zip(sentences)
         .map(|(f, s)| word_error_rate(s, f["text"].as_str().unwrap()))
         .sum::<f64>();
     // Its release-to-text: transcribing the utterance once recording ends (the seed's flow).
     let release_child = Command::new(&python)
         .args(["-c", FASTER_WHISPER, &ct2, &THREADS.to_string()])
-        .args(std::iter::repeat_n(&utterance, RUNS + 1))
+        .args(std::iter::repeat_n(&utterance, runs + 1))
         .output()
         .unwrap();
     let release_report: serde_json::Value = serde_json::from_slice(&release_child.stdout).unwrap();
@@ -228,10 +232,10 @@ fn main() {
         .map(|f| f["seconds"].as_f64().unwrap())
         .collect();
 
-    let n = SENTENCES.len() as f64;
+    let n = sentences.len() as f64;
     println!(
         "\nVoice: whisper tiny.en, {THREADS} threads, {} sentences ({audio_total:.1} s of espeak-ng speech)",
-        SENTENCES.len()
+        sentences.len()
     );
     println!("{:<44} {:>16} {:>16}", "", "Perch (whisper.cpp)", "faster-whisper");
     println!(
@@ -255,7 +259,7 @@ fn main() {
     println!("{:<44} {:>16.3} {:>16.3}", "word error rate (mean)", wer_total / n, fw_wer / n);
     println!("{:<44} {:>16.0} {:>16.0}", "peak memory, PSS (MiB)", ours_peak, theirs_peak);
     println!("{:<44} {:>16.0} {:>16}", "  of which before loading the model (MiB)", baseline, "-");
-    for ((sentence, mine), theirs) in SENTENCES.iter().zip(&ours).zip(fw_files) {
+    for ((sentence, mine), theirs) in sentences.iter().zip(&ours).zip(fw_files) {
         println!(
             "  {sentence:?}\n    perch:          {mine:?}\n    faster-whisper: {:?}",
             theirs["text"].as_str().unwrap()

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::agent::ModelCache;
 use crate::agent::runs::Runs;
 use crate::asks::Asks;
 use crate::keys::Keys;
 use crate::mcp::McpManager;
 use crate::owner::{self, ProcessOwner};
 use crate::paths::{DataDir, PathsError};
+use crate::providers::ModelCache;
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
 use crate::settings::SettingsHandle;
@@ -44,6 +44,7 @@ struct Inner {
     keys: Arc<Keys>,
     runs: Runs,
     models: ModelCache,
+    http: crate::providers::http::Clients,
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
@@ -84,6 +85,7 @@ impl Engine {
             crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
         let terminal = Arc::new(crate::terminal::Terminal::new(store.clone()));
+        let http = crate::providers::http::Clients::default();
         let inner = Inner {
             data_dir,
             store,
@@ -94,9 +96,10 @@ impl Engine {
             keys,
             runs: Runs::default(),
             models: ModelCache::default(),
+            http: http.clone(),
             asks,
             mcp,
-            picker: crate::agent::picker::ToolPicker::new(data_dir_root),
+            picker: crate::agent::picker::ToolPicker::new(data_dir_root, http.clone()),
             local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
             voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
             owner,
@@ -135,6 +138,10 @@ impl Engine {
     }
     pub fn model_cache(&self) -> &ModelCache {
         &self.inner.models
+    }
+    /// The HTTP clients every provider and download of this engine reuses.
+    pub fn http_clients(&self) -> &crate::providers::http::Clients {
+        &self.inner.http
     }
     /// The id this process's streaming answers record as their owner.
     pub fn owner_id(&self) -> Option<&str> {

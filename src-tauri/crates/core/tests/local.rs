@@ -96,7 +96,7 @@ async fn a_local_model_answers_through_the_turn_with_usage_and_no_cost() {
 
     // The models list shows it with its context length and capabilities.
     let settings = s.engine.settings().get().await;
-    let listing = Registry::for_engine(&s.engine, &settings).list_models(false).await;
+    let listing = Registry::of(&s.engine, &settings).list_models(false).await;
     let local = listing.iter().find(|p| p.provider == "local").unwrap();
     assert_eq!(local.models[0].id, "local:smollm2");
     assert_eq!(local.models[0].context_length, Some(1024));

@@ -3,6 +3,7 @@ import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
+import { WebSummary, isWebCall } from "./WebSummary";
 
 const STATUS: Record<ToolCallRecord["status"], string> = {
   pending: "waiting for you",
@@ -53,7 +54,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
           {call.duration_ms != null && call.status !== "pending" ? ` · ${call.duration_ms} ms` : ""}
         </span>
       </header>
-      <pre className="tool-args">{args}</pre>
+      {isWebCall(call) ? <WebSummary call={call} /> : <pre className="tool-args">{args}</pre>}
       {call.status === "running" && progress && (
         <div className="tool-progress" role="progressbar" aria-valuenow={percent ?? undefined} aria-valuemin={0} aria-valuemax={100}>
           {percent !== null && <div className="bar" style={{ width: `${percent}%` }} />}

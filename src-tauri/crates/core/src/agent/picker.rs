@@ -12,6 +12,7 @@ use serde::Serialize;
 use tokio::sync::Mutex;
 
 use super::tools::OfferedTool;
+use crate::providers::http::{Clients, Timeouts};
 use crate::settings::{RetrieverChoice, ToolSettings};
 
 const CACHE_FILE: &str = "tool-embeddings.bin";
@@ -44,6 +45,7 @@ pub struct ToolPicker {
     cache_path: PathBuf,
     model_dir: PathBuf,
     minilm: Mutex<Option<Arc<MiniLm>>>,
+    clients: Clients,
 }
 
 impl std::fmt::Debug for ToolPicker {
@@ -54,7 +56,7 @@ impl std::fmt::Debug for ToolPicker {
 
 impl ToolPicker {
     /// `PERCH_MINILM_DIR` points at an existing copy of the model (tests use the PyPI one).
-    pub fn new(data_dir: &Path) -> Self {
+    pub fn new(data_dir: &Path, clients: Clients) -> Self {
         let cache_path = data_dir.join(CACHE_FILE);
         let model_dir = std::env::var_os("PERCH_MINILM_DIR")
             .map(PathBuf::from)
@@ -67,6 +69,7 @@ impl ToolPicker {
             cache_path,
             model_dir,
             minilm: Mutex::new(None),
+            clients,
         }
     }
 
@@ -81,7 +84,7 @@ impl ToolPicker {
 
     /// Downloads the model (checked against its sha256), reporting progress.
     pub async fn download_model(&self, mut progress: impl FnMut(u64, u64) + Send) -> Result<(), String> {
-        let client = crate::providers::http::client(&Default::default());
+        let client = self.clients.get(Timeouts::default()).client;
         download::fetch(&client, MINILM_FILES, &self.model_dir, download::Fetch::default(), |p| {
             progress(p.done, p.total)
         })
@@ -105,7 +108,7 @@ impl ToolPicker {
 
     async fn embedder(&self, settings: &ToolSettings, ollama_url: &str) -> Option<Box<dyn Embedder>> {
         let ollama = || {
-            let client = crate::providers::http::client(&Default::default());
+            let client = self.clients.get(Timeouts::default()).client;
             Box::new(OllamaEmbedder::new(client, ollama_url, &settings.ollama_embedding_model))
                 as Box<dyn Embedder>
         };

@@ -28,8 +28,12 @@ pub(super) async fn stream_answer(
 ) -> Step {
     let mut asked = Step::default();
     let mut progress = Progress { store, message_id, saved: (out.text.len(), out.thinking.len()) };
+    // One wait for Stop for the whole step: a new one per token registered and removed a
+    // waiter on the token (two locks) thousands of times a second.
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
     let mut stream = tokio::select! {
-        _ = cancel.cancelled() => { out.stopped = true; return asked; }
+        _ = &mut cancelled => { out.stopped = true; return asked; }
         started = provider.stream_chat(request) => match started {
             Ok(stream) => stream,
             Err(e) => { out.error = Some(e); return asked; }
@@ -40,7 +44,7 @@ pub(super) async fn stream_answer(
     loop {
         let next = tokio::select! {
             // Dropping the stream closes the connection: the provider stops generating.
-            _ = cancel.cancelled() => { out.stopped = true; break; }
+            _ = &mut cancelled => { out.stopped = true; break; }
             _ = save_timer.tick() => {
                 progress.save(out).await;
                 continue;

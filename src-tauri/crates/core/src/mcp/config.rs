@@ -376,7 +376,7 @@ mod tests {
         let loaded = load_texts(BUNDLED, None, Path::new("/x"));
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
         let names: Vec<&str> = loaded.servers.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["demo", "filesystem"]);
+        assert_eq!(names, ["demo", "filesystem", "web"]);
         assert!(
             loaded.servers.iter().all(|s| s.enabled && s.auto_start && s.bundled && s.timeout_secs == 60)
         );
@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(loaded.problems.len(), 1);
         assert_eq!(loaded.problems[0].line, 3);
         assert!(loaded.problems[0].to_string().starts_with("/data/mcp_servers.json, line 3: not valid JSON"));
-        assert_eq!(loaded.servers.len(), 2);
+        assert_eq!(loaded.servers.len(), 3);
     }
 
     #[test]

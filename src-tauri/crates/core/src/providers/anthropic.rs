@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{self, SseEvent, Timeouts};
+use super::http::{self, Http, SseEvent, Timeouts};
 use super::{
     Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, SignedThinking,
     StopReason, StreamEvent, ToolCall, Usage,
@@ -31,11 +31,12 @@ pub struct Anthropic {
 }
 
 impl Anthropic {
-    pub fn new(base_url: &str, api_key: String, timeouts: Timeouts) -> Self {
+    pub fn new(base_url: &str, api_key: String, client: impl Into<Http>) -> Self {
+        let Http { client, timeouts } = client.into();
         Self {
             endpoint: http::Endpoint::new("Anthropic", base_url, "Check your connection."),
             api_key,
-            client: http::client(&timeouts),
+            client,
             timeouts,
         }
     }

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{self, SseEvent, Timeouts};
+use super::http::{self, Http, SseEvent, Timeouts};
 use super::{
     Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
     StreamEvent, ToolCall, Usage,
@@ -26,11 +26,12 @@ pub struct Gemini {
 }
 
 impl Gemini {
-    pub fn new(base_url: &str, api_key: String, timeouts: Timeouts) -> Self {
+    pub fn new(base_url: &str, api_key: String, client: impl Into<Http>) -> Self {
+        let Http { client, timeouts } = client.into();
         Self {
             endpoint: http::Endpoint::new("Gemini", base_url, "Check your connection."),
             api_key,
-            client: http::client(&timeouts),
+            client,
             timeouts,
         }
     }

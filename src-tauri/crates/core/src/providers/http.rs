@@ -4,15 +4,18 @@
 //! Bodies are split into lines as bytes and decoded afterwards, so a character split across
 //! two network chunks arrives whole. A quiet stream is cut after an idle timeout.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use futures::FutureExt;
 use futures::stream::{BoxStream, StreamExt};
 use reqwest::{Response, StatusCode};
 
 use super::ProviderError;
 
 /// How long to wait for the first byte (models can take a while to load) and between bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Timeouts {
     pub connect: Duration,
     pub first_byte: Duration,
@@ -47,9 +50,38 @@ pub fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder().user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))
 }
 
-/// A client for a model service, with its connect timeout.
+/// A new client for a model service, with its connect timeout. Building one loads the TLS
+/// roots and starts an empty connection pool, so the engine reuses its clients ([`Clients`]).
 pub fn client(timeouts: &Timeouts) -> reqwest::Client {
     client_builder().connect_timeout(timeouts.connect).build().unwrap_or_default()
+}
+
+/// A client and the timeouts its streams are read with: what a provider talks through.
+#[derive(Debug, Clone)]
+pub struct Http {
+    pub client: reqwest::Client,
+    pub timeouts: Timeouts,
+}
+
+impl From<Timeouts> for Http {
+    /// A client of its own (tests, one-off use); the engine's come from [`Clients`].
+    fn from(timeouts: Timeouts) -> Self {
+        Self { client: client(&timeouts), timeouts }
+    }
+}
+
+/// The clients a process reuses, one per timeout configuration (clones share the cache). A
+/// turn that built its own client spent milliseconds loading the TLS roots before its first
+/// byte, and could not reuse a kept-alive connection.
+#[derive(Debug, Clone, Default)]
+pub struct Clients(Arc<Mutex<HashMap<Timeouts, reqwest::Client>>>);
+
+impl Clients {
+    pub fn get(&self, timeouts: Timeouts) -> Http {
+        let mut clients = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let client = clients.entry(timeouts).or_insert_with(|| client(&timeouts)).clone();
+        Http { client, timeouts }
+    }
 }
 
 /// A provider's address, and how to talk about failing to reach it.
@@ -176,51 +208,81 @@ pub fn lines(
     provider: &str,
     timeouts: Timeouts,
 ) -> BoxStream<'static, Result<Vec<u8>, ProviderError>> {
-    let provider = provider.to_owned();
-    let body = response.bytes_stream();
-    let state = (body, Vec::<u8>::new(), true, false);
-    futures::stream::unfold(state, move |(mut body, mut buf, mut first, mut ended)| {
-        let provider = provider.clone();
-        async move {
-            loop {
-                if let Some(pos) = buf.iter().position(|&b| b == b'\n') {
-                    let mut line: Vec<u8> = buf.drain(..=pos).collect();
-                    line.pop();
-                    if line.last() == Some(&b'\r') {
-                        line.pop();
-                    }
-                    return Some((Ok(line), (body, buf, first, ended)));
+    /// `buf[start..]` is not handed out yet, and its first `scanned` bytes hold no newline. A
+    /// network chunk carries hundreds of short lines when a model is fast: each is copied out
+    /// once, and the buffer is compacted once per chunk, not once per line.
+    struct State<B> {
+        body: B,
+        buf: Vec<u8>,
+        start: usize,
+        scanned: usize,
+        first: bool,
+        ended: bool,
+        provider: String,
+    }
+    let state = State {
+        body: response.bytes_stream(),
+        buf: Vec::new(),
+        start: 0,
+        scanned: 0,
+        first: true,
+        ended: false,
+        provider: provider.to_owned(),
+    };
+    futures::stream::unfold(state, move |mut st| async move {
+        loop {
+            let from = st.start + st.scanned;
+            if let Some(at) = st.buf[from..].iter().position(|&b| b == b'\n') {
+                let mut line = &st.buf[st.start..from + at];
+                if line.last() == Some(&b'\r') {
+                    line = &line[..line.len() - 1];
                 }
-                if ended {
-                    if buf.is_empty() {
-                        return None;
-                    }
-                    let line = std::mem::take(&mut buf);
-                    return Some((Ok(line), (body, buf, first, ended)));
-                }
-                let wait = if first { timeouts.first_byte } else { timeouts.idle };
-                match tokio::time::timeout(wait, body.next()).await {
-                    Err(_) => {
-                        let error = ProviderError::Stalled { provider, after: wait };
-                        return Some((Err(error), (body, Vec::new(), first, true)));
-                    }
-                    Ok(None) => ended = true,
-                    Ok(Some(Ok(chunk))) => {
-                        first = false;
-                        buf.extend_from_slice(&chunk);
-                    }
-                    Ok(Some(Err(e))) => {
-                        // A body cut mid-chunk reads as a decoding error; say what happened.
-                        let message = if e.is_body() || e.is_decode() {
-                            "the connection closed before the answer was complete".to_owned()
-                        } else {
-                            e.to_string()
-                        };
-                        let error = ProviderError::Stream { provider, message };
-                        return Some((Err(error), (body, Vec::new(), first, true)));
-                    }
-                }
+                let line = line.to_vec();
+                (st.start, st.scanned) = (from + at + 1, 0);
+                return Some((Ok(line), st));
             }
+            st.scanned = st.buf.len() - st.start;
+            if st.ended {
+                if st.scanned == 0 {
+                    return None;
+                }
+                let line = st.buf[st.start..].to_vec();
+                (st.start, st.scanned) = (st.buf.len(), 0);
+                return Some((Ok(line), st));
+            }
+            st.buf.drain(..st.start);
+            st.start = 0;
+            let wait = if st.first { timeouts.first_byte } else { timeouts.idle };
+            // A chunk that is already here needs no timer: a fast model sends a chunk per
+            // token, and arming a timer for each cost more than the rest of the token's path.
+            let next = match st.body.next().now_or_never() {
+                Some(next) => Ok(next),
+                None => tokio::time::timeout(wait, st.body.next()).await,
+            };
+            let failure = match next {
+                Err(_) => ProviderError::Stalled { provider: st.provider.clone(), after: wait },
+                Ok(None) => {
+                    st.ended = true;
+                    continue;
+                }
+                Ok(Some(Ok(chunk))) => {
+                    st.first = false;
+                    st.buf.extend_from_slice(&chunk);
+                    continue;
+                }
+                // A body cut mid-chunk reads as a decoding error; say what happened.
+                Ok(Some(Err(e))) => ProviderError::Stream {
+                    provider: st.provider.clone(),
+                    message: if e.is_body() || e.is_decode() {
+                        "the connection closed before the answer was complete".to_owned()
+                    } else {
+                        e.to_string()
+                    },
+                },
+            };
+            st.buf.clear();
+            (st.start, st.scanned, st.ended) = (0, 0, true);
+            return Some((Err(failure), st));
         }
     })
     .boxed()
@@ -383,6 +445,82 @@ mod tests {
                 SseEvent { event: String::new(), data: "[DONE]".into() }
             ]
         );
+    }
+
+    /// A loopback HTTP/1.1 server that keeps connections open; counts the ones it accepted.
+    async fn keep_alive_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n @ 1..) = socket.read(&mut buf).await {
+                        if buf[..n].windows(4).any(|w| w == b"\r\n\r\n") {
+                            let reply = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+                            if socket.write_all(reply).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        (url, accepted)
+    }
+
+    #[tokio::test]
+    async fn clients_are_reused_with_their_connections() {
+        let (url, accepted) = keep_alive_server().await;
+        let clients = Clients::default();
+        for _ in 0..3 {
+            let http = clients.get(Timeouts::default());
+            http.client.get(&url).send().await.unwrap().bytes().await.unwrap();
+        }
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1, "one kept-alive connection");
+        // Clients of their own open a connection each.
+        for _ in 0..2 {
+            let http = Http::from(Timeouts::default());
+            http.client.get(&url).send().await.unwrap().bytes().await.unwrap();
+        }
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
+        // Another timeout configuration gets another client.
+        let quick = Timeouts { connect: Duration::from_millis(500), ..Timeouts::default() };
+        clients.get(quick).client.get(&url).send().await.unwrap().bytes().await.unwrap();
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 4);
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_across_chunks_and_within_them() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+            socket.write_all(head.as_bytes()).await.unwrap();
+            // Many lines in one chunk, a line across two chunks, CRLF, no newline at the end.
+            for part in ["a\nbb\r\nccc\n\nd", "d\ne", "e\n", "last"] {
+                let frame = format!("{:x}\r\n{part}\r\n", part.len());
+                socket.write_all(frame.as_bytes()).await.unwrap();
+                socket.flush().await.unwrap();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            socket.write_all(b"0\r\n\r\n").await.unwrap();
+        });
+        let response = client(&Timeouts::default()).get(&url).send().await.unwrap();
+        let got: Vec<String> = lines(response, "test", Timeouts::default())
+            .map(|l| String::from_utf8(l.unwrap()).unwrap())
+            .collect()
+            .await;
+        assert_eq!(got, ["a", "bb", "ccc", "", "dd", "ee", "last"]);
     }
 
     #[test]

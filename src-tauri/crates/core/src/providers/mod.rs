@@ -8,6 +8,7 @@ mod error;
 mod gemini;
 pub mod http;
 pub mod local;
+mod model_cache;
 mod ollama;
 mod openai;
 mod registry;
@@ -20,6 +21,7 @@ use futures::stream::BoxStream;
 pub use anthropic::Anthropic;
 pub use error::ProviderError;
 pub use gemini::Gemini;
+pub use model_cache::ModelCache;
 pub use ollama::Ollama;
 pub use openai::OpenAi;
 pub use registry::{

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{self, Timeouts};
+use super::http::{self, Http, Timeouts};
 use super::{
     Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
     StreamEvent, ToolCall, ToolSpec, Usage,
@@ -25,14 +25,15 @@ pub struct Ollama {
 }
 
 impl Ollama {
-    pub fn new(base_url: &str, timeouts: Timeouts) -> Self {
+    pub fn new(base_url: &str, client: impl Into<Http>) -> Self {
+        let Http { client, timeouts } = client.into();
         Self {
             endpoint: http::Endpoint::new(
                 "Ollama",
                 base_url,
                 "Start it with `ollama serve`, or change its URL in Settings (or OLLAMA_HOST).",
             ),
-            client: http::client(&timeouts),
+            client,
             timeouts,
         }
     }

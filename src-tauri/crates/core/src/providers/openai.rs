@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{self, SseEvent, Timeouts};
+use super::http::{self, Http, SseEvent, Timeouts};
 use super::{
     Capabilities, ChatMessage, ChatRequest, EventStream, ModelInfo, Provider, ProviderError, StopReason,
     StreamEvent, ToolCall, ToolSpec, Usage,
@@ -26,14 +26,10 @@ pub struct OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(name: &str, base_url: &str, api_key: Option<String>, timeouts: Timeouts) -> Self {
+    pub fn new(name: &str, base_url: &str, api_key: Option<String>, client: impl Into<Http>) -> Self {
+        let Http { client, timeouts } = client.into();
         let hint = "Check the server is running and its URL in Settings -> Models.";
-        Self {
-            endpoint: http::Endpoint::new(name, base_url, hint),
-            api_key,
-            client: http::client(&timeouts),
-            timeouts,
-        }
+        Self { endpoint: http::Endpoint::new(name, base_url, hint), api_key, client, timeouts }
     }
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {

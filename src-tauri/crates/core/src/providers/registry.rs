@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::http::Timeouts;
+use super::http::{Clients, Timeouts};
 use super::local::Local;
 use super::{Anthropic, Gemini, ModelInfo, Ollama, OpenAi, Provider, ProviderError};
 use crate::keys::Keys;
@@ -97,26 +97,33 @@ pub struct ProviderModels {
     pub error: Option<String>,
 }
 
+impl ProviderEndpoint {
+    /// Whether its client is given a key at all (Ollama and local models take none, so none is
+    /// looked up).
+    pub fn takes_key(&self) -> bool {
+        !matches!(self.kind, ProviderKind::Ollama | ProviderKind::Local)
+    }
+}
+
+/// The providers of the current settings. Cheap to build per request: the HTTP clients come
+/// from `clients`, which the engine keeps for the life of the process.
 pub struct Registry {
     endpoints: Vec<ProviderEndpoint>,
     keys: Arc<Keys>,
-    timeouts: Timeouts,
+    clients: Clients,
     local: Option<(Arc<LocalModels>, LocalSettings)>,
 }
 
 impl Registry {
-    pub fn new(settings: &ProviderSettings, keys: Arc<Keys>) -> Self {
-        Self::with_timeouts(settings, keys, Timeouts::default())
+    pub fn new(settings: &ProviderSettings, keys: Arc<Keys>, clients: Clients) -> Self {
+        Self { endpoints: builtin_endpoints(settings), keys, clients, local: None }
     }
 
-    pub fn with_timeouts(settings: &ProviderSettings, keys: Arc<Keys>, timeouts: Timeouts) -> Self {
-        Self { endpoints: builtin_endpoints(settings), keys, timeouts, local: None }
-    }
-
-    /// Every provider the engine offers: the built-in and added ones, and local models (listed
-    /// right after Ollama, so a machine with a local model and no Ollama starts with it).
-    pub fn for_engine(engine: &crate::Engine, settings: &Settings) -> Self {
-        let mut registry = Self::new(&settings.providers, engine.keys().clone());
+    /// Every provider the engine offers for these settings, with its keys and its clients: the
+    /// built-in and added ones, and local models (listed right after Ollama, so a machine with a
+    /// local model and no Ollama starts with it).
+    pub fn of(engine: &crate::Engine, settings: &Settings) -> Self {
+        let mut registry = Self::new(&settings.providers, engine.keys().clone(), engine.http_clients().clone());
         let local = ProviderEndpoint {
             name: super::local::NAME.into(),
             kind: ProviderKind::Local,
@@ -143,18 +150,20 @@ impl Registry {
     /// A client for `name`, with its key.
     pub async fn provider(&self, name: &str) -> Result<Arc<dyn Provider>, ProviderError> {
         let endpoint = self.endpoint(name)?.clone();
-        let key = self.key(&endpoint).await;
+        let key = if endpoint.takes_key() { self.key(&endpoint).await } else { None };
         let missing = || ProviderError::MissingKey {
             provider: endpoint.name.clone(),
             env: endpoint.key_env.clone().unwrap_or_else(|| "a key in Settings".into()),
         };
-        let t = self.timeouts;
+        let http = self.clients.get(Timeouts::default());
         Ok(match endpoint.kind {
-            ProviderKind::Ollama => Arc::new(Ollama::new(&endpoint.url, t)),
+            ProviderKind::Ollama => Arc::new(Ollama::new(&endpoint.url, http)),
             ProviderKind::OpenAi if endpoint.needs_key && key.is_none() => return Err(missing()),
-            ProviderKind::OpenAi => Arc::new(OpenAi::new(&endpoint.name, &endpoint.url, key, t)),
-            ProviderKind::Anthropic => Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, t)),
-            ProviderKind::Gemini => Arc::new(Gemini::new(&endpoint.url, key.ok_or_else(missing)?, t)),
+            ProviderKind::OpenAi => Arc::new(OpenAi::new(&endpoint.name, &endpoint.url, key, http)),
+            ProviderKind::Anthropic => {
+                Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, http))
+            }
+            ProviderKind::Gemini => Arc::new(Gemini::new(&endpoint.url, key.ok_or_else(missing)?, http)),
             ProviderKind::Local => match &self.local {
                 Some((models, settings)) => Arc::new(Local::new(models.clone(), settings.clone())),
                 None => return Err(ProviderError::UnknownProvider(endpoint.name)),

@@ -202,6 +202,11 @@ impl Store {
         let id = id_or_prefix.to_owned();
         self.call(move |c| conversation_detail(c, &id)).await
     }
+    /// A conversation's header (title, model, totals, message count), without its messages.
+    pub async fn conversation_header(&self, id: &str) -> Result<Conversation, StoreError> {
+        let id = id.to_owned();
+        self.call(move |c| get_conversation(c, &id)).await
+    }
     /// One message, by id.
     pub async fn message(&self, id: i64) -> Result<Message, StoreError> {
         self.call(move |c| {

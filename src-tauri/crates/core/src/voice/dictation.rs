@@ -149,8 +149,16 @@ impl Worker {
     /// Records until told to stop, then transcribes. The outcome also goes to the sink.
     pub fn run(mut self) -> Result<DictationOutcome, VoiceError> {
         let result = self.record_and_transcribe();
+        // Close the control channel before the last event: whoever reacts to that event by
+        // starting the next dictation must not find this one still running.
+        self.control_rx = mpsc::channel().1;
         match &result {
-            Ok(_) => {}
+            Ok(outcome) => self.emit(DictationEvent::Final {
+                text: outcome.text.clone(),
+                audio_seconds: outcome.audio_seconds,
+                transcribe_ms: outcome.transcribe_time.as_millis() as u32,
+                send: self.config.send_after,
+            }),
             Err(VoiceError::Cancelled) => self.emit(DictationEvent::Cancelled),
             Err(e) => self.emit(DictationEvent::Failed { kind: e.kind(), message: e.to_string() }),
         }
@@ -258,12 +266,6 @@ impl Worker {
         if text.is_empty() {
             return Err(VoiceError::NoSpeech);
         }
-        self.emit(DictationEvent::Final {
-            text: text.clone(),
-            audio_seconds: seconds,
-            transcribe_ms: transcribe_time.as_millis() as u32,
-            send: self.config.send_after,
-        });
         Ok(DictationOutcome { text, audio_seconds: seconds, transcribe_time, audio })
     }
 

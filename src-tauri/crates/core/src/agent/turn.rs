@@ -1,0 +1,288 @@
+//! One turn: validate, save the question, build the context, offer tools, run the loop, and
+//! save the answer as complete, stopped or failed.
+
+use super::{
+    ChatError, MAX_MESSAGE_CHARS, Outcome, TurnError, TurnEvent, TurnFinished, TurnKind, TurnOptions,
+    TurnRequest, TurnSink, TurnStarted, attachments, context, rounds, thread, tools,
+};
+use crate::Engine;
+use crate::providers::{ChatMessage, ChatRequest, ModelId, ProviderError, Registry};
+use crate::store::{ConversationDetail, Message, MessageStatus, MessageUpdate, NewMessage, Role};
+
+/// Runs one turn to its end. Returns the saved answer (complete, stopped or failed).
+pub async fn run_turn(
+    engine: &Engine,
+    request: TurnRequest,
+    sink: &dyn TurnSink,
+) -> Result<Message, ChatError> {
+    run_turn_with(engine, request, sink, TurnOptions::default()).await
+}
+
+pub async fn run_turn_with(
+    engine: &Engine,
+    request: TurnRequest,
+    sink: &dyn TurnSink,
+    options: TurnOptions,
+) -> Result<Message, ChatError> {
+    // First, so a Stop during the lookups below is not lost (a Stop even earlier is kept by
+    // `Runs` until this line).
+    let run = engine.runs().start(request.run_id.clone());
+    let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
+    validate(&request.kind)?;
+    let settings = engine.settings().get().await;
+    let registry = Registry::of(engine, &settings);
+    let provider = registry.provider(&id.provider).await?;
+    let info = engine.model_info(&*provider, &id).await;
+    if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)
+        && !images.is_empty()
+        && !info.capabilities.vision
+    {
+        return Err(ProviderError::NoVision { model: request.model.clone() }.into());
+    }
+    let store = engine.store();
+
+    // The conversation, loaded once: the turn keeps its copy up to date as it adds messages.
+    let mut detail = match &request.conversation_id {
+        Some(cid) => store.conversation(cid).await?,
+        None => {
+            let title = match &request.kind {
+                TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => title_from(text),
+                TurnKind::Regenerate { .. } => String::new(),
+            };
+            let conversation = store.create_conversation(&title, Some(&request.model)).await?;
+            ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() }
+        }
+    };
+    let conversation_id = detail.conversation.id.clone();
+    store.set_conversation_model(&conversation_id, &request.model).await?;
+    // The question (or the answer being replaced).
+    let (user_message, replaces) = match &request.kind {
+        TurnKind::Ask { text, images } => {
+            let m = store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
+            attachments::save_images(engine, m.id, images).await?;
+            (Some(m), None)
+        }
+        TurnKind::Edit { message_id, text } => {
+            let old = last_of(&detail.messages, *message_id, Role::User)?;
+            let mut edited = NewMessage::text(Role::User, text.clone());
+            edited.alternative_of = Some(thread::group_of(old));
+            let m = store.add_message(&conversation_id, edited).await?;
+            attachments::copy_attachments(engine, old.id, m.id).await?;
+            (Some(m), None)
+        }
+        TurnKind::Regenerate { message_id } => {
+            let old = last_of(&detail.messages, *message_id, Role::Assistant)?;
+            (None, Some(thread::group_of(old)))
+        }
+    };
+    detail.messages.extend(user_message.clone());
+
+    // The context, from the thread as it now stands (without the answer being replaced).
+    let mut visible = thread::visible(&detail.messages);
+    visible.retain(|m| Some(thread::group_of(m)) != replaces);
+    let question = visible.iter().rev().find(|m| m.role == Role::User).map(|m| m.id);
+    let images = match question {
+        Some(qid) => attachments::load_images(engine, &conversation_id, qid).await?,
+        None => Vec::new(),
+    };
+    let context_length = info.as_ref().ok().and_then(|i| i.context_length);
+    let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
+    let noted: Vec<Message> =
+        visible.iter().map(|m| context::with_tool_notes(m, &detail.tool_calls)).collect();
+    let noted: Vec<&Message> = noted.iter().collect();
+    let built = context::build(&context::system_prompt(&today), &noted, images, context_length);
+    let think = settings.models.thinking && info.as_ref().is_ok_and(|i| i.capabilities.thinking);
+
+    let mut answer = NewMessage::text(Role::Assistant, "");
+    answer.model = Some(request.model.clone());
+    answer.status = MessageStatus::Streaming;
+    answer.owner = engine.owner_id().map(str::to_owned);
+    answer.alternative_of = replaces;
+    let assistant = store.add_message(&conversation_id, answer).await?;
+    sink.send(TurnEvent::Started(Box::new(TurnStarted {
+        run_id: run.id.clone(),
+        conversation: store.conversation_header(&conversation_id).await?,
+        user_message,
+        assistant_message: assistant.clone(),
+        omitted: u32::try_from(built.omitted).unwrap_or(u32::MAX),
+        context_length,
+    })));
+
+    // A model that is missing or cannot be reached is recorded as the answer's error, so the
+    // question is kept with an error card; other lookup failures (a server without a model
+    // list) do not stop the attempt.
+    let mut outcome = Outcome::default();
+    match info {
+        Err(e) if blocks_the_answer(&e) => outcome.error = Some(e),
+        info => {
+            let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
+            let offered =
+                tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &detail.messages)
+                    .await;
+            let calls = tools::CallContext {
+                engine,
+                settings: &settings.tools,
+                conversation_id: &conversation_id,
+                message_id: assistant.id,
+                run_id: &run.id,
+                cancel: &run.token,
+                sink,
+                extra_rules: &options.extra_rules,
+            };
+            let chat = ChatRequest {
+                model: id.model.clone(),
+                messages: built.messages,
+                tools: tools::specs(&offered),
+                think,
+                max_output_tokens: None,
+            };
+            rounds::agent_loop(&*provider, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome)
+                .await;
+        }
+    }
+    let status = match (&outcome.error, outcome.stopped) {
+        (_, true) => MessageStatus::Stopped,
+        (Some(_), _) => MessageStatus::Error,
+        (None, false) => MessageStatus::Complete,
+    };
+    let update = MessageUpdate {
+        content: outcome.text,
+        thinking: (!outcome.thinking.is_empty()).then_some(outcome.thinking),
+        status: Some(status),
+        error: outcome.error.as_ref().map(ToString::to_string),
+        input_tokens: outcome.usage.map(|u| u.input_tokens as i64),
+        output_tokens: outcome.usage.map(|u| u.output_tokens as i64),
+    };
+    let message = store.finish_message(assistant.id, update).await?;
+    let error = outcome.error.map(TurnError::from);
+    sink.send(TurnEvent::Finished(Box::new(TurnFinished { message: message.clone(), error })));
+    Ok(message)
+}
+
+/// The tools this turn offers: none when tools are off, the model cannot use them, or images
+/// are attached (a setting); else the top K for the question plus the always-on ones.
+async fn tools_for_turn(
+    engine: &Engine,
+    settings: &crate::settings::Settings,
+    options: &TurnOptions,
+    model_can_use_tools: bool,
+    request: &[ChatMessage],
+    thread: &[Message],
+) -> Vec<tools::OfferedTool> {
+    let has_images =
+        request.iter().any(|m| matches!(m, ChatMessage::User { images, .. } if !images.is_empty()));
+    if !settings.tools.enabled
+        || options.no_tools
+        || !model_can_use_tools
+        || (has_images && settings.tools.skip_with_images)
+    {
+        return Vec::new();
+    }
+    let all = tools::offered_tools(engine.mcp().tools());
+    let always_on = always_on_tools(engine, &settings.tools);
+    let ollama = crate::providers::ollama_url(&settings.providers);
+    let (picked, report) =
+        engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, &latest_question(thread)).await;
+    if let Some(r) = report {
+        tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
+    }
+    picked
+}
+
+/// Tools always offered, as model names: Settings -> Tools (`server:tool`) and each server's
+/// `alwaysOn` list.
+fn always_on_tools(engine: &Engine, settings: &crate::settings::ToolSettings) -> Vec<String> {
+    let mut names: Vec<String> = settings
+        .always_on
+        .iter()
+        .filter_map(|s| s.split_once(':'))
+        .map(|(server, tool)| tools::model_name(server.trim(), tool.trim()))
+        .collect();
+    for server in engine.mcp().list() {
+        names.extend(server.config.always_on.iter().map(|t| tools::model_name(&server.config.name, t)));
+    }
+    names
+}
+
+/// The text of the newest question, which tool retrieval matches against.
+fn latest_question(messages: &[Message]) -> String {
+    thread::visible(messages)
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .map(|m| m.content.clone())
+        .unwrap_or_default()
+}
+
+fn blocks_the_answer(e: &ProviderError) -> bool {
+    matches!(
+        e,
+        ProviderError::ModelNotFound { .. }
+            | ProviderError::Unreachable { .. }
+            | ProviderError::Auth { .. }
+            | ProviderError::LocalModel { .. }
+    )
+}
+
+fn validate(kind: &TurnKind) -> Result<(), ChatError> {
+    let text = match kind {
+        TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => text,
+        TurnKind::Regenerate { .. } => return Ok(()),
+    };
+    if text.trim().is_empty() {
+        return Err(ChatError::Invalid("the message is empty".into()));
+    }
+    let chars = text.chars().count();
+    if chars > MAX_MESSAGE_CHARS {
+        return Err(ChatError::Invalid(format!(
+            "the message has {chars} characters; Perch sends at most {MAX_MESSAGE_CHARS} at a time"
+        )));
+    }
+    Ok(())
+}
+
+/// The message `id`, which must be the last visible one of its role: only the last question
+/// can be edited, and only the last answer regenerated.
+fn last_of(messages: &[Message], id: i64, role: Role) -> Result<&Message, ChatError> {
+    let visible = thread::visible(messages);
+    match visible.iter().rev().find(|m| m.role == role) {
+        Some(m) if m.id == id => Ok(m),
+        _ => Err(ChatError::Invalid(format!(
+            "message {id} is not the last {} message of this conversation",
+            if role == Role::User { "question" } else { "answer" }
+        ))),
+    }
+}
+
+/// A conversation's first title: its first line, shortened.
+pub fn title_from(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if line.chars().count() > 60 {
+        format!("{}…", line.chars().take(59).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_the_first_line_shortened() {
+        assert_eq!(title_from("\n  How do I read a file?\nmore"), "How do I read a file?");
+        let long = "word ".repeat(30);
+        let t = title_from(&long);
+        assert_eq!(t.chars().count(), 60);
+        assert!(t.ends_with('…'));
+    }
+
+    #[test]
+    fn empty_and_oversized_messages_are_refused_before_anything_is_saved() {
+        assert!(validate(&TurnKind::Ask { text: "  ".into(), images: Vec::new() }).is_err());
+        let huge = "x".repeat(MAX_MESSAGE_CHARS + 1);
+        let err = validate(&TurnKind::Ask { text: huge, images: Vec::new() }).unwrap_err().to_string();
+        assert!(err.contains("1000001 characters"), "{err}");
+        assert!(validate(&TurnKind::Regenerate { message_id: 1 }).is_ok());
+    }
+}
