@@ -167,7 +167,11 @@ impl LocalModels {
 
     /// Downloads a catalogue model (resuming an interrupted download), checked against its
     /// SHA-256, reporting progress; `cancel_download` stops it, keeping what arrived.
-    pub async fn download(&self, id: &str, progress: impl FnMut(Progress) + Send) -> Result<LocalModel, LocalError> {
+    pub async fn download(
+        &self,
+        id: &str,
+        progress: impl FnMut(Progress) + Send,
+    ) -> Result<LocalModel, LocalError> {
         let entry = catalog::find(id).ok_or_else(|| LocalError::UnknownCatalog { id: id.to_owned() })?;
         let model = self.download_file(&entry.file, id, progress).await?;
         Ok(model)

@@ -123,7 +123,8 @@ impl Registry {
     /// built-in and added ones, and local models (listed right after Ollama, so a machine with a
     /// local model and no Ollama starts with it).
     pub fn of(engine: &crate::Engine, settings: &Settings) -> Self {
-        let mut registry = Self::new(&settings.providers, engine.keys().clone(), engine.http_clients().clone());
+        let mut registry =
+            Self::new(&settings.providers, engine.keys().clone(), engine.http_clients().clone());
         let local = ProviderEndpoint {
             name: super::local::NAME.into(),
             kind: ProviderKind::Local,
