@@ -65,7 +65,7 @@ describe("local models", () => {
     await (await $("button=Models")).click();
     await (await $('input[aria-label="GGUF file"]')).setValue(smollm2());
     await (await $('input[aria-label="Model name"]')).setValue("smollm2");
-    await (await $("button=Add")).click();
+    await (await $("button=Add file")).click();
     const row = await $('tr[aria-label="Model smollm2"]');
     await row.waitForDisplayed({ timeout: 15_000 });
     assert.match(await row.getText(), /local:smollm2/);

@@ -95,7 +95,7 @@ describe("Settings -> Models -> On this computer", () => {
     setup();
     const path = await screen.findByRole("textbox", { name: "GGUF file" });
     await userEvent.type(path, "/models/notes.txt");
-    await userEvent.click(screen.getByRole("button", { name: "Add" }));
+    await userEvent.click(screen.getByRole("button", { name: "Add file" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("/models/notes.txt is not a GGUF file");
     expect(path).toHaveValue("/models/notes.txt");
     await userEvent.clear(path);

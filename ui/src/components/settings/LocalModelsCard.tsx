@@ -258,7 +258,7 @@ function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<boo
         />
         <input aria-label="Model name" placeholder="name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
         <button type="button" disabled={!path.trim() || busy} onClick={() => void add()}>
-          Add
+          Add file
         </button>
       </span>
     </div>

@@ -232,7 +232,7 @@ function PricesCard() {
   return (
     <fieldset className="card">
       <legend>Prices (USD per million tokens)</legend>
-      <table className="prices">
+      <table className="prices" aria-label="Prices">
         <thead>
           <tr>
             <th>Model</th>
