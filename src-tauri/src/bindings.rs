@@ -5,7 +5,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, history, review, terminal, tools, voice, window};
+use crate::commands::{app, capture, chat, history, local, review, terminal, tools, voice, window};
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
@@ -76,6 +76,13 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::capture_overlay_cancel,
             capture::shortcut_statuses,
             capture::set_capture_settings,
+            local::local_overview,
+            local::local_model_download,
+            local::local_model_cancel,
+            local::local_model_delete,
+            local::local_model_add,
+            local::local_runtime_stop,
+            local::set_local_settings,
             voice::voice_models,
             voice::voice_model_download,
             voice::voice_model_cancel,

@@ -4,6 +4,7 @@ pub mod app;
 pub mod capture;
 pub mod chat;
 pub mod history;
+pub mod local;
 pub mod review;
 pub mod terminal;
 pub mod tools;

@@ -16,6 +16,7 @@ export const PROVIDER_NEXT_STEP: Record<ProviderErrorKind, string> = {
   stream: "Regenerate to try again; the part that arrived is kept.",
   stalled: "Regenerate to try again; the part that arrived is kept.",
   unknown_provider: "Pick a model from the selector, or add the provider in Settings → Models.",
+  local_model: "See Settings → Models → Local models; the message says what the model needs.",
 };
 
 /** After any other command failed; `null` where the message says all there is. */

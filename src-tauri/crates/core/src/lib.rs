@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod engine;
 pub mod keys;
 pub mod launchers;
+pub mod local;
 pub mod logging;
 pub mod mcp;
 pub mod owner;

@@ -30,7 +30,7 @@ pub async fn run_turn_with(
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings.providers);
+    let registry = Registry::of(engine, &settings);
     let provider = registry.provider(&id.provider).await?;
     let info = engine.model_info(&*provider, &id).await;
     if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)
@@ -217,7 +217,10 @@ fn latest_question(messages: &[Message]) -> String {
 fn blocks_the_answer(e: &ProviderError) -> bool {
     matches!(
         e,
-        ProviderError::ModelNotFound { .. } | ProviderError::Unreachable { .. } | ProviderError::Auth { .. }
+        ProviderError::ModelNotFound { .. }
+            | ProviderError::Unreachable { .. }
+            | ProviderError::Auth { .. }
+            | ProviderError::LocalModel { .. }
     )
 }
 
