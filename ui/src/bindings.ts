@@ -800,7 +800,7 @@ export type PromptView = {
  *  Which way a provider failed, for the UI to branch on (exported through the bindings, so
  *  the UI's table of next steps cannot miss one).
  */
-export type ProviderErrorKind = "unreachable" | "missing_key" | "auth" | "rate_limited" | "model_not_found" | "context_too_long" | "no_vision" | "bad_request" | "server" | "stream" | "stalled" | "unknown_provider";
+export type ProviderErrorKind = "unreachable" | "missing_key" | "auth" | "rate_limited" | "model_not_found" | "context_too_long" | "no_vision" | "bad_request" | "server" | "stream" | "stalled" | "unknown_provider" | "local_model";
 
 /**  Models of one provider, or why they could not be listed. */
 export type ProviderModels = {
