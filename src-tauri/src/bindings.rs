@@ -1,5 +1,7 @@
 //! The list of commands and events the UI may use, and the TypeScript bindings generated from
-//! them (`ui/src/bindings.ts`). A test keeps the checked-in file in step with the Rust types.
+//! them (`ui/src/bindings.ts`). The command list below is the only one: `build.rs` reads it to
+//! make each command a permission, and tests keep the checked-in bindings and the
+//! capabilities in step with it.
 
 use tauri_specta::{collect_commands, collect_events};
 
@@ -109,6 +111,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             CaptureFailed,
             VoiceUpdate
         ])
+        // Limits the UI checks before sending, so it never offers what the engine refuses.
+        .constant("MAX_MESSAGE_CHARS", perch_core::agent::MAX_MESSAGE_CHARS)
         // One shape per type: our serialize and deserialize forms do not differ in ways the UI uses.
         .disable_serde_phases()
         // Ids, token counts and millisecond times are i64 in Rust; all stay far below 2^53.
@@ -130,8 +134,68 @@ fn render() -> Result<String, Box<dyn std::error::Error>> {
 }
 
 #[cfg(test)]
+#[path = "command_list.rs"]
+mod command_list;
+
+#[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
     use std::path::Path;
+
+    /// The commands the generated bindings invoke: `__TAURI_INVOKE("name"` or
+    /// `__TAURI_INVOKE<T>("name"`.
+    fn invoked(bindings: &str) -> BTreeSet<String> {
+        bindings
+            .split("__TAURI_INVOKE")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("(\"")?.1.split_once('"').map(|(name, _)| name.to_owned()))
+            .collect()
+    }
+
+    /// The list in `collect_commands!` (what `build.rs` turns into permissions) is what the
+    /// bindings call, and the capabilities grant exactly those commands, each to some window.
+    #[test]
+    fn one_command_list_for_build_bindings_and_capabilities() {
+        let listed: BTreeSet<String> = super::command_list::commands_in(include_str!("bindings.rs"))
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(listed, invoked(&super::render().expect("bindings render")));
+
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("capabilities");
+        let mut granted = BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).expect("capabilities folder") {
+            let path = entry.expect("entry").path();
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+            for permission in
+                json["permissions"].as_array().expect("permissions").iter().filter_map(|p| p.as_str())
+            {
+                // Plugin and core permissions are `plugin:...`; the app's own are `allow-<command>`.
+                if let Some(name) = permission.strip_prefix("allow-") {
+                    let name = name.replace('-', "_");
+                    assert!(
+                        listed.contains(&name),
+                        "{} grants {permission}, which is no command",
+                        path.display()
+                    );
+                    granted.insert(name);
+                }
+            }
+        }
+        let ungranted: Vec<_> = listed.difference(&granted).collect();
+        assert!(
+            ungranted.is_empty(),
+            "commands no capability grants (the UI cannot call them): {ungranted:?}"
+        );
+    }
+
+    #[test]
+    fn the_command_list_parse_takes_last_segments_and_ignores_spacing() {
+        let source = "x collect_commands![\n a::one,\n b::c::two ,three,\n] collect_commands![four]";
+        assert_eq!(super::command_list::commands_in(source), ["one", "two", "three"]);
+        assert!(super::command_list::commands_in("nothing here").is_empty());
+    }
 
     /// Fails when the checked-in bindings differ from the Rust types; `UPDATE_BINDINGS=1`
     /// (what `make bindings` sets) rewrites them instead.

@@ -62,7 +62,7 @@ pub fn apply_shortcut(app: &AppHandle, settings: &VoiceSettings) {
 
 fn on_key(app: &AppHandle, pressed: bool) {
     let mode = *app.state::<PushToTalk>().mode.lock().unwrap_or_else(|p| p.into_inner());
-    let Ok(engine) = app.state::<AppState>().engine.clone() else { return };
+    let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else { return };
     let active = engine.voice().is_active();
     match (mode, pressed, active) {
         (PushToTalkMode::Hold, true, false) | (PushToTalkMode::Toggle, true, false) => start(app, engine),

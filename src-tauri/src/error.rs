@@ -3,7 +3,10 @@
 
 use perch_core::StartError;
 use perch_core::agent::ChatError;
-use perch_core::providers::ProviderError;
+use perch_core::asks::AnswerError;
+use perch_core::mcp::CallError;
+use perch_core::mcp::{ConfigError, EditError};
+use perch_core::providers::{ProviderError, ProviderErrorKind};
 use perch_core::review::ReviewError;
 use perch_core::store::StoreError;
 use serde::Serialize;
@@ -23,11 +26,19 @@ pub enum ErrorKind {
     Window,
     /// A program Perch runs for the user (the editor, git) failed.
     External,
-    /// The model provider failed; `provider_kind` on the message says how.
+    /// The model provider failed; `provider_kind` says how.
     Provider,
     /// The screen could not be captured (no display, a portal or permission refused, a black
     /// or oversized capture); the message says what to do.
     Capture,
+    /// A server or service did not answer in time; trying again may work.
+    Timeout,
+    /// Stopped on purpose (a Stop, a cancelled download); nothing is wrong.
+    Cancelled,
+    /// The MCP server is not running: start it (Settings -> MCP servers).
+    NotRunning,
+    /// The MCP server went away while working (it crashed or was closed).
+    Closed,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type, thiserror::Error)]
@@ -35,11 +46,13 @@ pub enum ErrorKind {
 pub struct CommandError {
     pub kind: ErrorKind,
     pub message: String,
+    /// How the provider failed, when `kind` is `provider` (a missing key, a rate limit...).
+    pub provider_kind: Option<ProviderErrorKind>,
 }
 
 impl CommandError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self { kind, message: message.into(), provider_kind: None }
     }
 }
 
@@ -66,7 +79,7 @@ impl From<ReviewError> for CommandError {
 
 impl From<ProviderError> for CommandError {
     fn from(e: ProviderError) -> Self {
-        Self::new(ErrorKind::Provider, e.to_string())
+        Self { provider_kind: Some(e.kind()), ..Self::new(ErrorKind::Provider, e.to_string()) }
     }
 }
 
@@ -121,9 +134,64 @@ impl From<perch_core::local::LocalError> for CommandError {
     }
 }
 
-impl From<StartError> for CommandError {
-    fn from(e: StartError) -> Self {
+impl From<&StartError> for CommandError {
+    fn from(e: &StartError) -> Self {
         Self::new(ErrorKind::Unavailable, e.to_string())
+    }
+}
+
+impl From<CallError> for CommandError {
+    fn from(e: CallError) -> Self {
+        let kind = match &e {
+            CallError::UnknownServer(_) | CallError::UnknownTool { .. } => ErrorKind::NotFound,
+            CallError::Misconfigured { .. } => ErrorKind::Invalid,
+            CallError::NotRunning { .. } => ErrorKind::NotRunning,
+            CallError::Timeout { .. } => ErrorKind::Timeout,
+            CallError::Cancelled => ErrorKind::Cancelled,
+            CallError::Closed { .. } => ErrorKind::Closed,
+            CallError::Protocol { .. } => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
+impl From<ConfigError> for CommandError {
+    fn from(e: ConfigError) -> Self {
+        let kind = match &e {
+            ConfigError::NotInUserFile(_) => ErrorKind::NotFound,
+            ConfigError::Io { .. } => ErrorKind::Storage,
+            _ => ErrorKind::Invalid,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
+impl From<EditError> for CommandError {
+    fn from(e: EditError) -> Self {
+        match e {
+            EditError::Config(e) => e.into(),
+            EditError::Server(e) => e.into(),
+            other => Self::new(ErrorKind::Invalid, other.to_string()),
+        }
+    }
+}
+
+impl From<AnswerError> for CommandError {
+    fn from(e: AnswerError) -> Self {
+        // The question went away (answered elsewhere, or its turn ended).
+        Self::new(ErrorKind::NotFound, e.to_string())
+    }
+}
+
+impl From<perch_download::DownloadError> for CommandError {
+    fn from(e: perch_download::DownloadError) -> Self {
+        use perch_download::DownloadError as E;
+        let kind = match &e {
+            E::Cancelled => ErrorKind::Cancelled,
+            E::Io { .. } => ErrorKind::Storage,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
     }
 }
 
@@ -134,3 +202,33 @@ impl From<tauri::Error> for CommandError {
 }
 
 pub type CommandResult<T> = Result<T, CommandError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_failures_keep_their_kind_across_the_boundary() {
+        let kind = |e: CallError| CommandError::from(e).kind;
+        assert_eq!(kind(CallError::Timeout { server: "s".into(), secs: 60 }), ErrorKind::Timeout);
+        assert_eq!(kind(CallError::Closed { server: "s".into() }), ErrorKind::Closed);
+        assert_eq!(
+            kind(CallError::NotRunning { server: "s".into(), status: "stopped".into() }),
+            ErrorKind::NotRunning
+        );
+        assert_eq!(kind(CallError::UnknownServer("s".into())), ErrorKind::NotFound);
+        assert_eq!(kind(CallError::Cancelled), ErrorKind::Cancelled);
+        let edit = CommandError::from(EditError::Config(ConfigError::NotInUserFile("s".into())));
+        assert_eq!(edit.kind, ErrorKind::NotFound);
+        let edit = CommandError::from(EditError::Config(ConfigError::Paste("paste a JSON object".into())));
+        assert_eq!((edit.kind, edit.message.as_str()), (ErrorKind::Invalid, "paste a JSON object"));
+    }
+
+    #[test]
+    fn a_provider_failure_says_how_it_failed() {
+        let e =
+            CommandError::from(ProviderError::MissingKey { provider: "anthropic".into(), env: "X".into() });
+        assert_eq!((e.kind, e.provider_kind), (ErrorKind::Provider, Some(ProviderErrorKind::MissingKey)));
+        assert_eq!(CommandError::from(AnswerError::NotOpen(3)).kind, ErrorKind::NotFound);
+    }
+}

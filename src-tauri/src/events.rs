@@ -1,5 +1,5 @@
-//! Broadcast events from the shell to the UI. Streams of tokens will use a Channel per request;
-//! these are for things that happen to the whole app.
+//! Broadcast events from the shell to the UI, for things that happen to the whole app. Streams
+//! for one request (an answer's tokens, a download's progress) go over that request's Channel.
 
 use perch_core::window_state::WindowMode;
 use serde::{Deserialize, Serialize};

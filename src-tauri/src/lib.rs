@@ -17,7 +17,7 @@ mod window;
 use std::time::Instant;
 
 use perch_core::paths::DataDir;
-use perch_core::{Engine, logging};
+use perch_core::{Engine, StartError, logging};
 use tauri::{Manager, RunEvent};
 
 use crate::state::AppState;
@@ -46,11 +46,12 @@ pub fn run() {
         .setup(move |app| {
             specta.mount_events(app);
             let engine = start_engine(data_dir);
+            let state = AppState::new(engine, started_at);
+            let engine = state.engine.as_ref().ok().cloned();
             let placement = match &engine {
-                Ok(engine) => tauri::async_runtime::block_on(engine.settings().get()).window,
-                Err(_) => Default::default(),
+                Some(engine) => tauri::async_runtime::block_on(engine.settings().get()).window,
+                None => Default::default(),
             };
-            let state = AppState::new(engine.clone(), started_at);
             let first_paint = state.first_paint.clone();
             app.manage(state);
             app.manage(WindowController::new(placement));
@@ -58,7 +59,7 @@ pub fn run() {
             app.manage(capture::CaptureState::default());
             app.manage(dictation::PushToTalk::default());
             window::create(app.handle())?;
-            if let Ok(engine) = &engine {
+            if let Some(engine) = &engine {
                 reviews::start(app.handle(), engine);
                 tools::start(app.handle(), engine, first_paint);
                 capture::serve_app_requests(app.handle(), engine);
@@ -93,10 +94,10 @@ pub fn run() {
 }
 
 /// Opens the engine; a failure is kept (not fatal) so the window can explain it.
-fn start_engine(data_dir: Result<DataDir, perch_core::paths::PathsError>) -> Result<Engine, String> {
+fn start_engine(data_dir: Result<DataDir, perch_core::paths::PathsError>) -> Result<Engine, StartError> {
     let result = match data_dir {
-        Ok(dir) => tauri::async_runtime::block_on(Engine::start(dir)).map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
+        Ok(dir) => tauri::async_runtime::block_on(Engine::start(dir)),
+        Err(e) => Err(e.into()),
     };
     if let Err(reason) = &result {
         tracing::error!(%reason, "the engine did not start");

@@ -4,16 +4,16 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use perch_core::Engine;
 use perch_core::review::server::ServerError;
+use perch_core::{Engine, StartError};
 
 use crate::commands::review::ReviewSocketStatus;
-use crate::error::{CommandError, ErrorKind};
+use crate::error::CommandError;
 
 /// The engine, or why it could not start. The window opens either way, so a broken data
 /// folder or a too-new database is explained on screen instead of a silent exit.
 pub struct AppState {
-    pub engine: Result<Engine, String>,
+    pub engine: Result<Engine, StartError>,
     pub started_at: Instant,
     pub review_socket: Mutex<ReviewSocketStatus>,
     /// Signalled at the UI's first paint; MCP servers start after it, so they never slow it.
@@ -21,12 +21,12 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(engine: Result<Engine, String>, started_at: Instant) -> Self {
+    pub fn new(engine: Result<Engine, StartError>, started_at: Instant) -> Self {
         Self { engine, started_at, review_socket: Mutex::default(), first_paint: Default::default() }
     }
 
     pub fn engine(&self) -> Result<&Engine, CommandError> {
-        self.engine.as_ref().map_err(|reason| CommandError::new(ErrorKind::Unavailable, reason.clone()))
+        self.engine.as_ref().map_err(CommandError::from)
     }
 
     /// Records the outcome of starting (or stopping) the review socket, for Settings.

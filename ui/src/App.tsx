@@ -5,6 +5,7 @@ import { commands, events } from "./ipc";
 import { Layout } from "./components/Layout";
 import { MiniBubble } from "./components/MiniBubble";
 import { FatalScreen } from "./components/FatalScreen";
+import { ErrorBoundary } from "./components/ErrorBoundary";
 import { SettingsProvider } from "./lib/settings";
 import { QuestionsProvider } from "./lib/questions";
 import { TerminalProvider } from "./lib/terminal";
@@ -23,7 +24,7 @@ declare global {
 const overlay = window.__PERCH_OVERLAY__;
 
 export default function App() {
-  return overlay !== undefined ? <CaptureOverlay index={overlay} /> : <MainApp />;
+  return <ErrorBoundary what="Perch">{overlay !== undefined ? <CaptureOverlay index={overlay} /> : <MainApp />}</ErrorBoundary>;
 }
 
 function MainApp() {

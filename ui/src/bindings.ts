@@ -169,6 +169,9 @@ export const events = {
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
 
+/* Constants */
+export const MAX_MESSAGE_CHARS = 1000000 as const;
+
 /* Types */
 export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean };
 
@@ -344,6 +347,8 @@ export type CatalogModel = {
 export type CommandError = {
 	kind: ErrorKind,
 	message: string,
+	/**  How the provider failed, when `kind` is `provider` (a missing key, a rate limit...). */
+	provider_kind: ProviderErrorKind | null,
 };
 
 export type CommitOutcome = {
@@ -484,13 +489,21 @@ export type ErrorKind =
 "window" | 
 /**  A program Perch runs for the user (the editor, git) failed. */
 "external" | 
-/**  The model provider failed; `provider_kind` on the message says how. */
+/**  The model provider failed; `provider_kind` says how. */
 "provider" | 
 /**
  *  The screen could not be captured (no display, a portal or permission refused, a black
  *  or oversized capture); the message says what to do.
  */
-"capture";
+"capture" | 
+/**  A server or service did not answer in time; trying again may work. */
+"timeout" | 
+/**  Stopped on purpose (a Stop, a cancelled download); nothing is wrong. */
+"cancelled" | 
+/**  The MCP server is not running: start it (Settings -> MCP servers). */
+"not_running" | 
+/**  The MCP server went away while working (it crashed or was closed). */
+"closed";
 
 /**  A reference as written, and what it resolved to. */
 export type FileReference = {
@@ -782,6 +795,12 @@ export type PromptView = {
 	description: string | null,
 	arguments: PromptArgumentView[],
 };
+
+/**
+ *  Which way a provider failed, for the UI to branch on (exported through the bindings, so
+ *  the UI's table of next steps cannot miss one).
+ */
+export type ProviderErrorKind = "unreachable" | "missing_key" | "auth" | "rate_limited" | "model_not_found" | "context_too_long" | "no_vision" | "bad_request" | "server" | "stream" | "stalled" | "unknown_provider" | "local_model";
 
 /**  Models of one provider, or why they could not be listed. */
 export type ProviderModels = {
@@ -1198,7 +1217,7 @@ export type Transport = { type: "stdio"; command: string; args: string[]; env: {
 
 /**  Why an answer failed, for the error card. */
 export type TurnError = {
-	kind: string,
+	kind: ProviderErrorKind,
 	message: string,
 };
 

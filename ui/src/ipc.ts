@@ -5,7 +5,7 @@ import { commands, events, type CommandError } from "./bindings";
 export { commands, events };
 export type { CommandError };
 
-type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: CommandError };
+export type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: CommandError };
 
 export async function call<T>(pending: Promise<CommandResult<T>>): Promise<T> {
   const result = await pending;

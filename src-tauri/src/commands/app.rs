@@ -37,7 +37,7 @@ pub fn app_status(state: State<'_, AppState>) -> AppStatus {
             status.schema_version = Some(engine.open_report().schema_version);
             status.notices = engine.startup_notices();
         }
-        Err(reason) => status.fatal = Some(reason.clone()),
+        Err(reason) => status.fatal = Some(reason.to_string()),
     }
     status
 }

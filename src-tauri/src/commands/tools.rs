@@ -10,17 +10,13 @@ use serde_json::{Map, Value};
 use tauri::State;
 use tauri::ipc::Channel;
 
-use crate::error::{CommandError, CommandResult, ErrorKind};
+use crate::error::CommandResult;
 use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct McpOverview {
     pub servers: Vec<ServerView>,
     pub problems: Vec<ConfigProblem>,
-}
-
-fn invalid(message: impl Into<String>) -> CommandError {
-    CommandError::new(ErrorKind::Invalid, message)
 }
 
 #[tauri::command]
@@ -33,50 +29,50 @@ pub fn mcp_overview(state: State<'_, AppState>) -> CommandResult<McpOverview> {
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_start(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    state.engine()?.mcp().start(&name).map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().start(&name).map_err(Into::into)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_stop(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    state.engine()?.mcp().stop(&name).await.map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().stop(&name).await.map_err(Into::into)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_restart(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    state.engine()?.mcp().restart(&name).await.map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().restart(&name).await.map_err(Into::into)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_refresh(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    state.engine()?.mcp().refresh(&name).await.map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().refresh(&name).await.map_err(Into::into)
 }
 
 /// Adds servers from pasted JSON (or the Add form, which builds the same JSON).
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_import(state: State<'_, AppState>, json: String) -> CommandResult<Vec<String>> {
-    state.engine()?.mcp().import(&json).await.map_err(invalid)
+    state.engine()?.mcp().import(&json).await.map_err(Into::into)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_remove(state: State<'_, AppState>, name: String) -> CommandResult<()> {
-    state.engine()?.mcp().remove(&name).await.map_err(invalid)
+    state.engine()?.mcp().remove(&name).await.map_err(Into::into)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_set_enabled(state: State<'_, AppState>, name: String, enabled: bool) -> CommandResult<()> {
-    state.engine()?.mcp().set_enabled(&name, enabled).await.map_err(invalid)
+    state.engine()?.mcp().set_enabled(&name, enabled).await.map_err(Into::into)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub fn mcp_logs(state: State<'_, AppState>, name: String) -> CommandResult<Vec<String>> {
-    state.engine()?.mcp().logs(&name).map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().logs(&name).map_err(Into::into)
 }
 
 #[tauri::command]
@@ -86,7 +82,7 @@ pub async fn mcp_read_resource(
     name: String,
     uri: String,
 ) -> CommandResult<String> {
-    state.engine()?.mcp().read_resource(&name, &uri).await.map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().read_resource(&name, &uri).await.map_err(Into::into)
 }
 
 #[tauri::command]
@@ -97,7 +93,7 @@ pub async fn mcp_get_prompt(
     prompt: String,
     values: Map<String, Value>,
 ) -> CommandResult<String> {
-    state.engine()?.mcp().get_prompt(&name, &prompt, values).await.map_err(|e| invalid(e.to_string()))
+    state.engine()?.mcp().get_prompt(&name, &prompt, values).await.map_err(Into::into)
 }
 
 #[tauri::command]
@@ -122,7 +118,7 @@ pub fn questions_pending(state: State<'_, AppState>) -> CommandResult<Vec<Ask>> 
 #[tauri::command]
 #[specta::specta]
 pub fn question_answer(state: State<'_, AppState>, id: u64, answer: Answer) -> CommandResult<()> {
-    state.engine()?.asks().answer(id, answer).map_err(invalid)
+    Ok(state.engine()?.asks().answer(id, answer)?)
 }
 
 /// Whether the embedded retrieval model (all-MiniLM-L6-v2) is downloaded.
@@ -150,7 +146,6 @@ pub async fn tools_model_download(
                 let _ = progress.send(DownloadProgress { done, total });
             }
         })
-        .await
-        .map_err(|e| CommandError::new(ErrorKind::External, e))?;
+        .await?;
     Ok(engine.tool_picker().model_status())
 }

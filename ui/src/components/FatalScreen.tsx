@@ -1,4 +1,6 @@
 import { commands } from "../ipc";
+import { reportFailure } from "../lib/failures";
+import { FailureNotices } from "./Notices";
 
 /** Shown instead of the app when the engine could not start: what happened, and what to do. */
 export function FatalScreen({ message }: { message: string }) {
@@ -8,7 +10,8 @@ export function FatalScreen({ message }: { message: string }) {
       <h1>Perch could not start</h1>
       <p className="fatal-message">{message}</p>
       <p className="muted">Fix the problem above, then start Perch again. Nothing has been deleted.</p>
-      <button type="button" className="button" onClick={() => void commands.quitApp()}>
+      <FailureNotices />
+      <button type="button" className="button" onClick={() => commands.quitApp().catch((e) => reportFailure("Could not quit Perch", e))}>
         Quit Perch
       </button>
     </div>

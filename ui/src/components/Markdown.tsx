@@ -12,6 +12,7 @@ import remarkMath from "remark-math";
 import "katex/dist/katex.min.css";
 import type { FileReference } from "../bindings";
 import { commands } from "../ipc";
+import { attempt } from "../lib/failures";
 import { ImageIcon } from "./Icons";
 import { remarkFileRefs } from "../lib/fileRefs";
 import { classifyImage, rehypeRemoteImages } from "../lib/remoteImages";
@@ -106,7 +107,7 @@ function WebLink({ href, children }: { href?: string; children: ReactNode }) {
   if (href && WEB_LINK.test(href)) {
     const open = (e: MouseEvent) => {
       e.preventDefault();
-      void commands.openUrl(href);
+      void attempt("Could not open the link", commands.openUrl(href));
     };
     return (
       <a href={href} onClick={open} title={href} rel="noreferrer">
@@ -144,7 +145,7 @@ function RemoteImage({ url, host, alt }: { url: string; host: string; alt: strin
         // Inside a link (a badge), only the image opens.
         e.preventDefault();
         e.stopPropagation();
-        void commands.openUrl(url);
+        void attempt("Could not open the image in your browser", commands.openUrl(url));
       }}
     >
       <ImageIcon />

@@ -3,6 +3,7 @@ import { getCurrentWindow } from "@tauri-apps/api/window";
 import { commands } from "../ipc";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { hasFinals, useDictation } from "../lib/dictation";
+import { attempt, useFailures } from "../lib/failures";
 
 // A press that moves further than this drags the bubble; a shorter one is a click.
 const DRAG_THRESHOLD = 4;
@@ -16,16 +17,24 @@ export function MiniBubble() {
   const press = useRef<{ x: number; y: number; dragging: boolean } | null>(null);
   const { phase, level, notice } = useDictation();
   useEffect(() => {
-    if (phase === "idle" && hasFinals()) void commands.setWindowMode("normal");
+    if (phase === "idle" && hasFinals()) void restore();
   }, [phase]);
+  // The bubble is too small for a notice: the newest failure is its tooltip and a red ring.
+  const failure = useFailures().at(-1);
   const busy = phase === "listening" || phase === "transcribing";
 
   return (
     <button
       type="button"
-      className={busy ? `mini-bubble ${phase}` : "mini-bubble"}
+      className={["mini-bubble", busy && phase, failure && "failed"].filter(Boolean).join(" ")}
       aria-label={phase === "listening" ? "Perch is listening" : phase === "transcribing" ? "Perch is transcribing" : "Open Perch"}
-      title={notice && phase === "idle" ? notice.text : `Open Perch (${SHORTCUTS.mini})`}
+      title={
+        failure
+          ? `${failure.title}: ${failure.detail}`
+          : notice && phase === "idle"
+            ? notice.text
+            : `Open Perch (${SHORTCUTS.mini})`
+      }
       onPointerDown={(e) => {
         if (e.button === 0) press.current = { x: e.screenX, y: e.screenY, dragging: false };
       }}
@@ -40,14 +49,18 @@ export function MiniBubble() {
       onPointerUp={() => {
         const p = press.current;
         press.current = null;
-        if (p && !p.dragging) void commands.setWindowMode("normal");
+        if (p && !p.dragging) void restore();
       }}
       onKeyDown={(e) => {
-        if (e.key === "Enter" || e.key === " ") void commands.setWindowMode("normal");
+        if (e.key === "Enter" || e.key === " ") void restore();
       }}
     >
       {busy && <span className="bubble-ring" style={{ transform: `scale(${0.85 + level * 0.3})` }} />}
       <img src="/perch.png" alt="" width={34} height={34} draggable={false} />
     </button>
   );
+}
+
+function restore() {
+  return attempt("Could not open the window", commands.setWindowMode("normal"));
 }

@@ -1,30 +1,44 @@
 import { useState } from "react";
 import type { StartupNotice } from "../bindings";
+import { dismissFailure, useFailures } from "../lib/failures";
 import { CloseIcon } from "./Icons";
 
-/** Things from start-up worth a person's attention, each dismissible. */
-export function Notices({ notices }: { notices: StartupNotice[] }) {
-  const [dismissed, setDismissed] = useState<number[]>([]);
-  const visible = notices.map((n, i) => ({ n, i })).filter(({ i }) => !dismissed.includes(i));
-  if (visible.length === 0) return null;
+interface Item {
+  key: number;
+  title: string;
+  detail: string;
+}
+
+function NoticeList({ items, role, onDismiss }: { items: Item[]; role: "status" | "alert"; onDismiss: (key: number) => void }) {
+  if (items.length === 0) return null;
   return (
     <div className="notices">
-      {visible.map(({ n, i }) => (
-        <div key={i} className="notice" role="status">
+      {items.map((item) => (
+        <div key={item.key} className="notice" role={role}>
           <div>
-            <strong>{n.title}</strong>
-            <p>{n.detail}</p>
+            <strong>{item.title}</strong>
+            <p>{item.detail}</p>
           </div>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label="Dismiss"
-            onClick={() => setDismissed((d) => [...d, i])}
-          >
+          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => onDismiss(item.key)}>
             <CloseIcon />
           </button>
         </div>
       ))}
     </div>
   );
+}
+
+/** Things from start-up worth a person's attention, each dismissible. */
+export function Notices({ notices }: { notices: StartupNotice[] }) {
+  const [dismissed, setDismissed] = useState<number[]>([]);
+  const items = notices
+    .map((n, key) => ({ key, title: n.title, detail: n.detail }))
+    .filter(({ key }) => !dismissed.includes(key));
+  return <NoticeList items={items} role="status" onDismiss={(key) => setDismissed((d) => [...d, key])} />;
+}
+
+/** Actions that failed where nothing else would show it (`lib/failures`), each dismissible. */
+export function FailureNotices() {
+  const items = useFailures().map((f) => ({ key: f.id, title: f.title, detail: f.detail }));
+  return <NoticeList items={items} role="alert" onDismiss={dismissFailure} />;
 }

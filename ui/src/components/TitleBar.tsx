@@ -1,5 +1,6 @@
 import { NavLink, useLocation, useNavigate } from "react-router";
 import { commands } from "../ipc";
+import { attempt } from "../lib/failures";
 import { SHORTCUTS, lastConversation } from "../lib/shortcuts";
 import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, NewChatIcon, ReviewIcon, SettingsIcon } from "./Icons";
 
@@ -51,7 +52,7 @@ export function TitleBar() {
           className="icon-button"
           aria-label="Mini mode"
           title={`Mini mode (${SHORTCUTS.mini})`}
-          onClick={() => void commands.setWindowMode("mini")}
+          onClick={() => void attempt("Could not switch to mini mode", commands.setWindowMode("mini"))}
         >
           <MiniIcon />
         </button>
@@ -60,7 +61,7 @@ export function TitleBar() {
           className="icon-button close"
           aria-label="Close to tray"
           title={`Close to tray (quit with ${SHORTCUTS.quit})`}
-          onClick={() => void commands.hideWindow()}
+          onClick={() => void attempt("Could not close the window to the tray", commands.hideWindow())}
         >
           <CloseIcon />
         </button>

@@ -14,6 +14,8 @@ import type {
   Usage,
 } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
+import { nextStep } from "./errors";
+import { attempt, reportFailure } from "./failures";
 
 export interface Streaming {
   runId: string;
@@ -34,12 +36,14 @@ export interface Streaming {
 export interface ChatState {
   view: ConversationView | null;
   streaming: Streaming | null;
-  /** Why the last send could not start (nothing was saved). */
-  sendError: string | null;
+  /** Why the last send could not start (nothing was saved), and what to do about it. */
+  sendError: { message: string; next: string | null } | null;
   /** Why the last answer failed, for the card under it. */
   answerError: TurnError | null;
   contextLength: number | null;
 }
+
+const STOP_FAILED = "Could not stop the answer";
 
 const EMPTY: ChatState = { view: null, streaming: null, sendError: null, answerError: null, contextLength: null };
 
@@ -48,6 +52,13 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   const buffer = useRef({ thinking: "", text: "" });
   const frame = useRef<number | null>(null);
   const streamingConversation = useRef<string | null>(null);
+  /** The run on screen: Stop reads it, so Stop does not change with every streamed frame. */
+  const streamingRun = useRef<string | null>(null);
+  /** The conversation on screen: `run` reads it, so `run` is not rebuilt on every reload. */
+  const shownConversation = useRef<string | null>(null);
+  useEffect(() => {
+    shownConversation.current = state.view?.conversation.id ?? null;
+  }, [state.view]);
 
   const reload = useCallback(async (id: string) => {
     const view = await call(commands.conversationView(id));
@@ -64,7 +75,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     let live = true;
     call(commands.conversationView(conversationId)).then(
       (view) => live && setState({ ...EMPTY, view }),
-      (e) => live && setState({ ...EMPTY, sendError: errorMessage(e) }),
+      (e) => live && setState({ ...EMPTY, sendError: { message: errorMessage(e), next: nextStep(e) } }),
     );
     return () => {
       live = false;
@@ -81,8 +92,9 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     async (kind: TurnKind, model: string, question: string | null, images: ImageInput[]): Promise<boolean> => {
       const runId = crypto.randomUUID();
       buffer.current = { thinking: "", text: "" };
-      const conversation_id = state.view?.conversation.id ?? null;
+      const conversation_id = shownConversation.current;
       streamingConversation.current = conversation_id;
+      streamingRun.current = runId;
       setState((s) => ({
         ...s,
         sendError: null,
@@ -107,6 +119,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       const settle = (id: string) =>
         (settled ??= reload(id).then(() => {
           streamingConversation.current = null;
+          if (streamingRun.current === runId) streamingRun.current = null;
           setState((s) => (s.streaming?.runId === runId ? { ...s, streaming: null, answerError } : s));
         }));
       const channel = new Channel<TurnEvent>();
@@ -167,11 +180,12 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
         return true;
       } catch (e) {
         streamingConversation.current = null;
-        setState((s) => ({ ...s, streaming: null, sendError: errorMessage(e) }));
+        streamingRun.current = null;
+        setState((s) => ({ ...s, streaming: null, sendError: { message: errorMessage(e), next: nextStep(e) } }));
         return false;
       }
     },
-    [state.view, onConversation, reload, flush],
+    [onConversation, reload, flush],
   );
 
   const send = useCallback(
@@ -187,10 +201,16 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       run({ kind: "edit", message_id: message.id, text }, model, text, []),
     [run],
   );
-  const stop = useCallback(() => {
-    const runId = state.streaming?.runId;
-    if (runId) void commands.chatStop(runId);
-  }, [state.streaming]);
+  const stop = useCallback(async () => {
+    const runId = streamingRun.current;
+    if (!runId) return;
+    const stopped = await attempt(STOP_FAILED, commands.chatStop(runId));
+    // `false`: the engine knows no such run. Fine if the answer ended meanwhile; otherwise the
+    // answer is still streaming and the user must know the Stop did nothing.
+    if (stopped === false && streamingRun.current === runId) {
+      reportFailure(STOP_FAILED, "Perch found no answer running to stop. Try Stop again.");
+    }
+  }, []);
 
   return { state, send, regenerate, edit, stop };
 }

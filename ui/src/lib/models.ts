@@ -1,8 +1,9 @@
-import { useEffect, useState } from "react";
-import type { ModelInfo } from "../bindings";
-import { call, commands } from "../ipc";
+import { useEffect } from "react";
+import type { ModelInfo, ModelsOverview } from "../bindings";
+import { call, commands, errorMessage } from "../ipc";
 import { MODELS_CHANGED } from "./localModels";
 import { useSettings } from "./settings";
+import { useLoad } from "./useLoad";
 
 export interface Models {
   /** Models to offer: the enabled ones, or every available one when none is chosen. */
@@ -14,33 +15,24 @@ export interface Models {
 }
 
 export function useModels(): Models {
-  const { settings } = useSettings();
-  const [state, setState] = useState<Models>({ offered: [], defaultModel: null, problems: [], loading: true });
-  const enabled = settings?.models.enabled;
-  // Bumped when models were downloaded, added or deleted, so the list is read again.
-  const [changes, setChanges] = useState(0);
+  const enabled = useSettings().settings?.models.enabled;
+  // Listed again when the choice of models changes, not whenever any setting is saved (a
+  // theme change brings a new settings object with an equal list).
+  const { value, error, loading, reload } = useLoad<ModelsOverview>(
+    () => call(commands.modelsList(false)),
+    JSON.stringify(enabled ?? []),
+  );
+  // Read again when models were downloaded, added or deleted.
   useEffect(() => {
-    const changed = () => setChanges((n) => n + 1);
-    window.addEventListener(MODELS_CHANGED, changed);
-    return () => window.removeEventListener(MODELS_CHANGED, changed);
-  }, []);
-  useEffect(() => {
-    let live = true;
-    call(commands.modelsList(false)).then(
-      (overview) => {
-        if (!live) return;
-        const all = overview.providers.flatMap((p) => p.models);
-        const offered = enabled && enabled.length > 0 ? all.filter((m) => enabled.includes(m.id)) : all;
-        const problems = overview.providers.filter((p) => p.error).map((p) => p.error!);
-        setState({ offered, defaultModel: overview.default_model, problems, loading: false });
-      },
-      (e) => live && setState({ offered: [], defaultModel: null, problems: [String(e?.message ?? e)], loading: false }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [enabled, changes]);
-  return state;
+    window.addEventListener(MODELS_CHANGED, reload);
+    return () => window.removeEventListener(MODELS_CHANGED, reload);
+  }, [reload]);
+  if (error) return { offered: [], defaultModel: null, problems: [errorMessage(error)], loading };
+  if (!value) return { offered: [], defaultModel: null, problems: [], loading };
+  const all = value.providers.flatMap((p) => p.models);
+  const offered = enabled && enabled.length > 0 ? all.filter((m) => enabled.includes(m.id)) : all;
+  const problems = value.providers.filter((p) => p.error).map((p) => p.error!);
+  return { offered, defaultModel: value.default_model, problems, loading };
 }
 
 export function formatCost(usd: number): string {

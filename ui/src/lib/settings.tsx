@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import type {
   CaptureSettings,
   LocalSettings,
@@ -93,10 +93,14 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
 
   const setLocal = useCallback((local: LocalSettings) => save(call(commands.setLocalSettings(local))), [save]);
 
+  // One value per change of settings or error: a parent's re-render does not re-render every
+  // reader of the settings.
+  const value = useMemo(
+    () => ({ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal }),
+    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal],
+  );
   return (
-    <SettingsContext.Provider
-      value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal }}
-    >
+    <SettingsContext.Provider value={value}>
       {children}
     </SettingsContext.Provider>
   );

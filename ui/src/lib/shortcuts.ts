@@ -1,6 +1,7 @@
 import { useEffect } from "react";
 import type { WindowMode } from "../bindings";
 import { commands } from "../ipc";
+import { attempt, reportFailure } from "./failures";
 
 /** Keyboard shortcuts that work on every page. Page-level keys live with their pages. */
 export const SHORTCUTS = {
@@ -19,10 +20,10 @@ export function useGlobalShortcuts(mode: WindowMode) {
       const key = e.key.toLowerCase();
       if (e.shiftKey && key === "m") {
         e.preventDefault();
-        void commands.setWindowMode(mode === "mini" ? "normal" : "mini");
+        void attempt("Could not change the window mode", commands.setWindowMode(mode === "mini" ? "normal" : "mini"));
       } else if (!e.shiftKey && key === "q") {
         e.preventDefault();
-        void commands.quitApp();
+        commands.quitApp().catch((e) => reportFailure("Could not quit Perch", e));
       } else if (!e.shiftKey && key === "n") {
         e.preventDefault();
         window.location.hash = "#/";

@@ -5,6 +5,7 @@ import { MemoryRouter, Route, Routes } from "react-router";
 import type { Capture, ConversationView, Message, TurnEvent } from "../bindings";
 import { ChatPage } from "./ChatPage";
 import { SettingsProvider } from "../lib/settings";
+import { FailureNotices } from "../components/Notices";
 import { calls, emitEvent, onCommand } from "../test/tauri";
 import { SETTINGS, healthyApp } from "../test/fixtures";
 
@@ -83,6 +84,7 @@ function page(path = "/") {
           <Route path="/chat/:id" element={<ChatPage />} />
         </Routes>
       </MemoryRouter>
+      <FailureNotices />
     </SettingsProvider>,
   );
 }
@@ -160,14 +162,73 @@ describe("ChatPage", () => {
     expect(stops[0].args).toEqual({ runId });
   });
 
+  it("keeps one Esc listener while an answer streams, instead of one per frame", async () => {
+    let emit: Emit = () => {};
+    backend(async (e) => {
+      emit = e;
+      e(started(2));
+      await new Promise(() => {});
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await screen.findByRole("button", { name: "Stop" });
+    const added = vi.spyOn(window, "addEventListener");
+    for (const word of ["one ", "two ", "three ", "four ", "five"]) {
+      await act(async () => {
+        emit({ event: "text", data: word });
+        await new Promise((r) => requestAnimationFrame(() => r(null)));
+      });
+    }
+    expect(await screen.findByText(/one two three four five/)).toBeInTheDocument();
+    expect(added.mock.calls.filter(([type]) => type === "keydown")).toHaveLength(0);
+    added.mockRestore();
+    await userEvent.keyboard("{Escape}");
+    expect(calls.filter((c) => c.cmd === "chat_stop")).toHaveLength(1);
+  });
+
+  it("says so when Stop finds no run while the answer still streams", async () => {
+    backend(async (emit) => {
+      emit(started(2));
+      emit({ event: "text", data: "Partial" });
+      await new Promise(() => {});
+    });
+    onCommand("chat_stop", () => false);
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await userEvent.click(await screen.findByRole("button", { name: "Stop" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Could not stop the answer");
+    expect(alert).toHaveTextContent("found no answer running");
+    // Still streaming, so Stop is still there to try again.
+    expect(screen.getByRole("button", { name: "Stop" })).toBeInTheDocument();
+  });
+
+  it("says why when the Stop command fails", async () => {
+    backend(async (emit) => {
+      emit(started(2));
+      await new Promise(() => {});
+    });
+    onCommand("chat_stop", () => {
+      throw { kind: "unavailable", message: "the engine is gone" };
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    await screen.findByRole("button", { name: "Stop" });
+    await userEvent.keyboard("{Escape}");
+    expect(await screen.findByRole("alert")).toHaveTextContent("the engine is gone");
+  });
+
   it("keeps the text when the message could not be sent, and says why", async () => {
     backend(() => {
-      throw { kind: "provider", message: "there is no API key for anthropic; add one in Settings -> Models" };
+      throw { kind: "provider", message: "there is no API key for anthropic", provider_kind: "missing_key" };
     });
     page();
     const box = screen.getByRole("textbox", { name: "Message" });
     await userEvent.type(box, "Important question{Enter}");
-    expect(await screen.findByRole("alert")).toHaveTextContent("no API key for anthropic");
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("no API key for anthropic");
+    // The kind from the engine picks the next step.
+    expect(alert).toHaveTextContent("Add a key in Settings → Models.");
     expect(box).toHaveValue("Important question");
   });
 
@@ -207,6 +268,20 @@ describe("ChatPage", () => {
     page("/chat/c1");
     const card = await screen.findByRole("alert");
     expect(card).toHaveTextContent("Ollama is not reachable");
+  });
+
+  it("picks the next step on a failed answer by its kind", async () => {
+    const save = backend(async (emit) => {
+      emit(started(2));
+      const failed = message(2, "assistant", "", { status: "error", error: "anthropic is rate limiting requests" });
+      save([message(1, "user", "Go"), failed]);
+      emit({ event: "finished", data: { message: failed, error: { kind: "rate_limited", message: "anthropic is rate limiting requests; try again in 20 s" } } });
+    });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Go{Enter}");
+    const card = await screen.findByRole("alert");
+    expect(card).toHaveTextContent("try again in 20 s");
+    expect(card).toHaveTextContent("Wait a moment, then regenerate.");
   });
 
   it("offers the models, starts on the default, and shows the context used", async () => {

@@ -53,13 +53,15 @@ export function ChatPage() {
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [messages.length, streaming?.text, streaming?.thinking]);
 
+  // Esc stops the answer on screen (`stop` does nothing without one). `stop` is stable, so the
+  // listener is added once, not on every streamed frame.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && streaming) stop();
+      if (e.key === "Escape" && !e.defaultPrevented) void stop();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [streaming, stop]);
+  }, [stop]);
 
   const onSend = async (text: string, images: Parameters<typeof send>[1]) => {
     if (!model) return false;
@@ -119,7 +121,8 @@ export function ChatPage() {
       {state.sendError && (
         <div className="error-card inline" role="alert">
           <strong>Not sent</strong>
-          <p>{state.sendError}</p>
+          <p>{state.sendError.message}</p>
+          {state.sendError.next && <p className="muted">{state.sendError.next}</p>}
         </div>
       )}
       <Composer

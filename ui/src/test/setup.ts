@@ -3,6 +3,7 @@ import { afterEach } from "vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "./tauri";
 import { resetDictation } from "../lib/dictation";
+import { resetFailures } from "../lib/failures";
 
 // The app loads the markdown renderer lazily. Load it once here, so no test's wait includes
 // compiling it (over a second on a busy machine), and give waits room on slow machines.
@@ -13,6 +14,7 @@ afterEach(() => {
   cleanup();
   clearMocks();
   resetDictation();
+  resetFailures();
   // Pages live in the URL hash; each test starts on Chat.
   window.location.hash = "";
 });

@@ -14,6 +14,15 @@ use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
+/// Why an answer was not delivered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// Answered already (in another window or the terminal), or the turn that asked ended.
+    #[error("question {0} is no longer open: it was answered already or its answer was stopped")]
+    NotOpen(u64),
+}
+
 /// How long the user's answer to a tool approval holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -171,9 +180,9 @@ impl Asks {
     }
 
     /// The user's answer to question `id`.
-    pub fn answer(&self, id: u64, answer: Answer) -> Result<(), String> {
-        let (_, tx) = self.lock().remove(&id).ok_or_else(|| format!("question {id} is no longer open"))?;
-        tx.send(answer).map_err(|_| format!("question {id} is no longer open"))
+    pub fn answer(&self, id: u64, answer: Answer) -> Result<(), AnswerError> {
+        let (_, tx) = self.lock().remove(&id).ok_or(AnswerError::NotOpen(id))?;
+        tx.send(answer).map_err(|_| AnswerError::NotOpen(id))
     }
 
     /// Questions still waiting (for a window that opens after they were asked).
@@ -212,7 +221,10 @@ mod tests {
         asks.answer(ask.id, answer.clone()).unwrap();
         assert_eq!(asking.await.unwrap(), Some(answer));
         assert_eq!(events.recv().await.unwrap(), AskEvent::Settled(ask.id));
-        assert!(asks.answer(ask.id, Answer::Sampling { approve: false }).is_err());
+        assert_eq!(
+            asks.answer(ask.id, Answer::Sampling { approve: false }),
+            Err(AnswerError::NotOpen(ask.id))
+        );
     }
 
     #[tokio::test]

@@ -2,6 +2,9 @@
 //! The turn against the fake Ollama: streaming into the sink and the database, stop, broken
 //! streams, an unreachable Ollama, regenerate and edit, images, and context windowing.
 
+#[path = "support/poll.rs"]
+mod poll;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -164,13 +167,13 @@ async fn a_broken_stream_keeps_the_partial_answer_with_the_error() {
     assert_eq!(answer.content, "Half an answer");
     assert!(answer.error.as_deref().unwrap().contains("closed before the answer was complete"));
     let Some(TurnEvent::Finished(finished)) = sink.events().pop() else { panic!("no finish") };
-    assert_eq!(finished.error.unwrap().kind, "stream");
+    assert_eq!(finished.error.unwrap().kind, perch_core::providers::ProviderErrorKind::Stream);
 }
 
 #[tokio::test]
 async fn ollama_not_running_is_an_error_card_and_the_question_is_kept() {
     let s = setup().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_held, port) = poll::refusing_port();
     let url = BaseUrl::try_from(format!("http://127.0.0.1:{port}")).unwrap();
     s.engine.settings().update(|st| st.providers.ollama_url = url).await.unwrap();
     let sink = Collect::default();

@@ -5,6 +5,9 @@
 //! `make deps`. Crashes, hangs and garbage are real processes too.
 #![cfg(unix)]
 
+#[path = "support/poll.rs"]
+mod poll;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -132,20 +135,21 @@ async fn server_everything_over_stdio_reports_progress_and_times_out_and_cancels
     let slow =
         call(&m, "everything", "trigger-long-running-operation", json!({"duration": 10, "steps": 2})).await;
     assert!(matches!(slow, Err(CallError::Timeout { secs: 3, .. })), "{slow:?}");
-    // A stop cancels at once.
+    // A stop cancels at once: here as soon as the call is running (its first progress).
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        progress.recv().await;
         stopper.cancel();
     });
     let stopped = m
         .call_tool(
             "everything",
             "trigger-long-running-operation",
-            args(json!({"duration": 10})),
+            args(json!({"duration": 10, "steps": 10})),
             &cancel,
-            None,
+            Some(tx),
         )
         .await;
     assert_eq!(stopped.unwrap_err(), CallError::Cancelled);
@@ -233,13 +237,23 @@ async fn a_killed_server_is_restarted_and_the_call_in_flight_says_so() {
     );
     m.ensure_connected("everything", WAIT).await.unwrap();
     let pid = m.server("everything").unwrap().pid.unwrap();
+    let (tx, mut progress) = tokio::sync::mpsc::unbounded_channel();
     let calling = {
         let m = m.clone();
         tokio::spawn(async move {
-            call(&m, "everything", "trigger-long-running-operation", json!({"duration": 20})).await
+            let arguments = args(json!({"duration": 20, "steps": 20}));
+            m.call_tool(
+                "everything",
+                "trigger-long-running-operation",
+                arguments,
+                &CancellationToken::new(),
+                Some(tx),
+            )
+            .await
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The call is in flight once the server reports progress on it.
+    progress.recv().await.expect("the call reports progress");
     // kill -9 on the server's process group (npx/node and anything it started).
     nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid.try_into().unwrap()), nix::sys::signal::SIGKILL)
         .unwrap();
@@ -340,7 +354,9 @@ async fn the_dashboard_edits_the_users_file_and_reloads() {
     m.remove("demo").await.unwrap();
     let demo = m.server("demo").unwrap();
     assert!(!demo.config.enabled, "a bundled server is turned off, not deleted");
-    assert!(m.import("{\"x\": {\"args\": []}}").await.unwrap_err().contains("needs a \"command\""));
+    assert!(
+        m.import("{\"x\": {\"args\": []}}").await.unwrap_err().to_string().contains("needs a \"command\"")
+    );
 }
 
 #[tokio::test]

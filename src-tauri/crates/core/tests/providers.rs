@@ -3,6 +3,9 @@
 //! text, thinking, tool calls, usage, errors before and during the stream, malformed chunks,
 //! characters split across network chunks, dropped and stalled connections.
 
+#[path = "support/poll.rs"]
+mod poll;
+
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -379,7 +382,7 @@ async fn ollama_model_names_are_read_as_ollama_reads_them() {
 
 #[tokio::test]
 async fn ollama_not_running_is_said_quickly_with_what_to_do() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_held, port) = poll::refusing_port();
     let ollama = Ollama::new(&format!("http://127.0.0.1:{port}"), Timeouts::default());
     // Within 2 s: a refused connection fails at once, and one that never answers is given up
     // at the connect timeout.

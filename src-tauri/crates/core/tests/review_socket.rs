@@ -3,6 +3,9 @@
 //! clients at once, and the socket's own safety (permissions, stale and live sockets).
 #![cfg(unix)]
 
+#[path = "support/poll.rs"]
+mod poll;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -260,10 +263,11 @@ async fn a_stale_socket_is_replaced_but_a_live_one_is_not_taken() {
     // new server's socket.
     first.stop().await;
     let again = server::start(ServerConfig::new(socket.clone()), service.clone()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(
-        Client::connect(&socket, T).await.unwrap().request("ping", Value::Null, T).await.unwrap().success
-    );
+    poll::until("the new server to answer", Duration::from_secs(10), || async {
+        let mut client = Client::connect(&socket, T).await.ok()?;
+        client.request("ping", Value::Null, T).await.ok().filter(|r| r.success)
+    })
+    .await;
     drop(again);
     assert!(!socket.exists());
 }
@@ -273,7 +277,12 @@ async fn connections_beyond_the_limit_are_told_so() {
     let f = fixture(|c| c.max_connections = 2).await;
     let _a = UnixStream::connect(&f.socket).await.unwrap();
     let _b = UnixStream::connect(&f.socket).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let response = raw(&f.socket, b"{\"id\": 1, \"type\": \"ping\"}\n").await.unwrap();
-    assert!(response["error"].as_str().unwrap().contains("too many connections"));
+    // Until the server has accepted both, a third may still be answered; then it must be refused.
+    let refusal =
+        poll::until("a connection past the limit to be refused", Duration::from_secs(10), || async {
+            let response = raw(&f.socket, b"{\"id\": 1, \"type\": \"ping\"}\n").await?;
+            response["error"].as_str().map(str::to_owned)
+        })
+        .await;
+    assert!(refusal.contains("too many connections"), "{refusal}");
 }

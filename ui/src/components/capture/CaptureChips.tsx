@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { Capture } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { useLoad } from "../../lib/useLoad";
 
 interface Props {
   captures: Capture[];
@@ -37,14 +38,11 @@ export function CaptureChips({ captures, onRemove }: Props) {
 
 /** A capture at full window size, with Copy and Remove; Esc closes it. */
 function CaptureViewer({ capture, onClose, onRemove }: { capture: Capture; onClose: () => void; onRemove: (id: string) => void }) {
-  const [src, setSrc] = useState<string | null>(null);
-  const [note, setNote] = useState<string | null>(null);
+  const [copyNote, setNote] = useState<string | null>(null);
+  const view = useLoad(() => call(commands.captureView(capture.id)), capture.id);
+  const src = view.value ?? null;
+  const note = copyNote ?? (view.error ? errorMessage(view.error) : null);
   useEffect(() => {
-    let live = true;
-    call(commands.captureView(capture.id)).then(
-      (url) => live && setSrc(url),
-      (e) => live && setNote(errorMessage(e)),
-    );
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
         e.stopPropagation();
@@ -52,10 +50,7 @@ function CaptureViewer({ capture, onClose, onRemove }: { capture: Capture; onClo
       }
     };
     window.addEventListener("keydown", onKey, true);
-    return () => {
-      live = false;
-      window.removeEventListener("keydown", onKey, true);
-    };
+    return () => window.removeEventListener("keydown", onKey, true);
   }, [capture.id, onClose]);
 
   const copy = async () => {

@@ -51,7 +51,11 @@ export function CaptureOverlay({ index }: { index: number }) {
   const cancel = useCallback(() => {
     if (done.current) return;
     done.current = true;
-    void commands.captureOverlayCancel();
+    // A failed cancel leaves the overlay up: say so, and let Esc try again.
+    call(commands.captureOverlayCancel()).catch((e) => {
+      done.current = false;
+      setError(errorMessage(e));
+    });
   }, []);
 
   const takeRegion = useCallback(

@@ -1,5 +1,9 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
 import type { Capture, CaptureMode, ImageInput, ModelInfo } from "../../bindings";
+// The engine's limit (generated): a bigger paste is refused before it reaches the text box.
+// `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
+// that the engine refuses.
+import { MAX_MESSAGE_CHARS } from "../../bindings";
 import { useCaptures } from "../../lib/captures";
 import { formatTokens } from "../../lib/models";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
@@ -8,8 +12,6 @@ import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
 import { MicButton } from "./MicButton";
 
-/** The most a message may hold; a bigger paste is refused before it reaches the text box. */
-export const MAX_MESSAGE_CHARS = 1_000_000;
 const DRAFT_KEY = "perch.draft";
 
 interface Props {
@@ -141,6 +143,8 @@ export function Composer(props: Props) {
       e.preventDefault();
       void submit();
     } else if (e.key === "Escape") {
+      // Handled here: the page's own Esc (Stop) must not act on it a second time.
+      e.preventDefault();
       if (dictation.phase === "listening") void cancelDictation();
       else if (streaming) onStop();
       else if (editing !== null) {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { render, screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { McpOverview, ServerView } from "../../bindings";
 import { calls, emitEvent, onCommand } from "../../test/tauri";
@@ -90,5 +90,38 @@ describe("McpServers", () => {
     await userEvent.click(screen.getByRole("button", { name: "Add" }));
     expect(await screen.findByRole("alert")).toHaveTextContent('server "broken": needs a "command"');
     expect(box).toHaveValue('{"broken": {"args": []}}');
+  });
+
+  it("tells a timed-out call from a stopped server, each with its next step", async () => {
+    onCommand("mcp_overview", () => ({ servers: [server("demo")], problems: [] }));
+    onCommand("mcp_refresh", () => {
+      throw { kind: "timeout", message: "demo did not answer within 60 s, so the call was cancelled", provider_kind: null };
+    });
+    render(<McpServers />);
+    const demo = await screen.findByRole("group", { name: "Server demo" });
+    await userEvent.click(within(demo).getByRole("button", { name: "Refresh" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/within 60 s.*did not answer in time; try again/);
+    onCommand("mcp_refresh", () => {
+      throw { kind: "closed", message: "demo stopped while the call ran (it crashed or was closed)", provider_kind: null };
+    });
+    await userEvent.click(within(demo).getByRole("button", { name: "Refresh" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/crashed or was closed.*see its log, then restart it/);
+  });
+
+  it("shows the newest list when an older answer arrives last", async () => {
+    const answers: ((o: McpOverview) => void)[] = [];
+    onCommand("mcp_overview", () => new Promise<McpOverview>((resolve) => answers.push(resolve)));
+    render(<McpServers />);
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    // A change arrives while the first request is still out: a second request goes out.
+    emitEvent("mcp-changed", { event: { event: "changed", data: { server: "demo" } } });
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    answers[1]({ servers: [server("demo", { status: "stopped", pid: null })], problems: [] });
+    const demo = await screen.findByRole("group", { name: "Server demo" });
+    await vi.waitFor(() => expect(within(demo).getByTestId("status-demo")).toHaveTextContent("stopped"));
+    // The stale answer (still "connected") lands last and must not win.
+    await act(async () => answers[0]({ servers: [server("demo"), server("gone")], problems: [] }));
+    expect(within(demo).getByTestId("status-demo")).toHaveTextContent("stopped");
+    expect(screen.queryByRole("group", { name: "Server gone" })).toBeNull();
   });
 });

@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useState } from "react";
+import { useEffect, useState } from "react";
 import type { McpOverview, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
+import { nextStep } from "../../lib/errors";
+import { useLoad } from "../../lib/useLoad";
 
 const DOT: Record<ServerView["status"], string> = {
   connected: "green",
@@ -20,14 +22,14 @@ function uptime(since: number | null, now: number): string {
 
 /** Settings -> MCP servers: every server with its status, and what it offers. */
 export function McpServers() {
-  const [overview, setOverview] = useState<McpOverview | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // Events can ask for the list faster than it arrives: only the newest answer is shown.
+  const loaded = useLoad<McpOverview>(() => call(commands.mcpOverview()), "overview");
+  const { reload } = loaded;
+  const overview = loaded.value;
+  const [actionError, setError] = useState<string | null>(null);
+  const error = actionError ?? (loaded.error ? errorMessage(loaded.error) : null);
   const [now, setNow] = useState(() => Date.now());
-  const reload = useCallback(() => {
-    void call(commands.mcpOverview()).then(setOverview, (e) => setError(errorMessage(e)));
-  }, []);
   useEffect(() => {
-    reload();
     const unlisten = events.mcpChanged.listen((e) => {
       if (e.payload.event.event === "changed") reload();
     });
@@ -42,7 +44,8 @@ export function McpServers() {
       await pending;
       setError(null);
     } catch (e) {
-      setError(errorMessage(e));
+      const next = nextStep(e);
+      setError(next ? `${errorMessage(e)} ${next}` : errorMessage(e));
     }
     reload();
   };

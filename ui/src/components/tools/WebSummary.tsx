@@ -1,5 +1,6 @@
 import type { MouseEvent } from "react";
 import { commands, type ToolCallRecord } from "../../bindings";
+import { attempt } from "../../lib/failures";
 
 /** The bundled web server's tools, whose cards show a summary instead of raw JSON. */
 export function isWebCall(call: ToolCallRecord): boolean {
@@ -41,7 +42,7 @@ function stringArg(call: ToolCallRecord, name: string): string {
 function BrowserLink({ url, children }: { url: string; children: string }) {
   const open = (e: MouseEvent) => {
     e.preventDefault();
-    void commands.openUrl(url);
+    void attempt("Could not open the link", commands.openUrl(url));
   };
   return (
     <a href={url} onClick={open} title={url} rel="noreferrer">

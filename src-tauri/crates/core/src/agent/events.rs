@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 
-use crate::providers::{ProviderError, Usage};
+use crate::providers::{ProviderError, ProviderErrorKind, Usage};
 use crate::store::{Conversation, Message};
 
 /// Why an answer failed, for the error card.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct TurnError {
-    pub kind: String,
+    pub kind: ProviderErrorKind,
     pub message: String,
 }
 
@@ -54,6 +54,6 @@ pub trait TurnSink: Send + Sync {
 
 impl From<ProviderError> for TurnError {
     fn from(e: ProviderError) -> Self {
-        Self { kind: e.kind().to_owned(), message: e.to_string() }
+        Self { kind: e.kind(), message: e.to_string() }
     }
 }

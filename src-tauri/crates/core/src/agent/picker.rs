@@ -83,13 +83,15 @@ impl ToolPicker {
     }
 
     /// Downloads the model (checked against its sha256), reporting progress.
-    pub async fn download_model(&self, mut progress: impl FnMut(u64, u64) + Send) -> Result<(), String> {
+    pub async fn download_model(
+        &self,
+        mut progress: impl FnMut(u64, u64) + Send,
+    ) -> Result<(), download::DownloadError> {
         let client = self.clients.get(Timeouts::default()).client;
         download::fetch(&client, MINILM_FILES, &self.model_dir, download::Fetch::default(), |p| {
             progress(p.done, p.total)
         })
         .await
-        .map_err(|e| e.to_string())
     }
 
     /// The embedded model, loaded once it is present.

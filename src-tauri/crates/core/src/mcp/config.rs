@@ -49,6 +49,31 @@ pub struct ConfigProblem {
     pub message: String,
 }
 
+/// Why an edit of the user's servers file (import, remove, turn on or off) was refused; nothing
+/// is written when it fails.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The pasted text is not a JSON object of servers.
+    #[error("{0}")]
+    Paste(String),
+    /// One server's entry cannot be used.
+    #[error("server {server:?}: {reason}")]
+    Entry { server: String, reason: String },
+    /// The user's file exists but is not one Perch can edit without losing something.
+    #[error("{path}: {reason}; fix or remove it before changing servers here")]
+    UserFile { path: PathBuf, reason: String },
+    #[error("there is no server named {0:?} in your servers file")]
+    NotInUserFile(String),
+    #[error("could not {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 impl std::fmt::Display for ConfigProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.server {
@@ -278,61 +303,61 @@ fn expand(s: &str) -> String {
 }
 
 /// The user's file as JSON (an empty `mcpServers` when absent), for the dashboard to edit.
-fn read_user(data_dir: &Path) -> Result<Map<String, Value>, String> {
+fn read_user(data_dir: &Path) -> Result<Map<String, Value>, ConfigError> {
     let path = data_dir.join(USER_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) if !t.trim().is_empty() => t,
         Ok(_) => return Ok(Map::new()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(e) => return Err(format!("could not read {}: {e}", path.display())),
+        Err(source) => return Err(ConfigError::Io { action: "read", path, source }),
     };
+    let broken = |reason: String| ConfigError::UserFile { path: path.clone(), reason };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(mut top)) => match top.remove("mcpServers").or_else(|| top.remove("servers")) {
             Some(Value::Object(servers)) => Ok(servers),
             None => Ok(Map::new()),
-            Some(_) => Err(format!("{}: \"mcpServers\" is not an object", path.display())),
+            Some(_) => Err(broken("\"mcpServers\" is not an object".into())),
         },
-        Ok(_) => Err(format!("{}: the file is not a JSON object", path.display())),
-        Err(e) => Err(format!(
-            "{}, line {}: not valid JSON ({e}); fix or remove it before changing servers here",
-            path.display(),
-            e.line()
-        )),
+        Ok(_) => Err(broken("the file is not a JSON object".into())),
+        Err(e) => Err(broken(format!("line {}: not valid JSON ({e})", e.line()))),
     }
 }
 
-fn write_user(data_dir: &Path, servers: Map<String, Value>) -> Result<PathBuf, String> {
+fn write_user(data_dir: &Path, servers: Map<String, Value>) -> Result<PathBuf, ConfigError> {
     let path = data_dir.join(USER_FILE);
     let mut top = Map::new();
     top.insert("mcpServers".into(), Value::Object(servers));
-    let text = serde_json::to_string_pretty(&Value::Object(top)).map_err(|e| e.to_string())?;
+    // A map of JSON values always serialises.
+    let text = serde_json::to_string_pretty(&Value::Object(top)).unwrap_or_default();
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n")
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| format!("could not write {}: {e}", path.display()))?;
-    Ok(path)
+    match std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, &path)) {
+        Ok(()) => Ok(path),
+        Err(source) => Err(ConfigError::Io { action: "write", path, source }),
+    }
 }
 
 /// Adds or replaces servers from pasted JSON: a whole `{"mcpServers": {...}}` file, or a bare
 /// `{"name": {...}}` map. Returns the names added. Nothing is written when any entry is bad.
-pub fn import(data_dir: &Path, pasted: &str) -> Result<Vec<String>, String> {
-    let value: Value = serde_json::from_str(pasted)
-        .map_err(|e| format!("the pasted text is not valid JSON (line {}): {e}", e.line()))?;
-    let Value::Object(mut top) = value else { return Err("paste a JSON object".into()) };
+pub fn import(data_dir: &Path, pasted: &str) -> Result<Vec<String>, ConfigError> {
+    let value: Value = serde_json::from_str(pasted).map_err(|e| {
+        ConfigError::Paste(format!("the pasted text is not valid JSON (line {}): {e}", e.line()))
+    })?;
+    let Value::Object(mut top) = value else { return Err(ConfigError::Paste("paste a JSON object".into())) };
     let servers = match top.remove("mcpServers").or_else(|| top.remove("servers")) {
         Some(Value::Object(s)) => s,
-        Some(_) => return Err("\"mcpServers\" is not an object".into()),
+        Some(_) => return Err(ConfigError::Paste("\"mcpServers\" is not an object".into())),
         None => top,
     };
     if servers.is_empty() {
-        return Err("the pasted JSON names no servers".into());
+        return Err(ConfigError::Paste("the pasted JSON names no servers".into()));
     }
     for (name, entry) in &servers {
+        let bad = |reason: &str| ConfigError::Entry { server: name.clone(), reason: reason.into() };
         if !valid_name(name) {
-            return Err(format!("server {name:?}: names may use letters, digits, - and _ only"));
+            return Err(bad("names may use letters, digits, - and _ only"));
         }
-        let Value::Object(map) = entry else { return Err(format!("server {name:?} is not an object")) };
-        to_server(name, map.clone(), false).map_err(|e| format!("server {name:?}: {e}"))?;
+        let Value::Object(map) = entry else { return Err(bad("is not an object")) };
+        to_server(name, map.clone(), false).map_err(|reason| bad(&reason))?;
     }
     let mut user = read_user(data_dir)?;
     let names: Vec<String> = servers.keys().cloned().collect();
@@ -342,18 +367,18 @@ pub fn import(data_dir: &Path, pasted: &str) -> Result<Vec<String>, String> {
 }
 
 /// Removes a server the user added; a bundled one is turned off instead.
-pub fn remove(data_dir: &Path, name: &str, bundled: bool) -> Result<(), String> {
+pub fn remove(data_dir: &Path, name: &str, bundled: bool) -> Result<(), ConfigError> {
     let mut user = read_user(data_dir)?;
     if bundled {
         user.insert(name.to_owned(), serde_json::json!({ "enabled": false }));
     } else if user.remove(name).is_none() {
-        return Err(format!("there is no server named {name:?} in your servers file"));
+        return Err(ConfigError::NotInUserFile(name.to_owned()));
     }
     write_user(data_dir, user).map(|_| ())
 }
 
 /// Turns a server on or off (kept in the user's file).
-pub fn set_enabled(data_dir: &Path, name: &str, enabled: bool) -> Result<(), String> {
+pub fn set_enabled(data_dir: &Path, name: &str, enabled: bool) -> Result<(), ConfigError> {
     let mut user = read_user(data_dir)?;
     let entry = user.entry(name.to_owned()).or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(map) = entry {
@@ -475,8 +500,12 @@ mod tests {
         .unwrap();
         assert_eq!(names, ["time"]);
         import(dir.path(), r#"{"web": {"url": "http://127.0.0.1:1/mcp"}}"#).unwrap();
-        assert!(import(dir.path(), r#"{"broken": {"args": []}}"#).unwrap_err().contains("broken"));
-        assert!(import(dir.path(), "not json").unwrap_err().contains("not valid JSON"));
+        let broken = import(dir.path(), r#"{"broken": {"args": []}}"#).unwrap_err();
+        assert!(matches!(&broken, ConfigError::Entry { server, .. } if server == "broken"), "{broken:?}");
+        assert!(
+            matches!(import(dir.path(), "not json"), Err(ConfigError::Paste(m)) if m.contains("not valid JSON"))
+        );
+        assert!(matches!(import(dir.path(), r#"{"a b": {"command": "x"}}"#), Err(ConfigError::Entry { .. })));
         set_enabled(dir.path(), "demo", false).unwrap();
         remove(dir.path(), "time", false).unwrap();
         let loaded = load(dir.path());
@@ -484,6 +513,19 @@ mod tests {
         let names: Vec<&str> = loaded.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["demo", "filesystem", "web"]);
         assert!(!loaded.servers[0].enabled);
-        assert!(remove(dir.path(), "time", false).is_err());
+        assert!(
+            matches!(remove(dir.path(), "time", false), Err(ConfigError::NotInUserFile(n)) if n == "time")
+        );
+    }
+
+    #[test]
+    fn a_broken_users_file_is_never_overwritten_by_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(USER_FILE);
+        std::fs::write(&file, "{\n  \"mcpServers\": {,\n}").unwrap();
+        let err = set_enabled(dir.path(), "demo", false).unwrap_err();
+        assert!(matches!(&err, ConfigError::UserFile { path, .. } if path == &file), "{err:?}");
+        assert!(err.to_string().contains("line 2") && err.to_string().contains("fix or remove it"), "{err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\n  \"mcpServers\": {,\n}");
     }
 }

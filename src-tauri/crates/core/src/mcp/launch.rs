@@ -27,6 +27,25 @@ pub(crate) struct LaunchError {
     pub permanent: bool,
 }
 
+/// Why a server's program could not be found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResolveError {
+    /// A path was given and nothing is there.
+    #[error("{0} does not exist")]
+    NoSuchFile(PathBuf),
+    /// A bare name not on the login shell's PATH; `hint` says what to install, when known.
+    #[error("{command} was not found on your PATH.{hint}")]
+    NotOnPath { command: String, hint: &'static str },
+}
+
+impl From<ResolveError> for LaunchError {
+    /// A missing program stays missing: not retried.
+    fn from(e: ResolveError) -> Self {
+        Self { message: e.to_string(), permanent: true }
+    }
+}
+
 impl From<String> for LaunchError {
     fn from(message: String) -> Self {
         Self { message, permanent: false }
@@ -46,13 +65,13 @@ pub(crate) struct Launched {
 }
 
 /// Resolves a command as the user's shell would, with bundled servers found first.
-pub(crate) async fn resolve(command: &str) -> Result<PathBuf, String> {
+pub(crate) async fn resolve(command: &str) -> Result<PathBuf, ResolveError> {
     let path = Path::new(command);
     if path.components().count() > 1 {
         return if path.is_file() {
             Ok(path.to_path_buf())
         } else {
-            Err(format!("{command} does not exist"))
+            Err(ResolveError::NoSuchFile(path.into()))
         };
     }
     if command.starts_with("perch-mcp-")
@@ -67,7 +86,7 @@ pub(crate) async fn resolve(command: &str) -> Result<PathBuf, String> {
             "python" | "python3" => " Install Python 3 and start Perch again.",
             _ => "",
         };
-        format!("{command} was not found on your PATH.{hint}")
+        ResolveError::NotOnPath { command: command.to_owned(), hint }
     })
 }
 
@@ -81,8 +100,7 @@ pub(crate) async fn launch(
 ) -> Result<Launched, LaunchError> {
     match transport {
         Transport::Stdio { command, args, env, cwd } => {
-            let program =
-                resolve(command).await.map_err(|message| LaunchError { message, permanent: true })?;
+            let program = resolve(command).await?;
             let path = crate::launchers::login_path().await.clone();
             let mut cmd = process_wrap::tokio::CommandWrap::with_new(&program, |c| {
                 c.args(args).env("PATH", &path).envs(extra_env.iter().map(|(k, v)| (k, v))).envs(env);
@@ -149,4 +167,21 @@ fn http_client() -> Result<reqwest::Client, String> {
         .redirect(same_origin)
         .build()
         .map_err(|e| format!("could not set up an HTTP client: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_missing_program_is_told_apart_from_a_missing_path_and_never_retried() {
+        let err = resolve("/surely/not/here/server").await.unwrap_err();
+        assert_eq!(err, ResolveError::NoSuchFile("/surely/not/here/server".into()));
+        let err = resolve("perch-surely-missing-program").await.unwrap_err();
+        assert!(
+            matches!(&err, ResolveError::NotOnPath { command, .. } if command == "perch-surely-missing-program")
+        );
+        assert!(LaunchError::from(err).permanent);
+        assert_eq!(resolve("sh").await.unwrap().file_name().unwrap(), "sh");
+    }
 }

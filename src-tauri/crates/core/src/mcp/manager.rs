@@ -19,7 +19,8 @@ use super::config::{self, ConfigProblem, LoadedConfig, ServerConfig};
 use super::handler::{ProgressRoutes, Sampler, Shared};
 use super::logs::ServerLog;
 use super::{
-    BuiltinServer, CallError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView, ToolView,
+    BuiltinServer, CallError, EditError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView,
+    ToolView,
 };
 use crate::asks::Asks;
 
@@ -423,21 +424,21 @@ impl McpManager {
     }
 
     /// Config edits from the dashboard; each reloads the configuration.
-    pub async fn import(self: &Arc<Self>, pasted: &str) -> Result<Vec<String>, String> {
+    pub async fn import(self: &Arc<Self>, pasted: &str) -> Result<Vec<String>, EditError> {
         let names = config::import(&self.data_dir, pasted)?;
         self.reload().await;
         Ok(names)
     }
 
-    pub async fn remove(self: &Arc<Self>, name: &str) -> Result<(), String> {
-        let bundled = self.slot(name).map_err(|e| e.to_string())?.config().bundled;
+    pub async fn remove(self: &Arc<Self>, name: &str) -> Result<(), EditError> {
+        let bundled = self.slot(name)?.config().bundled;
         self.stop(name).await.ok();
         config::remove(&self.data_dir, name, bundled)?;
         self.reload().await;
         Ok(())
     }
 
-    pub async fn set_enabled(self: &Arc<Self>, name: &str, enabled: bool) -> Result<(), String> {
+    pub async fn set_enabled(self: &Arc<Self>, name: &str, enabled: bool) -> Result<(), EditError> {
         config::set_enabled(&self.data_dir, name, enabled)?;
         self.reload().await;
         if !enabled {

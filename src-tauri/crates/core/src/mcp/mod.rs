@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use builtin::{BuiltinServer, CallOrigin, Vetting};
-pub use config::{ConfigProblem, ServerConfig, Transport};
+pub use config::{ConfigError, ConfigProblem, ServerConfig, Transport};
 pub use manager::McpManager;
 pub use output::ToolOutput;
 
@@ -121,4 +121,16 @@ pub enum CallError {
     Closed { server: String },
     #[error("{server}: {message}")]
     Protocol { server: String, message: String },
+}
+
+/// Why a change to the server list (import, remove, turn on or off) was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditError {
+    /// The servers file could not be read, written or changed as asked.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The server named does not exist.
+    #[error(transparent)]
+    Server(#[from] CallError),
 }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProviderError {
@@ -54,23 +56,44 @@ fn available_hint(available: &[String]) -> String {
     }
 }
 
+/// Which way a provider failed, for the UI to branch on (exported through the bindings, so
+/// the UI's table of next steps cannot miss one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ProviderErrorKind {
+    Unreachable,
+    MissingKey,
+    Auth,
+    RateLimited,
+    ModelNotFound,
+    ContextTooLong,
+    NoVision,
+    BadRequest,
+    Server,
+    Stream,
+    Stalled,
+    UnknownProvider,
+    LocalModel,
+}
+
 impl ProviderError {
-    /// A short machine-readable kind for the UI.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ProviderErrorKind {
+        use ProviderErrorKind as K;
         match self {
-            Self::Unreachable { .. } => "unreachable",
-            Self::MissingKey { .. } => "missing_key",
-            Self::Auth { .. } => "auth",
-            Self::RateLimited { .. } => "rate_limited",
-            Self::ModelNotFound { .. } => "model_not_found",
-            Self::ContextTooLong { .. } => "context_too_long",
-            Self::NoVision { .. } => "no_vision",
-            Self::BadRequest { .. } => "bad_request",
-            Self::Server { .. } => "server",
-            Self::Stream { .. } => "stream",
-            Self::Stalled { .. } => "stalled",
-            Self::UnknownProvider(_) => "unknown_provider",
-            Self::LocalModel { .. } => "local_model",
+            Self::Unreachable { .. } => K::Unreachable,
+            Self::MissingKey { .. } => K::MissingKey,
+            Self::Auth { .. } => K::Auth,
+            Self::RateLimited { .. } => K::RateLimited,
+            Self::ModelNotFound { .. } => K::ModelNotFound,
+            Self::ContextTooLong { .. } => K::ContextTooLong,
+            Self::NoVision { .. } => K::NoVision,
+            Self::BadRequest { .. } => K::BadRequest,
+            Self::Server { .. } => K::Server,
+            Self::Stream { .. } => K::Stream,
+            Self::Stalled { .. } => K::Stalled,
+            Self::UnknownProvider(_) => K::UnknownProvider,
+            Self::LocalModel { .. } => K::LocalModel,
         }
     }
 }

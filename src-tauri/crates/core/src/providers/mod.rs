@@ -19,7 +19,7 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 
 pub use anthropic::Anthropic;
-pub use error::ProviderError;
+pub use error::{ProviderError, ProviderErrorKind};
 pub use gemini::Gemini;
 pub use model_cache::ModelCache;
 pub use ollama::Ollama;

@@ -169,6 +169,20 @@ mod tests {
         assert_eq!((r.path.as_str(), r.line, r.end_line), ("lib/x.ts", 10, Some(20)));
     }
 
+    /// The vectors the UI's renderer is tested against too (`ui/src/lib/fileRefs.test.tsx`).
+    #[test]
+    fn the_shared_test_vectors_find_the_same_references_as_the_ui() {
+        let text = include_str!("../../../../../tests/fixtures/file_references.json");
+        let fixture: serde_json::Value = serde_json::from_str(text).unwrap();
+        for case in fixture["cases"].as_array().unwrap() {
+            let markdown = case["markdown"].as_str().unwrap();
+            let expected: Vec<&str> =
+                case["targets"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+            let found: Vec<String> = extract(markdown).into_iter().map(|r| r.target).collect();
+            assert_eq!(found, expected, "{markdown}");
+        }
+    }
+
     #[test]
     fn references_resolve_inside_the_base_only() {
         let tmp = tempfile::tempdir().unwrap();
