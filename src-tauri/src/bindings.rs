@@ -3,7 +3,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, history, review, terminal, tools, voice, window};
+use crate::commands::{app, capture, chat, files, history, review, terminal, tools, voice, window};
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
@@ -74,6 +74,9 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::capture_overlay_cancel,
             capture::shortcut_statuses,
             capture::set_capture_settings,
+            files::files_search,
+            files::files_cancel,
+            files::files_attach,
             voice::voice_models,
             voice::voice_model_download,
             voice::voice_model_cancel,
