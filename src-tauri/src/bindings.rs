@@ -3,7 +3,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, files, history, review, terminal, tools, voice, window};
+use crate::commands::{app, capture, chat, files, history, local, review, terminal, tools, voice, window};
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
@@ -77,6 +77,13 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             files::files_search,
             files::files_cancel,
             files::files_attach,
+            local::local_overview,
+            local::local_model_download,
+            local::local_model_cancel,
+            local::local_model_delete,
+            local::local_model_add,
+            local::local_runtime_stop,
+            local::set_local_settings,
             voice::voice_models,
             voice::voice_model_download,
             voice::voice_model_cancel,

@@ -107,6 +107,21 @@ impl From<perch_core::voice::VoiceError> for CommandError {
     }
 }
 
+impl From<perch_core::local::LocalError> for CommandError {
+    fn from(e: perch_core::local::LocalError) -> Self {
+        use perch_core::local::LocalError as E;
+        let kind = match &e {
+            E::NotFound { .. } | E::UnknownCatalog { .. } => ErrorKind::NotFound,
+            E::BadFile(_) | E::InvalidName { .. } | E::NameTaken { .. } | E::Unsupported { .. } => {
+                ErrorKind::Invalid
+            }
+            E::Io { .. } => ErrorKind::Storage,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
 impl From<StartError> for CommandError {
     fn from(e: StartError) -> Self {
         Self::new(ErrorKind::Unavailable, e.to_string())

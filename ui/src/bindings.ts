@@ -109,6 +109,20 @@ export const commands = {
 	shortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("shortcut_statuses"),
 	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
 	setCaptureSettings: (settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { settings })),
+	localOverview: () => typedError<LocalOverview, CommandError>(__TAURI_INVOKE("local_overview")),
+	/**
+	 *  Downloads a catalogue model with progress (resuming a partial download), checked against
+	 *  its SHA-256; Stop is `local_model_cancel`.
+	 */
+	localModelDownload: (id: string, progress: Channel<DownloadProgress>) => typedError<LocalModel, CommandError>(__TAURI_INVOKE("local_model_download", { id, progress })),
+	localModelCancel: (id: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("local_model_cancel", { id })),
+	/**  Deletes a downloaded model's file, or forgets an added one (its file stays). */
+	localModelDelete: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("local_model_delete", { name })),
+	/**  Registers a GGUF file elsewhere on disk (its header is checked first). */
+	localModelAdd: (path: string, name: string | null) => typedError<LocalModel, CommandError>(__TAURI_INVOKE("local_model_add", { path, name })),
+	/**  Unloads the model now (it would be after the keep-alive time), giving its memory back. */
+	localRuntimeStop: () => typedError<RuntimeStatus, CommandError>(__TAURI_INVOKE("local_runtime_stop")),
+	setLocalSettings: (local: LocalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_local_settings", { local })),
 	voiceModels: () => typedError<ModelView[], CommandError>(__TAURI_INVOKE("voice_models")),
 	/**  Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`. */
 	voiceModelDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_download", { name, progress })),
@@ -307,6 +321,24 @@ export type CaptureSettings = {
 export type CapturesChanged = {
 	captures: Capture[],
 	focus: boolean,
+};
+
+/**  A catalogue entry as Settings shows it. */
+export type CatalogModel = {
+	id: string,
+	title: string,
+	file: string,
+	size: number,
+	/**  Memory it needs with the current context length setting. */
+	memory: number,
+	licence: string,
+	licence_url: string,
+	tools: boolean,
+	thinking: boolean,
+	note: string,
+	installed: boolean,
+	/**  Bytes of an interrupted download that the next attempt resumes from. */
+	partial: number,
 };
 
 export type CommandError = {
@@ -532,6 +564,52 @@ export type KeysOverview = {
 	keys: KeyStatus[],
 };
 
+export type LocalModel = {
+	/**  The name after `local:`. */
+	name: string,
+	title: string,
+	path: string,
+	size: number,
+	source: ModelSource,
+	architecture: string | null,
+	/**  Tokens of context the model was trained with. */
+	trained_context: number | null,
+	/**  KV cache bytes a token of context costs, when the header says enough to tell. */
+	kv_bytes_per_token: number | null,
+	tools: boolean,
+	thinking: boolean,
+	/**  Why the file cannot be used (damaged, cut short), when it cannot. */
+	problem: string | null,
+};
+
+/**  Everything Settings -> Models -> Local shows. */
+export type LocalOverview = {
+	/**  The curated models, smallest first; the first is the one a new user is offered. */
+	catalog: CatalogModel[],
+	/**  The models on this machine (downloaded, in the folder, or added). */
+	models: LocalModel[],
+	runtime: RuntimeStatus,
+	/**  Where downloaded models are kept. */
+	folder: string,
+};
+
+export type LocalSettings = {
+	/**
+	 *  Tokens of context a local model reads; 0 means as many as the model was trained with.
+	 *  The KV cache grows with it (about 110 KiB a token for Qwen3 0.6B), so the default keeps
+	 *  small machines comfortable.
+	 */
+	context_length?: number,
+	/**  CPU threads; 0 means one per physical core. */
+	threads?: number,
+	/**  Seconds a model stays loaded after its last answer (like Ollama's keep-alive). */
+	keep_alive_secs?: number,
+	/**  The most memory a local model may take, in MiB; 0 means whatever is free. */
+	memory_limit_mb?: number,
+	/**  The longest answer, in tokens; 0 means until the model stops or the context is full. */
+	max_answer_tokens?: number,
+};
+
 /**  An MCP server's status, tools or log changed. */
 export type McpChanged = {
 	event: McpEvent,
@@ -609,6 +687,14 @@ export type ModelSettings = {
 	/**  The user's corrections to the shipped price table (USD per million tokens). */
 	prices?: Price[],
 };
+
+export type ModelSource = 
+/**  Downloaded from the catalogue into the models folder. */
+"downloaded" | 
+/**  A GGUF file someone put in the models folder. */
+"folder" | 
+/**  A file elsewhere, registered with "Add a GGUF file…" or `perch local add`. */
+"added";
 
 export type ModelState = "absent" | 
 /**  Part of it is here; downloading again resumes. */
@@ -816,6 +902,20 @@ export type Route =
 /**  What a rule decides for the tools it matches. */
 export type RuleDecision = "allow" | "ask" | "deny";
 
+export type RuntimeState = "stopped" | "starting" | "loading" | "ready" | "answering" | "crashed";
+
+/**  What the local runtime is doing, for Settings and tests. */
+export type RuntimeStatus = {
+	state: RuntimeState,
+	pid: number | null,
+	model: string | null,
+	context_length: number | null,
+	threads: number | null,
+	/**  Something the user should hear (it stopped unexpectedly, it was restarted). */
+	message: string | null,
+	restarts: number,
+};
+
 export type SamplingQuestion = {
 	server: string,
 	/**  The messages the server wants the model to answer, as plain text. */
@@ -908,6 +1008,8 @@ export type Settings = {
 	window: WindowPlacement,
 	review: ReviewSettings,
 	tools: ToolSettings,
+	/**  Settings -> Models -> Local. */
+	local: LocalSettings,
 	/**  Screenshots: the mode, the shortcuts, the size for the model. */
 	capture: CaptureSettings,
 	voice: VoiceSettings,

@@ -99,7 +99,7 @@ pub struct ModelsOverview {
 pub async fn models_list(state: State<'_, AppState>, all: bool) -> CommandResult<ModelsOverview> {
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
-    let providers = Registry::of(engine, &settings.providers).list_models(all).await;
+    let providers = Registry::of(engine, &settings).list_models(all).await;
     let available: Vec<_> = providers.iter().flat_map(|p| p.models.iter().cloned()).collect();
     let default_model = pick_default(settings.models.default_model.as_deref(), &available);
     Ok(ModelsOverview { providers, default_model })
@@ -144,7 +144,7 @@ pub struct KeysOverview {
 pub async fn keys_overview(state: State<'_, AppState>) -> CommandResult<KeysOverview> {
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings.providers);
+    let registry = Registry::of(engine, &settings);
     let wanted: Vec<(String, Option<String>)> = registry
         .endpoints()
         .iter()
@@ -174,7 +174,7 @@ pub struct KeyCheck {
 pub async fn key_set(state: State<'_, AppState>, provider: String, key: String) -> CommandResult<KeyCheck> {
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings.providers);
+    let registry = Registry::of(engine, &settings);
     let name = registry.endpoint(&provider)?.name.clone();
     let secret = Secret::new(key.trim());
     if secret.expose().is_empty() {

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod chat;
 pub mod files;
 pub mod history;
+pub mod local;
 pub mod review;
 pub mod terminal;
 pub mod tools;

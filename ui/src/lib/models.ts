@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { ModelInfo } from "../bindings";
 import { call, commands } from "../ipc";
+import { MODELS_CHANGED } from "./localModels";
 import { useSettings } from "./settings";
 
 export interface Models {
@@ -16,6 +17,13 @@ export function useModels(): Models {
   const { settings } = useSettings();
   const [state, setState] = useState<Models>({ offered: [], defaultModel: null, problems: [], loading: true });
   const enabled = settings?.models.enabled;
+  // Bumped when models were downloaded, added or deleted, so the list is read again.
+  const [changes, setChanges] = useState(0);
+  useEffect(() => {
+    const changed = () => setChanges((n) => n + 1);
+    window.addEventListener(MODELS_CHANGED, changed);
+    return () => window.removeEventListener(MODELS_CHANGED, changed);
+  }, []);
   useEffect(() => {
     let live = true;
     call(commands.modelsList(false)).then(
@@ -31,7 +39,7 @@ export function useModels(): Models {
     return () => {
       live = false;
     };
-  }, [enabled]);
+  }, [enabled, changes]);
   return state;
 }
 

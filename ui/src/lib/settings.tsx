@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import type {
   CaptureSettings,
+  LocalSettings,
   ModelSettings,
   ProviderSettings,
   ReviewSettings,
@@ -25,6 +26,7 @@ interface SettingsState {
   setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
   setVoice: (voice: VoiceSettings) => Promise<void>;
   setTerminal: (terminal: TerminalSettings) => Promise<void>;
+  setLocal: (local: LocalSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -38,6 +40,7 @@ const SettingsContext = createContext<SettingsState>({
   setCapture: async () => [],
   setVoice: async () => {},
   setTerminal: async () => {},
+  setLocal: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -88,8 +91,12 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     [save],
   );
 
+  const setLocal = useCallback((local: LocalSettings) => save(call(commands.setLocalSettings(local))), [save]);
+
   return (
-    <SettingsContext.Provider value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal }}>
+    <SettingsContext.Provider
+      value={{ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal }}
+    >
       {children}
     </SettingsContext.Provider>
   );

@@ -8,6 +8,7 @@ import { SessionBanner } from "../components/terminal/SessionBanner";
 import { TerminalPanel } from "../components/terminal/TerminalPanel";
 import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
+import { LocalOffer } from "../components/chat/LocalOffer";
 import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
@@ -151,6 +152,7 @@ function Welcome({ problems, noModel }: { problems: string[]; noModel: boolean }
           <kbd>↑</kbd> edits your last question · <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>M</kbd> shrinks Perch
         </li>
       </ul>
+      {noModel && <LocalOffer />}
       {noModel && problems.length > 0 && (
         <div className="error-card" role="status">
           <strong>No model is available yet</strong>

@@ -1,4 +1,4 @@
-import type { AppStatus, Conversation, Settings } from "../bindings";
+import type { AppStatus, CatalogModel, Conversation, LocalOverview, Settings } from "../bindings";
 import { onCommand } from "./tauri";
 
 export const STATUS: AppStatus = {
@@ -72,7 +72,37 @@ export const SETTINGS: Settings = {
     network: true,
     max_output_mb: 64,
   },
+  local: { context_length: 4096, threads: 0, keep_alive_secs: 300, memory_limit_mb: 0, max_answer_tokens: 0 },
 };
+
+export function catalogModel(id: string, title: string, size: number, extra: Partial<CatalogModel> = {}): CatalogModel {
+  return {
+    id,
+    title,
+    file: `${title.replace(/ /g, "-")}.gguf`,
+    size,
+    memory: size + 500_000_000,
+    licence: "Apache-2.0",
+    licence_url: `https://huggingface.co/${id}`,
+    tools: true,
+    thinking: false,
+    note: "A small model",
+    installed: false,
+    partial: 0,
+    ...extra,
+  };
+}
+
+/** Settings -> Models -> On this computer with nothing downloaded and nothing running. */
+export function localOverview(extra: Partial<LocalOverview> = {}): LocalOverview {
+  return {
+    catalog: [catalogModel("qwen3-0.6b", "Qwen3 0.6B", 639_446_688, { thinking: true }), catalogModel("gemma3-1b", "Gemma 3 1B", 806_058_240)],
+    models: [],
+    runtime: { state: "stopped", pid: null, model: null, context_length: null, threads: null, message: null, restarts: 0 },
+    folder: "/home/me/.local/share/perch/models/llm",
+    ...extra,
+  };
+}
 
 export function conversation(id: string, title: string, updated_at: number): Conversation {
   return { id, title, model: null, created_at: updated_at, updated_at, input_tokens: 0, output_tokens: 0, message_count: 2 };
@@ -94,4 +124,5 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("review_socket_status", () => ({ path: "/run/user/1000/perch/review.sock", error: null }));
   onCommand("captures_pending", () => []);
   onCommand("shortcut_statuses", () => []);
+  onCommand("local_overview", () => localOverview());
 }

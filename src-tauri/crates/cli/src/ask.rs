@@ -112,6 +112,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         }
     };
     engine.stop_mcp_servers().await;
+    engine.local().runtime().stop().await;
     match answer.status {
         MessageStatus::Error => bail!("{}", answer.error.unwrap_or_else(|| "the answer failed".into())),
         MessageStatus::Stopped => {
@@ -235,10 +236,10 @@ async fn default_model(engine: &Engine) -> anyhow::Result<String> {
     if let Some(model) = settings.models.default_model.clone() {
         return Ok(model);
     }
-    let registry = Registry::of(engine, &settings.providers);
+    let registry = Registry::of(engine, &settings);
     let available: Vec<_> = registry.list_models(false).await.into_iter().flat_map(|p| p.models).collect();
     pick_default(None, &available)
-        .context("no model is available: start Ollama (`ollama serve`) or add a provider key with `perch keys set`, or pass --model provider:model")
+        .context("no model is available: download a local model (`perch local download qwen3-0.6b`), start Ollama (`ollama serve`), or add a provider key with `perch keys set`; or pass --model provider:model")
 }
 
 fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
@@ -260,7 +261,7 @@ fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
 
 pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
     let settings = engine.settings().get().await;
-    let registry = Registry::of(&engine, &settings.providers);
+    let registry = Registry::of(&engine, &settings);
     let listing = registry.list_models(true).await;
     if json {
         return print_json(&listing);

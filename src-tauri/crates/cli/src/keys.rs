@@ -29,7 +29,7 @@ pub enum KeysCommand {
 
 pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
     let settings = engine.settings().get().await;
-    let registry = Registry::of(&engine, &settings.providers);
+    let registry = Registry::of(&engine, &settings);
     let keys = engine.keys().clone();
     let backend = {
         let keys = keys.clone();

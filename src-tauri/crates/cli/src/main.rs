@@ -5,6 +5,7 @@ mod ask;
 mod doctor;
 mod history;
 mod keys;
+mod local;
 mod mcp;
 mod output;
 mod review;
@@ -39,7 +40,7 @@ enum Command {
     /// Ask a model; the answer streams to stdout and is saved to history.
     Ask {
         question: String,
-        /// provider:model, e.g. ollama:qwen3-vl:8b-instruct or anthropic:claude-sonnet-4-5.
+        /// provider:model, e.g. local:qwen3-0.6b, ollama:qwen3-vl:8b-instruct or anthropic:claude-sonnet-4-5.
         #[arg(long)]
         model: Option<String>,
         /// Attach an image (for vision models); repeat for more.
@@ -65,6 +66,11 @@ enum Command {
     Models {
         #[arg(long)]
         json: bool,
+    },
+    /// Models that run on this machine: list, download, add a GGUF file, delete.
+    Local {
+        #[command(subcommand)]
+        command: local::LocalCommand,
     },
     /// Manage API keys (kept in the OS keyring, never shown in full).
     Keys {
@@ -147,6 +153,7 @@ fn main() -> ExitCode {
             }
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
+            Command::Local { command } => with_engine(|engine| local::run(engine, command)).await,
             Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
             // These talk to the running app; they open no database of their own.
             Command::Screenshot { mode, json } => {

@@ -48,6 +48,7 @@ struct Inner {
     asks: Arc<Asks>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    local: Arc<crate::local::LocalModels>,
     voice: Arc<crate::voice::Voice>,
     owner: Option<ProcessOwner>,
     captures: Arc<crate::capture::Captures>,
@@ -99,6 +100,7 @@ impl Engine {
             asks,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root, http.clone()),
+            local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
             voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
             owner,
             captures: Arc::new(captures),
@@ -154,6 +156,11 @@ impl Engine {
     /// Top-K tool retrieval (and the embedded model it may use).
     pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
         &self.inner.picker
+    }
+
+    /// Local models and the sidecar that runs them.
+    pub fn local(&self) -> &Arc<crate::local::LocalModels> {
+        &self.inner.local
     }
 
     /// Screen captures waiting for a question, and the frozen screen while selecting.

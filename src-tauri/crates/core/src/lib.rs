@@ -9,6 +9,7 @@ pub mod engine;
 pub mod files;
 pub mod keys;
 pub mod launchers;
+pub mod local;
 pub mod logging;
 pub mod mcp;
 pub mod owner;

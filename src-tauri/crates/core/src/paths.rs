@@ -85,6 +85,16 @@ pub struct Resolved {
     pub source: DataDirSource,
 }
 
+/// Where a program that ships with Perch (the bundled MCP servers, the `perch-llm` sidecar)
+/// lives: beside the running executable, or one folder up (test binaries run from
+/// `target/debug/deps`).
+pub fn bundled_program(name: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    [dir.to_path_buf(), dir.parent()?.to_path_buf()].into_iter().map(|d| d.join(&file)).find(|p| p.is_file())
+}
+
 /// Picks the data dir from the inputs, without touching the file system beyond `is_dir` checks.
 pub fn resolve(inputs: &ResolveInputs) -> Result<Resolved, PathsError> {
     if let Some(value) = &inputs.env_override {

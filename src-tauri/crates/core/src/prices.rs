@@ -1,5 +1,5 @@
 //! What cloud models cost, per million tokens, as data the user can edit (Settings -> Models).
-//! Local models cost nothing and have no entry.
+//! Ollama's models have no entry (no cost is shown); Perch's own local models cost 0.
 
 use serde::{Deserialize, Serialize};
 
@@ -49,7 +49,8 @@ mod tests {
         assert!(table.len() > 5);
         let c = cost(&table, "anthropic:claude-sonnet-4-5", 1_000_000, 0).unwrap();
         assert!(c > 0.0);
-        assert_eq!(cost(&table, "ollama:qwen3", 1000, 1000), None, "local models are free");
+        assert_eq!(cost(&table, "ollama:qwen3", 1000, 1000), None, "Ollama's models have no price");
+        assert_eq!(cost(&table, "local:qwen3-0.6b", 1000, 1000), Some(0.0), "local models cost nothing");
     }
 
     #[test]

@@ -217,6 +217,8 @@ pub struct Settings {
     pub window: WindowPlacement,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
+    /// Settings -> Models -> Local.
+    pub local: crate::local::LocalSettings,
     /// Screenshots: the mode, the shortcuts, the size for the model.
     pub capture: crate::capture::CaptureSettings,
     pub voice: crate::voice::VoiceSettings,
@@ -232,6 +234,7 @@ impl Default for Settings {
             window: WindowPlacement::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
+            local: crate::local::LocalSettings::default(),
             capture: crate::capture::CaptureSettings::default(),
             voice: crate::voice::VoiceSettings::default(),
             terminal: crate::terminal::TerminalSettings::default(),

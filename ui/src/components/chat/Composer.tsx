@@ -265,7 +265,7 @@ export function Composer(props: Props) {
       <textarea
         ref={box}
         aria-label="Message"
-        placeholder={model ? "Ask anything" : "No model available: start Ollama or add a key in Settings"}
+        placeholder={model ? "Ask anything" : "No model yet: download one above or in Settings, start Ollama, or add a key"}
         rows={Math.min(8, Math.max(2, text.split("\n").length))}
         value={text}
         onChange={(e) => update(e.target.value)}

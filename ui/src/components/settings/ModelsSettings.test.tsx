@@ -99,7 +99,7 @@ describe("ModelsSettings", () => {
 
   it("overrides a price and resets it", async () => {
     setup();
-    const table = await screen.findByRole("table");
+    const table = await screen.findByRole("table", { name: "Prices" });
     expect(within(table).getByText("openai:gpt-4.1")).toBeInTheDocument();
     await userEvent.type(screen.getByLabelText("Price model"), "openai:gpt-4.1");
     await userEvent.type(screen.getByLabelText("Input price"), "1.5");

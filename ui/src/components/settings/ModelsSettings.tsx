@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import type { CompatibleServer, KeysOverview, ModelInfo, Price, ProviderSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
+import { LocalModelsCard } from "./LocalModelsCard";
 
 const URLS: { key: keyof Omit<ProviderSettings, "compatible">; label: string }[] = [
   { key: "ollama_url", label: "Ollama" },
@@ -14,6 +15,7 @@ const URLS: { key: keyof Omit<ProviderSettings, "compatible">; label: string }[]
 export function ModelsSettings() {
   return (
     <>
+      <LocalModelsCard />
       <ProvidersCard />
       <KeysCard />
       <ModelChoiceCard />
@@ -169,7 +171,7 @@ function ModelChoiceCard() {
   return (
     <fieldset className="card">
       <legend>Models</legend>
-      {available.length === 0 && <p className="muted small">No models are available: start Ollama or add a key above.</p>}
+      {available.length === 0 && <p className="muted small">No models are available: download one above, start Ollama, or add a key.</p>}
       <ul className="model-list">
         {available.map((m) => (
           <li key={m.id}>
@@ -230,7 +232,7 @@ function PricesCard() {
   return (
     <fieldset className="card">
       <legend>Prices (USD per million tokens)</legend>
-      <table className="prices">
+      <table className="prices" aria-label="Prices">
         <thead>
           <tr>
             <th>Model</th>

@@ -75,7 +75,7 @@ impl Sampler for EngineSampler {
                     ChatMessage::assistant(text_of(m))
                 });
             }
-            let registry = Registry::of(&engine, &settings.providers);
+            let registry = Registry::of(&engine, &settings);
             let provider = registry.provider(&id.provider).await.map_err(|e| e.to_string())?;
             let request = ChatRequest {
                 model: id.model.clone(),

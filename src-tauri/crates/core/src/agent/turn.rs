@@ -34,7 +34,7 @@ pub async fn run_turn_with(
         _ => Vec::new(),
     };
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings.providers);
+    let registry = Registry::of(engine, &settings);
     let provider = registry.provider(&id.provider).await?;
     let info = engine.model_info(&*provider, &id).await;
     if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)
@@ -223,7 +223,10 @@ fn latest_question(messages: &[Message]) -> String {
 fn blocks_the_answer(e: &ProviderError) -> bool {
     matches!(
         e,
-        ProviderError::ModelNotFound { .. } | ProviderError::Unreachable { .. } | ProviderError::Auth { .. }
+        ProviderError::ModelNotFound { .. }
+            | ProviderError::Unreachable { .. }
+            | ProviderError::Auth { .. }
+            | ProviderError::LocalModel { .. }
     )
 }
 

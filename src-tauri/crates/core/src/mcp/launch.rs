@@ -45,15 +45,6 @@ pub(crate) struct Launched {
     pub pid: Option<u32>,
 }
 
-/// Where a bundled server (`perch-mcp-*`) lives: beside the running executable, or one folder
-/// up (test binaries run from `target/debug/deps`).
-fn bundled_program(name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?;
-    let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
-    [dir.to_path_buf(), dir.parent()?.to_path_buf()].into_iter().map(|d| d.join(&file)).find(|p| p.is_file())
-}
-
 /// Resolves a command as the user's shell would, with bundled servers found first.
 pub(crate) async fn resolve(command: &str) -> Result<PathBuf, String> {
     let path = Path::new(command);
@@ -65,7 +56,7 @@ pub(crate) async fn resolve(command: &str) -> Result<PathBuf, String> {
         };
     }
     if command.starts_with("perch-mcp-")
-        && let Some(found) = bundled_program(command)
+        && let Some(found) = crate::paths::bundled_program(command)
     {
         return Ok(found);
     }

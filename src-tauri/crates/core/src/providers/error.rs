@@ -29,8 +29,14 @@ pub enum ProviderError {
     Stream { provider: String, message: String },
     #[error("{provider} sent nothing for {} s", .after.as_secs())]
     Stalled { provider: String, after: Duration },
-    #[error("unknown provider {0:?}; use ollama, openai, anthropic, gemini or one you added in Settings")]
+    #[error(
+        "unknown provider {0:?}; use ollama, local, openai, anthropic, gemini or one you added in Settings"
+    )]
     UnknownProvider(String),
+    /// A local model that cannot run here: a damaged file, too little memory, an architecture
+    /// llama.cpp does not know. The reason says what to do.
+    #[error("{reason}")]
+    LocalModel { reason: String },
 }
 
 fn retry_hint(after: &Option<Duration>) -> String {
@@ -64,6 +70,7 @@ impl ProviderError {
             Self::Stream { .. } => "stream",
             Self::Stalled { .. } => "stalled",
             Self::UnknownProvider(_) => "unknown_provider",
+            Self::LocalModel { .. } => "local_model",
         }
     }
 }

@@ -7,6 +7,7 @@ mod anthropic;
 mod error;
 mod gemini;
 pub mod http;
+pub mod local;
 mod model_cache;
 mod ollama;
 mod openai;

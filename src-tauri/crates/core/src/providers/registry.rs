@@ -7,9 +7,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::http::{Clients, Timeouts};
+use super::local::Local;
 use super::{Anthropic, Gemini, ModelInfo, Ollama, OpenAi, Provider, ProviderError};
 use crate::keys::Keys;
-use crate::settings::{ProviderSettings, ollama_host_to_url};
+use crate::local::{LocalModels, LocalSettings};
+use crate::settings::{ProviderSettings, Settings, ollama_host_to_url};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -18,6 +20,8 @@ pub enum ProviderKind {
     OpenAi,
     Anthropic,
     Gemini,
+    /// Models on this machine, run by the `perch-llm` sidecar.
+    Local,
 }
 
 /// A place models come from.
@@ -94,9 +98,10 @@ pub struct ProviderModels {
 }
 
 impl ProviderEndpoint {
-    /// Whether its client is given a key at all (Ollama takes none, so none is looked up).
+    /// Whether its client is given a key at all (Ollama and local models take none, so none is
+    /// looked up).
     pub fn takes_key(&self) -> bool {
-        self.kind != ProviderKind::Ollama
+        !matches!(self.kind, ProviderKind::Ollama | ProviderKind::Local)
     }
 }
 
@@ -106,16 +111,30 @@ pub struct Registry {
     endpoints: Vec<ProviderEndpoint>,
     keys: Arc<Keys>,
     clients: Clients,
+    local: Option<(Arc<LocalModels>, LocalSettings)>,
 }
 
 impl Registry {
     pub fn new(settings: &ProviderSettings, keys: Arc<Keys>, clients: Clients) -> Self {
-        Self { endpoints: builtin_endpoints(settings), keys, clients }
+        Self { endpoints: builtin_endpoints(settings), keys, clients, local: None }
     }
 
-    /// The engine's providers for these settings, with its keys and its clients.
-    pub fn of(engine: &crate::Engine, settings: &ProviderSettings) -> Self {
-        Self::new(settings, engine.keys().clone(), engine.http_clients().clone())
+    /// Every provider the engine offers for these settings, with its keys and its clients: the
+    /// built-in and added ones, and local models (listed right after Ollama, so a machine with a
+    /// local model and no Ollama starts with it).
+    pub fn of(engine: &crate::Engine, settings: &Settings) -> Self {
+        let mut registry =
+            Self::new(&settings.providers, engine.keys().clone(), engine.http_clients().clone());
+        let local = ProviderEndpoint {
+            name: super::local::NAME.into(),
+            kind: ProviderKind::Local,
+            url: engine.local().dir().display().to_string(),
+            key_env: None,
+            needs_key: false,
+        };
+        registry.endpoints.insert(1, local);
+        registry.local = Some((engine.local().clone(), settings.local.clone()));
+        registry
     }
 
     pub fn endpoints(&self) -> &[ProviderEndpoint] {
@@ -146,6 +165,10 @@ impl Registry {
                 Arc::new(Anthropic::new(&endpoint.url, key.ok_or_else(missing)?, http))
             }
             ProviderKind::Gemini => Arc::new(Gemini::new(&endpoint.url, key.ok_or_else(missing)?, http)),
+            ProviderKind::Local => match &self.local {
+                Some((models, settings)) => Arc::new(Local::new(models.clone(), settings.clone())),
+                None => return Err(ProviderError::UnknownProvider(endpoint.name)),
+            },
         })
     }
 

@@ -1,0 +1,95 @@
+//! perch-llm: Perch's local model runtime, a sidecar process the engine starts on first use and
+//! stops when idle. It runs GGUF models with llama.cpp and speaks NDJSON on stdio (see
+//! `perch_llm_protocol::wire`): requests on stdin, replies on stdout, logs on stderr. It exits
+//! when stdin closes, so it never outlives the app that started it.
+
+mod cancel;
+mod generate;
+mod logs;
+mod output;
+mod prompt;
+mod serve;
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+use llama_cpp_2::llama_backend::LlamaBackend;
+use perch_llm_protocol::wire::{self, ErrorKind, Reply, Request};
+
+use crate::cancel::Cancels;
+
+/// The protocol's output: one reply a line, flushed at once so tokens stream.
+pub struct Out(std::io::Stdout);
+
+impl Out {
+    pub fn send(&mut self, reply: &Reply) {
+        let mut lock = self.0.lock();
+        // A closed stdout means the engine is gone; stdin closing ends the process next.
+        let _ = lock.write_all(wire::line(reply).as_bytes()).and_then(|()| lock.flush());
+    }
+}
+
+fn main() -> ExitCode {
+    if std::env::args().any(|a| a == "--version") {
+        println!("perch-llm {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    let logs = logs::init();
+    let backend = match LlamaBackend::init() {
+        Ok(backend) => backend,
+        Err(e) => {
+            eprintln!("perch-llm: llama.cpp did not start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out = Out(std::io::stdout());
+    let cancels = Arc::new(Cancels::default());
+    let (tx, requests) = std::sync::mpsc::channel();
+    read_stdin(tx, cancels.clone(), Out(std::io::stdout()));
+    out.send(&Reply::Ready { version: env!("CARGO_PKG_VERSION").to_owned(), system_info: build_flags() });
+    serve::Server { backend: &backend, requests, cancels: &cancels, out: &mut out, logs }.run();
+    ExitCode::SUCCESS
+}
+
+/// Reads requests on a thread of their own, so a `cancel` takes effect while the main thread
+/// is busy generating. Lines that are not requests are answered with an error and skipped.
+fn read_stdin(requests: Sender<Request>, cancels: Arc<Cancels>, mut out: Out) {
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Request>(&line) {
+                Ok(Request::Cancel { id }) => cancels.cancel(id),
+                Ok(request) => {
+                    if requests.send(request).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => out.send(&Reply::Error {
+                    id: None,
+                    kind: ErrorKind::BadRequest,
+                    message: format!("not a request: {e}"),
+                }),
+            }
+        }
+    });
+}
+
+/// The ggml CPU options this binary was built with (from `.cargo/config.toml`).
+fn build_flags() -> String {
+    fn flag(value: Option<&'static str>) -> &'static str {
+        value.unwrap_or("default")
+    }
+    format!(
+        "GGML_NATIVE={} AVX={} AVX2={} FMA={} F16C={}",
+        flag(option_env!("GGML_NATIVE")),
+        flag(option_env!("GGML_AVX")),
+        flag(option_env!("GGML_AVX2")),
+        flag(option_env!("GGML_FMA")),
+        flag(option_env!("GGML_F16C")),
+    )
+}

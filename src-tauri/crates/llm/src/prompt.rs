@@ -1,0 +1,167 @@
+//! The prompt: the chat rendered with the model's own Jinja chat template (from the GGUF's
+//! `tokenizer.chat_template`), as Hugging Face's tokenizers and llama.cpp's server render it:
+//! `messages`, `tools`, `add_generation_prompt`, `bos_token`, `eos_token`, `enable_thinking`,
+//! blocks trimmed, Python string methods available. A file without a template gets ChatML.
+//! A template MiniJinja cannot run falls back to llama.cpp's built-in templates (without
+//! tools), so an unusual template costs tools, not the model.
+
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{Environment, Error, ErrorKind as JinjaError, context};
+use perch_llm_protocol::template::{self, TemplateFeatures};
+use perch_llm_protocol::wire::{ErrorKind, Message, Role, TemplateSource};
+use serde_json::{Value, json};
+
+use crate::generate::Failure;
+
+const CHATML: &str = "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+pub struct Template {
+    pub source: TemplateSource,
+    pub features: TemplateFeatures,
+    text: String,
+    env: Environment<'static>,
+    /// llama.cpp's handle on the same template, for the fallback.
+    builtin: Option<LlamaChatTemplate>,
+    pub bos: String,
+    eos: String,
+}
+
+impl Template {
+    pub fn for_model(model: &LlamaModel) -> Self {
+        let own = model.meta_val_str("tokenizer.chat_template").ok().filter(|t| !t.trim().is_empty());
+        let (source, text) = match own {
+            Some(text) => (TemplateSource::Model, text),
+            None => (TemplateSource::ChatMl, CHATML.to_owned()),
+        };
+        let vocab = model.vocab();
+        let token_text = |t| String::from_utf8_lossy(&vocab.token_to_piece(t, true, None)).into_owned();
+        let mut template = Self::from_text(source, text, token_text(vocab.bos()), token_text(vocab.eos()));
+        template.builtin = model.chat_template(None).ok();
+        template
+    }
+
+    pub fn from_text(source: TemplateSource, text: String, bos: String, eos: String) -> Self {
+        Self {
+            source,
+            features: template::features(&text),
+            builtin: None,
+            env: environment(),
+            bos,
+            eos,
+            text,
+        }
+    }
+
+    /// The prompt for `messages`, ending where the assistant's answer begins.
+    pub fn render(
+        &self,
+        model: &LlamaModel,
+        messages: &[Message],
+        tools: &[Value],
+        think: bool,
+    ) -> Result<String, Failure> {
+        match self.render_jinja(messages, tools, think) {
+            Ok(prompt) => Ok(prompt),
+            // The template itself refused these messages (`raise_exception`): say why.
+            Err(e) if e.kind() == JinjaError::InvalidOperation => Err(Failure::new(
+                ErrorKind::Template,
+                format!("the model's chat template refused this conversation: {}", e.detail().unwrap_or("")),
+            )),
+            Err(e) => {
+                tracing::warn!(error = %e, "the chat template did not render; using llama.cpp's built-in templates without tools");
+                let messages: Vec<Value> = messages.iter().map(as_template_message).collect();
+                self.builtin_render(model, &messages_without_tools(&messages))
+            }
+        }
+    }
+
+    /// The prompt from the Jinja template alone.
+    fn render_jinja(&self, messages: &[Message], tools: &[Value], think: bool) -> Result<String, Error> {
+        let messages: Vec<Value> = messages.iter().map(as_template_message).collect();
+        let ctx = context! {
+            messages => minijinja::Value::from(minijinja::value::Serde(&messages)),
+            tools => (!tools.is_empty()).then(|| minijinja::Value::from(minijinja::value::Serde(tools))),
+            add_generation_prompt => true,
+            bos_token => &self.bos,
+            eos_token => &self.eos,
+            enable_thinking => think,
+        };
+        self.env.render_str(&self.text, ctx)
+    }
+
+    fn builtin_render(&self, model: &LlamaModel, messages: &[(String, String)]) -> Result<String, Failure> {
+        let failed = |e: String| {
+            Failure::new(ErrorKind::Template, format!("the chat template could not be applied: {e}"))
+        };
+        let Some(template) = &self.builtin else {
+            return Err(failed("the model has no template llama.cpp knows".into()));
+        };
+        let chat: Vec<LlamaChatMessage> = messages
+            .iter()
+            .map(|(role, content)| LlamaChatMessage::new(role.clone(), content.clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| failed(e.to_string()))?;
+        model.apply_chat_template(template, &chat, true).map_err(|e| failed(e.to_string()))
+    }
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    if let Ok(syntax) = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build() {
+        env.set_syntax(syntax);
+    }
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_function("raise_exception", |message: String| -> Result<String, Error> {
+        Err(Error::new(JinjaError::InvalidOperation, message))
+    });
+    env.add_function("strftime_now", |format: String| chrono::Local::now().format(&format).to_string());
+    env
+}
+
+/// A message as chat templates expect it (OpenAI's shape, arguments as objects).
+fn as_template_message(m: &Message) -> Value {
+    let role = match m.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    let mut v = json!({ "role": role, "content": m.content });
+    if !m.tool_calls.is_empty() {
+        v["tool_calls"] = m
+            .tool_calls
+            .iter()
+            .map(|c| json!({ "id": c.id, "type": "function", "function": { "name": c.name, "arguments": c.arguments } }))
+            .collect();
+    }
+    if let Some(id) = &m.tool_call_id {
+        v["tool_call_id"] = json!(id);
+    }
+    if let Some(name) = &m.name {
+        v["name"] = json!(name);
+    }
+    v
+}
+
+/// Role and text of each message, for templates that know nothing of tools: tool calls and
+/// results become plain text.
+fn messages_without_tools(messages: &[Value]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .map(|m| {
+            let role = m["role"].as_str().unwrap_or("user");
+            let mut content = m["content"].as_str().unwrap_or_default().to_owned();
+            if let Some(calls) = m.get("tool_calls") {
+                content.push_str(&format!("\n{calls}"));
+            }
+            match role {
+                "tool" => ("user".to_owned(), format!("Tool result: {content}")),
+                other => (other.to_owned(), content),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,119 @@
+#![allow(clippy::unwrap_used)]
+
+use perch_llm_protocol::template::ToolFormat;
+use perch_llm_protocol::wire::ToolCall;
+
+use super::*;
+
+/// A template in the style of Qwen3's: tools as JSON in the system turn, Python string methods,
+/// a namespace, tool calls and results, and `enable_thinking`.
+const QWEN_STYLE: &str = r#"{%- if tools %}
+<|im_start|>system
+{%- if messages[0].role == 'system' %}
+{{ messages[0].content.strip() }}
+{%- endif %}
+# Tools
+<tools>
+{%- for tool in tools %}
+{{ tool | tojson }}
+{%- endfor %}
+</tools>
+Return calls as <tool_call>{"name": ..., "arguments": ...}</tool_call><|im_end|>
+{%- elif messages[0].role == 'system' %}
+<|im_start|>system
+{{ messages[0].content }}<|im_end|>
+{%- endif %}
+{%- set ns = namespace(turns=0) %}
+{%- for message in messages %}
+{%- if message.role == 'user' %}{% set ns.turns = ns.turns + 1 %}
+<|im_start|>user
+{{ message.content }}<|im_end|>
+{%- elif message.role == 'assistant' %}
+<|im_start|>assistant
+{{ message.content }}
+{%- for call in message.tool_calls %}
+<tool_call>{"name": "{{ call.function.name }}", "arguments": {{ call.function.arguments | tojson }}}</tool_call>
+{%- endfor %}<|im_end|>
+{%- elif message.role == 'tool' %}
+<|im_start|>user
+<tool_response>{{ message.content }}</tool_response><|im_end|>
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+<|im_start|>assistant
+{%- if enable_thinking is defined and enable_thinking is false %}
+<think>
+
+</think>
+{%- endif %}
+{%- endif %}"#;
+
+fn template(text: &str) -> Template {
+    Template::from_text(TemplateSource::Model, text.to_owned(), "<s>".into(), "</s>".into())
+}
+
+fn chat() -> Vec<Message> {
+    vec![Message::new(Role::System, "  Be brief.  "), Message::new(Role::User, "What is 2+3?")]
+}
+
+#[test]
+fn the_template_renders_messages_and_the_generation_prompt() {
+    let t = template(QWEN_STYLE);
+    assert_eq!(t.features.tools, Some(ToolFormat::Hermes));
+    let prompt = t.render_jinja(&chat(), &[], true).unwrap();
+    assert_eq!(
+        prompt,
+        "<|im_start|>system\n  Be brief.  <|im_end|><|im_start|>user\nWhat is 2+3?<|im_end|><|im_start|>assistant"
+    );
+    let quiet = t.render_jinja(&chat(), &[], false).unwrap();
+    assert!(quiet.ends_with("<|im_start|>assistant<think>\n\n</think>"), "{quiet:?}");
+}
+
+#[test]
+fn tools_calls_and_results_reach_the_template() {
+    let t = template(QWEN_STYLE);
+    let tool = json!({"type": "function", "function": {"name": "demo__add", "description": "Adds", "parameters": {"type": "object"}}});
+    let mut messages = chat();
+    let mut asked = Message::new(Role::Assistant, "Adding.");
+    asked.tool_calls =
+        vec![ToolCall { id: "call_1".into(), name: "demo__add".into(), arguments: json!({"a": 2, "b": 3}) }];
+    messages.push(asked);
+    let mut result = Message::new(Role::Tool, "5");
+    result.tool_call_id = Some("call_1".into());
+    messages.push(result);
+    let prompt = t.render_jinja(&messages, &[tool], true).unwrap();
+    assert!(prompt.contains("<|im_start|>systemBe brief.# Tools"), "strip() from Python works: {prompt}");
+    assert!(prompt.contains(r#"{"function": {"description": "Adds""#), "tools as JSON: {prompt}");
+    assert!(
+        prompt.contains(
+            r#"Adding.<tool_call>{"name": "demo__add", "arguments": {"a": 2, "b": 3}}</tool_call>"#
+        ),
+        "{prompt}"
+    );
+    assert!(prompt.contains("<tool_response>5</tool_response>"), "{prompt}");
+}
+
+#[test]
+fn a_template_that_refuses_the_conversation_says_why() {
+    let strict =
+        "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}";
+    let t = template(strict);
+    let e = t.render_jinja(&chat(), &[], false).unwrap_err();
+    assert_eq!(e.kind(), JinjaError::InvalidOperation);
+    assert_eq!(e.detail(), Some("System role not supported"));
+}
+
+#[test]
+fn chatml_is_the_template_of_files_without_one() {
+    let t = Template::from_text(TemplateSource::ChatMl, CHATML.into(), String::new(), String::new());
+    assert_eq!(t.features, TemplateFeatures::default());
+    let prompt = t.render_jinja(&chat()[1..], &[], false).unwrap();
+    assert_eq!(prompt, "<|im_start|>user\nWhat is 2+3?<|im_end|>\n<|im_start|>assistant\n");
+}
+
+#[test]
+fn llama_templates_can_ask_for_the_date() {
+    let t = template("{{ bos_token }}Today: {{ strftime_now('%Y') }}");
+    let year = chrono::Local::now().format("%Y").to_string();
+    assert_eq!(t.render_jinja(&[], &[], false).unwrap(), format!("<s>Today: {year}"));
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { LocalModelsCard } from "./LocalModelsCard";
+import { SettingsProvider } from "../../lib/settings";
+import { calls, onCommand } from "../../test/tauri";
+import { SETTINGS, healthyApp, localOverview } from "../../test/fixtures";
+import type { LocalModel, LocalOverview, Settings } from "../../bindings";
+
+const added: LocalModel = {
+  name: "mistral-7b",
+  title: "Mistral 7B",
+  path: "/models/mistral-7b.Q4_K_M.gguf",
+  size: 4_368_439_296,
+  source: "added",
+  architecture: "llama",
+  trained_context: 32768,
+  kv_bytes_per_token: 131072,
+  tools: true,
+  thinking: false,
+  problem: null,
+};
+
+function setup(start: Partial<LocalOverview> = {}) {
+  healthyApp();
+  let settings: Settings = SETTINGS;
+  let overview = localOverview(start);
+  onCommand("get_settings", () => settings);
+  onCommand("set_local_settings", ({ local }) => (settings = { ...settings, local: local as Settings["local"] }));
+  onCommand("local_overview", () => overview);
+  let release: () => void = () => {};
+  onCommand("local_model_download", (args) => {
+    const channel = args.progress as { onmessage: (p: { done: number; total: number }) => void };
+    channel.onmessage({ done: 320_000_000, total: 639_446_688 });
+    // The download finishes when the test says so, so the progress bar can be seen.
+    return new Promise((resolve) => {
+      release = () => {
+        overview = { ...overview, catalog: overview.catalog.map((c) => (c.id === args.id ? { ...c, installed: true } : c)) };
+        resolve({ ...added, name: args.id, source: "downloaded" });
+      };
+    });
+  });
+  onCommand("local_model_cancel", () => true);
+  onCommand("local_model_delete", ({ name }) => {
+    overview = {
+      ...overview,
+      catalog: overview.catalog.map((c) => (c.id === name ? { ...c, installed: false } : c)),
+      models: overview.models.filter((m) => m.name !== name),
+    };
+    return null;
+  });
+  onCommand("local_model_add", ({ path }) => {
+    if (!String(path).endsWith(".gguf")) throw { kind: "invalid", message: `${path} is not a GGUF file` };
+    overview = { ...overview, models: [...overview.models, added] };
+    return added;
+  });
+  onCommand("local_runtime_stop", () => localOverview().runtime);
+  render(
+    <SettingsProvider>
+      <LocalModelsCard />
+    </SettingsProvider>,
+  );
+  return { finishDownload: () => release() };
+}
+
+describe("Settings -> Models -> On this computer", () => {
+  it("downloads a catalogue model with progress and Stop, then offers to delete it", async () => {
+    const { finishDownload } = setup();
+    const qwen = await screen.findByRole("row", { name: "Model Qwen3 0.6B" });
+    expect(qwen).toHaveTextContent("639 MB disk");
+    expect(qwen).toHaveTextContent("~1.1 GB memory");
+    expect(qwen).toHaveTextContent("local:qwen3-0.6b");
+    await userEvent.click(within(qwen).getByRole("button", { name: "Download" }));
+    const bar = await within(qwen).findByRole("progressbar", { name: "Downloading Qwen3 0.6B" });
+    expect(bar).toHaveAttribute("aria-valuenow", "50");
+    expect(bar).toHaveTextContent("320 MB of 639 MB");
+    await userEvent.click(within(bar).getByRole("button", { name: "Stop" }));
+    expect(calls.some((c) => c.cmd === "local_model_cancel" && c.args.id === "qwen3-0.6b")).toBe(true);
+    finishDownload();
+    await waitFor(() => expect(within(qwen).getByRole("button", { name: "Delete" })).toBeInTheDocument());
+    await userEvent.click(within(qwen).getByRole("button", { name: "Delete" }));
+    await userEvent.click(within(qwen).getByRole("button", { name: "Delete Qwen3 0.6B" }));
+    expect(calls.some((c) => c.cmd === "local_model_delete" && c.args.name === "qwen3-0.6b")).toBe(true);
+    await waitFor(() => expect(within(qwen).getByRole("button", { name: "Download" })).toBeInTheDocument());
+  });
+
+  it("offers to resume an interrupted download", async () => {
+    const base = localOverview();
+    setup({ catalog: base.catalog.map((c, i) => (i === 1 ? { ...c, partial: 200_000_000 } : c)) });
+    const gemma = await screen.findByRole("row", { name: "Model Gemma 3 1B" });
+    expect(within(gemma).getByRole("button", { name: "Resume (200 MB here)" })).toBeInTheDocument();
+  });
+
+  it("adds a GGUF file, keeps a refused path for correction, and forgets (not deletes) an added file", async () => {
+    setup();
+    const path = await screen.findByRole("textbox", { name: "GGUF file" });
+    await userEvent.type(path, "/models/notes.txt");
+    await userEvent.click(screen.getByRole("button", { name: "Add file" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("/models/notes.txt is not a GGUF file");
+    expect(path).toHaveValue("/models/notes.txt");
+    await userEvent.clear(path);
+    await userEvent.type(path, "/models/mistral-7b.Q4_K_M.gguf{Enter}");
+    const row = await screen.findByRole("row", { name: "Model mistral-7b" });
+    expect(path).toHaveValue("");
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    await userEvent.click(within(row).getByRole("button", { name: "Forget" }));
+    await userEvent.click(within(row).getByRole("button", { name: "Forget mistral-7b" }));
+    await waitFor(() => expect(screen.queryByRole("row", { name: "Model mistral-7b" })).not.toBeInTheDocument());
+  });
+
+  it("saves the context length and keep-alive, and unloads a loaded model", async () => {
+    setup({
+      runtime: { state: "ready", pid: 4242, model: "qwen3-0.6b", context_length: 4096, threads: 2, message: null, restarts: 0 },
+    });
+    const runtime = await screen.findByLabelText("Local runtime");
+    expect(runtime).toHaveTextContent("Loaded: qwen3-0.6b · 4096 tokens of context · 2 threads");
+    await userEvent.selectOptions(screen.getByRole("combobox", { name: "Context length" }), "8192");
+    await userEvent.selectOptions(screen.getByRole("combobox", { name: "Keep loaded" }), "0");
+    const saved = calls.filter((c) => c.cmd === "set_local_settings").map((c) => c.args.local as Settings["local"]);
+    expect(saved.at(-1)).toMatchObject({ context_length: 8192, keep_alive_secs: 0 });
+    await userEvent.click(within(runtime).getByRole("button", { name: "Unload" }));
+    expect(calls.some((c) => c.cmd === "local_runtime_stop")).toBe(true);
+  });
+});
