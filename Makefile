@@ -147,6 +147,7 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
 	cargo build --locked --release -p perch-sandbox
 	cargo bench --locked -p perch-core --bench terminal
+	cargo bench --locked -p perch-core --bench files
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
 	cargo build --locked --release -p perch-llm

@@ -5,7 +5,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, history, local, review, terminal, tools, voice, window};
+use crate::commands::{app, capture, chat, files, history, local, review, terminal, tools, voice, window};
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
@@ -76,6 +76,9 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::capture_overlay_cancel,
             capture::shortcut_statuses,
             capture::set_capture_settings,
+            files::files_search,
+            files::files_cancel,
+            files::files_attach,
             local::local_overview,
             local::local_model_download,
             local::local_model_cancel,

@@ -89,6 +89,7 @@ impl From<ChatError> for CommandError {
             ChatError::Invalid(m) => Self::new(ErrorKind::Invalid, m),
             ChatError::Provider(e) => e.into(),
             ChatError::Store(e) => e.into(),
+            ChatError::File(e) => Self::new(ErrorKind::Invalid, e.to_string()),
             other => Self::new(ErrorKind::Storage, other.to_string()),
         }
     }

@@ -3,6 +3,7 @@
 pub mod app;
 pub mod capture;
 pub mod chat;
+pub mod files;
 pub mod history;
 pub mod local;
 pub mod review;

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use base64::Engine as _;
 use perch_core::Engine;
 use perch_core::agent::{
-    ImageInput, TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools,
+    FileInput, ImageInput, TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools,
 };
 use perch_core::asks::{Answer, ApprovalChoice, ApprovalDetail, ApprovalQuestion, AskEvent, Question};
 use perch_core::providers::{Registry, pick_default};
@@ -57,6 +57,7 @@ pub struct Ask {
     pub question: String,
     pub model: Option<String>,
     pub images: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
     pub conversation: Option<String>,
     pub thinking: bool,
     pub approve: Vec<String>,
@@ -68,7 +69,18 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
         Some(model) => model,
         None => default_model(&engine).await?,
     };
-    let images = args.images.iter().map(read_image).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut images = args.images.iter().map(read_image).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut files = Vec::new();
+    // Images among the files go the image way; the rest must be text (checked by the turn).
+    for path in &args.files {
+        match perch_core::files::inspect(path)? {
+            perch_core::files::FileKind::Image { .. } => images.push(read_image(path)?),
+            perch_core::files::FileKind::Text { .. } => {
+                let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+                files.push(FileInput { path: absolute.to_string_lossy().into_owned(), first_lines: None });
+            }
+        }
+    }
     let conversation_id = match args.conversation {
         Some(id) => Some(engine.store().resolve_conversation_id(&id).await?),
         None => None,
@@ -77,7 +89,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
     let request = TurnRequest {
         conversation_id,
         model,
-        kind: TurnKind::Ask { text: args.question, images },
+        kind: TurnKind::Ask { text: args.question, images, files },
         run_id: Some(run_id.clone()),
     };
     let sink = Terminal { thinking: args.thinking };

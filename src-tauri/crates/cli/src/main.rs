@@ -46,6 +46,9 @@ enum Command {
         /// Attach an image (for vision models); repeat for more.
         #[arg(long = "image")]
         images: Vec<std::path::PathBuf>,
+        /// Attach files as context (text; images go as --image does); several allowed.
+        #[arg(long = "file", num_args = 1..)]
+        files: Vec<std::path::PathBuf>,
         /// Continue a conversation (its id, or a unique prefix).
         #[arg(long)]
         conversation: Option<String>,
@@ -143,8 +146,9 @@ fn main() -> ExitCode {
             // The doctor opens the data dir itself, so it can report a broken one.
             Command::Doctor { json } => doctor::run(json).await,
             Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
-            Command::Ask { question, model, images, conversation, thinking, approve, no_tools } => {
-                let args = ask::Ask { question, model, images, conversation, thinking, approve, no_tools };
+            Command::Ask { question, model, images, files, conversation, thinking, approve, no_tools } => {
+                let args =
+                    ask::Ask { question, model, images, files, conversation, thinking, approve, no_tools };
                 with_engine(|engine| ask::ask(engine, args)).await
             }
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,

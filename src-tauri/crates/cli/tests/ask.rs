@@ -219,3 +219,40 @@ async fn keys_are_stored_checked_masked_and_deleted() {
     let o = perch(tmp.path(), &env, &["ask", "hello", "--model", "openai:gpt-4.1"]);
     assert!(err(&o).contains("no API key for openai") && err(&o).contains("OPENAI_API_KEY"), "{}", err(&o));
 }
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn ask_file_sends_each_file_as_a_block_and_refuses_binary_and_missing_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let env = [("OLLAMA_HOST", fake.url())];
+    let notes = tmp.path().join("notes.md");
+    std::fs::write(&notes, "# Plan\nship on Friday\n").unwrap();
+    let data = tmp.path().join("data.csv");
+    std::fs::write(&data, "a,b\n1,2\n").unwrap();
+    let o = perch(
+        tmp.path(),
+        &env,
+        &["ask", "Summarise", "--file", notes.to_str().unwrap(), data.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let sent = fake.chat_requests().pop().unwrap();
+    let question = sent.body["messages"][1]["content"].as_str().unwrap().to_owned();
+    let expected = format!(
+        "<file path=\"{}\">\n# Plan\nship on Friday\n</file>\n\n<file path=\"{}\">\na,b\n1,2\n</file>\n\nSummarise",
+        notes.display(),
+        data.display()
+    );
+    assert_eq!(question, expected);
+
+    let before = fake.chat_requests().len();
+    let binary = tmp.path().join("tool.bin");
+    std::fs::write(&binary, b"\x7fELF\0\0\x01").unwrap();
+    let o = perch(tmp.path(), &env, &["ask", "What is it?", "--file", binary.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("is a binary file"), "{}", err(&o));
+    let gone = tmp.path().join("gone.txt");
+    let o = perch(tmp.path(), &env, &["ask", "What is it?", "--file", gone.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("no longer exists"), "{}", err(&o));
+    assert_eq!(fake.chat_requests().len(), before, "nothing was sent");
+}

@@ -6,6 +6,7 @@ pub mod asks;
 pub mod capture;
 pub mod doctor;
 pub mod engine;
+pub mod files;
 pub mod keys;
 pub mod launchers;
 pub mod local;

@@ -133,6 +133,7 @@ async fn inner_turns() {
             model: model.into(),
             kind: TurnKind::Ask {
                 text: "What is on my screen?".into(),
+                files: Vec::new(),
                 images: vec![ImageInput {
                     name: capture.source.clone(),
                     mime: "image/png".into(),
@@ -181,6 +182,7 @@ async fn a_capture_that_is_gone_fails_the_question_before_anything_is_sent() {
         model: "ollama:qwen3-vl:8b-instruct".into(),
         kind: TurnKind::Ask {
             text: "And this?".into(),
+            files: Vec::new(),
             images: vec![ImageInput {
                 name: "old".into(),
                 mime: "image/png".into(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use perch_core::Engine;
 use perch_core::agent::{
-    ChatError, ImageInput, TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, thread,
+    ChatError, FileInput, ImageInput, TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, thread,
 };
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::providers::ProviderError;
@@ -63,7 +63,7 @@ fn ask(text: &str) -> TurnRequest {
     TurnRequest {
         conversation_id: None,
         model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new() },
+        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
         run_id: None,
     }
 }
@@ -274,7 +274,7 @@ fn png() -> ImageInput {
 async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
     let s = setup().await;
     let mut request = ask("What is this?");
-    request.kind = TurnKind::Ask { text: "What is this?".into(), images: vec![png()] };
+    request.kind = TurnKind::Ask { text: "What is this?".into(), images: vec![png()], files: Vec::new() };
     let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     let sent = s.fake.chat_requests().pop().unwrap();
@@ -432,4 +432,47 @@ async fn an_answers_file_references_open_from_the_users_folders_only() {
         assert!(matches!(e, perch_core::review::ReviewError::Reference(_)), "{refused}: {e}");
     }
     assert_eq!(std::fs::read_to_string(&log).unwrap(), expected, "nothing else was opened");
+}
+
+#[tokio::test]
+async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_as_chips() {
+    let s = setup().await;
+    let folder = tempfile::tempdir().unwrap();
+    let code = folder.path().join("lib.rs");
+    std::fs::write(&code, "pub fn answer() -> u32 {\n    42\n}\n").unwrap();
+    let file =
+        |path: &std::path::Path| FileInput { path: path.to_string_lossy().into_owned(), first_lines: None };
+    let mut request = ask("What does this return?");
+    request.kind =
+        TurnKind::Ask { text: "What does this return?".into(), images: Vec::new(), files: vec![file(&code)] };
+    let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    let block = format!("<file path=\"{}\">\npub fn answer() -> u32 {{\n    42\n}}\n</file>", code.display());
+    let sent = s.fake.chat_requests().pop().unwrap();
+    let question = sent.body["messages"][1]["content"].as_str().unwrap().to_owned();
+    assert_eq!(question, format!("{block}\n\nWhat does this return?"));
+    // Stored as an attachment named by its path (the chip on reopening); the question's own
+    // text is what the user typed.
+    let attachments = s.engine.store().attachments(&answer.conversation_id).await.unwrap();
+    assert_eq!(attachments.len(), 1);
+    assert_eq!((attachments[0].kind.as_str(), attachments[0].name.as_deref()), ("file", code.to_str()));
+    let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
+    assert_eq!(detail.messages[0].content, "What does this return?");
+
+    // A later question in the same conversation still carries the file (the model remembers it),
+    // even after the file was deleted on disk.
+    std::fs::remove_file(&code).unwrap();
+    let mut next = ask("And doubled?");
+    next.conversation_id = Some(answer.conversation_id.clone());
+    run_turn(&s.engine, next, &Collect::default()).await.unwrap();
+    let sent = s.fake.chat_requests().pop().unwrap();
+    assert!(sent.body["messages"][1]["content"].as_str().unwrap().starts_with(&block));
+    assert_eq!(sent.body["messages"][3]["content"], "And doubled?");
+
+    // A file that disappeared since it was picked refuses the question before anything is saved.
+    let before = s.engine.store().list_conversations(100, 0).await.unwrap().len();
+    let err = run_turn(&s.engine, request, &Collect::default()).await.unwrap_err();
+    assert!(matches!(err, ChatError::File(_)), "{err:?}");
+    assert!(err.to_string().contains("no longer exists"), "{err}");
+    assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before);
 }

@@ -55,7 +55,7 @@ fn ask(text: &str) -> TurnRequest {
     TurnRequest {
         conversation_id: None,
         model: "local:smollm2".into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new() },
+        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
         run_id: Some(format!("run-{}", text.len())),
     }
 }

@@ -286,7 +286,7 @@ fn ask(text: &str) -> TurnRequest {
     TurnRequest {
         conversation_id: None,
         model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new() },
+        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
         run_id: None,
     }
 }

@@ -1,13 +1,19 @@
-//! Images attached to questions: stored once as files named by their content hash, referenced
-//! by rows, and read back for the model when a question is sent or answered again.
+//! Images and text files attached to questions: stored once as files named by their content
+//! hash, referenced by rows, and read back for the model when a question is sent or answered
+//! again. A text file is stored as the block the model read (its path, and which lines).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
-use super::{ChatError, ImageInput};
+use super::{ChatError, FileInput, ImageInput};
 use crate::Engine;
+use crate::files::{self, Limits, TextFile};
 use crate::providers::ImageData;
+use crate::store::{Message, NewAttachment, Role};
+
+/// The mime type of a stored file block.
+const FILE_BLOCK_MIME: &str = "text/plain";
 
 /// Images larger than this are refused (providers refuse them too).
 pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
@@ -18,6 +24,7 @@ fn extension(mime: &str) -> &'static str {
         "image/jpeg" => "jpg",
         "image/webp" => "webp",
         "image/gif" => "gif",
+        FILE_BLOCK_MIME => "txt",
         _ => "bin",
     }
 }
@@ -28,9 +35,9 @@ pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]
         if let Some(id) = &image.capture {
             // A capture: the model's copy is the image; the original is kept beside it.
             let files = engine.captures().files(id).await.map_err(|e| ChatError::Invalid(e.to_string()))?;
-            save_file(engine, message_id, "image", files.model, files.mime, &image.name).await?;
+            save_file(engine, message_id, "image", files.model, files.mime, &image.name, None).await?;
             // Stored as a file (not an image the model reads again), so the model never gets it twice.
-            save_file(engine, message_id, "file", files.original, "image/png", &image.name).await?;
+            save_file(engine, message_id, "file", files.original, "image/png", &image.name, None).await?;
             sent_captures.push(id.clone());
             continue;
         }
@@ -40,7 +47,7 @@ pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]
         let bytes = STANDARD
             .decode(image.base64.trim())
             .map_err(|_| ChatError::Invalid(format!("{} could not be read as an image", image.name)))?;
-        save_file(engine, message_id, "image", bytes, &image.mime, &image.name).await?;
+        save_file(engine, message_id, "image", bytes, &image.mime, &image.name, None).await?;
     }
     // Sent captures leave the shelf: their files now live in the conversation's attachments.
     for id in sent_captures {
@@ -57,6 +64,7 @@ async fn save_file(
     bytes: Vec<u8>,
     mime: &str,
     name: &str,
+    original: Option<&str>,
 ) -> Result<(), ChatError> {
     if bytes.len() > MAX_IMAGE_BYTES {
         return Err(ChatError::Invalid(format!("{name} is larger than 20 MB")));
@@ -70,8 +78,68 @@ async fn save_file(
             .await
             .map_err(|e| ChatError::Invalid(format!("{name} could not be saved: {e}")))?;
     }
-    engine.store().add_attachment(message_id, kind, &file, mime, len, &hash).await?;
+    let row = NewAttachment { kind, path: &file, mime, bytes: len, sha256: &hash, name: original };
+    engine.store().add_attachment(message_id, row).await?;
     Ok(())
+}
+
+/// Reads a question's files before anything is saved: a file that is missing, binary or too
+/// large refuses the question (the UI keeps it).
+pub fn read_files(inputs: &[FileInput]) -> Result<Vec<TextFile>, ChatError> {
+    let limits = Limits::default();
+    let read = inputs
+        .iter()
+        .map(|f| {
+            let first = f.first_lines.map(|n| n as usize);
+            files::read_text(std::path::Path::new(&f.path), &limits, first)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    files::within_message_limit(&read, &limits)?;
+    Ok(read)
+}
+
+/// Stores each file as the block the model reads, named by its path.
+pub async fn save_text_files(engine: &Engine, message_id: i64, read: &[TextFile]) -> Result<(), ChatError> {
+    for file in read {
+        let path = file.path.to_string_lossy();
+        let block = file.block().into_bytes();
+        save_file(engine, message_id, "file", block, FILE_BLOCK_MIME, &path, Some(&path)).await?;
+    }
+    Ok(())
+}
+
+/// Questions as the model reads them: each one's file blocks before its text. Every provider
+/// gets them this way, in every later turn too. A stored block that went missing is skipped.
+pub async fn with_file_blocks(
+    engine: &Engine,
+    conversation: &str,
+    messages: Vec<Message>,
+) -> Result<Vec<Message>, ChatError> {
+    let blocks: Vec<_> = engine
+        .store()
+        .attachments(conversation)
+        .await?
+        .into_iter()
+        .filter(|a| a.kind == "file" && a.mime == FILE_BLOCK_MIME)
+        .collect();
+    if blocks.is_empty() {
+        return Ok(messages);
+    }
+    let mut out = Vec::with_capacity(messages.len());
+    for mut m in messages {
+        let mut text = String::new();
+        for a in blocks.iter().filter(|a| a.message_id == m.id && m.role == Role::User) {
+            match tokio::fs::read_to_string(engine.data_dir().attachments_dir().join(&a.path)).await {
+                Ok(block) => text.push_str(&format!("{block}\n\n")),
+                Err(e) => tracing::warn!(file = %a.path, error = %e, "an attached file is missing"),
+            }
+        }
+        if !text.is_empty() {
+            m.content = format!("{text}{}", m.content);
+        }
+        out.push(m);
+    }
+    Ok(out)
 }
 
 /// An edited question keeps the images of the one it replaces.
@@ -84,10 +152,16 @@ pub async fn copy_attachments(engine: &Engine, from: i64, to: i64) -> Result<(),
     for a in
         engine.store().attachments(&conversation.await?).await?.into_iter().filter(|a| a.message_id == from)
     {
-        engine
-            .store()
-            .add_attachment(to, &a.kind, &a.path, &a.mime, a.bytes, a.path.split('.').next().unwrap_or(""))
-            .await?;
+        let hash = a.path.split('.').next().unwrap_or("");
+        let row = NewAttachment {
+            kind: &a.kind,
+            path: &a.path,
+            mime: &a.mime,
+            bytes: a.bytes,
+            sha256: hash,
+            name: a.name.as_deref(),
+        };
+        engine.store().add_attachment(to, row).await?;
     }
     Ok(())
 }

@@ -39,11 +39,26 @@ pub struct ImageInput {
     pub capture: Option<String>,
 }
 
+/// A text file attached to a question (`@` in the composer, `perch ask --file`), read when the
+/// question is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct FileInput {
+    pub path: String,
+    /// Only the first lines (the offer made when the whole file is too large).
+    #[serde(default)]
+    pub first_lines: Option<u32>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TurnKind {
-    /// A new question.
-    Ask { text: String, images: Vec<ImageInput> },
+    /// A new question, with images and text files attached.
+    Ask {
+        text: String,
+        images: Vec<ImageInput>,
+        #[serde(default)]
+        files: Vec<FileInput>,
+    },
     /// A new answer to the same question; the old answer is kept as an alternative.
     Regenerate { message_id: i64 },
     /// The last question, edited and sent again; the old one is kept as an alternative.
@@ -71,6 +86,9 @@ pub enum ChatError {
     Provider(#[from] ProviderError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An attached file cannot be sent (missing, binary, too large...).
+    #[error(transparent)]
+    File(#[from] crate::files::FilesError),
 }
 
 /// How a turn may differ from the app's settings.

@@ -29,6 +29,10 @@ pub async fn run_turn_with(
     let run = engine.runs().start(request.run_id.clone());
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
+    let files = match &request.kind {
+        TurnKind::Ask { files, .. } => attachments::read_files(files)?,
+        _ => Vec::new(),
+    };
     let settings = engine.settings().get().await;
     let registry = Registry::of(engine, &settings);
     let provider = registry.provider(&id.provider).await?;
@@ -57,9 +61,10 @@ pub async fn run_turn_with(
     store.set_conversation_model(&conversation_id, &request.model).await?;
     // The question (or the answer being replaced).
     let (user_message, replaces) = match &request.kind {
-        TurnKind::Ask { text, images } => {
+        TurnKind::Ask { text, images, .. } => {
             let m = store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
             attachments::save_images(engine, m.id, images).await?;
+            attachments::save_text_files(engine, m.id, &files).await?;
             (Some(m), None)
         }
         TurnKind::Edit { message_id, text } => {
@@ -89,6 +94,7 @@ pub async fn run_turn_with(
     let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
     let noted: Vec<Message> =
         visible.iter().map(|m| context::with_tool_notes(m, &detail.tool_calls)).collect();
+    let noted = attachments::with_file_blocks(engine, &conversation_id, noted).await?;
     let noted: Vec<&Message> = noted.iter().collect();
     let built = context::build(&context::system_prompt(&today), &noted, images, context_length);
     let think = settings.models.thinking && info.as_ref().is_ok_and(|i| i.capabilities.thinking);
@@ -279,9 +285,13 @@ mod tests {
 
     #[test]
     fn empty_and_oversized_messages_are_refused_before_anything_is_saved() {
-        assert!(validate(&TurnKind::Ask { text: "  ".into(), images: Vec::new() }).is_err());
+        assert!(
+            validate(&TurnKind::Ask { text: "  ".into(), images: Vec::new(), files: Vec::new() }).is_err()
+        );
         let huge = "x".repeat(MAX_MESSAGE_CHARS + 1);
-        let err = validate(&TurnKind::Ask { text: huge, images: Vec::new() }).unwrap_err().to_string();
+        let err = validate(&TurnKind::Ask { text: huge, images: Vec::new(), files: Vec::new() })
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("1000001 characters"), "{err}");
         assert!(validate(&TurnKind::Regenerate { message_id: 1 }).is_ok());
     }

@@ -135,7 +135,7 @@ pub fn grab(rect: Rect) -> Result<RgbaImage, CaptureError> {
         let stride = (visible.width as usize * bytes_pp).div_ceil(4) * 4;
         let out_width = rect.width as usize * 4;
         let out_x = (visible.x - rect.x) as usize * 4;
-        let out = image.as_mut();
+        let out: &mut [u8] = image.as_mut();
         for y in 0..rows as usize {
             let line = &data[y * stride..y * stride + visible.width as usize * bytes_pp];
             let out_y = (visible.y - rect.y) as usize + row as usize + y;

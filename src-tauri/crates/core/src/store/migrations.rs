@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/005_tool_calls.sql"),
     include_str!("migrations/006_answer_owner.sql"),
     include_str!("migrations/007_terminal.sql"),
+    include_str!("migrations/008_attachment_names.sql"),
 ];
 
 /// The schema version this build writes.

@@ -20,7 +20,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
-pub use attachments::Attachment;
+pub use attachments::{Attachment, NewAttachment};
 pub use history::*;
 pub use migrations::LATEST_VERSION;
 pub use reviews::ReviewRow;

@@ -1,0 +1,63 @@
+//! Files the user attaches with `@`: finding them (a cancellable, capped walk of the user's
+//! folders with fuzzy ranking, [`search`]) and reading them for the model (text only, size
+//! limits, encodings, [`read`]), and the block a file becomes in the model's message
+//! ([`context_block`]). No window here: the desktop and the CLI call these.
+
+mod read;
+mod search;
+
+pub use read::{FileKind, Limits, TextFile, inspect, read_text, within_message_limit};
+pub use search::{Hit, Picker, SearchOptions, SearchUpdate, search};
+
+use std::path::PathBuf;
+
+/// Why a file cannot be attached. Each says what the user can do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FilesError {
+    #[error("{} no longer exists (moved or deleted since it was picked)", .path.display())]
+    Missing { path: PathBuf },
+    #[error("{} is a folder, not a file", .path.display())]
+    NotAFile { path: PathBuf },
+    #[error("{} is a binary file; only text files and images can be attached", .path.display())]
+    Binary { path: PathBuf },
+    #[error(
+        "{} is {} KB; a file may be at most {} KB. Attach its first {lines_that_fit} lines instead",
+        .path.display(), .bytes / 1024, .limit / 1024
+    )]
+    TooLarge { path: PathBuf, bytes: u64, limit: u64, lines_that_fit: usize },
+    #[error("the attached files come to {} KB; a message holds at most {} KB of files. Remove one, or attach only the first lines of a large one", .bytes / 1024, .limit / 1024)]
+    MessageTooLarge { bytes: u64, limit: u64 },
+    #[error("{} is not UTF-8 and its encoding could not be read without losing characters", .path.display())]
+    Encoding { path: PathBuf },
+    #[error("{} could not be read: {source}", .path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("no folder to search: add one in Settings -> Tools (folders) or choose one in the picker")]
+    NoRoots,
+}
+
+/// A file as the model reads it: delimited, with its path, and saying when it is only a part.
+/// One format for every provider (it is part of the user message's text).
+pub fn context_block(path: &str, text: &str, shown_lines: Option<(usize, usize)>) -> String {
+    let part = match shown_lines {
+        Some((shown, total)) => format!(" lines=\"1-{shown} of {total}\""),
+        None => String::new(),
+    };
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    format!("<file path=\"{}\"{part}>\n{body}\n</file>", path.replace('"', "&quot;"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_carry_the_path_and_say_when_they_are_a_part() {
+        assert_eq!(
+            context_block("/a/b.rs", "fn x() {}\n", None),
+            "<file path=\"/a/b.rs\">\nfn x() {}\n</file>"
+        );
+        let part = context_block("/a/\"q\".txt", "one", Some((1, 9)));
+        assert_eq!(part, "<file path=\"/a/&quot;q&quot;.txt\" lines=\"1-1 of 9\">\none\n</file>");
+    }
+}
