@@ -125,7 +125,10 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
 /// Renders the bindings to TypeScript source.
 #[cfg(test)]
 fn render() -> Result<String, Box<dyn std::error::Error>> {
-    let tmp = std::env::temp_dir().join(format!("perch-bindings-{}.ts", std::process::id()));
+    // Tests render in parallel: one file per call.
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = std::env::temp_dir().join(format!("perch-bindings-{}-{call}.ts", std::process::id()));
     builder().export(
         specta_typescript::Typescript::default()
             .header("// Generated from the Rust types by `make bindings`. Do not edit.\n// @ts-nocheck"),

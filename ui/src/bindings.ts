@@ -109,6 +109,18 @@ export const commands = {
 	shortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("shortcut_statuses"),
 	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
 	setCaptureSettings: (settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { settings })),
+	/**
+	 *  Searches `root` (a folder chosen in the picker), else the folders in Settings -> Tools, else
+	 *  the home folder. Updates stream to `on_update`; the final list is returned.
+	 */
+	filesSearch: (query: string, root: string | null, onUpdate: Channel<SearchUpdate>) => typedError<SearchUpdate, CommandError>(__TAURI_INVOKE("files_search", { query, root, onUpdate })),
+	/**  Stops the running search (the picker closed). */
+	filesCancel: () => __TAURI_INVOKE<void>("files_cancel"),
+	/**
+	 *  Checks a file for attaching (binary, size, encoding); `first_lines` accepts the offer made
+	 *  for a file too large.
+	 */
+	filesAttach: (path: string, firstLines: number | null) => typedError<Attachable, CommandError>(__TAURI_INVOKE("files_attach", { path, firstLines })),
 	localOverview: () => typedError<LocalOverview, CommandError>(__TAURI_INVOKE("local_overview")),
 	/**
 	 *  Downloads a catalogue model with progress (resuming a partial download), checked against
@@ -245,6 +257,12 @@ export type AskLevel =
 /**  Never; commands the parser cannot reduce to plain words are still asked about. */
 "off";
 
+/**
+ *  A picked or dropped file, checked: a text chip, an image chip, or too large (with the
+ *  number of first lines that would fit, to offer instead).
+ */
+export type Attachable = { kind: "text"; path: string; name: string; bytes: number; tokens: number; first_lines: number | null } | { kind: "image"; image: ImageInput } | { kind: "too_large"; path: string; message: string; lines_that_fit: number };
+
 export type Attachment = {
 	id: number,
 	message_id: number,
@@ -253,6 +271,8 @@ export type Attachment = {
 	path: string,
 	mime: string,
 	bytes: number,
+	/**  An attached file's path on the user's disk, as picked (absent for images and captures). */
+	name: string | null,
 };
 
 /**  An http(s) base URL; anything else is rejected at load time and replaced by the default. */
@@ -505,6 +525,16 @@ export type ErrorKind =
 /**  The MCP server went away while working (it crashed or was closed). */
 "closed";
 
+/**
+ *  A text file attached to a question (`@` in the composer, `perch ask --file`), read when the
+ *  question is sent.
+ */
+export type FileInput = {
+	path: string,
+	/**  Only the first lines (the offer made when the whole file is too large). */
+	first_lines?: number | null,
+};
+
 /**  A reference as written, and what it resolved to. */
 export type FileReference = {
 	/**  Exactly as written, e.g. `src/auth.rs:45-60`; the UI looks references up by it. */
@@ -518,6 +548,15 @@ export type FileReference = {
 
 /**  How the model's copy is stored. */
 export type Format = "png" | "jpeg";
+
+/**  A file that matched. */
+export type Hit = {
+	/**  Absolute. */
+	path: string,
+	/**  Relative to its root, as shown and as matched. */
+	relative: string,
+	score: number,
+};
 
 /**  An image attached to a question, as the UI or the CLI read it. */
 export type ImageInput = {
@@ -968,6 +1007,18 @@ export type SearchHit = {
 	created_at: number,
 };
 
+/**  The best results so far. */
+export type SearchUpdate = {
+	/**  Best first. */
+	hits: Hit[],
+	/**  Files looked at so far. */
+	visited: number,
+	/**  The walk is over (finished, capped or cancelled). */
+	done: boolean,
+	/**  The walk stopped at the cap: some files were not looked at. */
+	capped: boolean,
+};
+
 /**
  *  A selection made on a monitor's overlay, in the overlay's CSS pixels (what the webview
  *  reports), measured from the overlay's top-left corner.
@@ -1237,8 +1288,8 @@ export type TurnFinished = {
 };
 
 export type TurnKind = 
-/**  A new question. */
-{ kind: "ask"; text: string; images: ImageInput[] } | 
+/**  A new question, with images and text files attached. */
+{ kind: "ask"; text: string; images: ImageInput[]; files?: FileInput[] } | 
 /**  A new answer to the same question; the old answer is kept as an alternative. */
 { kind: "regenerate"; message_id: number } | 
 /**  The last question, edited and sent again; the old one is kept as an alternative. */
