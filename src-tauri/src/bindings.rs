@@ -5,7 +5,9 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
-use crate::commands::{app, capture, chat, files, history, local, review, terminal, tools, voice, window};
+use crate::commands::{
+    app, capture, chat, files, history, local, models, review, terminal, tools, voice, window,
+};
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
@@ -43,13 +45,13 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             chat::conversation_view,
             chat::conversation_markdown,
             chat::conversation_export,
-            chat::models_list,
-            chat::set_provider_settings,
-            chat::set_model_settings,
-            chat::prices,
-            chat::keys_overview,
-            chat::key_set,
-            chat::key_delete,
+            models::models_list,
+            models::set_provider_settings,
+            models::set_model_settings,
+            models::prices,
+            models::keys_overview,
+            models::key_set,
+            models::key_delete,
             tools::mcp_overview,
             tools::mcp_start,
             tools::mcp_stop,

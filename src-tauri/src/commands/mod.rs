@@ -6,6 +6,7 @@ pub mod chat;
 pub mod files;
 pub mod history;
 pub mod local;
+pub mod models;
 pub mod review;
 pub mod terminal;
 pub mod tools;

@@ -1,0 +1,134 @@
+//! Settings -> Models: providers and their models, the default model, prices and API keys.
+
+use perch_core::keys::{KeyBackend, KeyStatus, Secret};
+use perch_core::prices::{self, Price};
+use perch_core::providers::{ProviderError, ProviderModels, Registry, pick_default};
+use perch_core::settings::{ModelSettings, ProviderSettings, Settings};
+use serde::Serialize;
+use tauri::State;
+
+use crate::error::{CommandError, CommandResult, ErrorKind};
+use crate::state::AppState;
+
+/// Every provider's models, and the one a new chat starts with.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ModelsOverview {
+    pub providers: Vec<ProviderModels>,
+    pub default_model: Option<String>,
+}
+
+/// Lists models (providers without a key are left out unless `all`).
+#[tauri::command]
+#[specta::specta]
+pub async fn models_list(state: State<'_, AppState>, all: bool) -> CommandResult<ModelsOverview> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await;
+    let providers = Registry::of(engine, &settings).list_models(all).await;
+    let available: Vec<_> = providers.iter().flat_map(|p| p.models.iter().cloned()).collect();
+    let default_model = pick_default(settings.models.default_model.as_deref(), &available);
+    Ok(ModelsOverview { providers, default_model })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_provider_settings(
+    state: State<'_, AppState>,
+    providers: ProviderSettings,
+) -> CommandResult<Settings> {
+    let engine = state.engine()?;
+    engine.model_cache().clear();
+    Ok(engine.settings().update(|s| s.providers = providers).await?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_model_settings(
+    state: State<'_, AppState>,
+    models: ModelSettings,
+) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().update(|s| s.models = models).await?)
+}
+
+/// The price table in use: the user's entries, then the shipped ones.
+#[tauri::command]
+#[specta::specta]
+pub async fn prices(state: State<'_, AppState>) -> CommandResult<Vec<Price>> {
+    Ok(prices::merged(&state.engine()?.settings().get().await.models.prices))
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct KeysOverview {
+    pub backend: KeyBackend,
+    pub keys: Vec<KeyStatus>,
+}
+
+/// Which providers have keys (masked) and where keys are kept.
+#[tauri::command]
+#[specta::specta]
+pub async fn keys_overview(state: State<'_, AppState>) -> CommandResult<KeysOverview> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await;
+    let registry = Registry::of(engine, &settings);
+    let wanted: Vec<(String, Option<String>)> = registry
+        .endpoints()
+        .iter()
+        .filter(|e| e.needs_key || e.key_env.is_some())
+        .map(|e| (e.name.clone(), e.key_env.clone()))
+        .collect();
+    let keys = engine.keys().clone();
+    blocking(move || {
+        let backend = keys.backend();
+        let keys =
+            wanted.iter().map(|(name, env)| keys.status(name, env.as_deref())).collect::<Result<_, _>>()?;
+        Ok(KeysOverview { backend, keys })
+    })
+    .await
+}
+
+/// The outcome of saving a key: stored, and whether one cheap call with it worked.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct KeyCheck {
+    pub works: bool,
+    pub message: String,
+}
+
+/// Stores a key and checks it with one call that lists the provider's models.
+#[tauri::command]
+#[specta::specta]
+pub async fn key_set(state: State<'_, AppState>, provider: String, key: String) -> CommandResult<KeyCheck> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await;
+    let registry = Registry::of(engine, &settings);
+    let name = registry.endpoint(&provider)?.name.clone();
+    let secret = Secret::new(key.trim());
+    if secret.expose().is_empty() {
+        return Err(CommandError::new(ErrorKind::Invalid, "the key is empty"));
+    }
+    let keys = engine.keys().clone();
+    blocking(move || keys.set(&name, &secret)).await?;
+    engine.model_cache().clear();
+    Ok(match registry.provider(&provider).await?.list_models().await {
+        Ok(models) => KeyCheck { works: true, message: format!("The key works ({} models).", models.len()) },
+        Err(e @ ProviderError::Auth { .. }) => KeyCheck { works: false, message: e.to_string() },
+        Err(e) => KeyCheck { works: false, message: format!("Stored, but it could not be checked now: {e}") },
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn key_delete(state: State<'_, AppState>, provider: String) -> CommandResult<()> {
+    let engine = state.engine()?;
+    let keys = engine.keys().clone();
+    engine.model_cache().clear();
+    blocking(move || keys.delete(&provider)).await
+}
+
+/// Runs blocking key-store work off the async runtime.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, perch_core::keys::KeyError> + Send + 'static,
+) -> CommandResult<T> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(|e| CommandError::new(ErrorKind::Storage, e.to_string()))?
+        .map_err(|e| CommandError::new(ErrorKind::Storage, e.to_string()))
+}
