@@ -1,6 +1,6 @@
 //! Conversations and messages: the rows behind Chat and History.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, StoreError, now_ms};
@@ -271,7 +271,9 @@ impl Store {
         still_running: impl Fn(&str) -> bool + Send + 'static,
     ) -> Result<usize, StoreError> {
         self.call(move |c| {
-            let tx = c.transaction()?;
+            // Immediate: this reads, then writes. A deferred transaction fails at once ("database
+            // is locked") when another process (a streaming `perch ask`) commits in between.
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let owners: Vec<Option<String>> = tx
                 .prepare("SELECT DISTINCT owner FROM messages WHERE status = 'streaming'")?
                 .query_map([], |row| row.get(0))?
@@ -319,7 +321,7 @@ fn create_conversation(
 }
 
 fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> Result<Message, StoreError> {
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let now = now_ms();
     let changed = tx.execute(
         "UPDATE conversations SET updated_at = ?2,
@@ -360,7 +362,7 @@ fn add_message(conn: &mut Connection, conversation_id: &str, m: &NewMessage) -> 
 }
 
 fn finish_message(conn: &mut Connection, id: i64, u: &MessageUpdate) -> Result<Message, StoreError> {
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let status = u.status.unwrap_or(MessageStatus::Complete);
     let changed = tx.execute(
         "UPDATE messages SET content = ?2, thinking = ?3, status = ?4, error = ?5,
