@@ -46,18 +46,8 @@ pub async fn local_model_download(
     id: String,
     progress: Channel<DownloadProgress>,
 ) -> CommandResult<LocalModel> {
-    let mut last = 0u64;
-    let model = state
-        .engine()?
-        .local()
-        .download(&id, move |p| {
-            // A message per megabyte is plenty for a progress bar.
-            if p.done == p.total || p.done >= last + (1 << 20) || p.done < last {
-                last = p.done;
-                let _ = progress.send(DownloadProgress { done: p.done, total: p.total });
-            }
-        })
-        .await?;
+    let mut send = super::progress_sender(progress);
+    let model = state.engine()?.local().download(&id, move |p| send(p.done, p.total)).await?;
     Ok(model)
 }
 

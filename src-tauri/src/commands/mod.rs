@@ -12,3 +12,18 @@ pub mod terminal;
 pub mod tools;
 pub mod voice;
 pub mod window;
+
+use perch_core::agent::picker::DownloadProgress;
+use tauri::ipc::Channel;
+
+/// Forwards a download's progress to the UI's channel, about once a megabyte (plenty for a
+/// progress bar), always the last update, and again when a resumed download starts over.
+pub(crate) fn progress_sender(channel: Channel<DownloadProgress>) -> impl FnMut(u64, u64) + Send {
+    let mut last = 0u64;
+    move |done, total| {
+        if done == total || done >= last + (1 << 20) || done < last {
+            last = done;
+            let _ = channel.send(DownloadProgress { done, total });
+        }
+    }
+}

@@ -25,18 +25,8 @@ pub async fn voice_model_download(
     name: String,
     progress: Channel<DownloadProgress>,
 ) -> CommandResult<ModelView> {
-    let mut last = 0u64;
-    let view = state
-        .engine()?
-        .voice()
-        .download(&name, move |p| {
-            // A message per megabyte is plenty for a progress bar.
-            if p.done == p.total || p.done >= last + (1 << 20) || p.done < last {
-                last = p.done;
-                let _ = progress.send(DownloadProgress { done: p.done, total: p.total });
-            }
-        })
-        .await?;
+    let mut send = super::progress_sender(progress);
+    let view = state.engine()?.voice().download(&name, move |p| send(p.done, p.total)).await?;
     Ok(view)
 }
 
