@@ -124,9 +124,37 @@ pub fn set_mode(app: &AppHandle, mode: WindowMode) -> tauri::Result<()> {
     window.set_size(LogicalSize::new(target.width, target.height))?;
     window.set_position(LogicalPosition::new(target.x, target.y))?;
     apply_mode_constraints(&window, mode)?;
+    confirm_size(app, mode, target);
     let _ = WindowModeChanged { mode }.emit(app);
     schedule_save(app);
     Ok(())
+}
+
+/// How long the window manager gets to apply a mode switch before the size is checked.
+const CONFIRM_DELAY: Duration = Duration::from_millis(300);
+
+/// Asks again for the mode's size if the window did not take it. A resize sent together with
+/// new size limits can be judged against the old ones: under load, openbox left a window that
+/// started in mini mode at its minimum size instead of its saved bounds when it left mini mode.
+/// The snapshot would then have saved that minimum as the user's bounds.
+fn confirm_size(app: &AppHandle, mode: WindowMode, target: Rect) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        for _ in 0..3 {
+            tokio::time::sleep(CONFIRM_DELAY).await;
+            let Ok(window) = main_window(&app) else { return };
+            if self::mode(&app) != mode || !window.is_visible().unwrap_or(false) {
+                return;
+            }
+            let Ok(now) = current_rect(&window) else { return };
+            if (now.width, now.height) == (target.width, target.height) {
+                return;
+            }
+            tracing::debug!(?now, ?target, "the window did not take its size; asking again");
+            let _ = window.set_size(LogicalSize::new(target.width, target.height));
+            let _ = window.set_position(LogicalPosition::new(target.x, target.y));
+        }
+    });
 }
 
 /// Mini mode is a fixed square; normal mode resizes down to a usable minimum. The square is
