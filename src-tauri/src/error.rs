@@ -3,10 +3,10 @@
 
 use perch_core::StartError;
 use perch_core::agent::ChatError;
-use perch_core::asks::AnswerError;
 use perch_core::mcp::CallError;
 use perch_core::mcp::{ConfigError, EditError};
 use perch_core::providers::{ProviderError, ProviderErrorKind};
+use perch_core::questions::AnswerError;
 use perch_core::review::ReviewError;
 use perch_core::store::StoreError;
 use serde::Serialize;

@@ -41,7 +41,7 @@ pub struct McpChanged {
 /// A question for the user was asked, or settled (answered or no longer needed).
 #[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
 pub struct QuestionEvent {
-    pub event: perch_core::asks::AskEvent,
+    pub event: perch_core::questions::QuestionChange,
 }
 
 /// The captures waiting for the next question changed; `focus` asks for the input box (a new

@@ -31,13 +31,13 @@ pub fn start(app: &AppHandle, engine: &Engine, first_paint: Arc<Notify>) {
             }
         }
     });
-    let mut questions = engine.asks().subscribe();
+    let mut questions = engine.questions().subscribe();
     let handle = app.clone();
     tauri::async_runtime::spawn(async move {
         loop {
             match questions.recv().await {
                 Ok(event) => {
-                    if matches!(event, perch_core::asks::AskEvent::Asked(_))
+                    if matches!(event, perch_core::questions::QuestionChange::Asked(_))
                         && let Err(e) = window::show(&handle)
                     {
                         tracing::warn!(error = %e, "could not show the window for a question");

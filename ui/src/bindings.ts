@@ -85,7 +85,7 @@ export const commands = {
 	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
 	setToolSettings: (tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { tools })),
 	/**  Questions still open (for a window that opened after they were asked). */
-	questionsPending: () => typedError<Ask[], CommandError>(__TAURI_INVOKE("questions_pending")),
+	questionsPending: () => typedError<OpenQuestion[], CommandError>(__TAURI_INVOKE("questions_pending")),
 	questionAnswer: (id: number, answer: Answer) => typedError<null, CommandError>(__TAURI_INVOKE("question_answer", { id, answer })),
 	/**  Whether the embedded retrieval model (all-MiniLM-L6-v2) is downloaded. */
 	toolsModelStatus: () => typedError<ModelStatus, CommandError>(__TAURI_INVOKE("tools_model_status")),
@@ -238,15 +238,6 @@ export type ApprovalQuestion = {
 	/**  What a built-in server wants shown instead of the bare arguments (a terminal command). */
 	detail: ApprovalDetail | null,
 };
-
-export type Ask = {
-	id: number,
-	question: Question,
-};
-
-export type AskEvent = { event: "asked"; data: Ask } | 
-/**  Answered, or no longer needed: the UI removes it. */
-{ event: "settled"; data: number };
 
 /**  When Perch asks before a command runs (the blocklist and the sandbox apply at every level). */
 export type AskLevel = 
@@ -797,6 +788,11 @@ export type NavigateRequested = {
 	route: Route,
 };
 
+export type OpenQuestion = {
+	id: number,
+	question: Question,
+};
+
 /**  What an overlay needs to draw itself. */
 export type OverlayInfo = {
 	mode: CaptureMode,
@@ -876,9 +872,13 @@ export type Question = {
 	kind: "sampling",
 } & SamplingQuestion;
 
+export type QuestionChange = { event: "asked"; data: OpenQuestion } | 
+/**  Answered, or no longer needed: the UI removes it. */
+{ event: "settled"; data: number };
+
 /**  A question for the user was asked, or settled (answered or no longer needed). */
 export type QuestionEvent = {
-	event: AskEvent,
+	event: QuestionChange,
 };
 
 export type Rect = {

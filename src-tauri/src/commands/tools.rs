@@ -2,8 +2,8 @@
 //! questions (tool approvals, elicitation, sampling).
 
 use perch_core::agent::picker::{DownloadProgress, ModelStatus};
-use perch_core::asks::{Answer, Ask};
 use perch_core::mcp::{ConfigProblem, ServerView};
+use perch_core::questions::{Answer, OpenQuestion};
 use perch_core::settings::{Settings, ToolSettings};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -111,14 +111,14 @@ pub async fn set_tool_settings(state: State<'_, AppState>, tools: ToolSettings) 
 /// Questions still open (for a window that opened after they were asked).
 #[tauri::command]
 #[specta::specta]
-pub fn questions_pending(state: State<'_, AppState>) -> CommandResult<Vec<Ask>> {
-    Ok(state.engine()?.asks().pending())
+pub fn questions_pending(state: State<'_, AppState>) -> CommandResult<Vec<OpenQuestion>> {
+    Ok(state.engine()?.questions().pending())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub fn question_answer(state: State<'_, AppState>, id: u64, answer: Answer) -> CommandResult<()> {
-    Ok(state.engine()?.asks().answer(id, answer)?)
+    Ok(state.engine()?.questions().answer(id, answer)?)
 }
 
 /// Whether the embedded retrieval model (all-MiniLM-L6-v2) is downloaded.

@@ -1,18 +1,18 @@
 // Questions for the user (tool approvals, elicitation, sampling): the open ones, kept in step
 // with the app's question events. One provider for the app; tool cards and dialogs read it.
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import type { Answer, Ask } from "../bindings";
+import type { Answer, OpenQuestion } from "../bindings";
 import { call, commands, events } from "../ipc";
 
 interface Questions {
-  open: Ask[];
+  open: OpenQuestion[];
   answer: (id: number, answer: Answer) => Promise<void>;
 }
 
 const Context = createContext<Questions>({ open: [], answer: async () => {} });
 
 export function QuestionsProvider({ children }: { children: ReactNode }) {
-  const [open, setOpen] = useState<Ask[]>([]);
+  const [open, setOpen] = useState<OpenQuestion[]>([]);
   useEffect(() => {
     let live = true;
     void call(commands.questionsPending()).then(

@@ -9,8 +9,10 @@ use perch_core::Engine;
 use perch_core::agent::{
     FileInput, ImageInput, TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools,
 };
-use perch_core::asks::{Answer, ApprovalChoice, ApprovalDetail, ApprovalQuestion, AskEvent, Question};
 use perch_core::providers::{Registry, pick_default};
+use perch_core::questions::{
+    Answer, ApprovalChoice, ApprovalDetail, ApprovalQuestion, Question, QuestionChange,
+};
 use perch_core::store::MessageStatus;
 use perch_core::store::tool_calls::ToolCallStatus;
 use perch_core::terminal::TerminalUpdate;
@@ -143,11 +145,11 @@ async fn start_tools(engine: &Engine) {
     if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         return;
     }
-    let mut questions = engine.asks().subscribe();
-    let asks = engine.asks().clone();
+    let mut changes = engine.questions().subscribe();
+    let questions = engine.questions().clone();
     tokio::spawn(async move {
-        while let Ok(event) = questions.recv().await {
-            let AskEvent::Asked(ask) = event else { continue };
+        while let Ok(event) = changes.recv().await {
+            let QuestionChange::Asked(ask) = event else { continue };
             let Question::ToolApproval(q) = ask.question else { continue };
             let terminal = q.detail.is_some();
             eprint!("{}", prompt(&q));
@@ -164,7 +166,7 @@ async fn start_tools(engine: &Engine) {
                 Some("v" | "V") if !terminal => ApprovalChoice::Never,
                 _ => ApprovalChoice::Deny,
             };
-            let _ = asks.answer(ask.id, Answer::Approval { choice });
+            let _ = questions.answer(ask.id, Answer::Approval { choice });
         }
     });
 }

@@ -14,8 +14,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use perch_core::asks::Asks;
 use perch_core::mcp::McpManager;
+use perch_core::questions::Questions;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -71,7 +71,7 @@ fn bundled(name: &str) -> PathBuf {
 
 fn manager(dir: &Path, servers: serde_json::Value) -> Arc<McpManager> {
     std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    McpManager::new(dir, None, Arc::new(Asks::default()))
+    McpManager::new(dir, None, Arc::new(Questions::default()))
 }
 
 fn report(label: &str, seconds: &[f64], total: f64) {

@@ -7,12 +7,12 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::agent::runs::Runs;
-use crate::asks::Asks;
 use crate::keys::Keys;
 use crate::mcp::McpManager;
 use crate::owner::{self, ProcessOwner};
 use crate::paths::{DataDir, PathsError};
 use crate::providers::ModelCache;
+use crate::questions::Questions;
 use crate::review::server::{self, ReviewServer, ServerConfig, ServerError};
 use crate::review::{self, ReviewService, SharedReviews};
 use crate::settings::SettingsHandle;
@@ -45,7 +45,7 @@ struct Inner {
     runs: Runs,
     models: ModelCache,
     http: crate::providers::http::Clients,
-    asks: Arc<Asks>,
+    questions: Arc<Questions>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
     local: Arc<crate::local::LocalModels>,
@@ -79,11 +79,11 @@ impl Engine {
         owner::sweep(data_dir.root());
         let reviews = Arc::new(ReviewService::new(store.clone()));
         let keys = Arc::new(Keys::new(data_dir.root()));
-        let asks = Arc::new(Asks::default());
+        let questions = Arc::new(Questions::default());
         let data_dir_root = &data_dir.root().to_path_buf();
         let captures =
             crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
-        let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), asks.clone());
+        let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), questions.clone());
         let terminal = Arc::new(crate::terminal::Terminal::new(store.clone()));
         let http = crate::providers::http::Clients::default();
         let inner = Inner {
@@ -97,7 +97,7 @@ impl Engine {
             runs: Runs::default(),
             models: ModelCache::default(),
             http: http.clone(),
-            asks,
+            questions,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root, http.clone()),
             local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
@@ -149,8 +149,8 @@ impl Engine {
     }
 
     /// Questions waiting for the user (tool approvals, elicitation, sampling).
-    pub fn asks(&self) -> &Arc<Asks> {
-        &self.inner.asks
+    pub fn questions(&self) -> &Arc<Questions> {
+        &self.inner.questions
     }
 
     /// Top-K tool retrieval (and the embedded model it may use).

@@ -2,7 +2,6 @@
 //! the `perch` CLI are thin layers over it.
 
 pub mod agent;
-pub mod asks;
 pub mod capture;
 pub mod doctor;
 pub mod engine;
@@ -17,6 +16,7 @@ pub mod paths;
 pub mod prices;
 pub mod probes;
 pub mod providers;
+pub mod questions;
 pub mod remote;
 pub mod review;
 pub mod settings;

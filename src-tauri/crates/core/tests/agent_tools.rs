@@ -12,8 +12,8 @@ use perch_core::Engine;
 use perch_core::agent::{
     TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools,
 };
-use perch_core::asks::{Answer, ApprovalChoice, AskEvent, ElicitationAction, Question};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
+use perch_core::questions::{Answer, ApprovalChoice, ElicitationAction, Question, QuestionChange};
 use perch_core::settings::{BaseUrl, RuleDecision};
 use perch_core::store::MessageStatus;
 use perch_core::store::tool_calls::ToolCallStatus;
@@ -52,11 +52,11 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
     engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
     engine.mcp().ensure_connected("demo", Duration::from_secs(30)).await.unwrap();
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let mut questions = engine.asks().subscribe();
-    let (asks, log) = (engine.asks().clone(), asked.clone());
+    let mut changes = engine.questions().subscribe();
+    let (questions, log) = (engine.questions().clone(), asked.clone());
     tokio::spawn(async move {
-        while let Ok(event) = questions.recv().await {
-            if let AskEvent::Asked(ask) = event {
+        while let Ok(event) = changes.recv().await {
+            if let QuestionChange::Asked(ask) = event {
                 log.lock().unwrap().push(ask.question.clone());
                 // The "user" fills forms and allows sampling; tool approvals get `choice`.
                 let answer = match &ask.question {
@@ -67,7 +67,7 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
                     },
                     Question::Sampling(_) => Answer::Sampling { approve: true },
                 };
-                let _ = asks.answer(ask.id, answer);
+                let _ = questions.answer(ask.id, answer);
             }
         }
     });

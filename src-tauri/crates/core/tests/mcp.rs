@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use perch_core::asks::Asks;
 use perch_core::mcp::{CallError, McpManager, ServerStatus};
+use perch_core::questions::Questions;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -39,7 +39,7 @@ fn venv_bin(name: &str) -> String {
 /// A manager whose user file holds `servers` (merged with the bundled demo and filesystem).
 fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
     std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    McpManager::new(dir, Some(dir.join("logs")), Arc::new(Asks::default()))
+    McpManager::new(dir, Some(dir.join("logs")), Arc::new(Questions::default()))
 }
 
 fn args(v: Value) -> Option<Map<String, Value>> {

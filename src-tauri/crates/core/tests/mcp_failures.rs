@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use perch_core::asks::Asks;
 use perch_core::mcp::{McpManager, ServerStatus, ServerView};
+use perch_core::questions::Questions;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
@@ -18,7 +18,7 @@ const WAIT: Duration = Duration::from_secs(30);
 
 fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
     std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    McpManager::new(dir, Some(dir.join("logs")), Arc::new(Asks::default()))
+    McpManager::new(dir, Some(dir.join("logs")), Arc::new(Questions::default()))
 }
 
 fn script(name: &str) -> PathBuf {

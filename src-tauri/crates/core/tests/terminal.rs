@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use perch_core::Engine;
 use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
-use perch_core::asks::{Answer, ApprovalChoice, ApprovalDetail, AskEvent, Question};
 use perch_core::mcp::{CallOrigin, ToolOutput};
+use perch_core::questions::{Answer, ApprovalChoice, ApprovalDetail, Question, QuestionChange};
 use perch_core::settings::BaseUrl;
 use perch_core::terminal::{AskLevel, TerminalSettings, TerminalUpdate};
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
@@ -262,13 +262,13 @@ async fn chat(choice: ApprovalChoice, level: AskLevel) -> Chat {
         .await
         .unwrap();
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let mut questions = engine.asks().subscribe();
-    let (asks, log) = (engine.asks().clone(), asked.clone());
+    let mut changes = engine.questions().subscribe();
+    let (questions, log) = (engine.questions().clone(), asked.clone());
     tokio::spawn(async move {
-        while let Ok(event) = questions.recv().await {
-            if let AskEvent::Asked(ask) = event {
+        while let Ok(event) = changes.recv().await {
+            if let QuestionChange::Asked(ask) = event {
                 log.lock().unwrap().push(ask.question.clone());
-                let _ = asks.answer(ask.id, Answer::Approval { choice });
+                let _ = questions.answer(ask.id, Answer::Approval { choice });
             }
         }
     });

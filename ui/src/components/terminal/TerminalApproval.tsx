@@ -1,4 +1,4 @@
-import type { ApprovalChoice, ApprovalDetail, Ask } from "../../bindings";
+import type { ApprovalChoice, ApprovalDetail, OpenQuestion } from "../../bindings";
 import { useQuestions } from "../../lib/questions";
 import { ShellCommand } from "./ShellCommand";
 
@@ -6,7 +6,7 @@ type Choice = { choice: ApprovalChoice; label: string; kind?: "primary" | "dange
 
 /** The question for a terminal tool: the command (or session, or input) with what it needs to
  * be judged, and Run / Deny / Always allow this command. */
-export function TerminalApproval({ ask, detail }: { ask: Ask; detail: ApprovalDetail }) {
+export function TerminalApproval({ ask, detail }: { ask: OpenQuestion; detail: ApprovalDetail }) {
   const { answer } = useQuestions();
   let body;
   let choices: Choice[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import type { Ask, TerminalUpdate, ToolCallRecord } from "../../bindings";
+import type { OpenQuestion, TerminalUpdate, ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
 import { TerminalProvider, plainOutput, shellTokens } from "../../lib/terminal";
 import { calls, onCommand } from "../../test/tauri";
@@ -24,7 +24,7 @@ const CALL: ToolCallRecord = {
 
 const SANDBOX = { enforced: true, network_blocked: false, writable: ["/w", "/tmp"], summary: "Landlock (ABI 7): writable only in /w, /tmp; network on" };
 
-function ask(canRemember: boolean, whyAsked: string | null = null): Ask {
+function ask(canRemember: boolean, whyAsked: string | null = null): OpenQuestion {
   return {
     id: 9,
     question: {
@@ -42,7 +42,7 @@ function ask(canRemember: boolean, whyAsked: string | null = null): Ask {
 }
 
 /** Renders the card inside the providers; returns a function that plays terminal updates. */
-function setup(call: ToolCallRecord, pending: Ask[]) {
+function setup(call: ToolCallRecord, pending: OpenQuestion[]) {
   let channel: { onmessage: (u: TerminalUpdate) => void } | null = null;
   onCommand("questions_pending", () => pending);
   onCommand("question_answer", () => null);

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Ask, ElicitationQuestion, SamplingQuestion, Value } from "../../bindings";
+import type { OpenQuestion, ElicitationQuestion, SamplingQuestion, Value } from "../../bindings";
 import { useQuestions } from "../../lib/questions";
 
 /** Questions MCP servers ask outside a tool card: a form to fill (elicitation) or a request
@@ -39,7 +39,7 @@ function fields(schema: unknown): Field[] {
   }));
 }
 
-function Elicitation({ ask, question }: { ask: Ask; question: ElicitationQuestion }) {
+function Elicitation({ ask, question }: { ask: OpenQuestion; question: ElicitationQuestion }) {
   const { answer } = useQuestions();
   const list = fields(question.schema);
   const [values, setValues] = useState<Record<string, string | boolean>>({});
@@ -104,7 +104,7 @@ function Elicitation({ ask, question }: { ask: Ask; question: ElicitationQuestio
   );
 }
 
-function Sampling({ ask, question }: { ask: Ask; question: SamplingQuestion }) {
+function Sampling({ ask, question }: { ask: OpenQuestion; question: SamplingQuestion }) {
   const { answer } = useQuestions();
   return (
     <div>

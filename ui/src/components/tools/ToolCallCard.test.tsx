@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import type { Ask, ToolCallRecord } from "../../bindings";
+import type { OpenQuestion, ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
 import { calls, emitEvent, onCommand } from "../../test/tauri";
 import { ToolCallCard, humanLabel } from "./ToolCallCard";
@@ -21,7 +21,7 @@ const CALL: ToolCallRecord = {
   created_at: 0,
 };
 
-const ASK: Ask = {
+const ASK: OpenQuestion = {
   id: 7,
   question: {
     kind: "tool_approval",

@@ -9,10 +9,10 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::asks::{Answer, Question, SamplingQuestion};
 use crate::engine::WeakEngine;
 use crate::mcp::handler::Sampler;
 use crate::providers::{ChatMessage, ChatRequest, ModelId, Registry};
+use crate::questions::{Answer, Question, SamplingQuestion};
 
 pub struct EngineSampler(pub WeakEngine);
 
@@ -60,7 +60,7 @@ impl Sampler for EngineSampler {
                 max_tokens: params.max_tokens,
                 model: model.clone(),
             });
-            match engine.asks().ask(question, &CancellationToken::new()).await {
+            match engine.questions().ask(question, &CancellationToken::new()).await {
                 Some(Answer::Sampling { approve: true }) => {}
                 _ => return Err("the user declined the sampling request".into()),
             }

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{TurnEvent, TurnSink};
 use crate::Engine;
-use crate::asks::{Answer, ApprovalChoice, ApprovalQuestion, Question};
 use crate::mcp::{CallError, CallOrigin, ToolOutput, ToolView, Vetting};
 use crate::providers::{ToolCall, ToolSpec};
+use crate::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question};
 use crate::settings::{RuleDecision, ToolRule, ToolSettings};
 use crate::store::tool_calls::{ToolCallRecord, ToolCallStatus};
 
@@ -168,7 +168,7 @@ impl CallContext<'_> {
             read_only: tool.tool.read_only,
             detail,
         });
-        let choice = match self.engine.asks().ask(question, self.cancel).await {
+        let choice = match self.engine.questions().ask(question, self.cancel).await {
             Some(Answer::Approval { choice }) => choice,
             _ if self.cancel.is_cancelled() => return Gate::Refuse("Stopped by the user.".into()),
             _ => {

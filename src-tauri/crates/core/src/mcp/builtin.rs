@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{CallError, Progress, ToolOutput, ToolView};
-use crate::asks::{ApprovalChoice, ApprovalDetail};
+use crate::questions::{ApprovalChoice, ApprovalDetail};
 
 /// Where a call comes from: the answer and the tool call it belongs to (empty for calls
 /// made directly, such as `perch mcp call`).

@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Progress;
-use crate::asks::{Answer, Asks, ElicitationAction, ElicitationQuestion, Question};
+use crate::questions::{Answer, ElicitationAction, ElicitationQuestion, Question, Questions};
 
 /// Answers a server's sampling request: asks the user, then the model. Set by the engine,
 /// which knows the models; without one, servers are told Perch cannot sample.
@@ -35,7 +35,7 @@ pub trait Sampler: Send + Sync {
 
 /// What every connection shares with the manager.
 pub(crate) struct Shared {
-    pub asks: Arc<Asks>,
+    pub questions: Arc<Questions>,
     pub roots: RwLock<Vec<PathBuf>>,
     pub sampler: OnceLock<Arc<dyn Sampler>>,
     /// Server names whose lists changed and need fetching again.
@@ -119,7 +119,7 @@ impl ClientHandler for PerchClient {
             Question::Elicitation(ElicitationQuestion { server: self.server.clone(), message, schema });
         let stop = self.shared.closing.child_token();
         let answer = tokio::select! {
-            a = self.shared.asks.ask(question, &stop) => a,
+            a = self.shared.questions.ask(question, &stop) => a,
             () = context.ct.cancelled() => None,
         };
         Ok(match answer {

@@ -22,7 +22,7 @@ use super::{
     BuiltinServer, CallError, EditError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView,
     ToolView,
 };
-use crate::asks::Asks;
+use crate::questions::Questions;
 
 /// Restarts after a crash before giving up; a server that ran this long counts as healthy.
 const MAX_RESTARTS: u32 = 5;
@@ -95,10 +95,10 @@ impl Slot {
 
 impl McpManager {
     /// A manager over the servers configured for `data_dir`; nothing starts until asked.
-    pub fn new(data_dir: &Path, logs_dir: Option<PathBuf>, asks: Arc<Asks>) -> Arc<Self> {
+    pub fn new(data_dir: &Path, logs_dir: Option<PathBuf>, questions: Arc<Questions>) -> Arc<Self> {
         let (changed_tx, mut changed_rx) = mpsc::unbounded_channel::<String>();
         let shared = Arc::new(Shared {
-            asks,
+            questions,
             roots: Default::default(),
             sampler: Default::default(),
             changed: changed_tx,

@@ -15,9 +15,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::policy::{self, Check, Context, Decision};
 use super::{Session, Terminal, TerminalSettings, exec, find};
-use crate::asks::{ApprovalChoice, ApprovalDetail};
 use crate::engine::WeakEngine;
 use crate::mcp::{BuiltinServer, CallError, CallOrigin, Progress, ToolOutput, ToolView, Vetting};
+use crate::questions::{ApprovalChoice, ApprovalDetail};
 use crate::store::terminal::TerminalEvent;
 
 pub const SERVER: &str = "terminal";

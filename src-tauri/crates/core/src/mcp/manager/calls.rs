@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::{CallError, CallOrigin, Progress, ServerStatus, ToolOutput, Vetting};
 use super::{McpManager, Slot};
-use crate::asks::ApprovalChoice;
+use crate::questions::ApprovalChoice;
 
 impl McpManager {
     fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {

@@ -125,34 +125,34 @@ pub enum Answer {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
-pub struct Ask {
+pub struct OpenQuestion {
     pub id: u64,
     pub question: Question,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
-pub enum AskEvent {
-    Asked(Ask),
+pub enum QuestionChange {
+    Asked(OpenQuestion),
     /// Answered, or no longer needed: the UI removes it.
     Settled(u64),
 }
 
 #[derive(Debug)]
-pub struct Asks {
+pub struct Questions {
     next: AtomicU64,
     pending: Mutex<BTreeMap<u64, (Question, oneshot::Sender<Answer>)>>,
-    events: broadcast::Sender<AskEvent>,
+    events: broadcast::Sender<QuestionChange>,
 }
 
-impl Default for Asks {
+impl Default for Questions {
     fn default() -> Self {
         Self { next: AtomicU64::new(1), pending: Mutex::default(), events: broadcast::channel(64).0 }
     }
 }
 
-impl Asks {
-    pub fn subscribe(&self) -> broadcast::Receiver<AskEvent> {
+impl Questions {
+    pub fn subscribe(&self) -> broadcast::Receiver<QuestionChange> {
         self.events.subscribe()
     }
 
@@ -169,13 +169,13 @@ impl Asks {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, (question.clone(), tx));
-        let _ = self.events.send(AskEvent::Asked(Ask { id, question }));
+        let _ = self.events.send(QuestionChange::Asked(OpenQuestion { id, question }));
         let answer = tokio::select! {
             answer = rx => answer.ok(),
             () = cancel.cancelled() => None,
         };
         self.lock().remove(&id);
-        let _ = self.events.send(AskEvent::Settled(id));
+        let _ = self.events.send(QuestionChange::Settled(id));
         answer
     }
 
@@ -186,8 +186,8 @@ impl Asks {
     }
 
     /// Questions still waiting (for a window that opens after they were asked).
-    pub fn pending(&self) -> Vec<Ask> {
-        self.lock().iter().map(|(id, (q, _))| Ask { id: *id, question: q.clone() }).collect()
+    pub fn pending(&self) -> Vec<OpenQuestion> {
+        self.lock().iter().map(|(id, (q, _))| OpenQuestion { id: *id, question: q.clone() }).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, (Question, oneshot::Sender<Answer>)>> {
@@ -209,32 +209,32 @@ mod tests {
 
     #[tokio::test]
     async fn a_question_waits_for_its_answer() {
-        let asks = std::sync::Arc::new(Asks::default());
-        let mut events = asks.subscribe();
+        let questions = std::sync::Arc::new(Questions::default());
+        let mut events = questions.subscribe();
         let asking = {
-            let asks = asks.clone();
-            tokio::spawn(async move { asks.ask(question(), &CancellationToken::new()).await })
+            let questions = questions.clone();
+            tokio::spawn(async move { questions.ask(question(), &CancellationToken::new()).await })
         };
-        let AskEvent::Asked(ask) = events.recv().await.unwrap() else { panic!("expected a question") };
-        assert_eq!(asks.pending().len(), 1);
+        let QuestionChange::Asked(ask) = events.recv().await.unwrap() else { panic!("expected a question") };
+        assert_eq!(questions.pending().len(), 1);
         let answer = Answer::Sampling { approve: true };
-        asks.answer(ask.id, answer.clone()).unwrap();
+        questions.answer(ask.id, answer.clone()).unwrap();
         assert_eq!(asking.await.unwrap(), Some(answer));
-        assert_eq!(events.recv().await.unwrap(), AskEvent::Settled(ask.id));
+        assert_eq!(events.recv().await.unwrap(), QuestionChange::Settled(ask.id));
         assert_eq!(
-            asks.answer(ask.id, Answer::Sampling { approve: false }),
+            questions.answer(ask.id, Answer::Sampling { approve: false }),
             Err(AnswerError::NotOpen(ask.id))
         );
     }
 
     #[tokio::test]
     async fn nobody_listening_or_a_cancel_means_no_answer() {
-        let asks = Asks::default();
-        assert_eq!(asks.ask(question(), &CancellationToken::new()).await, None);
-        let _listener = asks.subscribe();
+        let questions = Questions::default();
+        assert_eq!(questions.ask(question(), &CancellationToken::new()).await, None);
+        let _listener = questions.subscribe();
         let cancel = CancellationToken::new();
         cancel.cancel();
-        assert_eq!(asks.ask(question(), &cancel).await, None);
-        assert!(asks.pending().is_empty());
+        assert_eq!(questions.ask(question(), &cancel).await, None);
+        assert!(questions.pending().is_empty());
     }
 }
