@@ -20,6 +20,8 @@ TEST_PKGS=(
   # Screenshot tests: paint the root window, split the screen into monitors.
   x11-xserver-utils
   espeak-ng sox
+  # Window specs read the placement the app saved from its database.
+  sqlite3
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

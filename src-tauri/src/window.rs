@@ -133,11 +133,15 @@ pub fn set_mode(app: &AppHandle, mode: WindowMode) -> tauri::Result<()> {
 /// How long the window manager gets to apply a mode switch before the size is checked.
 const CONFIRM_DELAY: Duration = Duration::from_millis(300);
 
-/// Asks again for the mode's size if the window did not take it. A resize sent together with
-/// new size limits can be judged against the old ones: under load, openbox left a window that
-/// started in mini mode at its minimum size instead of its saved bounds when it left mini mode.
-/// The snapshot would then have saved that minimum as the user's bounds.
+/// Asks again for the normal bounds if leaving mini mode left the window stuck at a size the
+/// limits produced. A resize sent together with new size limits can be judged against the old
+/// ones: under load, openbox left a window that started in mini mode at its minimum size
+/// instead of its saved bounds, and the snapshot then saved that minimum as the user's bounds.
+/// Only those stuck sizes are corrected, so a resize the user makes meanwhile is kept.
 fn confirm_size(app: &AppHandle, mode: WindowMode, target: Rect) {
+    if mode != WindowMode::Normal {
+        return; // The mini square is held by equal minimum and maximum sizes.
+    }
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         for _ in 0..3 {
@@ -147,7 +151,9 @@ fn confirm_size(app: &AppHandle, mode: WindowMode, target: Rect) {
                 return;
             }
             let Ok(now) = current_rect(&window) else { return };
-            if (now.width, now.height) == (target.width, target.height) {
+            let size = (now.width, now.height);
+            let stuck = size == (MIN_WIDTH, MIN_HEIGHT) || size == (MINI_SIZE, MINI_SIZE);
+            if !stuck || size == (target.width, target.height) {
                 return;
             }
             tracing::debug!(?now, ?target, "the window did not take its size; asking again");

@@ -96,10 +96,10 @@ export async function launch(dataDir, env = {}) {
     async close() {
       await browser.deleteSession().catch(() => {});
       driver.kill();
-      await waitFor(async () => (await perchWindows()).length === 0, "the app to exit", 10_000);
+      await waitFor(async () => (await perchWindows()).length === 0, "the app to exit", 30_000);
       // The window goes before the process does (it still saves, stops answers and MCP
       // servers); a relaunch before then would be handed to the exiting instance.
-      await waitFor(async () => !(await appRunning()), "the app process to end", 15_000);
+      await waitFor(async () => !(await appRunning()), "the app process to end", 30_000);
     },
   };
   await waitFor(async () => (await perchWindows()).length === 1, "the Perch window to map");

@@ -1,5 +1,6 @@
 // The floating window in the real app: first page, mini mode, persistence, single instance.
 import { execFile, spawn } from "node:child_process";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -11,7 +12,6 @@ import {
   perchWindows,
   screen,
   screenshot,
-  sleep,
   waitFor,
   waitForGeometry,
   xdotool,
@@ -19,8 +19,22 @@ import {
 
 const run = async (cmd, args) => (await promisify(execFile)(cmd, args)).stdout;
 
-// The window saves its placement 400 ms after moves settle.
-const SAVE_SETTLE_MS = 1200;
+/**
+ * Waits until the app has saved the window where it is now (it saves 400 ms after moves
+ * settle), read from its database, so a restart is not raced against the save.
+ */
+async function waitForSaved(dataDir, mode) {
+  await waitFor(async () => {
+    const g = await geometry();
+    const rows = await run("sqlite3", ["-readonly", join(dataDir, "perch.db"), "SELECT value FROM settings WHERE key = 'window'"]);
+    if (!rows.trim()) return false;
+    const saved = JSON.parse(rows);
+    if (saved.mode !== mode) return false;
+    if (mode === "mini") return true;
+    const b = saved.bounds;
+    return b && b.x === g.x && b.y === g.y && b.width === g.width && b.height === g.height;
+  }, `the ${mode} placement to be saved`);
+}
 
 describe("the floating window", () => {
   const dataDir = freshDataDir();
@@ -75,7 +89,7 @@ describe("the floating window", () => {
     await xdotool("windowmove", id, "100", "150");
     await xdotool("windowsize", id, "500", "420");
     await waitForGeometry({ x: 100, y: 150, width: 500, height: 420 }, "the moved window");
-    await sleep(SAVE_SETTLE_MS);
+    await waitForSaved(dataDir, "normal");
     await screenshot("moved-and-resized");
     await session.close();
 
@@ -87,7 +101,7 @@ describe("the floating window", () => {
   it("keeps mini mode across a restart and still restores the normal bounds", async () => {
     await (await session.browser.$('button[aria-label="Mini mode"]')).click();
     await waitForGeometry({ width: 52, height: 52, x: 100 + 500 - 52, y: 150 }, "mini mode");
-    await sleep(SAVE_SETTLE_MS);
+    await waitForSaved(dataDir, "mini");
     await session.close();
 
     session = await launch(dataDir);
@@ -106,7 +120,7 @@ describe("the floating window", () => {
       const g = await geometry();
       return g.x + g.width > width && g.y + g.height > height;
     }, "the window to be mostly off screen");
-    await sleep(SAVE_SETTLE_MS);
+    await waitForSaved(dataDir, "normal");
     await session.close();
 
     session = await launch(dataDir);
@@ -118,7 +132,7 @@ describe("the floating window", () => {
     // Put it back where the next scenario expects it.
     await xdotool("windowmove", g.id, "100", "150");
     await waitForGeometry({ x: 100, y: 150 }, "the window moved back");
-    await sleep(SAVE_SETTLE_MS);
+    await waitForSaved(dataDir, "normal");
   });
 
   it("a second launch focuses the first instead of opening another window", async () => {
