@@ -115,6 +115,11 @@ describe("the @ file picker", () => {
     expect(screen.queryByRole("listbox")).toBeNull();
     await userEvent.type(box, " and @ma");
     await waitFor(() => expect(options().length).toBeGreaterThan(0));
+    // Leaving the box hides it; coming back shows it again.
+    await userEvent.click(screen.getByRole("combobox", { name: "Model" }));
+    expect(screen.queryByRole("listbox")).toBeNull();
+    await userEvent.click(box);
+    await waitFor(() => expect(options().length).toBeGreaterThan(0));
   });
 
   it("picks with a click and with Tab, removes a chip, and ignores a file picked twice", async () => {

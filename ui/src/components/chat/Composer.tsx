@@ -73,12 +73,14 @@ export function Composer(props: Props) {
   const captures = useCaptures();
   const addImage = useCallback((image: ImageInput) => setImages((list) => withImage(list, image)), []);
   const attached = useAttachedFiles(addImage);
-  // The `@` picker: open while the cursor ends an `@query`, unless Esc closed it for that `@`.
+  // The `@` picker: open while the cursor in the box ends an `@query`, unless Esc closed it for
+  // that `@`.
   const [caret, setCaret] = useState(0);
+  const [focused, setFocused] = useState(false);
   const [closedAt, setClosedAt] = useState<number | null>(null);
   const [active, setActive] = useState({ query: "", index: 0 });
   const trigger = atQuery(text, caret);
-  const pickerQuery = trigger && trigger.start !== closedAt ? trigger.query : null;
+  const pickerQuery = focused && trigger && trigger.start !== closedAt ? trigger.query : null;
   const search = useFileSearch(pickerQuery);
   const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
   const [dropping, setDropping] = useState(false);
@@ -389,6 +391,8 @@ export function Composer(props: Props) {
         value={text}
         onChange={(e) => typed(e.target.value, e.target.selectionStart)}
         onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+        onFocus={() => setFocused(true)}
+        onBlur={() => setFocused(false)}
         onKeyDown={onKeyDown}
         aria-controls={pickerQuery !== null && search.hits.length > 0 ? PICKER_ID : undefined}
         aria-activedescendant={pickerQuery !== null && search.hits.length > 0 ? hitId(activeIndex) : undefined}
