@@ -1,7 +1,7 @@
 // Files attached to the next question (picked with `@` or dropped on the window): each checked by
 // the engine first. Text files become chips; images go the composer's image way; a file too
 // large waits as an offer to attach its first lines.
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { FileInput, ImageInput } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 import { fileName } from "./filePicker";
@@ -41,6 +41,11 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
   const [files, setFiles] = useState<FileChip[]>([]);
   const [tooLarge, setTooLarge] = useState<TooLarge[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
+  // The chips as last shown: a send reads them after awaiting (an auto-screenshot).
+  const shown = useRef(files);
+  useEffect(() => {
+    shown.current = files;
+  }, [files]);
 
   const attach = useCallback(
     async (path: string, firstLines: number | null = null) => {
@@ -70,9 +75,10 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
   const dismiss = useCallback((path: string) => setTooLarge((list) => list.filter((t) => t.path !== path)), []);
   const dismissProblem = useCallback(() => setProblem(null), []);
   const take = () => {
-    setFiles([]);
+    const taken = shown.current;
+    setFiles((list) => list.filter((f) => !taken.includes(f)));
     setProblem(null);
-    return files;
+    return taken;
   };
   // Chips picked while the send was under way stay, after the ones put back.
   const restore = (back: FileChip[]) =>

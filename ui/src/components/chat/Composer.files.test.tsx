@@ -144,6 +144,19 @@ describe("the @ file picker", () => {
     expect(screen.getByText("main.rs")).toBeInTheDocument();
   });
 
+  it("picks in the middle of the text, and leaves the cursor where the @ was", async () => {
+    const { box } = renderComposer();
+    await userEvent.type(box, "Read  now");
+    await userEvent.type(box, "@main", { initialSelectionStart: 5, initialSelectionEnd: 5 });
+    expect(box.value).toBe("Read @main now");
+    await waitFor(() => expect(options()).toHaveLength(1));
+    await userEvent.keyboard("{Enter}");
+    await screen.findByText("main.rs");
+    expect(box.value).toBe("Read now");
+    await userEvent.keyboard("it ");
+    expect(box.value).toBe("Read it now");
+  });
+
   it("offers the first lines of a file too large, and attaches them", async () => {
     const { box } = renderComposer();
     await pickerFor(box, "@big", 1);

@@ -1,5 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
 import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
@@ -8,6 +7,7 @@ import { MAX_MESSAGE_CHARS } from "../../bindings";
 import { fileInputs, useAttachedFiles } from "../../lib/attachedFiles";
 import { useCaptures } from "../../lib/captures";
 import { atQuery, removeQuery, useFileSearch } from "../../lib/filePicker";
+import { useWindowDrop } from "../../lib/windowDrop";
 import { formatTokens } from "../../lib/models";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
@@ -83,7 +83,6 @@ export function Composer(props: Props) {
   const pickerQuery = focused && trigger && trigger.start !== closedAt ? trigger.query : null;
   const search = useFileSearch(pickerQuery);
   const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
-  const [dropping, setDropping] = useState(false);
   const { settings, setCapture } = useSettings();
   const capture = settings?.capture;
 
@@ -120,43 +119,20 @@ export function Composer(props: Props) {
     if (!trigger) return;
     const { value, caret: at } = removeQuery(text, trigger.start, caret);
     typed(value, at);
-    const el = box.current;
-    if (el) {
-      el.focus();
-      requestAnimationFrame(() => el.setSelectionRange(at, at));
-    }
+    caretAfter.current = at;
+    box.current?.focus();
     void attached.attach(hit.path);
   };
+  // The cursor goes where the `@` was once the new text is in the box (before any more typing).
+  const caretAfter = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    if (caretAfter.current === null) return;
+    box.current?.setSelectionRange(caretAfter.current, caretAfter.current);
+    caretAfter.current = null;
+  });
 
-  // Files dropped on the window are attached as if picked. Tauri takes the drop (with paths)
-  // before the page sees it.
-  const attachRef = useRef(attached.attach);
-  useEffect(() => {
-    attachRef.current = attached.attach;
-  }, [attached.attach]);
-  useEffect(() => {
-    let off: (() => void) | null = null;
-    let live = true;
-    Promise.resolve()
-      .then(() =>
-        getCurrentWebview().onDragDropEvent((e) => {
-          const drag = e.payload;
-          if (drag.type === "enter" || drag.type === "over") setDropping(true);
-          else {
-            setDropping(false);
-            if (drag.type === "drop") for (const path of drag.paths) void attachRef.current(path);
-          }
-        }),
-      )
-      .then(
-        (unlisten) => (live ? (off = unlisten) : unlisten()),
-        () => {},
-      );
-    return () => {
-      live = false;
-      off?.();
-    };
-  }, []);
+  // Files dropped on the window are attached as if picked.
+  const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
 
   const submit = async (value = text) => {
     if (streaming || !value.trim() || !model) return;
@@ -225,9 +201,10 @@ export function Composer(props: Props) {
       }
       return true;
     }
-    if ((e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) || e.key === "Tab") {
+    const tab = e.key === "Tab" && !e.shiftKey;
+    if ((e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) || tab) {
       // Enter with nothing found (yet) is not a pick: with the search over, it sends as usual.
-      if (hits.length === 0 && (e.key === "Tab" || search.done)) return false;
+      if (hits.length === 0 && (tab || search.done)) return false;
       e.preventDefault();
       if (hits.length > 0) pick(hits[activeIndex]);
       return true;
