@@ -4,7 +4,8 @@ import userEvent from "@testing-library/user-event";
 import { Composer } from "./Composer";
 import { SettingsProvider } from "../../lib/settings";
 import { atQuery, removeQuery } from "../../lib/filePicker";
-import { calls, dragDrop } from "../../test/tauri";
+import { calls, dragDrop, onCommand } from "../../test/tauri";
+import type { SearchUpdate } from "../../bindings";
 import { healthyApp } from "../../test/fixtures";
 import { ROOT, filesBackend } from "../../test/files";
 
@@ -94,6 +95,50 @@ describe("the @ file picker", () => {
     expect(onSend).not.toHaveBeenCalled();
     // The gauge counts the file for the next question.
     expect(screen.getByLabelText("Context used")).toHaveTextContent("2.2k / 8k");
+  });
+
+  it("says when nothing matches, when the walk was capped, and why a search failed", async () => {
+    const { box, onSend } = renderComposer();
+    onCommand("files_search", (args) => {
+      const query = String(args.query);
+      if (query.startsWith("zz")) return { hits: [], visited: 200000, done: true, capped: query === "zzc" } satisfies SearchUpdate;
+      if (query === "many") return { hits: [{ path: `${ROOT}/many.txt`, relative: "many.txt", score: 1 }], visited: 200000, done: true, capped: true };
+      throw { kind: "not_found", message: "The folder /gone does not exist." };
+    });
+    await userEvent.type(box, "@zz");
+    expect(await screen.findByRole("status")).toHaveTextContent(/^No files match$/);
+    await userEvent.type(box, "c");
+    expect(await screen.findByRole("status")).toHaveTextContent("No files match in the first 200,000");
+    await userEvent.type(box, " @many");
+    expect(await screen.findByRole("status")).toHaveTextContent("Stopped after 200,000 files: type more of the name to narrow it");
+    expect(options()).toHaveLength(1);
+    await userEvent.type(box, " @x");
+    expect(await screen.findByRole("status")).toHaveTextContent("The folder /gone does not exist.");
+    // Enter with nothing found (and the search over) sends as usual.
+    await userEvent.keyboard("{Enter}");
+    expect(onSend).toHaveBeenCalledWith("@zzc @many @x", [], []);
+  });
+
+  it("never lets an older query's late results replace the newer query's", async () => {
+    const { box } = renderComposer();
+    let releaseFirst!: () => void;
+    onCommand("files_search", async (args) => {
+      const channel = args.onUpdate as { onmessage: (u: SearchUpdate) => void };
+      if (args.query === "") {
+        await new Promise<void>((r) => (releaseFirst = r));
+        const all = { hits: [{ path: `${ROOT}/old.txt`, relative: "old.txt", score: 1 }], visited: 5, done: true, capped: false };
+        channel.onmessage(all);
+        return all;
+      }
+      const hit = { hits: [{ path: `${ROOT}/new.txt`, relative: "new.txt", score: 1 }], visited: 5, done: true, capped: false };
+      channel.onmessage(hit);
+      return hit;
+    });
+    await userEvent.type(box, "@");
+    await userEvent.type(box, "n");
+    await waitFor(() => expect(options().map((o) => o.textContent)).toEqual(["new.txt"]));
+    await act(async () => releaseFirst());
+    expect(options().map((o) => o.textContent)).toEqual(["new.txt"]);
   });
 
   it("Esc closes the picker without stopping the answer or clearing the input", async () => {
