@@ -30,10 +30,13 @@ export function FileNotices({ attached }: { attached: AttachedFiles }) {
         <div key={t.path} className="composer-note warn file-notice" role="alert" title={t.path}>
           {t.message}{" "}
           {t.lines_that_fit > 0 && (
-            <button type="button" className="link" onClick={() => void attached.attach(t.path, t.lines_that_fit)}>
-              Attach the first {t.lines_that_fit.toLocaleString()} lines
-            </button>
-          )}{" "}
+            <>
+              <button type="button" className="link" onClick={() => void attached.attach(t.path, t.lines_that_fit)}>
+                Attach the first {t.lines_that_fit.toLocaleString()} lines
+              </button>
+              {" · "}
+            </>
+          )}
           <button type="button" className="link" onClick={() => attached.dismiss(t.path)}>
             Dismiss
           </button>
