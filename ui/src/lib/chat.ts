@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import type {
   ConversationView,
+  FileInput,
   ImageInput,
   Message,
   Progress,
@@ -23,6 +24,8 @@ export interface Streaming {
   /** The question as typed, shown until the saved one arrives. */
   question: string | null;
   images: ImageInput[];
+  /** The files attached to the question. */
+  files: FileInput[];
   thinking: string;
   text: string;
   usage: Usage | null;
@@ -104,6 +107,7 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
           model,
           question,
           images,
+          files: kind.kind === "ask" ? (kind.files ?? []) : [],
           thinking: "",
           text: "",
           usage: null,
@@ -189,7 +193,8 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   );
 
   const send = useCallback(
-    (text: string, images: ImageInput[], model: string) => run({ kind: "ask", text, images }, model, text, images),
+    (text: string, images: ImageInput[], model: string, files: FileInput[] = []) =>
+      run(files.length > 0 ? { kind: "ask", text, images, files } : { kind: "ask", text, images }, model, text, images),
     [run],
   );
   const regenerate = useCallback(

@@ -8,6 +8,7 @@ import { SettingsProvider } from "../lib/settings";
 import { FailureNotices } from "../components/Notices";
 import { calls, emitEvent, onCommand } from "../test/tauri";
 import { SETTINGS, healthyApp } from "../test/fixtures";
+import { ROOT, filesBackend } from "../test/files";
 
 function message(id: number, role: "user" | "assistant", content: string, extra: Partial<Message> = {}): Message {
   return {
@@ -478,6 +479,90 @@ describe("ChatPage", () => {
       await userEvent.selectOptions(await screen.findByRole("combobox", { name: "Capture mode" }), "precision");
       const saved = calls.find((c) => c.cmd === "set_capture_settings")!.args.settings as { mode: string };
       expect(saved.mode).toBe("precision");
+    });
+  });
+
+  describe("attached files", () => {
+    async function pick(box: HTMLElement, query: string, name: string) {
+      await userEvent.type(box, query);
+      await screen.findByRole("option", { name: new RegExp(`^${name}`) });
+      await userEvent.keyboard("{Enter}");
+      await screen.findByText(name, { selector: ".file-chip-name" });
+    }
+
+    it("sends picked files with the question, shows them on it while it is sent, and clears the chips after", async () => {
+      let release!: () => void;
+      const save = backend(async (emit) => {
+        await new Promise<void>((r) => (release = r));
+        save([message(1, "user", "Review these"), message(2, "assistant", "Looks fine.")]);
+        emit({ event: "finished", data: { message: message(2, "assistant", "Looks fine."), error: null } });
+      });
+      filesBackend();
+      page();
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await pick(box, "@main", "main.rs");
+      await userEvent.type(box, "@big");
+      await screen.findByRole("option", { name: /^big\.log/ });
+      await userEvent.keyboard("{Enter}");
+      await userEvent.click(await screen.findByRole("button", { name: "Attach the first 2,000 lines" }));
+      await screen.findByText("big.log", { selector: ".file-chip-name" });
+      await userEvent.type(box, "Review these{Enter}");
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: unknown };
+      expect(sent.kind).toEqual({
+        kind: "ask",
+        text: "Review these",
+        images: [],
+        files: [
+          { path: `${ROOT}/src/main.rs`, first_lines: null },
+          { path: `${ROOT}/logs/big.log`, first_lines: 2000 },
+        ],
+      });
+      // The question on its way shows its files; the composer's chips are gone.
+      const question = await screen.findByRole("article", { name: "Question" });
+      expect(within(question).getByText("main.rs")).toHaveAttribute("title", `${ROOT}/src/main.rs`);
+      expect(screen.queryByText("main.rs", { selector: ".file-chip-name" })).toBeNull();
+      await act(async () => release());
+      expect(await screen.findByText("Looks fine.")).toBeInTheDocument();
+      expect(screen.queryByText("big.log", { selector: ".file-chip-name" })).toBeNull();
+    });
+
+    it("keeps the chips and the text when the question could not be sent", async () => {
+      backend(() => {
+        throw { kind: "not_found", message: "/home/me/proj/src/main.rs is gone: it was moved or deleted since it was picked." };
+      });
+      filesBackend();
+      page();
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await pick(box, "@main", "main.rs");
+      await userEvent.type(box, "Explain{Enter}");
+      expect(await screen.findByRole("alert")).toHaveTextContent("moved or deleted");
+      expect(box).toHaveValue("Explain");
+      expect(screen.getByText("main.rs", { selector: ".file-chip-name" })).toBeInTheDocument();
+      // Sending again sends the file again.
+      await userEvent.type(box, "{Enter}");
+      const sends = calls.filter((c) => c.cmd === "chat_send");
+      expect(sends).toHaveLength(2);
+      expect((sends[1].args.request as { kind: { files: unknown } }).kind.files).toEqual([{ path: `${ROOT}/src/main.rs`, first_lines: null }]);
+    });
+
+    it("shows the files of a reopened question as chips, and no chip for a capture's original", async () => {
+      const save = backend(() => {});
+      save([message(1, "user", "What does this do?"), message(2, "assistant", "It starts the app.")]);
+      const stored = view([message(1, "user", "What does this do?"), message(2, "assistant", "It starts the app.")]);
+      const attachment = { message_id: 1, path: "ab12.txt", mime: "text/plain", bytes: 900 };
+      stored.messages[0].attachments = [
+        { ...attachment, id: 1, kind: "file", name: `${ROOT}/src/main.rs` },
+        { ...attachment, id: 2, kind: "image", path: "cd34.jpg", mime: "image/jpeg", name: null },
+        { ...attachment, id: 3, kind: "file", path: "ef56.png", mime: "image/png", name: null },
+      ];
+      onCommand("conversation_view", () => stored);
+      page("/chat/c1");
+      const question = await screen.findByRole("article", { name: "Question" });
+      const chip = await within(question).findByText("main.rs");
+      expect(chip).toHaveClass("file-chip");
+      expect(chip).toHaveAttribute("title", `${ROOT}/src/main.rs`);
+      expect(within(question).getAllByText(/main\.rs|\.png|\.txt/)).toHaveLength(1);
+      expect(within(question).getByText("1 image")).toBeInTheDocument();
     });
   });
 });

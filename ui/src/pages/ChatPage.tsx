@@ -63,7 +63,7 @@ export function ChatPage() {
     return () => window.removeEventListener("keydown", onKey);
   }, [stop]);
 
-  const onSend = async (text: string, images: Parameters<typeof send>[1]) => {
+  const onSend = async (text: string, images: Parameters<typeof send>[1], files: Parameters<typeof send>[3]) => {
     if (!model) return false;
     pinned.current = true;
     if (editing) {
@@ -71,7 +71,7 @@ export function ChatPage() {
       setEditing(null);
       return edit(target, text, model);
     }
-    return send(text, images, model);
+    return send(text, images, model, files);
   };
 
   const empty = messages.length === 0 && !streaming;
@@ -114,7 +114,10 @@ export function ChatPage() {
           ),
         )}
         {streaming && !streaming.saved && streaming.question !== null && (
-          <UserMessage pending={{ text: streaming.question, images: streaming.images.length }} canEdit={false} />
+          <UserMessage
+            pending={{ text: streaming.question, images: streaming.images.length, files: streaming.files.map((f) => f.path) }}
+            canEdit={false}
+          />
         )}
         {streaming && <AssistantMessage streaming={streaming} canRegenerate={false} />}
       </div>

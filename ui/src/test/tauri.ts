@@ -7,6 +7,7 @@ type Handler = (args: Record<string, unknown>) => unknown;
 const handlers = new Map<string, Handler>();
 const listeners = new Map<string, Set<(event: { payload: unknown }) => void>>();
 export const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+const dropListeners = new Set<(event: { payload: unknown }) => void>();
 
 /** Answers `cmd` with `handler`; a thrown value becomes a rejected invoke, as Tauri does. */
 export function onCommand(cmd: string, handler: Handler) {
@@ -17,9 +18,15 @@ export function emitEvent(name: string, payload: unknown) {
   listeners.get(name)?.forEach((cb) => cb({ payload }));
 }
 
+/** Plays a drag-and-drop on the window, as Tauri reports it (`{ type: "drop", paths }`...). */
+export function dragDrop(payload: { type: "enter" | "over" | "drop" | "leave"; paths?: string[] }) {
+  dropListeners.forEach((cb) => cb({ payload }));
+}
+
 export function clearMocks() {
   handlers.clear();
   listeners.clear();
+  dropListeners.clear();
   calls.length = 0;
 }
 
@@ -49,4 +56,13 @@ vi.mock("@tauri-apps/api/event", () => ({
 
 vi.mock("@tauri-apps/api/window", () => ({
   getCurrentWindow: () => ({ startDragging: async () => calls.push({ cmd: "startDragging", args: {} }) }),
+}));
+
+vi.mock("@tauri-apps/api/webview", () => ({
+  getCurrentWebview: () => ({
+    onDragDropEvent: async (cb: (event: { payload: unknown }) => void) => {
+      dropListeners.add(cb);
+      return () => dropListeners.delete(cb);
+    },
+  }),
 }));

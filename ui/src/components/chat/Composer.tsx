@@ -1,15 +1,20 @@
-import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import type { Capture, CaptureMode, ImageInput, ModelInfo } from "../../bindings";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
 // that the engine refuses.
 import { MAX_MESSAGE_CHARS } from "../../bindings";
+import { fileInputs, useAttachedFiles } from "../../lib/attachedFiles";
 import { useCaptures } from "../../lib/captures";
+import { atQuery, removeQuery, useFileSearch } from "../../lib/filePicker";
+import { useWindowDrop } from "../../lib/windowDrop";
 import { formatTokens } from "../../lib/models";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
+import { FileChips, FileNotices } from "./FileChips";
+import { FilePicker, PICKER_ID, hitId } from "./FilePicker";
 import { MicButton } from "./MicButton";
 
 const DRAFT_KEY = "perch.draft";
@@ -23,7 +28,7 @@ interface Props {
   usage: { used: number; limit: number | null };
   /** Set while the last question is being edited. */
   editing: string | null;
-  onSend: (text: string, images: ImageInput[]) => Promise<boolean>;
+  onSend: (text: string, images: ImageInput[], files: FileInput[]) => Promise<boolean>;
   onStop: () => void;
   onEditLast: () => void;
   onCancelEdit: () => void;
@@ -39,6 +44,11 @@ function readImage(file: File): Promise<ImageInput> {
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });
+}
+
+/** `image` added to `list`, unless the same picture is there already (picked or dropped twice). */
+function withImage(list: ImageInput[], image: ImageInput): ImageInput[] {
+  return list.some((i) => i.name === image.name && i.base64 === image.base64) ? list : [...list, image];
 }
 
 /** A chip sent as an image: the engine reads its files, nothing crosses the IPC twice. */
@@ -61,6 +71,18 @@ export function Composer(props: Props) {
   const [needsVision, setNeedsVision] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const captures = useCaptures();
+  const addImage = useCallback((image: ImageInput) => setImages((list) => withImage(list, image)), []);
+  const attached = useAttachedFiles(addImage);
+  // The `@` picker: open while the cursor in the box ends an `@query`, unless Esc closed it for
+  // that `@`.
+  const [caret, setCaret] = useState(0);
+  const [focused, setFocused] = useState(false);
+  const [closedAt, setClosedAt] = useState<number | null>(null);
+  const [active, setActive] = useState({ query: "", index: 0 });
+  const trigger = atQuery(text, caret);
+  const pickerQuery = focused && trigger && trigger.start !== closedAt ? trigger.query : null;
+  const search = useFileSearch(pickerQuery);
+  const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
   const { settings, setCapture } = useSettings();
   const capture = settings?.capture;
 
@@ -86,6 +108,32 @@ export function Composer(props: Props) {
     if (editing === null) localStorage.setItem(DRAFT_KEY, value);
   };
 
+  /** Typed or moved: where the cursor is decides whether the picker shows. */
+  const typed = (value: string, at: number) => {
+    update(value);
+    setCaret(at);
+    if (!atQuery(value, at)) setClosedAt(null);
+  };
+
+  const pick = (hit: Hit) => {
+    if (!trigger) return;
+    const { value, caret: at } = removeQuery(text, trigger.start, caret);
+    typed(value, at);
+    caretAfter.current = at;
+    box.current?.focus();
+    void attached.attach(hit.path);
+  };
+  // The cursor goes where the `@` was once the new text is in the box (before any more typing).
+  const caretAfter = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    if (caretAfter.current === null) return;
+    box.current?.setSelectionRange(caretAfter.current, caretAfter.current);
+    caretAfter.current = null;
+  });
+
+  // Files dropped on the window are attached as if picked.
+  const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
+
   const submit = async (value = text) => {
     if (streaming || !value.trim() || !model) return;
     const current = models.find((m) => m.id === model);
@@ -100,16 +148,19 @@ export function Composer(props: Props) {
       chips = (await captures.take("fullscreen")) ?? [];
     }
     const sent = value;
-    const attached = images;
+    const pictures = images;
+    // An edit replaces the question's text only: the file chips wait for the next question.
+    const files = editing === null ? attached.take() : [];
     update("");
     setImages([]);
     setNotice(null);
     setNeedsVision(false);
-    // Nothing typed is lost: a send that could not start puts the text back (chips stay).
-    const ok = await onSend(sent, [...attached, ...chips.map(captureInput)]);
+    // Nothing typed or picked is lost: a send that could not start puts it back (capture chips stay).
+    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], fileInputs(files));
     if (!ok) {
       update(sent);
-      setImages(attached);
+      setImages(pictures);
+      attached.restore(files);
     }
     await captures.refresh();
   };
@@ -138,7 +189,37 @@ export function Composer(props: Props) {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when a dictation ends
   }, [dictation.phase]);
 
+  /** The picker's keys, while it is open; true when the key was its. */
+  const pickerKey = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
+    if (pickerQuery === null || !trigger) return false;
+    const hits = search.hits;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (hits.length > 0) {
+        const step = e.key === "ArrowDown" ? 1 : hits.length - 1;
+        setActive({ query: pickerQuery, index: (activeIndex + step) % hits.length });
+      }
+      return true;
+    }
+    const tab = e.key === "Tab" && !e.shiftKey;
+    if ((e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) || tab) {
+      // Enter with nothing found (yet) is not a pick: with the search over, it sends as usual.
+      if (hits.length === 0 && (tab || search.done)) return false;
+      e.preventDefault();
+      if (hits.length > 0) pick(hits[activeIndex]);
+      return true;
+    }
+    if (e.key === "Escape") {
+      // Closes the picker only: no Stop, no cancelled edit, the text stays.
+      e.preventDefault();
+      setClosedAt(trigger.start);
+      return true;
+    }
+    return false;
+  };
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (pickerKey(e)) return;
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -161,7 +242,7 @@ export function Composer(props: Props) {
     const pictures = files.filter((f) => f.type.startsWith("image/"));
     if (pictures.length === 0) return false;
     const read = await Promise.all(pictures.map(readImage));
-    setImages((current) => [...current, ...read]);
+    setImages((current) => read.reduce(withImage, current));
     return true;
   };
 
@@ -188,10 +269,13 @@ export function Composer(props: Props) {
 
   const current = models.find((m) => m.id === model);
   const visionModels = models.filter((m) => m.capabilities.vision);
-  const ratio = usage.limit ? Math.min(1, usage.used / usage.limit) : 0;
+  // The next question carries the attached files too.
+  const used = usage.used + attached.tokens;
+  const ratio = usage.limit ? Math.min(1, used / usage.limit) : 0;
+  const composerClass = ["composer", editing !== null && "editing", dropping && "dropping"].filter(Boolean).join(" ");
   return (
     <form
-      className={editing !== null ? "composer editing" : "composer"}
+      className={composerClass}
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
@@ -199,7 +283,16 @@ export function Composer(props: Props) {
       onDragOver={(e) => e.preventDefault()}
       onDrop={onDrop}
     >
-      {editing !== null && <div className="composer-note">Editing your last question · Esc cancels</div>}
+      {pickerQuery !== null && (
+        <FilePicker search={search} active={activeIndex} onPick={pick} onActive={(index) => setActive({ query: pickerQuery, index })} />
+      )}
+      {editing !== null && (
+        <div className="composer-note">
+          Editing your last question · Esc cancels{attached.files.length > 0 && " · the files go with your next question"}
+        </div>
+      )}
+      {dropping && <div className="composer-note">Drop to attach</div>}
+      <FileNotices attached={attached} />
       {notice && (
         <div className="composer-note warn" role="alert">
           {notice}
@@ -252,9 +345,10 @@ export function Composer(props: Props) {
           {dictation.partial || (dictation.phase === "transcribing" ? "Transcribing…" : "Listening…")}
         </div>
       )}
-      {images.length + captures.pending.length > 0 && (
+      {images.length + captures.pending.length + attached.files.length > 0 && (
         <div className="chips">
           <CaptureChips captures={captures.pending} onRemove={(id) => void captures.remove(id)} />
+          <FileChips attached={attached} />
           {images.map((img, i) => (
             <span key={i} className="chip">
               {img.name}
@@ -272,8 +366,13 @@ export function Composer(props: Props) {
         placeholder={model ? "Ask anything" : "No model yet: download one above or in Settings, start Ollama, or add a key"}
         rows={Math.min(8, Math.max(2, text.split("\n").length))}
         value={text}
-        onChange={(e) => update(e.target.value)}
+        onChange={(e) => typed(e.target.value, e.target.selectionStart)}
+        onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+        onFocus={() => setFocused(true)}
+        onBlur={() => setFocused(false)}
         onKeyDown={onKeyDown}
+        aria-controls={pickerQuery !== null && search.hits.length > 0 ? PICKER_ID : undefined}
+        aria-activedescendant={pickerQuery !== null && search.hits.length > 0 ? hitId(activeIndex) : undefined}
         onPaste={onPaste}
       />
       <div className="composer-bar">
@@ -314,13 +413,15 @@ export function Composer(props: Props) {
         )}
         <span
           className="gauge"
-          title={`Context: ${usage.used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens`}
+          title={`Context: ${used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens${
+            attached.tokens > 0 ? ` (${attached.tokens.toLocaleString()} in attached files)` : ""
+          }`}
           aria-label="Context used"
         >
           <span className="gauge-bar">
             <span style={{ width: `${ratio * 100}%` }} className={ratio > 0.85 ? "full" : undefined} />
           </span>
-          {formatTokens(usage.used)}
+          {formatTokens(used)}
           {usage.limit ? ` / ${formatTokens(usage.limit)}` : ""}
         </span>
         <MicButton shortcut={pushToTalk} />

@@ -1,9 +1,10 @@
 import type { Message, MessageView } from "../../bindings";
+import { fileName } from "../../lib/filePicker";
 
 interface Props {
   view?: MessageView;
   /** A question not yet saved (shown while it is sent). */
-  pending?: { text: string; images: number };
+  pending?: { text: string; images: number; files?: string[] };
   canEdit: boolean;
   onEdit?: (message: Message) => void;
 }
@@ -12,10 +13,19 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
   const text = view?.message.content ?? pending?.text ?? "";
   // A capture keeps its full-size original beside the copy the model read; count the images sent.
   const images = view ? view.attachments.filter((a) => a.kind === "image").length : (pending?.images ?? 0);
+  // Attached files are stored under their path on disk (a capture's original has no name).
+  const files = view
+    ? view.attachments.flatMap((a) => (a.kind === "file" && a.name ? [a.name] : []))
+    : (pending?.files ?? []);
   return (
     <article className="message user" aria-label="Question">
       <div className="bubble">
         {images > 0 && <span className="chip">{images === 1 ? "1 image" : `${images} images`}</span>}
+        {files.map((path) => (
+          <span key={path} className="chip file-chip" title={path}>
+            {fileName(path)}
+          </span>
+        ))}
         <p>{text}</p>
       </div>
       {view && (
