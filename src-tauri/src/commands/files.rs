@@ -98,9 +98,15 @@ pub async fn files_attach(path: String, first_lines: Option<u32>) -> CommandResu
                 first_lines,
                 path: display,
             }),
-            Err(e @ FilesError::TooLarge { lines_that_fit, .. }) => Ok(Attachable::TooLarge {
+            // The chip names the file, and the offer is a button: the message says only why.
+            Err(FilesError::TooLarge { bytes, limit, lines_that_fit, .. }) => Ok(Attachable::TooLarge {
+                message: format!(
+                    "{} is {} KB; a file may be at most {} KB.",
+                    file_name(&path),
+                    bytes / 1024,
+                    limit / 1024
+                ),
                 path: display,
-                message: e.to_string(),
                 lines_that_fit: u32::try_from(lines_that_fit).unwrap_or(u32::MAX),
             }),
             Err(e) => Err(e),

@@ -69,7 +69,9 @@ export async function launch(dataDir, env = {}) {
   // Both ports free, so several suites (other checkouts) can run side by side.
   const [port, nativePort] = [await freePort(), await freePort()];
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
-    env: { ...process.env, PERCH_DATA_DIR: dataDir, ...env },
+    // WebKit keeps local storage (the composer's draft, for one) under XDG_DATA_HOME: one per
+    // data folder, so a spec never finds another run's draft and a relaunch finds its own.
+    env: { ...process.env, PERCH_DATA_DIR: dataDir, XDG_DATA_HOME: join(dataDir, "webkit-data"), ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let driverLog = "";

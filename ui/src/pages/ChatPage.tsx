@@ -75,16 +75,13 @@ export function ChatPage() {
   };
 
   const empty = messages.length === 0 && !streaming;
+  // A question waiting on a card comes first: the panel would cover it.
+  const showPanel = terminal.panelOpen && !questions.open.some((a) => a.question.kind === "tool_approval");
   return (
     <section className="chat" aria-label="Chat">
       <SessionBanner conversationId={conversationId} />
-      {/* A question waiting on a card comes first: the panel would cover it. */}
-      {terminal.panelOpen && !questions.open.some((a) => a.question.kind === "tool_approval") ? (
+      {showPanel && (
         <TerminalPanel conversationId={conversationId} onClose={() => terminal.setPanelOpen(false)} />
-      ) : (
-        <button type="button" className="terminal-toggle" aria-label="Show the terminal" onClick={() => terminal.setPanelOpen(true)}>
-          &gt;_
-        </button>
       )}
       <div
         className="messages"
@@ -128,18 +125,26 @@ export function ChatPage() {
           {state.sendError.next && <p className="muted">{state.sendError.next}</p>}
         </div>
       )}
-      <Composer
-        streaming={!!streaming}
-        models={models.offered}
-        model={model}
-        onModel={setChosen}
-        usage={{ used, limit }}
-        editing={editing ? editing.content : null}
-        onSend={onSend}
-        onStop={stop}
-        onEditLast={() => lastUser && setEditing(lastUser.message)}
-        onCancelEdit={() => setEditing(null)}
-      />
+      {/* The dock keeps the terminal's button just above the composer, however tall it grows. */}
+      <div className="composer-dock">
+        {!showPanel && (
+          <button type="button" className="terminal-toggle" aria-label="Show the terminal" onClick={() => terminal.setPanelOpen(true)}>
+            &gt;_
+          </button>
+        )}
+        <Composer
+          streaming={!!streaming}
+          models={models.offered}
+          model={model}
+          onModel={setChosen}
+          usage={{ used, limit }}
+          editing={editing ? editing.content : null}
+          onSend={onSend}
+          onStop={stop}
+          onEditLast={() => lastUser && setEditing(lastUser.message)}
+          onCancelEdit={() => setEditing(null)}
+        />
+      </div>
     </section>
   );
 }
