@@ -61,6 +61,15 @@ async function freePort() {
   });
 }
 
+// WebKit keeps local storage (the composer's draft, for one) under XDG_DATA_HOME: one folder
+// per data folder, so a spec never finds another run's draft and a relaunch finds its own. Kept
+// apart from the data folder, which some specs make unusable on purpose.
+const webkitData = new Map();
+function webkitDataFor(dataDir) {
+  if (!webkitData.has(dataDir)) webkitData.set(dataDir, mkdtempSync(join(tmpdir(), "perch-webkit-")));
+  return webkitData.get(dataDir);
+}
+
 /**
  * Starts Perch with its data in `dataDir` and returns a WebDriver session. The app inherits
  * tauri-driver's environment, so each launch gets its own driver with PERCH_DATA_DIR set.
@@ -69,9 +78,7 @@ export async function launch(dataDir, env = {}) {
   // Both ports free, so several suites (other checkouts) can run side by side.
   const [port, nativePort] = [await freePort(), await freePort()];
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
-    // WebKit keeps local storage (the composer's draft, for one) under XDG_DATA_HOME: one per
-    // data folder, so a spec never finds another run's draft and a relaunch finds its own.
-    env: { ...process.env, PERCH_DATA_DIR: dataDir, XDG_DATA_HOME: join(dataDir, "webkit-data"), ...env },
+    env: { ...process.env, PERCH_DATA_DIR: dataDir, XDG_DATA_HOME: webkitDataFor(dataDir), ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let driverLog = "";

@@ -1,22 +1,59 @@
 // Tools in the real app: the bundled demo MCP server shows as connected in Settings -> MCP,
 // the fake Ollama asks for demo__add, the approval appears on the tool card in the chat, and
-// once allowed the card shows the result and the answer streams on.
+// once allowed the card shows the result and the answer streams on. The bundled web server
+// searches a SearXNG stand-in on loopback, and its card shows the query and the top results as
+// links that open in the system browser.
 import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { freshDataDir, launch, screenshot, startFakeLlm, waitFor } from "../lib/harness.js";
+
+// SearXNG's JSON answer to /search?q=...&format=json, in the shape the real service returns.
+const SEARX_RESULTS = {
+  query: "kestrel",
+  number_of_results: 2,
+  results: [
+    { url: "https://birds.example.org/kestrel", title: "Kestrels hover in the wind", content: "How the kestrel hunts.", engine: "duckduckgo", score: 1.2 },
+    { url: "https://wiki.example.org/Common_kestrel", title: "Common kestrel", content: "A bird of prey.", engine: "wikipedia", score: 0.9 },
+  ],
+  answers: [],
+  suggestions: [],
+};
 
 describe("tools", () => {
   let fake;
   let session;
   const $ = (s) => session.browser.$(s);
 
+  const searches = [];
+  const searx = createServer((req, res) => {
+    const url = new URL(req.url, "http://searx");
+    searches.push(url.searchParams.get("q"));
+    res.writeHead(url.pathname === "/search" && url.searchParams.get("format") === "json" ? 200 : 404, { "content-type": "application/json" });
+    res.end(JSON.stringify(SEARX_RESULTS));
+  });
+  const tmp = freshDataDir();
+  const browserLog = join(tmp, "browser-url.txt");
+
   before(async () => {
     fake = await startFakeLlm("ollama");
-    session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
+    await new Promise((resolve) => searx.listen(0, "127.0.0.1", resolve));
+    // The user's server file changes only the web server's arguments (merged field by field).
+    const dataDir = freshDataDir();
+    const endpoint = `http://127.0.0.1:${searx.address().port}/`;
+    writeFileSync(join(dataDir, "mcp_servers.json"), JSON.stringify({ mcpServers: { web: { args: ["--backend", "searxng", "--endpoint", endpoint] } } }));
+    // The system browser's stand-in.
+    mkdirSync(join(tmp, "bin"));
+    writeFileSync(join(tmp, "bin", "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${browserLog}'\n`);
+    chmodSync(join(tmp, "bin", "xdg-open"), 0o755);
+    session = await launch(dataDir, { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file", PATH: `${join(tmp, "bin")}:${process.env.PATH}` });
   });
   after(async () => {
     await session?.close();
     fake?.stop();
+    searx.close();
   });
 
   it("lists the bundled servers as connected in Settings -> MCP", async () => {
@@ -55,5 +92,38 @@ describe("tools", () => {
     const chats = (await fake.requests()).filter((r) => r.path === "/api/chat");
     assert.ok(chats[0].body.tools.some((t) => t.function.name === "demo__add"), "the model was offered the demo tools");
     assert.equal(chats[1].body.messages.find((m) => m.role === "tool").content, "5");
+  });
+
+  it("shows a web search as its query and top results, with links to the system browser", async () => {
+    await fake.script({ steps: [{ type: "tool_call", name: "web__search_web", arguments: { query: "kestrel" } }, { type: "finish" }] });
+    await fake.script({ steps: [{ type: "text", text: "Kestrels hover while they hunt." }, { type: "finish" }] });
+    const box = await $('textarea[aria-label="Message"]');
+    await box.setValue("Search the web: how do kestrels hunt?");
+    await session.browser.keys("Enter");
+
+    const approval = await $('[aria-label="Approve this tool call"]');
+    await approval.waitForDisplayed({ timeout: 20000 });
+    assert.match(await approval.getText(), /Run search_web from web/);
+    await (await $("button=Allow once")).click();
+
+    const summary = await $('[aria-label="Web search summary"]');
+    await waitFor(async () => (await summary.getText()).includes("2 results"), "the search summary");
+    assert.match(await summary.getText(), /Searched for “kestrel”/);
+    const links = await summary.$$("a");
+    const titles = [];
+    for (const link of links) titles.push(await link.getText());
+    assert.deepEqual(titles, ["Kestrels hover in the wind", "Common kestrel"]);
+    assert.deepEqual(searches, ["kestrel"], "the search went to the configured SearXNG");
+    await screenshot("web-search-card");
+
+    await links[0].click();
+    await waitFor(async () => {
+      try {
+        return readFileSync(browserLog, "utf8") === "https://birds.example.org/kestrel";
+      } catch {
+        return false;
+      }
+    }, "the result to open in the system browser");
+    await waitFor(async () => (await ((await session.browser.$$(".message.assistant")).at(-1)).getText()).includes("Kestrels hover while they hunt."), "the answer after the search");
   });
 });
