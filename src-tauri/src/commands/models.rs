@@ -1,6 +1,8 @@
 //! Settings -> Models: providers and their models, the default model, prices and API keys.
 
 use perch_core::keys::{KeyBackend, KeyStatus, Secret};
+use perch_core::mcp::ServerStatus;
+use perch_core::mcp::secrets::{WEB_SEARCH_KEYS, gets_search_keys, is_web_search_key};
 use perch_core::prices::{self, Price};
 use perch_core::providers::{ProviderError, ProviderModels, Registry, pick_default};
 use perch_core::settings::{ModelSettings, ProviderSettings, Settings};
@@ -74,6 +76,7 @@ pub async fn keys_overview(state: State<'_, AppState>) -> CommandResult<KeysOver
         .iter()
         .filter(|e| e.needs_key || e.key_env.is_some())
         .map(|e| (e.name.clone(), e.key_env.clone()))
+        .chain(WEB_SEARCH_KEYS.iter().map(|(name, env)| ((*name).to_owned(), Some((*env).to_owned()))))
         .collect();
     let keys = engine.keys().clone();
     blocking(move || {
@@ -97,6 +100,19 @@ pub struct KeyCheck {
 #[specta::specta]
 pub async fn key_set(state: State<'_, AppState>, provider: String, key: String) -> CommandResult<KeyCheck> {
     let engine = state.engine()?;
+    if is_web_search_key(&provider) {
+        let secret = Secret::new(key.trim());
+        if secret.expose().is_empty() {
+            return Err(CommandError::new(ErrorKind::Invalid, "the key is empty"));
+        }
+        let (keys, name) = (engine.keys().clone(), provider.clone());
+        blocking(move || keys.set(&name, &secret)).await?;
+        restart_web_servers(engine).await?;
+        return Ok(KeyCheck {
+            works: true,
+            message: format!("Stored. Web search uses it when the web server's backend is {provider}."),
+        });
+    }
     let settings = engine.settings().get().await;
     let registry = Registry::of(engine, &settings);
     let name = registry.endpoint(&provider)?.name.clone();
@@ -120,7 +136,23 @@ pub async fn key_delete(state: State<'_, AppState>, provider: String) -> Command
     let engine = state.engine()?;
     let keys = engine.keys().clone();
     engine.model_cache().clear();
-    blocking(move || keys.delete(&provider)).await
+    let web = is_web_search_key(&provider);
+    blocking(move || keys.delete(&provider)).await?;
+    if web {
+        restart_web_servers(engine).await?;
+    }
+    Ok(())
+}
+
+/// The web server reads its search keys when it starts: a running one starts again.
+async fn restart_web_servers(engine: &perch_core::Engine) -> CommandResult<()> {
+    let mcp = engine.mcp();
+    let running =
+        mcp.list().into_iter().filter(|v| v.status == ServerStatus::Connected && gets_search_keys(&v.config));
+    for view in running {
+        mcp.restart(&view.config.name).await?;
+    }
+    Ok(())
 }
 
 /// Runs blocking key-store work off the async runtime.

@@ -1,4 +1,5 @@
-//! `perch keys set|status|delete PROVIDER`.
+//! `perch keys set|status|delete PROVIDER`. PROVIDER is a model provider, or a web search
+//! service (`brave`, `tavily`) whose key only the bundled web server receives.
 
 use std::io::{BufRead, IsTerminal};
 
@@ -6,6 +7,7 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 use perch_core::Engine;
 use perch_core::keys::{KeySource, Secret};
+use perch_core::mcp::secrets::{WEB_SEARCH_KEYS, is_web_search_key};
 use perch_core::providers::{ProviderError, Registry};
 
 use crate::output::print_json;
@@ -39,6 +41,17 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
         eprintln!("perch: warning: {warning}");
     }
     match command {
+        KeysCommand::Set { provider } if is_web_search_key(&provider) => {
+            let secret = read_secret(&provider)?;
+            let name = provider.clone();
+            tokio::task::spawn_blocking(move || keys.set(&name, &secret))
+                .await?
+                .with_context(|| format!("the key for {provider} could not be stored"))?;
+            println!(
+                "Stored. The web server uses it from its next start when its search backend is {provider} \
+                 (\"args\": [\"--backend\", \"{provider}\"] for \"web\" in mcp_servers.json)."
+            );
+        }
         KeysCommand::Set { provider } => {
             let endpoint = registry.endpoint(&provider)?.clone();
             let secret = read_secret(&provider)?;
@@ -59,11 +72,15 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Status { provider, json } => {
             let mut statuses = Vec::new();
-            for endpoint in registry.endpoints().iter().filter(|e| e.needs_key || e.key_env.is_some()) {
-                if provider.as_ref().is_some_and(|p| p != &endpoint.name) {
+            let providers = registry.endpoints().iter().filter(|e| e.needs_key || e.key_env.is_some());
+            let named = providers.map(|e| (e.name.clone(), e.key_env.clone())).chain(
+                WEB_SEARCH_KEYS.iter().map(|(name, env)| ((*name).to_owned(), Some((*env).to_owned()))),
+            );
+            for (name, env) in named {
+                if provider.as_ref().is_some_and(|p| p != &name) {
                     continue;
                 }
-                let (keys, name, env) = (keys.clone(), endpoint.name.clone(), endpoint.key_env.clone());
+                let keys = keys.clone();
                 statuses
                     .push(tokio::task::spawn_blocking(move || keys.status(&name, env.as_deref())).await??);
             }
@@ -81,7 +98,9 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
             }
         }
         KeysCommand::Delete { provider } => {
-            registry.endpoint(&provider)?;
+            if !is_web_search_key(&provider) {
+                registry.endpoint(&provider)?;
+            }
             let name = provider.clone();
             tokio::task::spawn_blocking(move || keys.delete(&name)).await??;
             println!("The stored key for {provider} is deleted.");

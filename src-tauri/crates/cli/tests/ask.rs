@@ -220,6 +220,26 @@ async fn keys_are_stored_checked_masked_and_deleted() {
     assert!(err(&o).contains("no API key for openai") && err(&o).contains("OPENAI_API_KEY"), "{}", err(&o));
 }
 
+#[test]
+fn a_web_search_key_is_stored_without_a_model_provider() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = [("BRAVE_API_KEY", String::new())];
+    let o =
+        common::perch_with_input(tmp.path(), &env, &["keys", "set", "brave"], Some("brv-secret-0000042\n"));
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).contains("--backend") && out(&o).contains("brave"), "says how to use it: {}", out(&o));
+    let status: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["keys", "status", "--json"]))).unwrap();
+    let keys = status["keys"].as_array().unwrap();
+    let brave = keys.iter().find(|k| k["provider"] == "brave").unwrap();
+    assert_eq!((brave["masked"].as_str(), brave["source"].as_str()), (Some("brv…0042"), Some("file")));
+    assert!(keys.iter().any(|k| k["provider"] == "tavily" && k["masked"].is_null()));
+    assert!(perch(tmp.path(), &env, &["keys", "delete", "brave"]).status.success());
+    let status: Value =
+        serde_json::from_str(&out(&perch(tmp.path(), &env, &["keys", "status", "brave", "--json"]))).unwrap();
+    assert!(status["keys"][0]["masked"].is_null(), "{status}");
+}
+
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
 async fn ask_file_sends_each_file_as_a_block_and_refuses_binary_and_missing_ones() {
     let tmp = tempfile::tempdir().unwrap();

@@ -84,6 +84,7 @@ impl Engine {
         let captures =
             crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), questions.clone());
+        mcp.set_secret_env(crate::mcp::secrets::from_keys(keys.clone()));
         let terminal = Arc::new(crate::terminal::Terminal::new(store.clone()));
         let http = crate::providers::http::Clients::default();
         let inner = Inner {

@@ -395,3 +395,74 @@ async fn a_server_that_will_not_stop_is_killed_at_shutdown() {
     assert!(!alive(pid), "the server was killed");
     assert!(!group_left, "nothing it started is left");
 }
+
+/// A Brave Search stand-in: answers with Brave's JSON only when the request carries `token`
+/// in `X-Subscription-Token` (401 otherwise, as the service does); returns its address.
+async fn brave_stand_in(token: &'static str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/res/v1/web/search", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = vec![0u8; 65536];
+            let n = socket.read(&mut buf).await.unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+            let authorised = request.contains(&format!("x-subscription-token: {token}"));
+            let (status, body) = if authorised {
+                (
+                    "200 OK",
+                    r#"{"type":"search","web":{"results":[{"title":"Kestrel","url":"https://birds.example.org/kestrel","description":"A small falcon"}]}}"#,
+                )
+            } else {
+                (
+                    "401 Unauthorized",
+                    r#"{"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID"}}"#,
+                )
+            };
+            let response = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(response.as_bytes()).await;
+        }
+    });
+    url
+}
+
+fn environ(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', "\n"))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_stored_search_key_reaches_the_web_server_and_no_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let endpoint = brave_stand_in("brv-stored-key").await;
+    let m = manager(tmp.path(), json!({ "web": { "args": ["--backend", "brave", "--endpoint", endpoint] } }));
+    // The engine's hook over the key store, with "brave" stored.
+    m.set_secret_env(Arc::new(|config| {
+        perch_core::mcp::secrets::for_server(config, |name| {
+            (name == "brave").then(|| "brv-stored-key".to_owned())
+        })
+    }));
+    m.ensure_connected("web", WAIT).await.unwrap();
+    m.ensure_connected("demo", WAIT).await.unwrap();
+
+    let found = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await.unwrap();
+    assert!(!found.is_error && found.text.contains("Kestrel"), "{found:?}");
+    let web = environ(m.server("web").unwrap().pid.unwrap());
+    assert!(web.contains("BRAVE_API_KEY=brv-stored-key"));
+    assert!(!web.contains("TAVILY_API_KEY"), "only the keys that are stored");
+    let demo = environ(m.server("demo").unwrap().pid.unwrap());
+    assert!(!demo.contains("brv-stored-key"), "no other server sees the key");
+    m.shutdown().await;
+
+    // Without the key, the search says which key is missing instead of calling the service.
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({ "web": { "args": ["--backend", "brave", "--endpoint", endpoint] } }));
+    m.ensure_connected("web", WAIT).await.unwrap();
+    let refused = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await.unwrap();
+    assert!(refused.is_error && refused.text.contains("BRAVE_API_KEY"), "{refused:?}");
+    m.shutdown().await;
+}

@@ -43,9 +43,15 @@ pub struct McpManager {
     shared: Arc<Shared>,
     /// Environment for every server (where the review socket is).
     env: Mutex<Vec<(String, String)>>,
+    /// Secrets for particular servers (the web server's search keys), looked up at each start.
+    secret_env: std::sync::OnceLock<SecretEnv>,
     /// Servers built into Perch (the terminal), listed and called like the others.
     builtins: Mutex<Vec<Arc<dyn BuiltinServer>>>,
 }
+
+/// The secret environment one server gets at start: stored keys that only that server may see,
+/// so a third-party server never receives them.
+pub type SecretEnv = Arc<dyn Fn(&ServerConfig) -> Vec<(String, String)> + Send + Sync>;
 
 impl std::fmt::Debug for McpManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -112,6 +118,7 @@ impl McpManager {
             events: broadcast::channel(256).0,
             shared,
             env: Mutex::default(),
+            secret_env: Default::default(),
             builtins: Mutex::default(),
         });
         manager.apply(config::load(data_dir));
@@ -140,6 +147,12 @@ impl McpManager {
 
     pub fn set_env(&self, env: Vec<(String, String)>) {
         *self.env.lock().unwrap_or_else(|p| p.into_inner()) = env;
+    }
+
+    /// Sets, once, where servers' secrets come from; asked each time a server starts, so a key
+    /// stored later reaches the server at its next start.
+    pub fn set_secret_env(&self, secrets: SecretEnv) {
+        let _ = self.secret_env.set(secrets);
     }
 
     /// The folders servers may work in (MCP roots); servers are told when they change.

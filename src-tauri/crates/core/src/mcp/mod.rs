@@ -10,6 +10,7 @@ mod launch;
 mod logs;
 pub mod manager;
 pub mod output;
+pub mod secrets;
 
 use serde::Serialize;
 use serde_json::Value;

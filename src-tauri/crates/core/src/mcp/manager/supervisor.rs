@@ -26,7 +26,12 @@ impl McpManager {
                 shared: self.shared.clone(),
                 progress: slot.progress.clone(),
             };
-            let env = self.env.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let mut env = self.env.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if let Some(secrets) = self.secret_env.get().cloned() {
+                let config = config.clone();
+                // Key stores may block (the keyring over D-Bus): off the async threads.
+                env.extend(tokio::task::spawn_blocking(move || secrets(&config)).await.unwrap_or_default());
+            }
             let on_stderr = {
                 let (slot, events, server) = (slot.clone(), self.events.clone(), name.to_owned());
                 move |stderr| {

@@ -1,0 +1,92 @@
+//! Which stored keys a server may see. Keys go to Perch's own web server only (for the search
+//! services that need one), through its environment at start; no other server, bundled or
+//! third-party, ever receives them.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::config::{ServerConfig, Transport};
+use super::manager::SecretEnv;
+use crate::keys::Keys;
+
+/// The search services' keys: the name each is stored under (`perch keys set brave`) and the
+/// variable `perch-mcp-web` reads it from.
+pub const WEB_SEARCH_KEYS: [(&str, &str); 2] = [("brave", "BRAVE_API_KEY"), ("tavily", "TAVILY_API_KEY")];
+
+const WEB_SERVER: &str = "perch-mcp-web";
+
+/// Whether a stored key of this name belongs to the web server rather than a model provider.
+pub fn is_web_search_key(name: &str) -> bool {
+    WEB_SEARCH_KEYS.iter().any(|(key, _)| *key == name)
+}
+
+/// The environment `config`'s server gets from `lookup` (a key by its stored name): the search
+/// keys for the web server, nothing for any other.
+pub fn for_server(config: &ServerConfig, lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    if !gets_search_keys(config) {
+        return Vec::new();
+    }
+    WEB_SEARCH_KEYS
+        .iter()
+        .filter_map(|(name, var)| lookup(name).map(|key| ((*var).to_owned(), key)))
+        .collect()
+}
+
+/// Whether `config` runs Perch's web server (by its program, wherever it lives).
+pub fn gets_search_keys(config: &ServerConfig) -> bool {
+    let Transport::Stdio { command, .. } = &config.transport else { return false };
+    Path::new(command).file_name().is_some_and(|name| name == WEB_SERVER)
+}
+
+/// The manager's hook over the key store (the keyring, or the encrypted file).
+pub fn from_keys(keys: Arc<Keys>) -> SecretEnv {
+    Arc::new(move |config| {
+        for_server(config, |name| match keys.get(name, None) {
+            Ok(found) => found.map(|(secret, _)| secret.expose().to_owned()),
+            Err(e) => {
+                tracing::warn!(key = name, error = %e, "a web search key could not be read");
+                None
+            }
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stdio(name: &str, command: &str) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            transport: Transport::Stdio {
+                command: command.into(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+            enabled: true,
+            auto_start: true,
+            timeout_secs: 60,
+            always_on: Vec::new(),
+            bundled: false,
+        }
+    }
+
+    fn stored(name: &str) -> Option<String> {
+        match name {
+            "brave" => Some("brv-1".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn only_the_web_server_gets_the_keys_it_has() {
+        let web = for_server(&stdio("web", "perch-mcp-web"), stored);
+        assert_eq!(web, [("BRAVE_API_KEY".to_owned(), "brv-1".to_owned())]);
+        let moved = for_server(&stdio("search", "/opt/perch/perch-mcp-web"), stored);
+        assert_eq!(moved.len(), 1, "by the program, wherever it lives");
+        assert!(for_server(&stdio("demo", "perch-mcp-demo"), stored).is_empty());
+        assert!(for_server(&stdio("web", "npx"), stored).is_empty(), "a server named web is not ours");
+        assert!(is_web_search_key("tavily") && !is_web_search_key("anthropic"));
+    }
+}
