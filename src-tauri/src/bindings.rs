@@ -79,6 +79,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::shortcut_statuses,
             capture::set_capture_settings,
             files::files_search,
+            files::files_choose_folder,
             files::files_cancel,
             files::files_attach,
             local::local_overview,

@@ -114,6 +114,8 @@ export const commands = {
 	 *  the home folder. Updates stream to `on_update`; the final list is returned.
 	 */
 	filesSearch: (query: string, root: string | null, onUpdate: Channel<SearchUpdate>) => typedError<SearchUpdate, CommandError>(__TAURI_INVOKE("files_search", { query, root, onUpdate })),
+	/**  Asks the user for a folder to search instead of the usual ones; `None` when cancelled. */
+	filesChooseFolder: () => typedError<string | null, CommandError>(__TAURI_INVOKE("files_choose_folder")),
 	/**  Stops the running search (the picker closed). */
 	filesCancel: () => __TAURI_INVOKE<void>("files_cancel"),
 	/**

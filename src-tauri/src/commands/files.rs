@@ -53,6 +53,19 @@ pub async fn files_search(
     walk.await.map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?.map_err(refused)
 }
 
+/// Asks the user for a folder to search instead of the usual ones; `None` when cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn files_choose_folder(app: tauri::AppHandle) -> CommandResult<Option<String>> {
+    use tauri_plugin_dialog::DialogExt;
+    let picked = tokio::task::spawn_blocking(move || {
+        app.dialog().file().set_title("Search a folder").blocking_pick_folder()
+    })
+    .await
+    .map_err(|e| CommandError::new(ErrorKind::Window, e.to_string()))?;
+    Ok(picked.and_then(|p| p.into_path().ok()).map(|p| p.to_string_lossy().into_owned()))
+}
+
 /// Stops the running search (the picker closed).
 #[tauri::command]
 #[specta::specta]

@@ -52,6 +52,35 @@ async function pickerFor(box: HTMLElement, typed: string, expected: number) {
 describe("the @ file picker", () => {
   beforeEach(() => localStorage.clear());
 
+  it("searches a folder chosen in the picker, and the usual folders again on request", async () => {
+    const { box } = renderComposer();
+    onCommand("files_choose_folder", () => "/srv/other");
+    await pickerFor(box, "@main", 1);
+    const roots = () => calls.filter((c) => c.cmd === "files_search").map((c) => c.args.root);
+    expect(roots().at(-1)).toBeNull();
+
+    await userEvent.click(screen.getByRole("button", { name: "Another folder…" }));
+    await waitFor(() => expect(roots().at(-1)).toBe("/srv/other"));
+    expect(searches().at(-1)).toBe("main");
+    expect(box).toHaveFocus();
+    expect(screen.getByTitle("/srv/other")).toHaveTextContent("In other");
+
+    await userEvent.click(screen.getByRole("button", { name: "Your folders" }));
+    await waitFor(() => expect(roots().at(-1)).toBeNull());
+    expect(screen.getByRole("button", { name: "Another folder…" })).toBeInTheDocument();
+  });
+
+  it("keeps the usual folders when the folder chooser is cancelled", async () => {
+    const { box } = renderComposer();
+    onCommand("files_choose_folder", () => null);
+    await pickerFor(box, "@main", 1);
+    const before = calls.filter((c) => c.cmd === "files_search").length;
+    await userEvent.click(screen.getByRole("button", { name: "Another folder…" }));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "files_choose_folder")).toBe(true));
+    expect(calls.filter((c) => c.cmd === "files_search").length).toBe(before);
+    expect(screen.getByRole("button", { name: "Another folder…" })).toBeInTheDocument();
+  });
+
   it("finds the @query at the cursor only at a word's start", () => {
     expect(atQuery("see @src/ma", 11)).toEqual({ start: 4, query: "src/ma" });
     expect(atQuery("@", 1)).toEqual({ start: 0, query: "" });

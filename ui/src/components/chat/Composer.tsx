@@ -4,7 +4,9 @@ import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo } from
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
 // that the engine refuses.
 import { MAX_MESSAGE_CHARS } from "../../bindings";
+import { commands } from "../../ipc";
 import { fileInputs, useAttachedFiles } from "../../lib/attachedFiles";
+import { attempt } from "../../lib/failures";
 import { useCaptures } from "../../lib/captures";
 import { atQuery, removeQuery, useFileSearch } from "../../lib/filePicker";
 import { useWindowDrop } from "../../lib/windowDrop";
@@ -81,7 +83,14 @@ export function Composer(props: Props) {
   const [active, setActive] = useState({ query: "", index: 0 });
   const trigger = atQuery(text, caret);
   const pickerQuery = focused && trigger && trigger.start !== closedAt ? trigger.query : null;
-  const search = useFileSearch(pickerQuery);
+  // A folder chosen in the picker, searched instead of the usual ones until the user goes back.
+  const [root, setRoot] = useState<string | null>(null);
+  const search = useFileSearch(pickerQuery, root);
+  const chooseFolder = async () => {
+    const picked = await attempt("Could not open the folder chooser", commands.filesChooseFolder());
+    if (picked) setRoot(picked);
+    box.current?.focus(); // the dialog took the focus, and the picker shows only with it
+  };
   const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
   const { settings, setCapture } = useSettings();
   const capture = settings?.capture;
@@ -284,7 +293,15 @@ export function Composer(props: Props) {
       onDrop={onDrop}
     >
       {pickerQuery !== null && (
-        <FilePicker search={search} active={activeIndex} onPick={pick} onActive={(index) => setActive({ query: pickerQuery, index })} />
+        <FilePicker
+          search={search}
+          active={activeIndex}
+          onPick={pick}
+          onActive={(index) => setActive({ query: pickerQuery, index })}
+          root={root}
+          onChooseFolder={() => void chooseFolder()}
+          onUsualFolders={() => setRoot(null)}
+        />
       )}
       {editing !== null && (
         <div className="composer-note">

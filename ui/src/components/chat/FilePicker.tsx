@@ -10,11 +10,18 @@ interface Props {
   active: number;
   onPick: (hit: Hit) => void;
   onActive: (index: number) => void;
+  /** A folder chosen here, searched instead of the usual ones. */
+  root: string | null;
+  onChooseFolder: () => void;
+  onUsualFolders: () => void;
 }
+
+// The text box keeps the focus: a press in the picker must not take it.
+const keepFocus = (e: { preventDefault: () => void }) => e.preventDefault();
 
 /** The `@` popup above the input: the best matches so far, and how the search is going. The
  * text box keeps the focus (arrows, Enter and Esc are handled there). */
-export function FilePicker({ search, active, onPick, onActive }: Props) {
+export function FilePicker({ search, active, onPick, onActive, root, onChooseFolder, onUsualFolders }: Props) {
   const { hits, visited, done, capped, error } = search;
   useEffect(() => {
     document.getElementById(hitId(active))?.scrollIntoView?.({ block: "nearest" });
@@ -38,8 +45,7 @@ export function FilePicker({ search, active, onPick, onActive }: Props) {
               aria-selected={i === active}
               className={i === active ? "file-hit active" : "file-hit"}
               title={hit.path}
-              // The text box keeps the focus; the click picks.
-              onMouseDown={(e) => e.preventDefault()}
+              onMouseDown={keepFocus}
               onMouseEnter={() => onActive(i)}
               onClick={() => onPick(hit)}
             >
@@ -54,7 +60,21 @@ export function FilePicker({ search, active, onPick, onActive }: Props) {
           {status}
         </div>
       )}
-      <div className="file-picker-keys">↑↓ move · Enter or Tab attaches · Esc closes</div>
+      <div className="file-picker-keys">
+        {root ? (
+          <>
+            <span title={root}>In {fileName(root) || root}</span> ·{" "}
+            <button type="button" className="link" onMouseDown={keepFocus} onClick={onUsualFolders}>
+              Your folders
+            </button>
+          </>
+        ) : (
+          <button type="button" className="link" onMouseDown={keepFocus} onClick={onChooseFolder}>
+            Another folder…
+          </button>
+        )}{" "}
+        · ↑↓ move · Enter or Tab attaches · Esc closes
+      </div>
     </div>
   );
 }
