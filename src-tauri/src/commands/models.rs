@@ -2,7 +2,7 @@
 
 use perch_core::keys::{KeyBackend, KeyStatus, Secret};
 use perch_core::mcp::ServerStatus;
-use perch_core::mcp::secrets::{WEB_SEARCH_KEYS, gets_search_keys, is_web_search_key};
+use perch_core::mcp::secrets::{gets_search_keys, is_web_search_key};
 use perch_core::prices::{self, Price};
 use perch_core::providers::{ProviderError, ProviderModels, Registry, pick_default};
 use perch_core::settings::{ModelSettings, ProviderSettings, Settings};
@@ -71,13 +71,7 @@ pub async fn keys_overview(state: State<'_, AppState>) -> CommandResult<KeysOver
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
     let registry = Registry::of(engine, &settings);
-    let wanted: Vec<(String, Option<String>)> = registry
-        .endpoints()
-        .iter()
-        .filter(|e| e.needs_key || e.key_env.is_some())
-        .map(|e| (e.name.clone(), e.key_env.clone()))
-        .chain(WEB_SEARCH_KEYS.iter().map(|(name, env)| ((*name).to_owned(), Some((*env).to_owned()))))
-        .collect();
+    let wanted = perch_core::keys::known(&registry);
     let keys = engine.keys().clone();
     blocking(move || {
         let backend = keys.backend();

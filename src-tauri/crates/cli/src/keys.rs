@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 use perch_core::Engine;
 use perch_core::keys::{KeySource, Secret};
-use perch_core::mcp::secrets::{WEB_SEARCH_KEYS, is_web_search_key};
+use perch_core::mcp::secrets::is_web_search_key;
 use perch_core::providers::{ProviderError, Registry};
 
 use crate::output::print_json;
@@ -72,11 +72,7 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Status { provider, json } => {
             let mut statuses = Vec::new();
-            let providers = registry.endpoints().iter().filter(|e| e.needs_key || e.key_env.is_some());
-            let named = providers.map(|e| (e.name.clone(), e.key_env.clone())).chain(
-                WEB_SEARCH_KEYS.iter().map(|(name, env)| ((*name).to_owned(), Some((*env).to_owned()))),
-            );
-            for (name, env) in named {
+            for (name, env) in perch_core::keys::known(&registry) {
                 if provider.as_ref().is_some_and(|p| p != &name) {
                     continue;
                 }

@@ -15,6 +15,7 @@ import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } fr
 import { useSettings } from "../../lib/settings";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
+import { ComposerNote } from "./ComposerNote";
 import { FileChips, FileNotices } from "./FileChips";
 import { FilePicker, PICKER_ID, hitId } from "./FilePicker";
 import { MicButton } from "./MicButton";
@@ -310,26 +311,16 @@ export function Composer(props: Props) {
       )}
       {dropping && <div className="composer-note">Drop to attach</div>}
       <FileNotices attached={attached} />
-      {notice && (
-        <div className="composer-note warn" role="alert">
-          {notice}
-        </div>
-      )}
+      {notice && <ComposerNote warn>{notice}</ComposerNote>}
       {captures.failure && (
-        <div className="composer-note warn" role="alert">
-          {captures.failure}{" "}
-          <button type="button" className="link" onClick={captures.dismiss}>
-            Dismiss
-          </button>
-        </div>
+        <ComposerNote warn onDismiss={captures.dismiss}>
+          {captures.failure}
+        </ComposerNote>
       )}
       {dictation.notice && (
-        <div className={dictation.notice.kind === "warning" ? "composer-note" : "composer-note warn"} role="alert">
-          {dictation.notice.text}{" "}
-          <button type="button" className="link" onClick={dismissNotice}>
-            Dismiss
-          </button>
-        </div>
+        <ComposerNote warn={dictation.notice.kind !== "warning"} onDismiss={dismissNotice}>
+          {dictation.notice.text}
+        </ComposerNote>
       )}
       {needsVision && current && (
         <div className="composer-note warn vision-needed" role="alert">

@@ -1,4 +1,5 @@
 import type { AttachedFiles } from "../../lib/attachedFiles";
+import { ComposerNote } from "./ComposerNote";
 import { formatTokens } from "../../lib/models";
 
 /** The attached files as chips: name (the full path on hover), what they add to the context, ×. */
@@ -27,28 +28,22 @@ export function FileNotices({ attached }: { attached: AttachedFiles }) {
   return (
     <>
       {attached.tooLarge.map((t) => (
-        <div key={t.path} className="composer-note warn file-notice" role="alert" title={t.path}>
+        <ComposerNote key={t.path} warn className="file-notice" title={t.path} onDismiss={() => attached.dismiss(t.path)}>
           {t.message}{" "}
           {t.lines_that_fit > 0 && (
             <>
               <button type="button" className="link" onClick={() => void attached.attach(t.path, t.lines_that_fit)}>
                 Attach the first {t.lines_that_fit.toLocaleString()} lines
               </button>
-              {" · "}
+              {" ·"}
             </>
           )}
-          <button type="button" className="link" onClick={() => attached.dismiss(t.path)}>
-            Dismiss
-          </button>
-        </div>
+        </ComposerNote>
       ))}
       {attached.problem && (
-        <div className="composer-note warn file-notice" role="alert">
-          {attached.problem}{" "}
-          <button type="button" className="link" onClick={attached.dismissProblem}>
-            Dismiss
-          </button>
-        </div>
+        <ComposerNote warn className="file-notice" onDismiss={attached.dismissProblem}>
+          {attached.problem}
+        </ComposerNote>
       )}
     </>
   );
