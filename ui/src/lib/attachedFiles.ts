@@ -2,25 +2,14 @@
 // the engine first. Text files become chips; images go the composer's image way; a file too
 // large waits as an offer to attach its first lines.
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { FileInput, ImageInput } from "../bindings";
+import type { Attachable, FileInput, ImageInput } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 import { fileName } from "./filePicker";
 
-export interface FileChip {
-  path: string;
-  name: string;
-  bytes: number;
-  /** The engine's estimate of what the file adds to the context. */
-  tokens: number;
-  /** Only the first lines are attached. */
-  first_lines: number | null;
-}
-
-export interface TooLarge {
-  path: string;
-  message: string;
-  lines_that_fit: number;
-}
+/** A text file as the engine checked it (`files_attach`). */
+export type FileChip = Omit<Extract<Attachable, { kind: "text" }>, "kind">;
+/** A file over the size limit, with the number of first lines that would fit. */
+export type TooLarge = Omit<Extract<Attachable, { kind: "too_large" }>, "kind">;
 
 export interface AttachedFiles {
   files: FileChip[];
@@ -53,7 +42,8 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
         const got = await call(commands.filesAttach(path, firstLines));
         setProblem(null);
         if (got.kind === "too_large") {
-          setTooLarge((list) => [...list.filter((t) => t.path !== got.path), got]);
+          const { kind: _, ...offer } = got;
+          setTooLarge((list) => [...list.filter((t) => t.path !== offer.path), offer]);
           return;
         }
         setTooLarge((list) => list.filter((t) => t.path !== path));
@@ -61,7 +51,7 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
           onImage(got.image);
           return;
         }
-        const chip: FileChip = { path: got.path, name: got.name, bytes: got.bytes, tokens: got.tokens, first_lines: got.first_lines };
+        const { kind: _, ...chip } = got;
         // Picked twice: one chip.
         setFiles((list) => (list.some((f) => f.path === chip.path) ? list : [...list, chip]));
       } catch (e) {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
 import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
@@ -248,19 +248,17 @@ export function Composer(props: Props) {
     }
   };
 
-  const addFiles = async (files: File[]) => {
-    const pictures = files.filter((f) => f.type.startsWith("image/"));
-    if (pictures.length === 0) return false;
-    const read = await Promise.all(pictures.map(readImage));
+  // Pasted pictures; dropped files, pictures too, come through the window's drop (useWindowDrop).
+  const addPictures = async (files: File[]) => {
+    const read = await Promise.all(files.filter((f) => f.type.startsWith("image/")).map(readImage));
     setImages((current) => read.reduce(withImage, current));
-    return true;
   };
 
   const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
     const files = Array.from(e.clipboardData.files);
     if (files.some((f) => f.type.startsWith("image/"))) {
       e.preventDefault();
-      void addFiles(files);
+      void addPictures(files);
       return;
     }
     const pasted = e.clipboardData.getData("text");
@@ -270,11 +268,6 @@ export function Composer(props: Props) {
         `That paste has ${pasted.length.toLocaleString()} characters; a message holds at most ${MAX_MESSAGE_CHARS.toLocaleString()}. Trim it, or split it over several messages.`,
       );
     }
-  };
-
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    void addFiles(Array.from(e.dataTransfer.files));
   };
 
   const current = models.find((m) => m.id === model);
@@ -290,8 +283,6 @@ export function Composer(props: Props) {
         e.preventDefault();
         void submit();
       }}
-      onDragOver={(e) => e.preventDefault()}
-      onDrop={onDrop}
     >
       {pickerQuery !== null && (
         <FilePicker
