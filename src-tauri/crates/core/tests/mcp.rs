@@ -47,7 +47,7 @@ fn args(v: Value) -> Option<Map<String, Value>> {
 }
 
 async fn call(
-    m: &McpManager,
+    m: &Arc<McpManager>,
     server: &str,
     tool: &str,
     a: Value,

@@ -15,6 +15,7 @@ function server(name: string, over: Partial<ServerView> = {}): ServerView {
       timeout_secs: 60,
       always_on: [],
       bundled: true,
+      stop_when_idle_secs: 120,
     },
     status: "connected",
     pid: 4242,
@@ -68,6 +69,18 @@ describe("McpServers", () => {
     overview = { ...overview, servers: [server("demo", { status: "stopped", pid: null })] };
     emitEvent("mcp-changed", { event: { event: "changed", data: { server: "demo" } } });
     expect(await within(await screen.findByRole("group", { name: "Server demo" })).findByText("stopped")).toBeInTheDocument();
+  });
+
+  it("shows an idle server with its tools, says it starts on use, and offers Start", async () => {
+    onCommand("mcp_overview", () => ({ servers: [server("web", { status: "idle", pid: null, connected_at: null })], problems: [] }));
+    onCommand("mcp_start", () => null);
+    render(<McpServers />);
+    const web = await screen.findByRole("group", { name: "Server web" });
+    expect(within(web).getByTestId("status-web")).toHaveTextContent("idle");
+    expect(within(web).getByText("Tools").nextElementSibling).toHaveTextContent("1");
+    expect(web).toHaveTextContent("it starts again when one of its tools is called");
+    await userEvent.click(within(web).getByRole("button", { name: "Start" }));
+    expect(calls.find((c) => c.cmd === "mcp_start")?.args).toEqual({ name: "web" });
   });
 
   it("adds a server from the form or pasted JSON and shows what was wrong", async () => {

@@ -10,6 +10,7 @@ const DOT: Record<ServerView["status"], string> = {
   disconnected: "amber",
   error: "red",
   stopped: "grey",
+  idle: "grey",
 };
 
 function uptime(since: number | null, now: number): string {
@@ -109,6 +110,12 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
             <dd>{uptime(server.connected_at, now)}</dd>
           </>
         )}
+        {server.status === "idle" && (
+          <>
+            <dt>Tools</dt>
+            <dd>{server.tools.length}</dd>
+          </>
+        )}
         {server.server_info && (
           <>
             <dt>Server</dt>
@@ -119,6 +126,11 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         )}
       </dl>
       {server.last_error && <p className="error small">{server.last_error}</p>}
+      {server.status === "idle" && server.config.enabled && (
+        <p className="muted small">
+          Stopped while unused, to save memory; it starts again when one of its tools is called.
+        </p>
+      )}
       {confirming && (
         <div className="approval" role="dialog" aria-label={`Remove ${name}`}>
           <p>

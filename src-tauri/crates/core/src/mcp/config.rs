@@ -38,6 +38,11 @@ pub struct ServerConfig {
     pub always_on: Vec<String>,
     /// Shipped with Perch (removing it only turns it off).
     pub bundled: bool,
+    /// Seconds without a call after which the server is stopped to free what it holds; its
+    /// tools are still offered, from the lists it gave, and the next call starts it again. At
+    /// launch such a server whose lists are saved from an earlier run waits for that call.
+    /// 0: it runs as long as Perch does.
+    pub stop_when_idle_secs: u32,
 }
 
 /// An entry or a file that could not be read, said so a person can fix it.
@@ -107,6 +112,7 @@ struct Entry {
     auto_start: Option<bool>,
     timeout: Option<f64>,
     always_on: Option<Vec<String>>,
+    stop_when_idle: Option<f64>,
 }
 
 /// The raw entries of one file, each with the line it starts on.
@@ -265,6 +271,10 @@ fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<Serve
     if !(timeout.is_finite() && timeout >= 1.0) {
         return Err(format!("\"timeout\" is in seconds and at least 1 (it is {timeout})"));
     }
+    let idle = entry.stop_when_idle.unwrap_or(0.0);
+    if !(idle.is_finite() && idle >= 0.0) {
+        return Err(format!("\"stopWhenIdle\" is in seconds, 0 to keep the server running (it is {idle})"));
+    }
     Ok(ServerConfig {
         name: name.to_owned(),
         transport,
@@ -273,6 +283,8 @@ fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<Serve
         timeout_secs: timeout.min(86_400.0) as u32,
         always_on: entry.always_on.unwrap_or_default(),
         bundled,
+        // At least a second, so a server is not stopped between two calls of one answer.
+        stop_when_idle_secs: if idle == 0.0 { 0 } else { idle.clamp(1.0, 86_400.0) as u32 },
     })
 }
 
@@ -405,6 +417,20 @@ mod tests {
         assert!(
             loaded.servers.iter().all(|s| s.enabled && s.auto_start && s.bundled && s.timeout_secs == 60)
         );
+        // They hold nothing between calls: stopped when idle, started again on use.
+        assert!(loaded.servers.iter().all(|s| s.stop_when_idle_secs == 120));
+    }
+
+    #[test]
+    fn stop_when_idle_is_seconds_and_zero_keeps_the_server_running() {
+        let loaded = load_user(
+            r#"{"mcpServers": {"a": {"command": "x", "stopWhenIdle": 0.2}, "b": {"command": "x"},
+                "c": {"command": "x", "stopWhenIdle": -5}, "demo": {"stopWhenIdle": 0}}}"#,
+        );
+        let idle = |name: &str| loaded.servers.iter().find(|s| s.name == name).map(|s| s.stop_when_idle_secs);
+        assert_eq!((idle("a"), idle("b"), idle("demo")), (Some(1), Some(0), Some(0)));
+        assert_eq!(idle("c"), None);
+        assert!(loaded.problems.iter().any(|p| p.message.contains("\"stopWhenIdle\" is in seconds")), "{:?}", loaded.problems);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 mod calls;
+mod idle;
 mod supervisor;
 
 use rmcp::Peer;
@@ -85,6 +86,9 @@ struct State {
     stop: Option<CancellationToken>,
     /// Ends when the supervisor has finished.
     done: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Calls under way, and when the last one started or ended (for `stopWhenIdle`).
+    calls_in_flight: u32,
+    last_used: Option<Instant>,
 }
 
 impl Slot {
@@ -251,24 +255,36 @@ impl McpManager {
         let restart = self.apply(config::load(&self.data_dir));
         for (name, slot) in self.slots() {
             let config = slot.config();
-            let running = slot.state().stop.is_some();
-            if running && (!config.enabled || restart.contains(&name)) {
+            let active = {
+                let s = slot.state();
+                s.stop.is_some() || s.status == Some(ServerStatus::Idle)
+            };
+            if active && (!config.enabled || restart.contains(&name)) {
                 self.stop(&name).await.ok();
             }
-            if config.enabled && config.auto_start && (restart.contains(&name) || !running) {
-                self.start(&name).ok();
+            if config.enabled && config.auto_start && (restart.contains(&name) || !active) {
+                self.start_or_rest(&name, &slot);
             }
             self.changed(&name);
         }
     }
 
-    /// Starts every enabled server marked auto-start.
+    /// Starts every enabled server marked auto-start; one that stops when idle and whose lists
+    /// are known from an earlier run waits, idle, for its first call instead.
     pub fn start_auto(self: &Arc<Self>) {
         for (name, slot) in self.slots() {
             let config = slot.config();
             if config.enabled && config.auto_start {
-                self.start(&name).ok();
+                self.start_or_rest(&name, &slot);
             }
+        }
+    }
+
+    fn start_or_rest(self: &Arc<Self>, name: &str, slot: &Slot) {
+        if self.rest_from_saved(name, slot) {
+            self.changed(name);
+        } else {
+            self.start(name).ok();
         }
     }
 
@@ -320,6 +336,10 @@ impl McpManager {
         let mut state = slot.state();
         state.status = Some(ServerStatus::Stopped);
         state.connected_at = None;
+        // An idle server kept its lists; a stopped one offers nothing.
+        state.tools.clear();
+        state.resources.clear();
+        state.prompts.clear();
         drop(state);
         self.changed(name);
         Ok(())
@@ -395,6 +415,7 @@ impl McpManager {
         self.fetch_lists(&slot)
             .await
             .map_err(|message| CallError::Protocol { server: name.to_owned(), message })?;
+        self.save_lists(name, &slot).await;
         self.changed(name);
         Ok(())
     }
@@ -417,12 +438,13 @@ impl McpManager {
         self.builtins.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|b| b.name() == name).cloned()
     }
 
-    /// The tools of every connected server and of the built-in ones, as (server, tool).
+    /// The tools of every connected or idle server and of the built-in ones, as (server, tool).
     pub fn tools(&self) -> Vec<(String, ToolView)> {
         let mut all = Vec::new();
         for (name, slot) in self.slots() {
             let s = slot.state();
-            if s.status == Some(ServerStatus::Connected) {
+            // An idle server's tools are offered too (a call starts it), also while it starts.
+            if matches!(s.status, Some(ServerStatus::Connected | ServerStatus::Idle | ServerStatus::Starting)) {
                 all.extend(s.tools.iter().map(|t| (name.clone(), t.clone())));
             }
         }

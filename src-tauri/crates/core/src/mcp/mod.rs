@@ -12,7 +12,7 @@ pub mod manager;
 pub mod output;
 pub mod secrets;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use builtin::{BuiltinServer, CallOrigin, Vetting};
@@ -31,9 +31,12 @@ pub enum ServerStatus {
     Disconnected,
     /// It failed and will not be restarted until the user asks.
     Error,
+    /// Not running to save memory (stopped after a quiet spell, or not started at launch): its
+    /// tools are still offered, and the next call starts it.
+    Idle,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct ToolView {
     pub name: String,
     pub title: Option<String>,
@@ -44,7 +47,7 @@ pub struct ToolView {
     pub destructive: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct ResourceView {
     pub uri: String,
     pub name: String,
@@ -52,14 +55,14 @@ pub struct ResourceView {
     pub mime_type: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct PromptArgumentView {
     pub name: String,
     pub description: Option<String>,
     pub required: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct PromptView {
     pub name: String,
     pub description: Option<String>,

@@ -69,6 +69,7 @@ mod tests {
             timeout_secs: 60,
             always_on: Vec::new(),
             bundled: false,
+            stop_when_idle_secs: 0,
         }
     }
 

@@ -15,11 +15,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::super::{CallError, CallOrigin, Progress, ServerStatus, ToolOutput, Vetting};
+use super::idle::InFlight;
 use super::{McpManager, Slot};
 use crate::questions::ApprovalChoice;
 
 impl McpManager {
-    fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
+    pub(super) fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
         let slot = self.slot(name)?;
         let s = slot.state();
         match (&s.peer, s.status) {
@@ -44,7 +45,7 @@ impl McpManager {
 
     /// Calls a tool. `cancel` stops it (the server is told); `progress` receives its progress.
     pub async fn call_tool(
-        &self,
+        self: &Arc<Self>,
         server: &str,
         tool: &str,
         arguments: Option<Map<String, Value>>,
@@ -82,7 +83,7 @@ impl McpManager {
 
     /// Calls a tool on behalf of `origin` (an answer's tool call).
     pub async fn call_tool_from(
-        &self,
+        self: &Arc<Self>,
         origin: &CallOrigin,
         server: &str,
         tool: &str,
@@ -94,7 +95,8 @@ impl McpManager {
             let arguments = Value::Object(arguments.unwrap_or_default());
             return builtin.call(origin, tool, &arguments, cancel, progress).await;
         }
-        let (slot, peer) = self.connected_peer(server)?;
+        let (slot, peer) = self.peer_for_call(server).await?;
+        let _in_flight = InFlight::new(&slot);
         let timeout_secs = slot.config().timeout_secs;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(args) = arguments {
@@ -142,8 +144,9 @@ impl McpManager {
     }
 
     /// Reads a resource, as text (binary contents are described).
-    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<String, CallError> {
-        let (_, peer) = self.connected_peer(server)?;
+    pub async fn read_resource(self: &Arc<Self>, server: &str, uri: &str) -> Result<String, CallError> {
+        let (slot, peer) = self.peer_for_call(server).await?;
+        let _in_flight = InFlight::new(&slot);
         let result = peer
             .read_resource(ReadResourceRequestParams::new(uri))
             .await
@@ -168,12 +171,13 @@ impl McpManager {
 
     /// Fills in a prompt, as the text of its messages.
     pub async fn get_prompt(
-        &self,
+        self: &Arc<Self>,
         server: &str,
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<String, CallError> {
-        let (_, peer) = self.connected_peer(server)?;
+        let (slot, peer) = self.peer_for_call(server).await?;
+        let _in_flight = InFlight::new(&slot);
         let mut params = GetPromptRequestParams::new(name);
         if !arguments.is_empty() {
             params = params.with_arguments(arguments);

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::super::handler::PerchClient;
 use super::super::launch::{self, Launched};
 use super::super::{McpEvent, PromptArgumentView, PromptView, ResourceView, ServerStatus, ToolView};
-use super::{FIRST_BACKOFF, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot};
+use super::{FIRST_BACKOFF, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot, idle};
 
 impl McpManager {
     pub(super) async fn supervise(&self, name: &str, slot: &Arc<Slot>, stop: &CancellationToken) {
@@ -51,6 +51,7 @@ impl McpManager {
             };
             let started = Instant::now();
             let mut permanent = false;
+            let mut rested = false;
             let outcome = match launched {
                 Ok(Launched { client, pid }) => {
                     self.connected(name, slot, &client, pid).await;
@@ -60,6 +61,13 @@ impl McpManager {
                     tokio::select! {
                         _ = &mut waiting => Err("it exited unexpectedly".to_owned()),
                         () = stop.cancelled() => {
+                            closing.cancel();
+                            let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
+                            Ok(())
+                        }
+                        () = idle::until_idle(slot, config.stop_when_idle_secs) => {
+                            tracing::info!(server = name, "MCP server idle; stopped until its next call");
+                            rested = true;
                             closing.cancel();
                             let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
                             Ok(())
@@ -79,9 +87,14 @@ impl McpManager {
                 s.peer = None;
                 s.pid = None;
                 s.connected_at = None;
-                s.tools.clear();
-                s.resources.clear();
-                s.prompts.clear();
+                if rested {
+                    // Its lists stay: its tools are still offered, and a call starts it again.
+                    s.status = Some(ServerStatus::Idle);
+                } else {
+                    s.tools.clear();
+                    s.resources.clear();
+                    s.prompts.clear();
+                }
             }
             let Err(reason) = outcome else { return };
             // Give the stderr reader a moment to record the server's last words.
@@ -141,9 +154,12 @@ impl McpManager {
         }
         if let Err(e) = self.fetch_lists(slot).await {
             slot.log().note(&format!("could not list its capabilities: {e}"));
+        } else {
+            self.save_lists(name, slot).await;
         }
         let mut s = slot.state();
         s.status = Some(ServerStatus::Connected);
+        s.last_used = Some(Instant::now());
         s.last_error = None;
         s.connected_at = Some(chrono::Utc::now().timestamp_millis());
         drop(s);
