@@ -23,6 +23,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             window::get_window_mode,
             window::set_window_mode,
             window::hide_window,
+            window::page_holds_unsent,
+            window::set_hidden_settings,
             window::ui_ready,
             history::history_list,
             history::history_search,

@@ -7,6 +7,7 @@ mod csp;
 mod dictation;
 mod error;
 mod events;
+mod hidden_page;
 mod reviews;
 mod shortcuts;
 mod state;
@@ -58,6 +59,7 @@ pub fn run() {
             app.manage(shortcuts::Shortcuts::default());
             app.manage(capture::CaptureState::default());
             app.manage(dictation::PushToTalk::default());
+            app.manage(hidden_page::HiddenPage::default());
             window::create(app.handle())?;
             if let Some(engine) = &engine {
                 reviews::start(app.handle(), engine);

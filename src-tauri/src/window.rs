@@ -65,6 +65,7 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         .visible(false)
         .build()?;
     apply_mode_constraints(&window, mode)?;
+    crate::hidden_page::watch_crashes(&window);
     window.show()?;
     let handle = app.clone();
     window.on_window_event(move |event| match event {
@@ -81,7 +82,7 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
 
 const FALLBACK_SCREEN: Rect = Rect { x: 0, y: 0, width: 1280, height: 800 };
 
-fn main_window(app: &AppHandle) -> tauri::Result<WebviewWindow> {
+pub fn main_window(app: &AppHandle) -> tauri::Result<WebviewWindow> {
     app.get_webview_window(MAIN).ok_or(tauri::Error::WindowNotFound)
 }
 
@@ -182,7 +183,9 @@ fn apply_mode_constraints(window: &WebviewWindow, mode: WindowMode) -> tauri::Re
 
 pub fn hide(app: &AppHandle) -> tauri::Result<()> {
     snapshot(app);
-    main_window(app)?.hide()
+    main_window(app)?.hide()?;
+    crate::hidden_page::hidden(app);
+    Ok(())
 }
 
 /// Shows, un-minimises and focuses the window (tray, second launch), where it was when hidden:
@@ -190,6 +193,7 @@ pub fn hide(app: &AppHandle) -> tauri::Result<()> {
 pub fn show(app: &AppHandle) -> tauri::Result<()> {
     let window = main_window(app)?;
     let was_hidden = !window.is_visible()?;
+    crate::hidden_page::shown(app);
     window.show()?;
     window.unminimize()?;
     if was_hidden && let Some((x, y)) = last_origin(app) {

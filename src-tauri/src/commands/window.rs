@@ -1,9 +1,10 @@
-use perch_core::window_state::WindowMode;
+use perch_core::settings::Settings;
+use perch_core::window_state::{HiddenSettings, WindowMode};
 use tauri::{AppHandle, State};
 
 use crate::error::CommandResult;
 use crate::state::AppState;
-use crate::window;
+use crate::{hidden_page, window};
 
 #[tauri::command]
 #[specta::specta]
@@ -23,6 +24,21 @@ pub fn set_window_mode(app: AppHandle, mode: WindowMode) -> CommandResult<()> {
 #[specta::specta]
 pub fn hide_window(app: AppHandle) -> CommandResult<()> {
     Ok(window::hide(&app)?)
+}
+
+/// The page says whether it holds work a reload would lose (file chips, pictures, an edit, the
+/// settings open), so it is kept while the window is hidden.
+#[tauri::command]
+#[specta::specta]
+pub fn page_holds_unsent(app: AppHandle, holds: bool) {
+    hidden_page::set_holds_unsent(&app, holds);
+}
+
+/// Settings -> General: when a hidden window gives its page's memory back.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_hidden_settings(state: State<'_, AppState>, hidden: HiddenSettings) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().update(|s| s.hidden = hidden).await?)
 }
 
 /// Called by the UI once its first frame is on screen, with the page's own clock (ms since

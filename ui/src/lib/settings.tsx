@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import type {
   CaptureSettings,
+  HiddenSettings,
   LocalSettings,
   ModelSettings,
   ProviderSettings,
@@ -27,6 +28,7 @@ interface SettingsState {
   setVoice: (voice: VoiceSettings) => Promise<void>;
   setTerminal: (terminal: TerminalSettings) => Promise<void>;
   setLocal: (local: LocalSettings) => Promise<void>;
+  setHidden: (hidden: HiddenSettings) => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -41,6 +43,7 @@ const SettingsContext = createContext<SettingsState>({
   setVoice: async () => {},
   setTerminal: async () => {},
   setLocal: async () => {},
+  setHidden: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -92,12 +95,29 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   );
 
   const setLocal = useCallback((local: LocalSettings) => save(call(commands.setLocalSettings(local))), [save]);
+  const setHidden = useCallback(
+    (hidden: HiddenSettings) => save(call(commands.setHiddenSettings(hidden))),
+    [save],
+  );
 
   // One value per change of settings or error: a parent's re-render does not re-render every
   // reader of the settings.
   const value = useMemo(
-    () => ({ settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal }),
-    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal],
+    () => ({
+      settings,
+      error,
+      setTheme,
+      setReview,
+      setProviders,
+      setModels,
+      setTools,
+      setCapture,
+      setVoice,
+      setTerminal,
+      setLocal,
+      setHidden,
+    }),
+    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden],
   );
   return (
     <SettingsContext.Provider value={value}>

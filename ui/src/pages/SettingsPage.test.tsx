@@ -24,6 +24,26 @@ describe("SettingsPage", () => {
     expect(document.documentElement.dataset.theme).toBeUndefined();
   });
 
+  it("sets when a hidden window frees its page, and keeps its own page while open", async () => {
+    healthyApp();
+    const { unmount } = render(
+      <SettingsProvider>
+        <SettingsPage status={STATUS} />
+      </SettingsProvider>,
+    );
+    const holds = () => calls.filter((c) => c.cmd === "page_holds_unsent").map((c) => c.args.holds);
+    expect(holds()).toEqual([true]);
+    const select = await screen.findByRole("combobox", { name: /Free the window's memory when hidden for/ });
+    expect(select).toHaveValue("180");
+    await userEvent.selectOptions(select, "Never");
+    expect(calls.filter((c) => c.cmd === "set_hidden_settings").map((c) => c.args)).toEqual([
+      { hidden: { release_page_after_secs: 0 } },
+    ]);
+    expect(select).toHaveValue("0");
+    unmount();
+    expect(holds()).toEqual([true, false]);
+  });
+
   it("shows where data lives", async () => {
     healthyApp();
     render(

@@ -8,12 +8,22 @@ import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCar
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
 import { useSettings } from "../lib/settings";
+import { useHoldsUnsentWork } from "../lib/unsentWork";
 import { SHORTCUTS } from "../lib/shortcuts";
 
 const THEMES: { value: ThemePreference; label: string }[] = [
   { value: "system", label: "System" },
   { value: "light", label: "Light" },
   { value: "dark", label: "Dark" },
+];
+
+/** Settings -> General -> Memory: after how long hidden the page is freed (0: never). */
+const RELEASE_AFTER: { secs: number; label: string }[] = [
+  { secs: 60, label: "1 minute" },
+  { secs: 180, label: "3 minutes" },
+  { secs: 600, label: "10 minutes" },
+  { secs: 1800, label: "30 minutes" },
+  { secs: 0, label: "Never" },
 ];
 
 const SOURCES: Record<string, string> = {
@@ -29,6 +39,8 @@ type Section = (typeof SECTIONS)[number];
 export function SettingsPage({ status }: { status: AppStatus }) {
   const { error } = useSettings();
   const [section, setSection] = useState<Section>("General");
+  // Its forms may hold typing that is not saved yet: never reloaded under the user.
+  useHoldsUnsentWork(true);
 
   return (
     <section className="settings" aria-label="Settings">
@@ -64,7 +76,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
 }
 
 function General({ status }: { status: AppStatus }) {
-  const { settings, setTheme } = useSettings();
+  const { settings, setTheme, setHidden } = useSettings();
   return (
     <>
       <fieldset className="card">
@@ -110,6 +122,27 @@ function General({ status }: { status: AppStatus }) {
             <kbd>{SHORTCUTS.quit}</kbd>
           </dd>
         </dl>
+      </fieldset>
+      <fieldset className="card">
+        <legend>Memory</legend>
+        <label className="field">
+          Free the window's memory when hidden for
+          <select
+            value={settings?.hidden.release_page_after_secs ?? 180}
+            disabled={!settings}
+            onChange={(e) => void setHidden({ release_page_after_secs: Number(e.target.value) })}
+          >
+            {RELEASE_AFTER.map((o) => (
+              <option key={o.secs} value={o.secs}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p className="muted">
+          About half of what Perch uses at rest is its window&apos;s page. Freed, it loads again when you show Perch
+          (a fraction of a second), with your draft and where you were.
+        </p>
       </fieldset>
       <fieldset className="card">
         <legend>Storage</legend>

@@ -21,6 +21,7 @@ export const SETTINGS: Settings = {
   },
   models: { enabled: [], default_model: null, thinking: true },
   window: { mode: "normal", bounds: null, mini_origin: null },
+  hidden: { release_page_after_secs: 180 },
   review: {
     socket_enabled: true,
     auto_show: true,
@@ -117,6 +118,8 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("set_theme", ({ theme }) => (settings = { ...settings, theme: theme as Settings["theme"] }));
   onCommand("set_window_mode", () => null);
   onCommand("hide_window", () => null);
+  onCommand("page_holds_unsent", () => null);
+  onCommand("set_hidden_settings", ({ hidden }) => (settings = { ...settings, hidden: hidden as Settings["hidden"] }));
   onCommand("quit_app", () => null);
   onCommand("ui_ready", () => null);
   onCommand("history_list", () => []);

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tokio::sync::RwLock;
 
 use crate::store::{Store, StoreError};
-use crate::window_state::WindowPlacement;
+use crate::window_state::{HiddenSettings, WindowPlacement};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -215,6 +215,8 @@ pub struct Settings {
     pub models: ModelSettings,
     /// The window's mode and bounds, restored at start.
     pub window: WindowPlacement,
+    /// What Perch gives back while its window is hidden.
+    pub hidden: HiddenSettings,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
     /// Settings -> Models -> Local.
@@ -232,6 +234,7 @@ impl Default for Settings {
             providers: ProviderSettings::default(),
             models: ModelSettings { thinking: true, ..ModelSettings::default() },
             window: WindowPlacement::default(),
+            hidden: HiddenSettings::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
             local: crate::local::LocalSettings::default(),

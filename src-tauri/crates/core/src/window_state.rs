@@ -75,6 +75,23 @@ pub enum WindowMode {
     Mini,
 }
 
+/// While the window is hidden (to the tray, or by the shortcut): after this many seconds the
+/// page's web process, the largest part of Perch at rest, is ended to give its memory back, and
+/// the page loads again when the window shows. 0 keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct HiddenSettings {
+    pub release_page_after_secs: u32,
+}
+
+impl Default for HiddenSettings {
+    fn default() -> Self {
+        // Long enough that hiding for a moment (a screenshot, a quick look elsewhere) keeps an
+        // instant summon; short enough that a Perch hidden for the afternoon costs little.
+        Self { release_page_after_secs: 180 }
+    }
+}
+
 /// What is saved between runs. `bounds` are always the normal-mode bounds, so leaving mini
 /// mode returns exactly there; `mini_origin` is where the mini square was dragged to, if moved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]

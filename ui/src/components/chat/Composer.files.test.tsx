@@ -218,6 +218,19 @@ describe("the @ file picker", () => {
     expect(screen.getByText("main.rs")).toBeInTheDocument();
   });
 
+  it("keeps the page while chips wait to be sent (a reload while hidden would lose them)", async () => {
+    const holds = () => calls.filter((c) => c.cmd === "page_holds_unsent").map((c) => c.args.holds);
+    const { box } = renderComposer();
+    await userEvent.type(box, "only a draft");
+    expect(holds()).toEqual([]);
+    await pickerFor(box, " @readme", 1);
+    await userEvent.keyboard("{Enter}");
+    await screen.findByText("README.md");
+    await waitFor(() => expect(holds()).toEqual([true]));
+    await userEvent.click(screen.getByRole("button", { name: "Remove README.md" }));
+    await waitFor(() => expect(holds()).toEqual([true, false]));
+  });
+
   it("picks in the middle of the text, and leaves the cursor where the @ was", async () => {
     const { box } = renderComposer();
     await userEvent.type(box, "Read  now");

@@ -13,6 +13,7 @@ import { useWindowDrop } from "../../lib/windowDrop";
 import { formatTokens } from "../../lib/models";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
+import { useHoldsUnsentWork } from "../../lib/unsentWork";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
 import { ComposerNote } from "./ComposerNote";
@@ -92,6 +93,10 @@ export function Composer(props: Props) {
     if (picked) setRoot(picked);
     box.current?.focus(); // the dialog took the focus, and the picker shows only with it
   };
+  // A reload (the page freed while hidden) keeps the draft, not these.
+  useHoldsUnsentWork(
+    images.length > 0 || attached.files.length > 0 || attached.tooLarge.length > 0 || editing !== null,
+  );
   const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
   const { settings, setCapture } = useSettings();
   const capture = settings?.capture;

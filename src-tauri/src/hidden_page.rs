@@ -1,0 +1,118 @@
+//! Gives the page's memory back while the window stays hidden. The web process holds the page
+//! (about half of Perch at rest); once the window has been hidden for the time set in
+//! Settings -> General, that process is ended, and showing the window loads the page again. The
+//! route is in the URL and the draft in local storage, so the page comes back where it was; a
+//! page holding work a reload would lose (file chips, pictures, an edit, the settings) says so and
+//! is kept, and so is a page while an answer is being written. A web process that crashes is
+//! reloaded the same way instead of leaving a blank window.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use tauri::{AppHandle, Manager, WebviewWindow};
+
+use crate::state::AppState;
+
+/// How often a release put off by an answer or by unsent work is tried again.
+const RETRY: Duration = Duration::from_secs(30);
+
+#[derive(Default)]
+pub struct HiddenPage {
+    /// Bumped by every hide and show, so a timer from an earlier hide does nothing.
+    generation: AtomicU64,
+    /// The web process was ended; the page must load again before it is seen.
+    released: AtomicBool,
+    /// The page said it holds work a reload would lose.
+    holds_unsent: AtomicBool,
+}
+
+/// The page says whether it holds work a reload would lose.
+pub fn set_holds_unsent(app: &AppHandle, holds: bool) {
+    app.state::<HiddenPage>().holds_unsent.store(holds, Ordering::SeqCst);
+}
+
+/// The window was hidden: after the configured time, end the page's web process.
+pub fn hidden(app: &AppHandle) {
+    let page = app.state::<HiddenPage>();
+    let generation = page.generation.fetch_add(1, Ordering::SeqCst) + 1;
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let Ok(engine) = app.state::<AppState>().engine.clone() else { return };
+        let after = engine.settings().get().await.hidden.release_page_after_secs;
+        if after == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_secs(after.into())).await;
+        loop {
+            let page = app.state::<HiddenPage>();
+            let Ok(window) = crate::window::main_window(&app) else { return };
+            if page.generation.load(Ordering::SeqCst) != generation || window.is_visible().unwrap_or(true) {
+                return;
+            }
+            if engine.runs().active() == 0 && !page.holds_unsent.load(Ordering::SeqCst) {
+                release(&window, &page);
+                return;
+            }
+            tokio::time::sleep(RETRY).await;
+        }
+    });
+}
+
+/// The window is about to show: a released page loads again.
+pub fn shown(app: &AppHandle) {
+    let page = app.state::<HiddenPage>();
+    page.generation.fetch_add(1, Ordering::SeqCst);
+    if page.released.swap(false, Ordering::SeqCst)
+        && let Ok(window) = crate::window::main_window(app)
+    {
+        tracing::info!("loading the page again after it was released while hidden");
+        reload(&window);
+    }
+}
+
+fn release(window: &WebviewWindow, page: &HiddenPage) {
+    page.released.store(true, Ordering::SeqCst);
+    // The next page reports for itself.
+    page.holds_unsent.store(false, Ordering::SeqCst);
+    tracing::info!("the window has been hidden for a while; ending the page's web process to free its memory");
+    #[cfg(target_os = "linux")]
+    let _ = window.with_webview(|webview| {
+        use webkit2gtk::WebViewExt;
+        webview.inner().terminate_web_process();
+    });
+    // Elsewhere the system webview manages its own processes; the flag only costs a reload.
+    #[cfg(not(target_os = "linux"))]
+    let _ = window;
+}
+
+fn reload(window: &WebviewWindow) {
+    if let Err(e) = window.reload() {
+        tracing::warn!(error = %e, "could not load the page again");
+    }
+}
+
+/// Reloads the page when its web process dies on its own (a crash, the system's memory limit):
+/// at once when the window is visible, else when it next shows.
+pub fn watch_crashes(window: &WebviewWindow) {
+    #[cfg(target_os = "linux")]
+    {
+        let app = window.app_handle().clone();
+        let _ = window.with_webview(move |webview| {
+            use webkit2gtk::{WebProcessTerminationReason, WebViewExt};
+            webview.inner().connect_web_process_terminated(move |_, reason| {
+                if reason == WebProcessTerminationReason::TerminatedByApi {
+                    return; // Released while hidden: `shown` reloads it.
+                }
+                tracing::error!(?reason, "the page's web process ended unexpectedly; loading the page again");
+                let Ok(window) = crate::window::main_window(&app) else { return };
+                if window.is_visible().unwrap_or(false) {
+                    reload(&window);
+                } else {
+                    app.state::<HiddenPage>().released.store(true, Ordering::SeqCst);
+                }
+            });
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = window;
+}
