@@ -3,60 +3,12 @@
 // holds: PSS of the app's process tree (the app and its WebKit processes, from
 // /proc/PID/smaps_rollup) before and after 10 chips, per chip.
 // Run by `make bench` (with the release app) or: PERCH_APP=... bench/run.sh capture_chip.mjs
-import { readFileSync, readdirSync } from "node:fs";
 import { freshDataDir, launch, sleep, waitFor, xdotool } from "../lib/harness.js";
+import { appPid, treePss } from "../lib/proc.js";
 import { paintRoot } from "../lib/screen.js";
 
 const RUNS = Number(process.env.RUNS ?? 10);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function ppid(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-}
-
-/** PSS in KiB of `root` and every process below it, in all and by process name. */
-function treePss(root) {
-  const pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
-  const children = new Map();
-  for (const pid of pids) {
-    try {
-      const parent = ppid(pid);
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  const byName = {};
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop();
-    try {
-      const m = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+) kB/m);
-      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      const kib = m ? Number(m[1]) : 0;
-      total += kib;
-      byName[name] = (byName[name] ?? 0) + kib;
-    } catch {
-      // gone meanwhile
-    }
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return { total, byName };
-}
-
-function appPid() {
-  for (const d of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0")[0] === process.env.PERCH_APP) return Number(d);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error("the app process was not found");
-}
 
 await paintRoot(freshDataDir());
 const session = await launch(freshDataDir(), { PERCH_KEY_STORE: "file" });

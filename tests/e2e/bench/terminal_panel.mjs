@@ -2,55 +2,16 @@
 // painted in the xterm.js panel, and throughput into the panel for a command printing 50 MB,
 // with the app's memory (PSS summed over the app's process tree, WebKit included) sampled
 // while it runs. Run by `make bench` (with the release app).
-import { readdirSync, readFileSync } from "node:fs";
 import { freshDataDir, launch, startFakeLlm, waitFor } from "../lib/harness.js";
+import { appPid, treePss } from "../lib/proc.js";
 
 const RUNS = Number(process.env.RUNS ?? 5);
 // `make bench-quick` floods less (MB=5); the figure is made with 50.
 const MB = Number(process.env.MB ?? 50);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** PSS in MiB of `root` and all its descendants. */
-function pssTree(root) {
-  const children = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  let kib = 0;
-  const todo = [root];
-  while (todo.length) {
-    const pid = todo.pop();
-    try {
-      const line = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").split("\n").find((l) => l.startsWith("Pss:"));
-      kib += Number(line.split(/\s+/)[1]);
-    } catch {
-      // gone
-    }
-    todo.push(...(children.get(pid) ?? []));
-  }
-  return kib / 1024;
-}
-
-function appPid() {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[0];
-      if (cmd === process.env.PERCH_APP) return Number(entry);
-    } catch {
-      // gone
-    }
-  }
-  throw new Error("the app process was not found");
-}
+/** PSS in MiB of the app's process tree. */
+const pssTree = (root) => treePss(root).total / 1024;
 
 const fake = await startFakeLlm("ollama");
 const session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });

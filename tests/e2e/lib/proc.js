@@ -1,0 +1,49 @@
+// The app's processes for the benchmarks: its pid, and PSS (from /proc/PID/smaps_rollup) summed
+// over its process tree (the app, WebKit's processes, MCP servers and other sidecars).
+import { readdirSync, readFileSync } from "node:fs";
+
+const pids = () => readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+
+/** The running app's pid (the process whose program is PERCH_APP). */
+export function appPid() {
+  for (const pid of pids()) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] === process.env.PERCH_APP) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error("the app process was not found");
+}
+
+/** PSS in KiB of `root` and every process below it, in all and by process name. */
+export function treePss(root) {
+  const children = new Map();
+  for (const pid of pids()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  const byName = {};
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    try {
+      const m = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+) kB/m);
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      const kib = m ? Number(m[1]) : 0;
+      total += kib;
+      byName[name] = (byName[name] ?? 0) + kib;
+    } catch {
+      // gone meanwhile
+    }
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return { total, byName };
+}
