@@ -157,6 +157,19 @@ mod tests {
     }
 
     #[test]
+    fn cuts_a_long_pdf_like_any_page() {
+        let page = Page {
+            url: url("https://example.org/notes.pdf"),
+            body: Body::Pdf(include_bytes!("../tests/pages/field-notes.pdf").to_vec()),
+        };
+        let all = render(&page, 10_000, Duration::from_secs(30)).unwrap();
+        assert!(all.contains("--- page 2 ---") && !all.contains("continues"), "{all}");
+        let cut = render(&page, 60, Duration::from_secs(30)).unwrap();
+        assert!(cut.contains("Kestrels hover into") && !cut.contains("page 2"), "{cut}");
+        assert!(cut.ends_with("[The document continues; only the first 60 characters are shown. Ask for more with a larger max_chars.]"), "{cut}");
+    }
+
+    #[test]
     fn marks_pages_and_says_where_reading_stopped() {
         let doc = PdfText {
             title: Some("Report".into()),
