@@ -120,10 +120,9 @@ fn pdf_text(doc: &PdfText) -> String {
 fn file_name(url: &Url) -> String {
     let segment = url.path_segments().and_then(|mut s| s.next_back()).unwrap_or_default();
     let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
-    match decoded.trim() {
-        "" => url.host_str().unwrap_or_default().to_owned(),
-        name => name.to_owned(),
-    }
+    // One line, whatever the URL encoded: the title becomes the answer's `# ` heading.
+    let name = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
+    if name.is_empty() { url.host_str().unwrap_or_default().to_owned() } else { name }
 }
 
 /// Cuts at a character (not byte) count, preferring the last paragraph break before it.
@@ -146,6 +145,7 @@ mod tests {
     fn names_an_untitled_pdf_after_its_file() {
         assert_eq!(file_name(&url("https://example.org/docs/annual%20report.pdf?v=2")), "annual report.pdf");
         assert_eq!(file_name(&url("https://example.org/docs/")), "example.org");
+        assert_eq!(file_name(&url("https://example.org/a%0A%0A%23%20b.pdf")), "a # b.pdf");
         let doc = PdfText {
             title: None,
             page_count: 1,
