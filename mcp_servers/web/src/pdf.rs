@@ -111,10 +111,13 @@ fn info_title(doc: &Document) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
-/// Trailing spaces off every line, runs of blank lines down to one, no blank edges.
+/// Trailing spaces off every line, runs of blank lines down to one, no blank edges, and the
+/// typographic ligatures fonts map glyphs to ("ﬁeld") spelled out, so the text reads and
+/// searches as typed.
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut blank_run = 0;
+    let text = unligature(text);
     for line in text.lines().map(str::trim_end) {
         if line.is_empty() {
             blank_run += 1;
@@ -125,6 +128,22 @@ fn tidy(text: &str) -> String {
         }
         blank_run = 0;
         out.push_str(line);
+    }
+    out
+}
+
+fn unligature(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{FB00}' => out.push_str("ff"),
+            '\u{FB01}' => out.push_str("fi"),
+            '\u{FB02}' => out.push_str("fl"),
+            '\u{FB03}' => out.push_str("ffi"),
+            '\u{FB04}' => out.push_str("ffl"),
+            '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+            c => out.push(c),
+        }
     }
     out
 }
@@ -219,5 +238,6 @@ mod tests {
     fn tidies_lines() {
         assert_eq!(tidy("  a  \n\n\n\nb\nc \n\n"), "  a\n\nb\nc");
         assert_eq!(tidy(" \n \n"), "");
+        assert_eq!(tidy("\u{FB01}eld \u{FB02}ight o\u{FB00}ice"), "field flight office");
     }
 }
