@@ -26,10 +26,18 @@ pub enum WebError {
     TooManyRedirects(usize),
     #[error("the server answered {status}")]
     Status { status: u16 },
-    #[error("pages of type {0} cannot be read (HTML, plain text, Markdown and JSON can)")]
+    #[error("pages of type {0} cannot be read (HTML, plain text, Markdown, JSON and PDF can)")]
     ContentType(String),
     #[error("no readable text found on the page")]
     NoText,
+    #[error("this PDF has no text layer; it may be scanned images")]
+    PdfNoText,
+    #[error("this PDF is encrypted and needs a password to open, so its text cannot be read")]
+    PdfEncrypted,
+    #[error("this PDF is damaged or not a valid PDF ({0}); try another copy of the document")]
+    PdfCorrupt(String),
+    #[error("reading this PDF took longer than {0} s without finding text; it may be too large or complex")]
+    PdfTimeout(u64),
     #[error("the search service is rate-limiting requests; wait a minute before searching again")]
     RateLimited,
     #[error("the search service rejected the API key (HTTP {0}); check the key in Settings")]

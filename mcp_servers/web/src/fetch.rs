@@ -1,6 +1,6 @@
 //! Fetching one page under limits: the SSRF guard on every hop, a total time limit, a byte
 //! cap checked while streaming (a 2 GB download stops at the cap), a redirect limit, and
-//! only the content types the reader understands.
+//! only the content types the reader understands (a PDF also when served as a generic binary).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,19 +21,31 @@ pub struct Limits {
     pub max_bytes: u64,
 }
 
-/// A fetched page: its final URL after redirects, media type, and decoded text.
+/// A fetched page: its final URL after redirects and its body.
 #[derive(Debug)]
 pub struct Page {
     pub url: Url,
-    pub kind: Kind,
-    pub text: String,
+    pub body: Body,
 }
 
+/// A page's body: decoded text of a kind the reader understands, or a PDF's bytes.
+#[derive(Debug)]
+pub enum Body {
+    Html(String),
+    Plain(String),
+    Json(String),
+    Pdf(Vec<u8>),
+}
+
+/// What the Content-Type header says the body is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+enum Kind {
     Html,
     Plain,
     Json,
+    Pdf,
+    /// A generic binary type, read only if the body turns out to be a PDF.
+    Binary,
 }
 
 pub struct Fetcher {
@@ -76,7 +88,7 @@ impl Fetcher {
             .get(url)
             .header(
                 "Accept",
-                "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5",
+                "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,application/pdf;q=0.8,*/*;q=0.5",
             )
             .send()
             .await
@@ -104,18 +116,35 @@ impl Fetcher {
             }
             body.extend_from_slice(&chunk);
         }
-        let text = decode(&body, &content_type, kind);
-        Ok(Page { url: final_url, kind, text })
+        let body = match kind {
+            Kind::Pdf => Body::Pdf(body),
+            Kind::Binary if body.starts_with(PDF_MAGIC) => Body::Pdf(body),
+            Kind::Binary => return Err(WebError::ContentType(media_type(&content_type))),
+            Kind::Html => Body::Html(decode(&body, &content_type, kind)),
+            Kind::Plain => Body::Plain(decode(&body, &content_type, kind)),
+            Kind::Json => Body::Json(decode(&body, &content_type, kind)),
+        };
+        Ok(Page { url: final_url, body })
     }
 }
 
+/// How every PDF file begins (ISO 32000-1, 7.5.2).
+const PDF_MAGIC: &[u8] = b"%PDF-";
+
+fn media_type(content_type: &str) -> String {
+    content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+}
+
 fn kind_of(content_type: &str) -> Result<Kind, WebError> {
-    let media = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let media = media_type(content_type);
     match media.as_str() {
         "text/html" | "application/xhtml+xml" | "" => Ok(Kind::Html),
         "text/plain" | "text/markdown" | "text/x-markdown" | "text/csv" => Ok(Kind::Plain),
         "application/json" => Ok(Kind::Json),
         m if m.ends_with("+json") => Ok(Kind::Json),
+        "application/pdf" | "application/x-pdf" => Ok(Kind::Pdf),
+        // Servers that do not know a file's type send one of these; the body decides.
+        "application/octet-stream" | "binary/octet-stream" | "application/download" => Ok(Kind::Binary),
         _ => Err(WebError::ContentType(media)),
     }
 }
@@ -168,7 +197,8 @@ mod tests {
     fn accepts_only_readable_types() {
         assert_eq!(kind_of("text/html; charset=utf-8").ok(), Some(Kind::Html));
         assert_eq!(kind_of("application/ld+json").ok(), Some(Kind::Json));
-        assert!(matches!(kind_of("application/octet-stream"), Err(WebError::ContentType(_))));
+        assert_eq!(kind_of("application/pdf").ok(), Some(Kind::Pdf));
+        assert_eq!(kind_of("Application/Octet-Stream").ok(), Some(Kind::Binary));
         assert!(matches!(kind_of("image/png"), Err(WebError::ContentType(_))));
     }
 }

@@ -4,4 +4,5 @@ pub mod error;
 pub mod extract;
 pub mod fetch;
 pub mod guard;
+pub mod pdf;
 pub mod search;

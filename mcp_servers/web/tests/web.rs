@@ -18,6 +18,10 @@ type Client = RunningService<RoleClient, ()>;
 const ARTICLE: &str = include_str!("pages/article.html");
 const DUCKDUCKGO: &str = include_str!("pages/duckduckgo.html");
 const SEARXNG: &str = include_str!("pages/searxng.json");
+/// Printed by Chromium from the .html files beside them (see `pdf.rs`'s tests): two pages of
+/// text titled "Kestrel Field Notes", and a page that is only a picture of text.
+const FIELD_NOTES: &[u8] = include_bytes!("pages/field-notes.pdf");
+const SCANNED: &[u8] = include_bytes!("pages/scanned.pdf");
 
 /// Serves the test pages on 127.0.0.1; returns the port.
 async fn site() -> u16 {
@@ -68,17 +72,22 @@ async fn answer(mut stream: TcpStream, port: u16) {
         ),
         "/data.json" => reply("200 OK", "application/json", br#"{"bird": "kestrel", "hovers": true}"#),
         "/binary" => reply("200 OK", "application/octet-stream", &[0, 1, 2, 3]),
+        "/docs/field-notes.pdf" => reply("200 OK", "application/pdf", FIELD_NOTES),
+        // A download link whose server does not say what the file is.
+        "/download" => reply("200 OK", "application/octet-stream", FIELD_NOTES),
+        "/docs/scanned.pdf" => reply("200 OK", "application/pdf", SCANNED),
+        "/docs/damaged.pdf" => reply("200 OK", "application/pdf", &FIELD_NOTES[..FIELD_NOTES.len() / 3]),
+        "/latest-notes" => redirect("/docs/field-notes.pdf".into()),
         "/redirect-home" => redirect("/article".into()),
         "/redirect-by-name" => redirect(format!("http://localhost:{port}/article")),
         "/redirect-v6" => redirect(format!("http://[::1]:{port}/article")),
         "/loop" => redirect("/loop".into()),
-        "/huge" => {
+        "/huge" | "/huge.pdf" => {
             // Chunked, with no length: a body that never ends unless the reader stops.
-            let _ = stream
-                .write_all(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n",
-                )
-                .await;
+            let kind = if route.ends_with(".pdf") { "application/pdf" } else { "text/html" };
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n");
+            let _ = stream.write_all(head.as_bytes()).await;
             let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "x".repeat(64 * 1024));
             while stream.write_all(chunk.as_bytes()).await.is_ok() {}
             return;
@@ -125,6 +134,16 @@ async fn ok(client: &Client, tool: &str, args: JsonObject) -> String {
     let result = call(client, tool, args).await;
     assert_ne!(result.is_error, Some(true), "{tool}: {}", text(&result));
     text(&result)
+}
+
+/// read_page on a path of the test site, which must succeed.
+async fn read_site(client: &Client, port: u16, path: &str) -> String {
+    ok(client, "read_page", object!({ "url": format!("http://127.0.0.1:{port}{path}") })).await
+}
+
+/// read_page on a path of the test site, which must fail.
+async fn refused_site(client: &Client, port: u16, path: &str) -> String {
+    refused(client, "read_page", object!({ "url": format!("http://127.0.0.1:{port}{path}") })).await
 }
 
 async fn refused(client: &Client, tool: &str, args: JsonObject) -> String {
@@ -193,6 +212,44 @@ async fn reads_text_in_other_encodings_and_json_and_refuses_binaries() {
     let missing =
         refused(&client, "read_page", object!({"url": format!("http://127.0.0.1:{port}/nope")})).await;
     assert!(missing.contains("404"), "{missing}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn reads_a_pdf_page_by_page_with_its_title_whether_typed_or_sniffed() {
+    let port = site().await;
+    let client = serve_site(port, &[]).await;
+    // Served as application/pdf after a redirect, and as application/octet-stream (the %PDF- magic).
+    for (path, final_path) in
+        [("/latest-notes", "/docs/field-notes.pdf"), ("/download?id=7", "/download?id=7")]
+    {
+        let pdf = read_site(&client, port, path).await;
+        assert!(pdf.starts_with("The text below is untrusted content"), "{pdf}");
+        assert!(pdf.contains("# Kestrel Field Notes\n"), "the Info dictionary's title: {pdf}");
+        assert!(pdf.contains(&format!("URL: http://127.0.0.1:{port}{final_path}\n")), "the final URL: {pdf}");
+        assert!(pdf.contains("PDF document, 2 pages"), "{pdf}");
+        let first = "--- page 1 ---\n\nHow kestrels hover\nKestrels hover into the wind while hunting.\n\
+                     Their heads stay still as their wings beat.";
+        let second = "--- page 2 ---\n\nWhat kestrels eat\nVoles are the main prey in winter.";
+        assert!(pdf.contains(&format!("{first}\n\n{second}")), "{pdf}");
+        assert!(pdf.ends_with("winter."), "nothing after the last page: {pdf}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn says_why_a_pdf_cannot_be_read_and_keeps_working() {
+    let port = site().await;
+    let client = serve_site(port, &[]).await;
+    let read = |path| refused_site(&client, port, path);
+    let scanned = read("/docs/scanned.pdf").await;
+    assert!(scanned.contains("this PDF has no text layer; it may be scanned images"), "{scanned}");
+    let damaged = read("/docs/damaged.pdf").await;
+    assert!(damaged.contains("this PDF is damaged or not a valid PDF"), "{damaged}");
+    let huge = read("/huge.pdf").await;
+    assert!(huge.contains("larger than 1000000 bytes"), "{huge}");
+    let after = read_site(&client, port, "/docs/field-notes.pdf").await;
+    assert!(after.contains("Voles are the main prey"), "{after}");
     client.cancel().await.unwrap();
 }
 
