@@ -37,7 +37,7 @@ pub fn hidden(app: &AppHandle) {
     let generation = page.generation.fetch_add(1, Ordering::SeqCst) + 1;
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        let Ok(engine) = app.state::<AppState>().engine.clone() else { return };
+        let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else { return };
         let after = engine.settings().get().await.hidden.release_page_after_secs;
         if after == 0 {
             return;
@@ -74,7 +74,9 @@ fn release(window: &WebviewWindow, page: &HiddenPage) {
     page.released.store(true, Ordering::SeqCst);
     // The next page reports for itself.
     page.holds_unsent.store(false, Ordering::SeqCst);
-    tracing::info!("the window has been hidden for a while; ending the page's web process to free its memory");
+    tracing::info!(
+        "the window has been hidden for a while; ending the page's web process to free its memory"
+    );
     #[cfg(target_os = "linux")]
     let _ = window.with_webview(|webview| {
         use webkit2gtk::WebViewExt;

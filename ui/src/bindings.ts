@@ -18,6 +18,13 @@ export const commands = {
 	/**  The close button: the window goes to the tray, the app keeps running. */
 	hideWindow: () => typedError<null, CommandError>(__TAURI_INVOKE("hide_window")),
 	/**
+	 *  The page says whether it holds work a reload would lose (file chips, pictures, an edit, the
+	 *  settings open), so it is kept while the window is hidden.
+	 */
+	pageHoldsUnsent: (holds: boolean) => __TAURI_INVOKE<void>("page_holds_unsent", { holds }),
+	/**  Settings -> General: when a hidden window gives its page's memory back. */
+	setHiddenSettings: (hidden: HiddenSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_hidden_settings", { hidden })),
+	/**
 	 *  Called by the UI once its first frame is on screen, with the page's own clock (ms since
 	 *  the page started loading); logged for the start-up benchmark.
 	 */
@@ -542,6 +549,15 @@ export type FileReference = {
 /**  How the model's copy is stored. */
 export type Format = "png" | "jpeg";
 
+/**
+ *  While the window is hidden (to the tray, or by the shortcut): after this many seconds the
+ *  page's web process, the largest part of Perch at rest, is ended to give its memory back, and
+ *  the page loads again when the window shows. 0 keeps it.
+ */
+export type HiddenSettings = {
+	release_page_after_secs?: number,
+};
+
 /**  A file that matched. */
 export type Hit = {
 	/**  Absolute. */
@@ -1045,6 +1061,13 @@ export type ServerConfig = {
 	always_on: string[],
 	/**  Shipped with Perch (removing it only turns it off). */
 	bundled: boolean,
+	/**
+	 *  Seconds without a call after which the server is stopped to free what it holds; its
+	 *  tools are still offered, from the lists it gave, and the next call starts it again. At
+	 *  launch such a server whose lists are saved from an earlier run waits for that call.
+	 *  0: it runs as long as Perch does.
+	 */
+	stop_when_idle_secs: number,
 };
 
 export type ServerStatus = 
@@ -1053,7 +1076,12 @@ export type ServerStatus =
 /**  It went away; a restart is scheduled. */
 "disconnected" | 
 /**  It failed and will not be restarted until the user asks. */
-"error";
+"error" | 
+/**
+ *  Not running to save memory (stopped after a quiet spell, or not started at launch): its
+ *  tools are still offered, and the next call starts it.
+ */
+"idle";
 
 /**  One server as the dashboard and `perch mcp list` show it. */
 export type ServerView = {
@@ -1078,6 +1106,8 @@ export type Settings = {
 	models: ModelSettings,
 	/**  The window's mode and bounds, restored at start. */
 	window: WindowPlacement,
+	/**  What Perch gives back while its window is hidden. */
+	hidden: HiddenSettings,
 	review: ReviewSettings,
 	tools: ToolSettings,
 	/**  Settings -> Models -> Local. */

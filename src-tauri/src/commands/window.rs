@@ -37,7 +37,10 @@ pub fn page_holds_unsent(app: AppHandle, holds: bool) {
 /// Settings -> General: when a hidden window gives its page's memory back.
 #[tauri::command]
 #[specta::specta]
-pub async fn set_hidden_settings(state: State<'_, AppState>, hidden: HiddenSettings) -> CommandResult<Settings> {
+pub async fn set_hidden_settings(
+    state: State<'_, AppState>,
+    hidden: HiddenSettings,
+) -> CommandResult<Settings> {
     Ok(state.engine()?.settings().update(|s| s.hidden = hidden).await?)
 }
 

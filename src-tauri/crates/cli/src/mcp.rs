@@ -147,9 +147,10 @@ fn print_server(s: &ServerView) {
         ServerStatus::Error => "error",
         ServerStatus::Stopped if !s.config.enabled => "off",
         ServerStatus::Stopped => "stopped",
+        ServerStatus::Idle => "idle",
     };
     let pid = s.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
-    let tools = if s.status == ServerStatus::Connected {
+    let tools = if matches!(s.status, ServerStatus::Connected | ServerStatus::Idle) {
         format!(", {} tools", s.tools.len())
     } else {
         String::new()

@@ -35,7 +35,8 @@ fn alive(pid: u32) -> bool {
 async fn until(m: &McpManager, name: &str, what: &str, done: impl Fn(&ServerView) -> bool) -> ServerView {
     poll::until(what, WAIT, || {
         let view = m.server(name).unwrap();
-        async move { done(&view).then_some(view) }
+        let reached = done(&view);
+        async move { reached.then_some(view) }
     })
     .await
 }

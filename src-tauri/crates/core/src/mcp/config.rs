@@ -430,7 +430,11 @@ mod tests {
         let idle = |name: &str| loaded.servers.iter().find(|s| s.name == name).map(|s| s.stop_when_idle_secs);
         assert_eq!((idle("a"), idle("b"), idle("demo")), (Some(1), Some(0), Some(0)));
         assert_eq!(idle("c"), None);
-        assert!(loaded.problems.iter().any(|p| p.message.contains("\"stopWhenIdle\" is in seconds")), "{:?}", loaded.problems);
+        assert!(
+            loaded.problems.iter().any(|p| p.message.contains("\"stopWhenIdle\" is in seconds")),
+            "{:?}",
+            loaded.problems
+        );
     }
 
     #[test]

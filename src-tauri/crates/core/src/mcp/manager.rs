@@ -444,7 +444,8 @@ impl McpManager {
         for (name, slot) in self.slots() {
             let s = slot.state();
             // An idle server's tools are offered too (a call starts it), also while it starts.
-            if matches!(s.status, Some(ServerStatus::Connected | ServerStatus::Idle | ServerStatus::Starting)) {
+            if matches!(s.status, Some(ServerStatus::Connected | ServerStatus::Idle | ServerStatus::Starting))
+            {
                 all.extend(s.tools.iter().map(|t| (name.clone(), t.clone())));
             }
         }

@@ -38,7 +38,8 @@ fn source(config: &ServerConfig) -> String {
 
 /// A file name for any server name (names come from the user's JSON).
 fn file_for(name: &str) -> String {
-    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let safe: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     format!("{safe}.json")
 }
 
