@@ -88,6 +88,7 @@ app-release: $(NPM_STAMP)
 	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-mcp-review -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
+	for deb in $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb; do ./scripts/repack-deb.sh "$$deb"; done
 
 # Development with hot reload of the UI.
 dev: deps-system $(NPM_STAMP)

@@ -1,9 +1,11 @@
 // Summon, in the real app: from `perch show` to the window visible with the cursor in the input,
 // (a) while the page is kept (the window hidden a moment) and (b) after the hidden window freed
 // its page (Settings -> General -> Memory), which then loads again. With the memory of the app's
-// process tree visible, hidden with the page kept, and hidden with the page freed.
+// process tree visible, hidden with the page kept, and hidden with the page freed. The reload is
+// timed to the new page's first frame, which it reports to the app (logged as "first paint").
 // Run by `make bench` (with the release app) or: PERCH_APP=... bench/run.sh summon.mjs
 import { execFile } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, waitFor } from "../lib/harness.js";
@@ -16,7 +18,8 @@ const run = promisify(execFile);
 
 const runtime = freshRuntimeDir();
 const env = { ...process.env, PERCH_IPC_PATH: join(runtime, "perch", "review.sock") };
-const session = await launch(freshDataDir(), { XDG_RUNTIME_DIR: runtime, PERCH_KEY_STORE: "file" });
+const dataDir = freshDataDir();
+const session = await launch(dataDir, { XDG_RUNTIME_DIR: runtime, PERCH_KEY_STORE: "file" });
 const browser = session.browser;
 const setReleaseAfter = (secs) =>
   browser.execute(
@@ -27,6 +30,14 @@ const hide = async () => {
   await run(CLI, ["toggle"], { env });
   await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
 };
+/** Pages that rendered and reported their first paint, from the app's log. WebDriver cannot
+ * follow a page into a new web process (WebKit ends the session with the old one). */
+const paints = () =>
+  readdirSync(join(dataDir, "logs"))
+    .filter((f) => f.startsWith("perch."))
+    .map((f) => readFileSync(join(dataDir, "logs", f), "utf8"))
+    .join("")
+    .split("first paint").length - 1;
 const webProcesses = (pid) => Object.keys(treePss(pid).byName).filter((n) => n.startsWith("WebKitWeb")).length;
 
 /** In the page: the wall-clock time it is next shown with the cursor in the input. */
@@ -63,11 +74,12 @@ try {
     const at = await waitFor(() => browser.execute(() => window.__shownAt), "the window shown, input focused");
     kept.push(at - asked);
   }
+  console.log(`summon (perch show -> visible, input focused), page kept, median of ${RUNS}: ${median(kept)} ms (all: ${kept.join(", ")})`);
   await hide();
   await sleep(5000);
   const hiddenKept = treePss(pid);
 
-  // (b) The page freed while hidden, loaded again on show.
+  // (b) The page freed while hidden, loaded again on show; the last use of WebDriver first.
   await run(CLI, ["show"], { env });
   await setReleaseAfter(1);
   const reloaded = [];
@@ -79,27 +91,24 @@ try {
       await sleep(5000);
       hiddenFreed = treePss(pid);
     }
+    const painted = paints();
     const asked = Date.now();
     await run(CLI, ["show"], { env });
-    // The new page: polled from here (a new page has no hooks yet); a poll costs a few ms.
-    await waitFor(
-      () =>
-        browser.execute(() => {
-          const box = document.querySelector('textarea[aria-label="Message"]');
-          return document.visibilityState === "visible" && box !== null && box.offsetHeight > 0;
-        }),
-      "the page loaded again",
-      20_000,
-    );
+    // The new page reports its first frame (two animation frames after its first render).
+    while (paints() === painted) {
+      if (Date.now() - asked > 20_000) throw new Error("the page did not load again");
+      await sleep(2);
+    }
     reloaded.push(Date.now() - asked);
   }
 
-  console.log(`summon (perch show -> visible, input focused), page kept, median of ${RUNS}: ${median(kept)} ms (all: ${kept.join(", ")})`);
   console.log(`summon after the page was freed (page loads again), median of ${reloaded.length}: ${median(reloaded)} ms (all: ${reloaded.join(", ")})`);
   for (const [what, m] of [["visible, idle", visible], ["hidden, page kept", hiddenKept], ["hidden, page freed", hiddenFreed]]) {
     const parts = Object.entries(m.byName).map(([n, k]) => `${n} ${mib(k)}`).join(", ");
     console.log(`PSS ${what}: ${mib(m.total)} MiB (${parts})`);
   }
 } finally {
+  // The WebDriver session ended with the first page; end the app as a logout would.
+  await run("pkill", ["-TERM", "-f", "-x", `${process.env.PERCH_APP}( .*)?`]).catch(() => {});
   await session.close();
 }
