@@ -145,6 +145,7 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh capture_chip.mjs
 	cargo build --locked --release -p perch-cli
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh summon.mjs
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh long_conversation.mjs
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" \
 		cargo bench --locked -p perch-core --bench capture
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
