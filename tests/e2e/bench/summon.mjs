@@ -5,11 +5,10 @@
 // timed to the new page's first frame, which it reports to the app (logged as "first paint").
 // Run by `make bench` (with the release app) or: PERCH_APP=... bench/run.sh summon.mjs
 import { execFile } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, waitFor } from "../lib/harness.js";
-import { appPid, treePss } from "../lib/proc.js";
+import { appPid, firstPaints, treePss } from "../lib/proc.js";
 
 const RUNS = Number(process.env.RUNS ?? 10);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -30,14 +29,7 @@ const hide = async () => {
   await run(CLI, ["toggle"], { env });
   await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
 };
-/** Pages that rendered and reported their first paint, from the app's log. WebDriver cannot
- * follow a page into a new web process (WebKit ends the session with the old one). */
-const paints = () =>
-  readdirSync(join(dataDir, "logs"))
-    .filter((f) => f.startsWith("perch."))
-    .map((f) => readFileSync(join(dataDir, "logs", f), "utf8"))
-    .join("")
-    .split("first paint").length - 1;
+const paints = () => firstPaints(dataDir);
 const webProcesses = (pid) => Object.keys(treePss(pid).byName).filter((n) => n.startsWith("WebKitWeb")).length;
 
 /** In the page: the wall-clock time it is next shown with the cursor in the input. */

@@ -1,6 +1,7 @@
 // The app's processes for the benchmarks: its pid, and PSS (from /proc/PID/smaps_rollup) summed
 // over its process tree (the app, WebKit's processes, MCP servers and other sidecars).
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const pids = () => readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
 
@@ -46,4 +47,15 @@ export function treePss(root) {
     stack.push(...(children.get(pid) ?? []));
   }
   return { total, byName };
+}
+
+/** How many pages have rendered in the app on `dataDir` (each reports its first paint over the
+ * IPC, and the app logs it). WebDriver cannot follow a page into a new web process. */
+export function firstPaints(dataDir) {
+  const logs = join(dataDir, "logs");
+  return readdirSync(logs)
+    .filter((f) => f.startsWith("perch."))
+    .map((f) => readFileSync(join(logs, f), "utf8"))
+    .join("")
+    .split("first paint").length - 1;
 }

@@ -8,13 +8,12 @@
 // page that renders reports its first paint over the IPC.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import {
-  APP,
   CLI,
   freshDataDir,
   freshRuntimeDir,
@@ -24,18 +23,13 @@ import {
   screenshot,
   waitFor,
 } from "../lib/harness.js";
+import { appPid, firstPaints } from "../lib/proc.js";
 
 const run = promisify(execFile);
 
-/** The app's process id. */
-async function appPid() {
-  const { stdout } = await run("pgrep", ["-f", "-x", `${APP}( .*)?`]);
-  return stdout.trim().split("\n")[0];
-}
-
 /** The pid of the app's page process, or null while it has none. */
 async function webProcess(app) {
-  const { stdout } = await run("pgrep", ["-P", app, "-f", "WebKitWebProcess"]).catch(() => ({ stdout: "" }));
+  const { stdout } = await run("pgrep", ["-P", String(app), "-f", "WebKitWebProcess"]).catch(() => ({ stdout: "" }));
   return stdout.trim().split("\n")[0] || null;
 }
 
@@ -49,13 +43,7 @@ describe("a hidden window", () => {
   let typed; // a picture of the input holding the draft
   let crops = 0;
 
-  /** How many pages have rendered and reported their first paint. */
-  const paints = () =>
-    readdirSync(join(dataDir, "logs"))
-      .filter((f) => f.startsWith("perch."))
-      .map((f) => readFileSync(join(dataDir, "logs", f), "utf8"))
-      .join("")
-      .split("first paint").length - 1;
+  const paints = () => firstPaints(dataDir);
 
   /** A picture of the input, from the screen. */
   async function cropInput() {
@@ -80,11 +68,11 @@ describe("a hidden window", () => {
     const runtime = freshRuntimeDir();
     env = { ...process.env, PERCH_IPC_PATH: join(runtime, "perch", "review.sock") };
     session = await launch(dataDir, { XDG_RUNTIME_DIR: runtime });
-    app = await appPid();
+    app = appPid();
   });
   after(async () => {
     // The WebDriver session ended with the first page; end the app as a logout would.
-    await run("kill", ["-TERM", app]).catch(() => {});
+    await run("kill", ["-TERM", String(app)]).catch(() => {});
     await session?.close();
   });
 
