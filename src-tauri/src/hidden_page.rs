@@ -33,6 +33,11 @@ pub fn set_holds_unsent(app: &AppHandle, holds: bool) {
 
 /// The window was hidden: after the configured time, end the page's web process.
 pub fn hidden(app: &AppHandle) {
+    // WebView2 and WKWebView manage their processes themselves; a release there would only cost
+    // a reload.
+    if !cfg!(target_os = "linux") {
+        return;
+    }
     let page = app.state::<HiddenPage>();
     let generation = page.generation.fetch_add(1, Ordering::SeqCst) + 1;
     let app = app.clone();
@@ -82,7 +87,6 @@ fn release(window: &WebviewWindow, page: &HiddenPage) {
         use webkit2gtk::WebViewExt;
         webview.inner().terminate_web_process();
     });
-    // Elsewhere the system webview manages its own processes; the flag only costs a reload.
     #[cfg(not(target_os = "linux"))]
     let _ = window;
 }
