@@ -1,7 +1,8 @@
 // Memory around a long conversation, in the real app: 200 messages (100 questions, each answer
 // with a Rust code block and display math) written through `perch ask` against the fake Ollama,
-// then PSS of the app's process tree idle on a new chat, with the conversation open, and after
-// leaving it for a new chat again. The issue's target: back within 20 MiB of idle.
+// then PSS of the app's process tree idle on a new chat, with the conversation open (the newest
+// messages rendered), with every message rendered, and after leaving it for a new chat again.
+// The issue's target: back within 20 MiB of idle.
 // Run by `make bench` (with the release app) or: PERCH_APP=... bench/run.sh long_conversation.mjs
 import { execFile } from "node:child_process";
 import { join } from "node:path";
@@ -50,18 +51,30 @@ try {
   const idle = treePss(pid);
 
   await browser.execute((conversation) => (window.location.hash = `#/chat/${conversation}`), id);
-  // Every answer on screen: its code block and its math rendered.
+  // The page renders the newest messages (a window), then older ones on request.
   const rendered = () => browser.execute(() => [document.querySelectorAll("pre").length, document.querySelectorAll(".katex").length]);
-  await waitFor(async () => (await rendered()).every((n) => n >= QUESTIONS), "every answer rendered", 60_000);
+  await waitFor(async () => (await rendered())[0] > 0 && (await browser.$("button.earlier").isExisting()), "the newest messages", 60_000);
   await sleep(SETTLE_MS);
   const open = treePss(pid);
+  const windowShown = (await rendered())[0];
+
+  // Scrolled back through all of it.
+  while (await (await browser.$("button.earlier")).isExisting()) await (await browser.$("button.earlier")).click();
+  await waitFor(async () => (await rendered()).every((n) => n >= QUESTIONS), "every answer rendered", 60_000);
+  await sleep(SETTLE_MS);
+  const all = treePss(pid);
 
   await (await browser.$('button[aria-label="New chat"]')).click();
   await waitFor(async () => (await rendered()).every((n) => n === 0), "the new chat");
   await sleep(SETTLE_MS);
   const closed = treePss(pid);
 
-  for (const [what, m] of [["idle on a new chat", idle], [`with the ${QUESTIONS * 2}-message conversation open`, open], ["after leaving it for a new chat", closed]]) {
+  for (const [what, m] of [
+    ["idle on a new chat", idle],
+    [`with the ${QUESTIONS * 2}-message conversation open (${windowShown} answers rendered)`, open],
+    [`with all ${QUESTIONS} answers rendered`, all],
+    ["after leaving it for a new chat", closed],
+  ]) {
     const parts = Object.entries(m.byName).map(([n, k]) => `${n} ${mib(k)}`).join(", ");
     console.log(`PSS ${what}: ${mib(m.total)} MiB (${parts})`);
   }

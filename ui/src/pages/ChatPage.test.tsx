@@ -263,6 +263,19 @@ describe("ChatPage", () => {
     expect(request.kind).toEqual({ kind: "edit", message_id: 1, text: "Better question" });
   });
 
+  it("renders the newest messages of a long conversation and shows earlier ones on request", async () => {
+    const save = backend(() => {});
+    const long = Array.from({ length: 50 }, (_, i) => message(i + 1, i % 2 ? "assistant" : "user", `Message number ${i + 1}`));
+    save(long);
+    page("/chat/c1");
+    expect(await screen.findByText("Message number 50")).toBeInTheDocument();
+    expect(screen.getByText("Message number 11")).toBeInTheDocument();
+    expect(screen.queryByText("Message number 10")).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Show 10 earlier messages (10 not shown)" }));
+    expect(screen.getByText("Message number 1")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /earlier messages/ })).toBeNull();
+  });
+
   it("shows a failed answer as a card with what to do next", async () => {
     const save = backend(() => {});
     save([message(1, "user", "Hello?"), message(2, "assistant", "", { status: "error", error: "Ollama is not reachable at http://127.0.0.1:11434." })]);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useNavigate, useParams } from "react-router";
 import type { Message } from "../bindings";
 import { AssistantMessage } from "../components/chat/AssistantMessage";
@@ -12,6 +12,11 @@ import { LocalOffer } from "../components/chat/LocalOffer";
 import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
+
+/** Messages rendered when a conversation opens, and how many more each "earlier" click adds: a
+ * rendered answer with code and math costs the page about 1 MiB, and WebKit keeps most of it
+ * after the conversation is left (measured in tests/e2e/bench/long_conversation.mjs). */
+export const MESSAGE_WINDOW = 40;
 
 /** The chat: the conversation in the URL (or a new one), and the composer. */
 export function ChatPage() {
@@ -33,6 +38,22 @@ export function ChatPage() {
 
   // The answer being streamed is shown from the stream, not from its saved placeholder.
   const messages = (state.view?.messages ?? []).filter((m) => m.message.status !== "streaming");
+  // Only the newest messages are rendered; older ones on request, a window at a time.
+  const [windowed, setWindowed] = useState({ id, size: MESSAGE_WINDOW });
+  if (windowed.id !== id) setWindowed({ id, size: MESSAGE_WINDOW });
+  const hidden = Math.max(0, messages.length - windowed.size);
+  const shown = messages.slice(hidden);
+  // Showing earlier messages keeps the reader's place: the list grows above what they see.
+  const grownFrom = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const el = list.current;
+    if (el && grownFrom.current !== null) el.scrollTop += el.scrollHeight - grownFrom.current;
+    grownFrom.current = null;
+  }, [windowed.size]);
+  const showEarlier = () => {
+    grownFrom.current = list.current?.scrollHeight ?? null;
+    setWindowed((w) => ({ ...w, size: w.size + MESSAGE_WINDOW }));
+  };
   // The conversation's model as the picker lists it, however it was spelled (`perch ask
   // --model ollama:llama3.2` is the listed `ollama:llama3.2:latest`).
   const saved = state.view?.conversation.model ?? null;
@@ -92,7 +113,12 @@ export function ChatPage() {
         }}
       >
         {empty && <Welcome problems={models.problems} noModel={!models.loading && !model} />}
-        {messages.map((m) =>
+        {hidden > 0 && (
+          <button type="button" className="link earlier" onClick={showEarlier}>
+            Show {Math.min(hidden, MESSAGE_WINDOW)} earlier messages ({hidden} not shown)
+          </button>
+        )}
+        {shown.map((m) =>
           m.message.role === "user" ? (
             <UserMessage
               key={m.message.id}
