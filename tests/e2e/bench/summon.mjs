@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, waitFor } from "../lib/harness.js";
-import { appPid, firstPaints, treePss } from "../lib/proc.js";
+import { appPid, firstPaints, pageProcess, treePss } from "../lib/proc.js";
 
 const RUNS = Number(process.env.RUNS ?? 10);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -30,7 +30,6 @@ const hide = async () => {
   await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
 };
 const paints = () => firstPaints(dataDir);
-const webProcesses = (pid) => Object.keys(treePss(pid).byName).filter((n) => n.startsWith("WebKitWeb")).length;
 
 /** In the page: the wall-clock time it is next shown with the cursor in the input. */
 const armShownAt = () =>
@@ -78,7 +77,7 @@ try {
   let hiddenFreed = null;
   for (let i = 0; i < Math.min(RUNS, 5); i++) {
     await hide();
-    await waitFor(async () => webProcesses(pid) === 0, "the page's process to end", 20_000);
+    await waitFor(() => pageProcess(pid) === null, "the page's process to end", 20_000);
     if (hiddenFreed === null) {
       await sleep(5000);
       hiddenFreed = treePss(pid);

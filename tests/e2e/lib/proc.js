@@ -17,8 +17,8 @@ export function appPid() {
   throw new Error("the app process was not found");
 }
 
-/** PSS in KiB of `root` and every process below it, in all and by process name. */
-export function treePss(root) {
+/** Each process's children, by parent pid. */
+function childrenByParent() {
   const children = new Map();
   for (const pid of pids()) {
     try {
@@ -30,6 +30,24 @@ export function treePss(root) {
       // gone meanwhile
     }
   }
+  return children;
+}
+
+/** The pid of the app's page process (WebKit's web process), or null while it has none. */
+export function pageProcess(app) {
+  for (const pid of childrenByParent().get(app) ?? []) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("WebKitWebProcess")) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
+
+/** PSS in KiB of `root` and every process below it, in all and by process name. */
+export function treePss(root) {
+  const children = childrenByParent();
   let total = 0;
   const byName = {};
   const stack = [root];

@@ -23,15 +23,9 @@ import {
   screenshot,
   waitFor,
 } from "../lib/harness.js";
-import { appPid, firstPaints } from "../lib/proc.js";
+import { appPid, firstPaints, pageProcess } from "../lib/proc.js";
 
 const run = promisify(execFile);
-
-/** The pid of the app's page process, or null while it has none. */
-async function webProcess(app) {
-  const { stdout } = await run("pgrep", ["-P", String(app), "-f", "WebKitWebProcess"]).catch(() => ({ stdout: "" }));
-  return stdout.trim().split("\n")[0] || null;
-}
 
 describe("a hidden window", () => {
   const dataDir = freshDataDir();
@@ -92,27 +86,27 @@ describe("a hidden window", () => {
     await session.browser.execute(() =>
       window.__TAURI_INTERNALS__.invoke("set_hidden_settings", { hidden: { release_page_after_secs: 1 } }),
     );
-    const before = await webProcess(app);
+    const before = pageProcess(app);
     assert.ok(before, "a page process runs while the window shows");
     const painted = paints();
 
     await run(CLI, ["toggle"], { env });
     await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
-    await waitFor(async () => (await webProcess(app)) === null, "the page's web process to end", 20_000);
+    await waitFor(() => pageProcess(app) === null, "the page's web process to end", 20_000);
 
     await run(CLI, ["show"], { env });
     await waitFor(async () => (await perchWindows()).length === 1, "the window to show");
-    await waitFor(async () => ![null, before].includes(await webProcess(app)), "a new page process");
+    await waitFor(() => ![null, before].includes(pageProcess(app)), "a new page process");
     await waitFor(() => paints() > painted, "the new page to render and reach the app", 20_000);
     await draftShown("the input to show the draft again");
     await screenshot("hidden-page-reloaded");
   });
 
   it("loads the page again when its web process crashes", async () => {
-    const crashed = await webProcess(app);
+    const crashed = pageProcess(app);
     const painted = paints();
-    await run("kill", ["-KILL", crashed]);
-    await waitFor(async () => ![null, crashed].includes(await webProcess(app)), "a new page process after the crash");
+    await run("kill", ["-KILL", String(crashed)]);
+    await waitFor(() => ![null, crashed].includes(pageProcess(app)), "a new page process after the crash");
     await waitFor(() => paints() > painted, "the new page to render", 20_000);
     await draftShown("the input to show the draft after the crash");
   });

@@ -102,18 +102,16 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
             <dd>{server.pid}</dd>
           </>
         )}
-        {server.status === "connected" && (
+        {(server.status === "connected" || server.status === "idle") && (
           <>
             <dt>Tools</dt>
             <dd>{server.tools.length}</dd>
-            <dt>Up</dt>
-            <dd>{uptime(server.connected_at, now)}</dd>
           </>
         )}
-        {server.status === "idle" && (
+        {server.status === "connected" && (
           <>
-            <dt>Tools</dt>
-            <dd>{server.tools.length}</dd>
+            <dt>Up</dt>
+            <dd>{uptime(server.connected_at, now)}</dd>
           </>
         )}
         {server.server_info && (

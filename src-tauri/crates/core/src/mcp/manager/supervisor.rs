@@ -58,20 +58,22 @@ impl McpManager {
                     let closing = client.cancellation_token();
                     let waiting = client.waiting();
                     tokio::pin!(waiting);
-                    tokio::select! {
-                        _ = &mut waiting => Err("it exited unexpectedly".to_owned()),
-                        () = stop.cancelled() => {
-                            closing.cancel();
-                            let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
-                            Ok(())
-                        }
+                    // Asked to stop, or quiet long enough (`stopWhenIdle`): close it either way.
+                    let closed = tokio::select! {
+                        _ = &mut waiting => false,
+                        () = stop.cancelled() => true,
                         () = idle::until_idle(slot, config.stop_when_idle_secs) => {
                             tracing::info!(server = name, "MCP server idle; stopped until its next call");
                             rested = true;
-                            closing.cancel();
-                            let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
-                            Ok(())
+                            true
                         }
+                    };
+                    if closed {
+                        closing.cancel();
+                        let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
+                        Ok(())
+                    } else {
+                        Err("it exited unexpectedly".to_owned())
                     }
                 }
                 Err(e) => {
