@@ -7,7 +7,9 @@ use std::process::ExitCode;
 /// Whether this binary was started as `perch`: packages install that name as a link to the app,
 /// so the command line costs the package nothing but its own code.
 fn started_as_cli() -> bool {
-    std::env::args_os().next().is_some_and(|arg0| Path::new(&arg0).file_stem().is_some_and(|name| name == "perch"))
+    std::env::args_os()
+        .next()
+        .is_some_and(|arg0| Path::new(&arg0).file_stem().is_some_and(|name| name == "perch"))
 }
 
 fn main() -> ExitCode {

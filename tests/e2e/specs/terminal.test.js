@@ -101,7 +101,7 @@ describe("terminal", () => {
     // The flood's lines, the marker, then the footer: in order, nothing after the end lost.
     assert.match(shown, /A{10,}\s+end-of-flood\s+\[exit 0/);
     // If the panel skipped output while behind, it says how much, in one line.
-    const note = shown.match(/\[([\d.]+ [MK]B) of output not drawn: it arrived faster than the panel can draw\]/);
+    const note = shown.match(/\[([\d.]+ [MK]B) of output skipped: it came faster than the panel can show\]/);
     console.error(note ? `the panel skipped ${note[1]}` : "the panel drew every line");
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer after the flood");
     // The page still takes typing at once.

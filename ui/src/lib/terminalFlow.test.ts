@@ -82,7 +82,7 @@ describe("PanelWriter", () => {
     expect(shown.startsWith("$ flood\r\nline 000000 ")).toBe(true);
     expect(shown.endsWith(line(lines - 1) + "[exit 0]\r\n")).toBe(true);
     // eslint-disable-next-line no-control-regex -- the note is wrapped in escape sequences
-    const note = shown.match(/\x1b\[0m\r\n\x1b\[2m\[(\d+\.\d) MB of output not drawn: it arrived faster than the panel can draw\]\x1b\[0m\r\n/);
+    const note = shown.match(/\x1b\[0m\r\n\x1b\[2m\[(\d+\.\d) MB of output skipped: it came faster than the panel can show\]\x1b\[0m\r\n/);
     expect(note).not.toBeNull();
     // The newest lines start whole after the note.
     expect(shown.slice(note!.index! + note![0].length)).toMatch(/^line \d{6} x{60}\r\n/);
@@ -110,7 +110,7 @@ describe("PanelWriter", () => {
     expect(shown.indexOf("[job 1 done]")).toBeLessThan(shown.indexOf("$ job 2"));
     expect(shown.indexOf("[job 2 done]")).toBeLessThan(shown.indexOf("$ job 3"));
     // The notes stand where output was dropped: after the header of the job it came from.
-    const firstNote = shown.indexOf("of output not drawn");
+    const firstNote = shown.indexOf("of output skipped");
     expect(firstNote).toBeGreaterThan(shown.indexOf("$ job 1"));
     expect(shown.endsWith("[job 3 done]\r\n")).toBe(true);
   });
@@ -123,7 +123,7 @@ describe("PanelWriter", () => {
     expect(term.text).not.toContain("b");
     term.parseAll();
     expect(term.text).toContain("b".repeat(LOW_WATER));
-    expect(term.text).not.toContain("not drawn");
+    expect(term.text).not.toContain("skipped");
   });
 
   it("writes nothing after it is closed", () => {

@@ -1,8 +1,8 @@
-// Flow control between the terminal's output and what draws it. A command can print tens of
-// MB/s, faster than xterm.js parses in a web page; writing it all would queue every byte in
-// the page (the panel once peaked at 847 MiB for 50 MB of output). Since the panel keeps only
-// its last 10,000 lines anyway, output that arrives while the panel is behind is held as a
-// bounded tail, and what falls out of that tail is counted and named in one dim line.
+// Flow control between the terminal's output and what draws it. The app already sends the
+// page at most 2.5 MB/s per command (perch_core::terminal::feed); xterm.js on a slow machine
+// can still parse slower than that, and writing everything would queue it all in the page.
+// Since the panel keeps only its last 10,000 lines anyway, output that arrives while the
+// panel is behind is held as a bounded tail, and what falls out of it is named in one line.
 
 /** The last `limit` characters of a stream, kept as chunks so appending costs no copy. */
 export class TailBuffer {
@@ -62,7 +62,7 @@ function describe(chars: number): string {
 
 /** The line standing in for output the panel skipped. */
 export function skippedNote(chars: number): string {
-  return `\x1b[0m\r\n\x1b[2m[${describe(chars)} of output not drawn: it arrived faster than the panel can draw]\x1b[0m\r\n`;
+  return `\x1b[0m\r\n\x1b[2m[${describe(chars)} of output skipped: it came faster than the panel can show]\x1b[0m\r\n`;
 }
 
 /** Writes to a terminal in order, holding output back while the terminal is behind and keeping
