@@ -76,12 +76,18 @@ try {
     // 37.5 MB of zeros as base64 in 76-column lines: 50 MB of text, then a marker (built by the
     // shell, so the command line shown above the output does not already contain it).
     await turn(`head -c ${(bytes * 3) / 4} /dev/zero | base64; echo end-of-$(printf flood)-${run}`);
-    const sampler = setInterval(() => sample(pid), 250);
+    const page = () => (treePss(pid).byName.WebKitWebProces ?? 0) / 1024;
+    const pageBefore = page();
+    let pagePeak = pageBefore;
+    const sampler = setInterval(() => {
+      sample(pid);
+      pagePeak = Math.max(pagePeak, page());
+    }, 250);
     const ms = await runUntilPainted(`end-of-flood-${run}`, 300000);
     clearInterval(sampler);
     if (ms < 0) throw new Error("the flood never finished in the panel");
     throughput.push(MB / (ms / 1000));
-    console.error(`run ${run}: ${MB} MB into the panel in ${(ms / 1000).toFixed(1)} s (${throughput.at(-1).toFixed(1)} MB/s), peak PSS ${peak.toFixed(0)} MiB`);
+    console.error(`run ${run}: ${MB} MB into the panel in ${(ms / 1000).toFixed(1)} s (${throughput.at(-1).toFixed(1)} MB/s), peak PSS ${peak.toFixed(0)} MiB; the page's process ${pageBefore.toFixed(0)} -> ${pagePeak.toFixed(0)} MiB`);
     await waitFor(async () => !(await (await $('[aria-label="Stop"]')).isExisting()), "the answer to end", 60000);
   }
 } finally {
