@@ -147,8 +147,7 @@ fn attach(d: &Display, len: usize) -> Result<Segment, String> {
     // writes into it, during a GetImage Perch waits for with the warm slot locked, so nothing
     // changes the bytes while a slice of the map is read.
     #[allow(unsafe_code)]
-    let map =
-        unsafe { MmapOptions::new().len(len).populate().map(&file) }.map_err(|e| format!("mmap: {e}"))?;
+    let map = unsafe { MmapOptions::new().len(len).map(&file) }.map_err(|e| format!("mmap: {e}"))?;
     // libxcb closes the descriptor it is given once sent, so it gets one of its own.
     let shared = file.try_clone().map_err(|e| format!("dup: {e}"))?;
     let id = d.conn.generate_id();
