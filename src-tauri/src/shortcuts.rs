@@ -67,6 +67,9 @@ impl Binding {
     }
 }
 
+/// How long saving a shortcut waits for the desktop's dialog.
+const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 #[derive(Default)]
 pub struct Shortcuts {
     bindings: Mutex<BTreeMap<String, Binding>>,
@@ -153,18 +156,22 @@ impl Shortcuts {
     }
 
     /// Waits until the desktop has answered every binding asked of it (a portal dialog may be
-    /// open meanwhile), so Settings shows what it assigned rather than "waiting".
+    /// open meanwhile), so Settings shows what it assigned rather than "waiting"; at most
+    /// `SETTLE_WAIT`, after which the statuses still say "waiting" and update when it answers.
     pub async fn settled(&self) {
-        loop {
-            let notified = self.settled.notified();
-            #[cfg(target_os = "linux")]
-            if lock(self).values().any(|b| b.portal.is_pending()) {
-                notified.await;
-                continue;
+        let all_answered = async {
+            loop {
+                let notified = self.settled.notified();
+                #[cfg(target_os = "linux")]
+                if lock(self).values().any(|b| b.portal.is_pending()) {
+                    notified.await;
+                    continue;
+                }
+                drop(notified);
+                return;
             }
-            drop(notified);
-            return;
-        }
+        };
+        let _ = tokio::time::timeout(SETTLE_WAIT, all_answered).await;
     }
 
     /// Every binding, for Settings.
