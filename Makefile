@@ -89,6 +89,8 @@ app-release: $(NPM_STAMP)
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 	for deb in $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb; do ./scripts/repack-deb.sh "$$deb"; done
+	# The command line is the app binary started as `perch`, as the package installs it.
+	ln -sf perch-desktop $(CARGO_TARGET_DIR)/release/perch
 
 # Development with hot reload of the UI.
 dev: deps-system $(NPM_STAMP)

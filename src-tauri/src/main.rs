@@ -1,7 +1,21 @@
 // Release builds on Windows have no console window.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-fn main() {
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Whether this binary was started as `perch`: packages install that name as a link to the app,
+/// so the command line costs the package nothing but its own code.
+fn started_as_cli() -> bool {
+    std::env::args_os()
+        .next()
+        .is_some_and(|arg0| Path::new(&arg0).file_stem().is_some_and(|name| name == "perch"))
+}
+
+fn main() -> ExitCode {
+    if started_as_cli() {
+        return perch_cli::main();
+    }
     // WebKitGTK's accelerated compositing costs about 55 MiB and 60 ms of start-up for a small
     // text window, and is the usual cause of blank windows on some GPU drivers. Software
     // compositing is Perch's default; PERCH_GPU_COMPOSITING=1 turns it back on.
@@ -16,4 +30,5 @@ fn main() {
         }
     }
     perch_desktop_lib::run();
+    ExitCode::SUCCESS
 }

@@ -2,36 +2,28 @@
 
 use perch_core::settings::Settings;
 use perch_core::store::terminal::{RememberedApproval, TerminalEvent};
+use perch_core::terminal::feed::PanelFeed;
 use perch_core::terminal::tools::working_folder;
 use perch_core::terminal::{SandboxView, TerminalSettings, TerminalUpdate};
 use serde::Serialize;
 use tauri::State;
 use tauri::ipc::Channel;
-use tokio::sync::broadcast::error::RecvError;
 
 use crate::error::{CommandError, CommandResult, ErrorKind};
 use crate::state::AppState;
 
-/// Streams every terminal update to the panel until it goes away. Output arrives in chunks
-/// (at most 64 KB, at most one per 16 ms per command); a panel that falls behind is told how
-/// many updates it missed instead of the app holding them.
+/// Streams the terminal's updates to the panel until it goes away, paced by `PanelFeed`: each
+/// command's output at most every 50 ms and 128 KB at a time, the newest, with what was skipped
+/// named, so a flood costs the page what it can show rather than everything printed.
 #[tauri::command]
 #[specta::specta]
 pub fn terminal_subscribe(
     state: State<'_, AppState>,
     on_event: Channel<TerminalUpdate>,
 ) -> CommandResult<()> {
-    let mut updates = state.engine()?.terminal().subscribe();
+    let mut feed = PanelFeed::new(state.engine()?.terminal().subscribe());
     tauri::async_runtime::spawn(async move {
-        loop {
-            let update = match updates.recv().await {
-                Ok(u) => u,
-                Err(RecvError::Lagged(n)) => TerminalUpdate::Output {
-                    job: 0,
-                    data: format!("\r\n[{n} updates skipped: the panel fell behind]\r\n"),
-                },
-                Err(RecvError::Closed) => break,
-            };
+        while let Some(update) = feed.next().await {
             if on_event.send(update).is_err() {
                 break;
             }

@@ -12,6 +12,15 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** PSS in MiB of the app's process tree. */
 const pssTree = (root) => treePss(root).total / 1024;
+/** The process tree at its largest while a flood streams, by process (MiB). */
+let peakBy = {};
+function sample(root) {
+  const tree = treePss(root);
+  if (tree.total / 1024 > peak) {
+    peak = tree.total / 1024;
+    peakBy = Object.fromEntries(Object.entries(tree.byName).map(([name, kib]) => [name, kib / 1024]));
+  }
+}
 
 const fake = await startFakeLlm("ollama");
 const session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
@@ -64,14 +73,21 @@ try {
   }
   const bytes = MB * 1_000_000;
   for (let run = 1; run <= Math.min(RUNS, 3); run++) {
-    // 37.5 MB of zeros as base64 in 76-column lines: 50 MB of text, then a marker.
-    await turn(`head -c ${(bytes * 3) / 4} /dev/zero | base64; echo end-of-flood-${run}`);
-    const sampler = setInterval(() => (peak = Math.max(peak, pssTree(pid))), 250);
+    // 37.5 MB of zeros as base64 in 76-column lines: 50 MB of text, then a marker (built by the
+    // shell, so the command line shown above the output does not already contain it).
+    await turn(`head -c ${(bytes * 3) / 4} /dev/zero | base64; echo end-of-$(printf flood)-${run}`);
+    const page = () => (treePss(pid).byName.WebKitWebProces ?? 0) / 1024;
+    const pageBefore = page();
+    let pagePeak = pageBefore;
+    const sampler = setInterval(() => {
+      sample(pid);
+      pagePeak = Math.max(pagePeak, page());
+    }, 250);
     const ms = await runUntilPainted(`end-of-flood-${run}`, 300000);
     clearInterval(sampler);
     if (ms < 0) throw new Error("the flood never finished in the panel");
     throughput.push(MB / (ms / 1000));
-    console.error(`run ${run}: ${MB} MB into the panel in ${(ms / 1000).toFixed(1)} s (${throughput.at(-1).toFixed(1)} MB/s), peak PSS ${peak.toFixed(0)} MiB`);
+    console.error(`run ${run}: ${MB} MB into the panel in ${(ms / 1000).toFixed(1)} s (${throughput.at(-1).toFixed(1)} MB/s), peak PSS ${peak.toFixed(0)} MiB; the page's process ${pageBefore.toFixed(0)} -> ${pagePeak.toFixed(0)} MiB`);
     await waitFor(async () => !(await (await $('[aria-label="Stop"]')).isExisting()), "the answer to end", 60000);
   }
 } finally {
@@ -82,3 +98,4 @@ console.log(`terminal panel, ${RUNS} runs`);
 console.log(`  Run -> first output byte painted in the panel: median ${median(firstByte).toFixed(1)} ms`);
 console.log(`  ${MB} MB of output into the panel: median ${median(throughput).toFixed(1)} MB/s`);
 console.log(`  app memory (PSS, app + WebKit): ${idle.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB while streaming`);
+console.log(`  at the peak: ${Object.entries(peakBy).map(([name, mib]) => `${name} ${mib.toFixed(0)}`).join(", ")} MiB`);

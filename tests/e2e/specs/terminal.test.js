@@ -85,6 +85,33 @@ describe("terminal", () => {
     await waitFor(async () => !(await (await $('[data-testid="terminal-screen"]')).isExisting()), "the panel to close");
   });
 
+  it("draws a 30 MB flood to its end without falling behind for good", async () => {
+    // 22.5 MB of zeros as base64: 30 MB of 76-column lines, far faster than xterm.js parses;
+    // the shell builds the marker, so the command shown above the output does not contain it.
+    await runCommand("head -c 22500000 /dev/zero | base64; echo end-of-$(printf flood)", "to flood the panel");
+    await ask("Print a lot");
+    await (await $('[aria-label="Approve this command"]')).waitForDisplayed({ timeout: 20000 });
+    await (await $("button=Run")).click();
+    const rows = async () => (await (await $('[data-testid="terminal-screen"] .xterm-rows')).getText());
+    await waitFor(async () => (await rows()).includes("end-of-flood"), "the flood's last line in the panel", 120000).catch(async (e) => {
+      await screenshot("terminal-flood-missing");
+      throw e;
+    });
+    const shown = await rows();
+    // The flood's lines, the marker, then the footer: in order, nothing after the end lost.
+    assert.match(shown, /A{10,}\s*end-of-flood\s*\[exit 0/);
+    // What the panel skipped is named in one line (on screen only if it was near the end).
+    const note = shown.match(/\[([\d.]+ [MK]B) of output skipped: it came faster than the panel can show\]/);
+    console.error(note ? `the panel skipped ${note[1]}` : "no skipped-output note among the rows on screen");
+    await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer after the flood");
+    // The page still takes typing at once.
+    const box = await $('textarea[aria-label="Message"]');
+    await box.setValue("still here");
+    assert.equal(await box.getValue(), "still here");
+    await box.clearValue();
+    await screenshot("terminal-flood");
+  });
+
   it("leaves a denied command unrun", async () => {
     await runCommand("touch denied.txt", "to test Deny");
     await ask("Make a file");

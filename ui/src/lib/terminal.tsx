@@ -6,6 +6,7 @@ import { createContext, useCallback, useContext, useEffect, useRef, useState, ty
 import { Channel } from "@tauri-apps/api/core";
 import type { JobView, TerminalEvent, TerminalUpdate } from "../bindings";
 import { call, commands } from "../ipc";
+import { TailBuffer } from "./terminalFlow";
 
 /** What a card shows of a command's output: its last characters. */
 const CARD_TAIL = 4000;
@@ -53,26 +54,34 @@ const Context = createContext<TerminalState>({
   endSession: async () => {},
 });
 
+function tailOf(tails: Map<number, TailBuffer>, job: number, limit: number): TailBuffer {
+  let tail = tails.get(job);
+  if (!tail) tails.set(job, (tail = new TailBuffer(limit)));
+  return tail;
+}
+
 export function TerminalProvider({ children }: { children: ReactNode }) {
   const [jobs, setJobs] = useState<Record<number, Job>>({});
   const [refused, setRefused] = useState<Record<string, TerminalEvent>>({});
   const [sessions, setSessions] = useState<Record<string, Session>>({});
   const [panelOpen, setPanelOpen] = useState(false);
   const listeners = useRef(new Set<(u: TerminalUpdate) => void>());
-  const pending = useRef<Record<number, string>>({});
-  const soFar = useRef<Record<number, string>>({});
+  // Per job: what arrived since the last frame (only a card's worth of it), and the panel's tail.
+  const pending = useRef(new Map<number, TailBuffer>());
+  const soFar = useRef(new Map<number, TailBuffer>());
   const live = useRef(new Map<number, JobView>());
   const frame = useRef<number | null>(null);
 
   const flush = useCallback(() => {
     frame.current = null;
-    const chunks = pending.current;
-    pending.current = {};
+    const chunks = [...pending.current].map(([id, tail]) => [id, tail.text()] as const);
+    pending.current.clear();
+    if (chunks.length === 0) return;
     setJobs((all) => {
       const next = { ...all };
-      for (const [id, text] of Object.entries(chunks)) {
-        const job = next[Number(id)];
-        if (job) next[Number(id)] = { ...job, tail: (job.tail + text).slice(-CARD_TAIL) };
+      for (const [id, text] of chunks) {
+        const job = next[id];
+        if (job) next[id] = { ...job, tail: (job.tail + text).slice(-CARD_TAIL) };
       }
       return next;
     });
@@ -89,8 +98,8 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
           setPanelOpen(true);
           break;
         case "output":
-          soFar.current[u.data.job] = ((soFar.current[u.data.job] ?? "") + u.data.data).slice(-PANEL_TAIL);
-          pending.current[u.data.job] = (pending.current[u.data.job] ?? "") + u.data.data;
+          tailOf(soFar.current, u.data.job, PANEL_TAIL).push(u.data.data);
+          tailOf(pending.current, u.data.job, CARD_TAIL).push(u.data.data);
           frame.current ??= requestAnimationFrame(flush);
           break;
         case "running":
@@ -99,7 +108,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
         case "finished": {
           const { job, event } = u.data;
           flush();
-          delete soFar.current[job];
+          soFar.current.delete(job);
           live.current.delete(job);
           if (job === 0 && event.call_id) setRefused((r) => ({ ...r, [event.call_id!]: event }));
           else setJobs((all) => (all[job] ? { ...all, [job]: { ...all[job], event } } : all));
@@ -128,7 +137,7 @@ export function TerminalProvider({ children }: { children: ReactNode }) {
     return () => void listeners.current.delete(fn);
   }, []);
   const runningNow = useCallback(
-    () => [...live.current.values()].map((view) => ({ view, output: soFar.current[view.job] ?? "" })),
+    () => [...live.current.values()].map((view) => ({ view, output: soFar.current.get(view.job)?.text() ?? "" })),
     [],
   );
   const kill = useCallback(async (job: number) => void (await call(commands.terminalKill(job))), []);

@@ -5,6 +5,7 @@ import "@xterm/xterm/css/xterm.css";
 import type { TerminalEvent } from "../../bindings";
 import { call, commands } from "../../ipc";
 import { formatDuration, useTerminal } from "../../lib/terminal";
+import { PanelWriter } from "../../lib/terminalFlow";
 
 const DIM = "\x1b[2m";
 const BOLD = "\x1b[1m";
@@ -53,6 +54,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
     const observer = new ResizeObserver(refit);
     observer.observe(host.current);
     let live = true;
+    const out = new PanelWriter(term);
     const mine = new Set<number>();
     // Commands already running when the panel opened (the history leaves them out).
     const seeded = new Set<string>();
@@ -60,7 +62,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
       if (view.conversation_id === conversationId) {
         mine.add(view.job);
         if (view.call_id) seeded.add(view.call_id);
-        term.write(header(view.command, view.cwd) + output);
+        out.always(header(view.command, view.cwd) + output);
       }
     }
     setHistory([]);
@@ -73,7 +75,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
             .filter((e) => !(e.call_id && seeded.has(e.call_id)))
             .map((e) => header(e.command, e.cwd) + e.output + footer(e))
             .join("");
-          if (replay) term.write(replay);
+          if (replay) out.always(replay);
         },
         () => {},
       );
@@ -83,17 +85,17 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
         case "started":
           if (u.data.conversation_id === conversationId) {
             mine.add(u.data.job);
-            term.write(header(u.data.command, u.data.cwd));
+            out.always(header(u.data.command, u.data.cwd));
           }
           break;
         case "output":
-          if (mine.has(u.data.job)) term.write(u.data.data);
+          if (mine.has(u.data.job)) out.output(u.data.data);
           break;
         case "finished": {
           const { job, event } = u.data;
           if (event.conversation_id !== conversationId) break;
-          if (job === 0) term.write(header(event.command, event.cwd));
-          if (job === 0 || mine.has(job)) term.write(footer(event));
+          if (job === 0) out.always(header(event.command, event.cwd));
+          if (job === 0 || mine.has(job)) out.always(footer(event));
           setHistory((h) => (h.some((e) => e.id === event.id) ? h : [...h, event]));
           break;
         }
@@ -104,6 +106,7 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
     return () => {
       live = false;
       off();
+      out.close();
       observer.disconnect();
       term.dispose();
     };

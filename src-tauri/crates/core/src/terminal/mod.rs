@@ -4,10 +4,12 @@
 //! auto-approved; the PATH guard ([`guard`]); a hard timeout killing the whole process group
 //! ([`exec`]); the Landlock sandbox ([`sandbox`], the `perch-sandbox` launcher); and approval
 //! through the tool gate ([`policy`], [`tools`]). Commands run in a real PTY and stream to the
-//! tool card and the panel as [`TerminalUpdate`]s; each is saved as a `terminal_events` row.
+//! tool card and the panel as [`TerminalUpdate`]s (paced for the panel by [`feed`]); each is saved
+//! as a `terminal_events` row.
 
 pub mod blocklist;
 pub mod exec;
+pub mod feed;
 mod find;
 pub mod guard;
 pub mod parse;

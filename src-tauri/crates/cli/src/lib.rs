@@ -1,0 +1,219 @@
+//! `perch`: the Perch engine on the command line, for scripts, headless machines and checks.
+//! A library so the desktop binary can be `perch` too (installed as a link to it), and a
+//! binary of its own for development and the tests.
+
+mod app;
+mod ask;
+mod doctor;
+mod history;
+mod keys;
+mod local;
+mod mcp;
+mod output;
+mod review;
+mod terminal;
+mod voice;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use perch_core::paths::DataDir;
+
+#[derive(Parser)]
+#[command(name = "perch", version = perch_core::VERSION, about = "Perch, a small private AI assistant, from the terminal")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check the data folder, the database and which optional parts this machine has.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Browse and search saved conversations.
+    History {
+        #[command(subcommand)]
+        command: history::HistoryCommand,
+    },
+    /// Ask a model; the answer streams to stdout and is saved to history.
+    Ask {
+        question: String,
+        /// provider:model, e.g. local:qwen3-0.6b, ollama:qwen3-vl:8b-instruct or anthropic:claude-sonnet-4-5.
+        #[arg(long)]
+        model: Option<String>,
+        /// Attach an image (for vision models); repeat for more.
+        #[arg(long = "image")]
+        images: Vec<std::path::PathBuf>,
+        /// Attach files as context (text; images go as --image does); several allowed.
+        #[arg(long = "file", num_args = 1..)]
+        files: Vec<std::path::PathBuf>,
+        /// Continue a conversation (its id, or a unique prefix).
+        #[arg(long)]
+        conversation: Option<String>,
+        /// Print the model's reasoning to stderr.
+        #[arg(long)]
+        thinking: bool,
+        /// Let tools run without asking: server:tool, either part may be * (e.g. demo:*). Repeatable.
+        #[arg(long = "approve")]
+        approve: Vec<String>,
+        /// Offer no tools to the model.
+        #[arg(long)]
+        no_tools: bool,
+    },
+    /// List the models of every provider, with what they can do.
+    Models {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Models that run on this machine: list, download, add a GGUF file, delete.
+    Local {
+        #[command(subcommand)]
+        command: local::LocalCommand,
+    },
+    /// Manage API keys (kept in the OS keyring, never shown in full).
+    Keys {
+        #[command(subcommand)]
+        command: keys::KeysCommand,
+    },
+    /// The MCP servers Perch uses for tools.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp::McpCommand,
+    },
+    /// Capture the screen in the running app, as its shortcut does (bind this in your desktop's
+    /// keyboard settings where global shortcuts do not work, e.g. on Wayland).
+    Screenshot {
+        /// fullscreen, precision or window (default: the mode set in Perch).
+        #[arg(long)]
+        mode: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring the running app's window forward.
+    Show,
+    /// Show the running app's window, or hide it when it is in front.
+    Toggle,
+    /// Transcribe a WAV file (any format or length) with a local whisper model.
+    Transcribe {
+        file: std::path::PathBuf,
+        /// A model name (tiny.en, base, ...) or the path of a ggml model file.
+        #[arg(long)]
+        model: Option<String>,
+        /// auto, or a language code such as en or de.
+        #[arg(long)]
+        language: Option<String>,
+    },
+    /// Record from the microphone until Enter, then print the text.
+    Dictate {
+        /// A microphone by name (default: the one in Settings -> Voice, else the system's).
+        #[arg(long)]
+        device: Option<String>,
+        #[arg(long)]
+        model: Option<String>,
+        #[arg(long)]
+        language: Option<String>,
+        /// Also save the recording (16 kHz mono WAV).
+        #[arg(long)]
+        save: Option<std::path::PathBuf>,
+    },
+    /// Whisper models for dictation.
+    Voice {
+        #[command(subcommand)]
+        command: voice::VoiceCommand,
+    },
+    /// The terminal the model may use: check a command, manage remembered approvals.
+    Terminal {
+        #[command(subcommand)]
+        command: terminal::TerminalCommand,
+    },
+    /// Push reviews to the running app, or read its selection.
+    Review {
+        #[command(subcommand)]
+        command: review::ReviewCommand,
+    },
+}
+
+/// Runs the command line on this process's arguments.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => return output::fail(&format!("could not start: {e}")),
+    };
+    runtime.block_on(async move {
+        match cli.command {
+            // The doctor opens the data dir itself, so it can report a broken one.
+            Command::Doctor { json } => doctor::run(json).await,
+            Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
+            Command::Ask { question, model, images, files, conversation, thinking, approve, no_tools } => {
+                let args =
+                    ask::Ask { question, model, images, files, conversation, thinking, approve, no_tools };
+                with_engine(|engine| ask::ask(engine, args)).await
+            }
+            Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
+            Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
+            Command::Local { command } => with_engine(|engine| local::run(engine, command)).await,
+            Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
+            // These talk to the running app; they open no database of their own.
+            Command::Screenshot { mode, json } => {
+                app_request(app::AppRequest::Screenshot { mode }, json).await
+            }
+            Command::Show => app_request(app::AppRequest::Show, false).await,
+            Command::Toggle => app_request(app::AppRequest::Toggle, false).await,
+            Command::Transcribe { file, model, language } => {
+                with_engine(|engine| voice::transcribe(engine, file, model, language)).await
+            }
+            Command::Dictate { device, model, language, save } => {
+                with_engine(|engine| voice::dictate(engine, device, model, language, save)).await
+            }
+            Command::Voice { command: voice::VoiceCommand::Models { command } } => {
+                with_engine(|engine| voice::models(engine, command)).await
+            }
+            Command::Voice { command: voice::VoiceCommand::Devices { json } } => match voice::devices(json) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => output::fail(&format!("{e:#}")),
+            },
+            Command::Terminal { command } => with_engine(|engine| terminal::run(engine, command)).await,
+            // Talks to the running app; opens no database of its own.
+            Command::Review { command } => match review::run(command).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => output::fail(&format!("{e:#}")),
+            },
+        }
+    })
+}
+
+async fn app_request(request: app::AppRequest, json: bool) -> ExitCode {
+    match app::run(request, json).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output::fail(&format!("{e:#}")),
+    }
+}
+
+/// Opens the data dir, logging and the engine, then runs `f`; every failure becomes a clear message.
+async fn with_engine<F, Fut>(f: F) -> ExitCode
+where
+    F: FnOnce(perch_core::Engine) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let dir = match DataDir::from_env() {
+        Ok(dir) => dir,
+        Err(e) => return output::fail(&e.to_string()),
+    };
+    let _logs = perch_core::logging::init(Some(&dir.logs_dir()), "warn");
+    let engine = match perch_core::Engine::start(dir).await {
+        Ok(engine) => engine,
+        Err(e) => return output::fail(&e.to_string()),
+    };
+    for notice in engine.startup_notices() {
+        eprintln!("perch: {}. {}", notice.title, notice.detail);
+    }
+    match f(engine).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output::fail(&format!("{e:#}")),
+    }
+}
