@@ -161,9 +161,9 @@ export const commands = {
 	/**  The push-to-talk shortcut's state, for Settings. */
 	voiceShortcutStatus: () => __TAURI_INVOKE<ShortcutStatus>("voice_shortcut_status"),
 	/**
-	 *  Streams every terminal update to the panel until it goes away. Output arrives in chunks
-	 *  (at most 64 KB, at most one per 16 ms per command); a panel that falls behind is told how
-	 *  many updates it missed instead of the app holding them.
+	 *  Streams the terminal's updates to the panel until it goes away, paced by `PanelFeed`: each
+	 *  command's output at most every 50 ms and 128 KB at a time, the newest, with what was skipped
+	 *  named, so a flood costs the page what it can show rather than everything printed.
 	 */
 	terminalSubscribe: (onEvent: Channel<TerminalUpdate>) => typedError<null, CommandError>(__TAURI_INVOKE("terminal_subscribe", { onEvent })),
 	/**  Every command of a conversation, for the panel when it is reopened. */
