@@ -49,6 +49,7 @@ pub fn shortcut_status(app: &AppHandle) -> ShortcutStatus {
             accelerator: String::new(),
             active: false,
             problem: None,
+            assigned: None,
         },
     )
 }

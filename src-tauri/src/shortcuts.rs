@@ -1,8 +1,16 @@
 //! Global shortcuts as a small registry of named actions ("screenshot", "screenshot_window",
 //! and whatever else binds here, such as push-to-talk): each name has one accelerator and one
 //! action that hears both the press and the release. Binding reports what happened, so
-//! Settings can say "another application holds Alt+." or "Wayland ignores global shortcuts"
+//! Settings can say "another application holds Alt+." or "the desktop assigned Super+S"
 //! instead of failing silently.
+//!
+//! X11 (and Windows, macOS): tauri's global-shortcut plugin. A Wayland session: the XDG
+//! GlobalShortcuts portal (`portal.rs` over `perch_core::shortcut_portal`), which answers
+//! later, possibly after a dialog; when the desktop has no portal, the plugin's X grab (which
+//! reaches only XWayland windows) and a message saying how to bind `perch screenshot` instead.
+
+#[cfg(target_os = "linux")]
+mod portal;
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -32,6 +40,9 @@ pub struct ShortcutStatus {
     pub active: bool,
     /// What stops it, in words a user can act on.
     pub problem: Option<String>,
+    /// The trigger the desktop assigned, in its words, when the desktop binds the shortcut
+    /// (Wayland's portal): the user may have picked another key in its dialog.
+    pub assigned: Option<String>,
 }
 
 struct Binding {
@@ -39,29 +50,49 @@ struct Binding {
     shortcut: Option<Shortcut>,
     action: Action,
     problem: Option<String>,
+    #[cfg(target_os = "linux")]
+    portal: portal::PortalState,
 }
+
+impl Binding {
+    fn new(accelerator: String, action: Action) -> Self {
+        Self {
+            accelerator,
+            shortcut: None,
+            action,
+            problem: None,
+            #[cfg(target_os = "linux")]
+            portal: portal::PortalState::default(),
+        }
+    }
+}
+
+/// How long saving a shortcut waits for the desktop's dialog.
+const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 #[derive(Default)]
 pub struct Shortcuts {
     bindings: Mutex<BTreeMap<String, Binding>>,
+    /// Woken whenever a binding the desktop was asked for is settled.
+    settled: tokio::sync::Notify,
 }
 
 fn lock(shortcuts: &Shortcuts) -> std::sync::MutexGuard<'_, BTreeMap<String, Binding>> {
     shortcuts.bindings.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Why global shortcuts cannot work in this session at all, if they cannot.
-fn session_problem() -> Option<String> {
-    let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
-        || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t == "wayland");
-    (cfg!(target_os = "linux") && wayland).then(|| {
-        let portal = if perch_core::probes::global_shortcuts_portal().available {
-            "Your desktop offers the GlobalShortcuts portal, which Perch does not use yet: bind `perch screenshot` (or `perch toggle`) to a key in your desktop's keyboard settings."
-        } else {
-            "Bind `perch screenshot` (or `perch toggle`) to a key in your desktop's keyboard settings instead."
-        };
-        format!("Wayland does not let applications grab keys for the whole desktop; this shortcut works only while Perch has focus. {portal}")
-    })
+#[cfg(target_os = "linux")]
+fn wayland_session() -> bool {
+    std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
+        || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t == "wayland")
+}
+
+/// What an X grab on Wayland leaves the user with, after the portal could not bind (`why`).
+#[cfg(target_os = "linux")]
+fn session_problem(why: &str) -> String {
+    format!(
+        "Wayland does not let applications grab keys for the whole desktop, and the desktop did not bind it ({why}); this shortcut works only while Perch has focus."
+    )
 }
 
 impl Shortcuts {
@@ -69,7 +100,20 @@ impl Shortcuts {
     pub fn bind(&self, app: &AppHandle, name: &str, accelerator: &str, action: Action) -> ShortcutStatus {
         let accelerator = accelerator.trim().to_owned();
         self.unbind(app, name);
-        let mut binding = Binding { accelerator: accelerator.clone(), shortcut: None, action, problem: None };
+        let binding = Binding::new(accelerator.clone(), action);
+        #[cfg(target_os = "linux")]
+        if !accelerator.is_empty() && wayland_session() {
+            let binding = Binding { portal: portal::request(app, name, &accelerator), ..binding };
+            let status = status_of(name, &binding);
+            lock(self).insert(name.to_owned(), binding);
+            return status;
+        }
+        self.grab(app, name, binding)
+    }
+
+    /// Binds through the plugin (an X grab on Linux).
+    fn grab(&self, app: &AppHandle, name: &str, mut binding: Binding) -> ShortcutStatus {
+        let accelerator = binding.accelerator.clone();
         if !accelerator.is_empty() {
             match Shortcut::from_str(&accelerator) {
                 Err(e) => {
@@ -89,7 +133,6 @@ impl Shortcuts {
                     };
                     if binding.problem.is_none() {
                         binding.shortcut = Some(shortcut);
-                        binding.problem = session_problem();
                     }
                 }
             }
@@ -102,11 +145,33 @@ impl Shortcuts {
         status
     }
 
+    /// Unbinds `name`; a portal session closes as its binding is dropped.
     fn unbind(&self, app: &AppHandle, name: &str) {
-        let old = lock(self).remove(name);
-        if let Some(shortcut) = old.and_then(|b| b.shortcut) {
+        let Some(old) = lock(self).remove(name) else { return };
+        if let Some(shortcut) = old.shortcut {
             let _ = app.global_shortcut().unregister(shortcut);
         }
+        #[cfg(target_os = "linux")]
+        old.portal.release();
+    }
+
+    /// Waits until the desktop has answered every binding asked of it (a portal dialog may be
+    /// open meanwhile), so Settings shows what it assigned rather than "waiting"; at most
+    /// `SETTLE_WAIT`, after which the statuses still say "waiting" and update when it answers.
+    pub async fn settled(&self) {
+        let all_answered = async {
+            loop {
+                let notified = self.settled.notified();
+                #[cfg(target_os = "linux")]
+                if lock(self).values().any(|b| b.portal.is_pending()) {
+                    notified.await;
+                    continue;
+                }
+                drop(notified);
+                return;
+            }
+        };
+        let _ = tokio::time::timeout(SETTLE_WAIT, all_answered).await;
     }
 
     /// Every binding, for Settings.
@@ -120,11 +185,16 @@ impl Shortcuts {
 }
 
 fn status_of(name: &str, b: &Binding) -> ShortcutStatus {
+    #[cfg(target_os = "linux")]
+    if let Some(status) = b.portal.status(name, &b.accelerator) {
+        return status;
+    }
     ShortcutStatus {
         name: name.to_owned(),
         accelerator: b.accelerator.clone(),
         active: b.shortcut.is_some() && b.problem.is_none(),
         problem: b.problem.clone(),
+        assigned: None,
     }
 }
 

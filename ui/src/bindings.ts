@@ -1128,6 +1128,11 @@ export type ShortcutStatus = {
 	active: boolean,
 	/**  What stops it, in words a user can act on. */
 	problem: string | null,
+	/**
+	 *  The trigger the desktop assigned, in its words, when the desktop binds the shortcut
+	 *  (Wayland's portal): the user may have picked another key in its dialog.
+	 */
+	assigned: string | null,
 };
 
 /**  What happened at start that a person should hear about. */

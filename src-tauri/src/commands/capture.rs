@@ -89,5 +89,6 @@ pub async fn set_capture_settings(
 ) -> CommandResult<Vec<ShortcutStatus>> {
     let saved = state.engine()?.settings().update(|s| s.capture = settings).await?.capture;
     capture::bind_shortcuts(&app, &saved);
+    app.state::<Shortcuts>().settled().await;
     Ok(app.state::<Shortcuts>().statuses())
 }

@@ -5,7 +5,7 @@ use perch_core::voice::device::{InputDevice, list_devices};
 use perch_core::voice::models::ModelView;
 use perch_core::voice::{AudioSource, VoiceSettings};
 use tauri::ipc::Channel;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Manager, State};
 
 use crate::error::CommandResult;
 use crate::state::AppState;
@@ -61,6 +61,7 @@ pub async fn set_voice_settings(
 ) -> CommandResult<Settings> {
     let settings = state.engine()?.settings().update(|s| s.voice = voice).await?;
     crate::dictation::apply_shortcut(&app, &settings.voice);
+    app.state::<crate::shortcuts::Shortcuts>().settled().await;
     Ok(settings)
 }
 

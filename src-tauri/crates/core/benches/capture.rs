@@ -1,6 +1,7 @@
 //! Capture figures, side by side with the seed's Python stack in one run, on a real X server
 //! (`make bench` runs this under `xvfb-run` with a 3840x2160 screen):
-//! - capture + encode of 1920x1080 and 3840x2160: Perch's grab (xcb), then everything a chip
+//! - capture + encode of 1920x1080 and 3840x2160: Perch's grab (xcb, MIT-SHM; the first grab
+//!   of the process, which sets up the shared memory, apart), then everything a chip
 //!   needs (the lossless original, the copy for the model at 1568 px, the thumbnail, the files),
 //!   against `mss` + Pillow doing the same work;
 //! - what a chip holds: the engine's record (with its thumbnail) and the files on disk.
@@ -82,6 +83,13 @@ fn main() {
     let settings = CaptureSettings::default();
     let python = std::env::var("PERCH_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
 
+    // The first grab opens the connection and its shared memory; later ones find them warm.
+    let t = Instant::now();
+    drop(screen::grab(Rect::new(0, 0, 3840, 2160), &monitors).unwrap());
+    println!(
+        "first 3840x2160 grab of the process (cold: connection and shared memory set up): {:.1} ms",
+        ms(t.elapsed())
+    );
     println!("capture + encode, median of {runs} (ms)");
     println!(
         "{:<11} {:>12} {:>14} {:>12} | {:>12} {:>14} {:>12}",

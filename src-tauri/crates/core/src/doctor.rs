@@ -92,6 +92,9 @@ pub async fn run() -> DoctorReport {
         terminal_sandbox(),
     );
     let mut components = vec![probes::display(), capture, audio, keyring, ollama, sandbox];
+    if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
+        components.push(probes::global_shortcuts_portal().await);
+    }
     components.extend(launchers);
     DoctorReport { version: crate::VERSION, data_dir, database, components }
 }

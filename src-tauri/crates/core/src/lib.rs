@@ -20,6 +20,8 @@ pub mod questions;
 pub mod remote;
 pub mod review;
 pub mod settings;
+#[cfg(target_os = "linux")]
+pub mod shortcut_portal;
 pub mod store;
 pub mod terminal;
 pub mod voice;

@@ -88,24 +88,21 @@ fn can_connect(_: &Path) -> bool {
     true
 }
 
-/// Whether the desktop offers the XDG GlobalShortcuts portal, the way global shortcuts work on
-/// Wayland (X11 key grabs only reach XWayland windows). Blocking (a D-Bus round trip).
-pub fn global_shortcuts_portal() -> Probe {
+/// Whether the desktop offers the XDG GlobalShortcuts portal, through which Perch binds its
+/// shortcuts on Wayland (X11 key grabs only reach XWayland windows).
+pub async fn global_shortcuts_portal() -> Probe {
     const NAME: &str = "global shortcuts portal";
     #[cfg(target_os = "linux")]
     {
-        let version = zbus::blocking::Connection::session().and_then(|bus| {
-            let proxy = zbus::blocking::Proxy::new(
-                &bus,
-                "org.freedesktop.portal.Desktop",
-                "/org/freedesktop/portal/desktop",
-                "org.freedesktop.portal.GlobalShortcuts",
-            )?;
-            proxy.get_property::<u32>("version")
-        });
-        match version {
-            Ok(v) => Probe::yes(NAME, format!("org.freedesktop.portal.GlobalShortcuts version {v}")),
-            Err(e) => Probe::no(NAME, format!("not offered by this desktop ({e})")),
+        use crate::shortcut_portal::{session_bus, version};
+        match async { version(&session_bus().await?).await }.await {
+            Ok(v) => Probe::yes(
+                NAME,
+                format!(
+                    "org.freedesktop.portal.GlobalShortcuts version {v}: Perch binds its shortcuts through it on Wayland"
+                ),
+            ),
+            Err(e) => Probe::no(NAME, e.to_string()),
         }
     }
     #[cfg(not(target_os = "linux"))]

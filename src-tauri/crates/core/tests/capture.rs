@@ -92,18 +92,29 @@ fn captures_on_a_real_x_server() {
     let tmp = tempfile::tempdir().unwrap();
     let picture = tmp.path().join("pattern.png");
     pattern().save(&picture).unwrap();
-    // `display` exits after setting the background, with a status that varies; check pixels instead.
-    run(&display, "display", &["-window", "root", picture.to_str().unwrap()]);
-
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "inner_checks", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("XDG_SESSION_TYPE")
-        .env(INNER, tmp.path())
-        .status()
-        .unwrap();
-    assert!(status.success(), "the checks on {display} failed (see the output above)");
+    // Once through MIT-SHM (Xvfb offers it), once through the plain GetImage fallback.
+    for no_mitshm in [false, true] {
+        // `display` exits after setting the background, with a status that varies; check pixels instead.
+        run(&display, "display", &["-window", "root", picture.to_str().unwrap()]);
+        let mut inner = Command::new(std::env::current_exe().unwrap());
+        inner
+            .args(["--exact", "inner_checks", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("XDG_SESSION_TYPE")
+            .env_remove("PERCH_X11_NO_MITSHM")
+            .env(INNER, tmp.path());
+        if no_mitshm {
+            inner.env("PERCH_X11_NO_MITSHM", "1");
+        }
+        let status = inner.status().unwrap();
+        assert!(
+            status.success(),
+            "the checks on {display} (MIT-SHM off: {no_mitshm}) failed (see the output above)"
+        );
+        // The checks leave one virtual monitor behind.
+        run(&display, "xrandr", &["--delmonitor", "LEFT"]);
+    }
 }
 
 fn assert_region_matches(image: &RgbaImage, origin: (u32, u32)) {
@@ -132,7 +143,8 @@ fn inner_checks() {
     assert_eq!(monitors.len(), 1, "{monitors:?}");
     let probe = perch_core::capture::probe();
     assert!(probe.available, "{}", probe.detail);
-    assert_eq!(probe.detail, "X11: screen 1280x800");
+    let transport = if std::env::var_os("PERCH_X11_NO_MITSHM").is_some() { "GetImage" } else { "MIT-SHM" };
+    assert_eq!(probe.detail, format!("X11 through {transport}: screen 1280x800"));
     assert_eq!(monitors[0].rect, Rect::new(0, 0, W, H));
     let all = runtime.block_on(captures.capture(Target::AllMonitors, &settings)).unwrap();
     assert_eq!((all.width, all.height, all.model_width, all.model_height), (W, H, 400, 250));

@@ -102,8 +102,9 @@ export function CaptureSettingsCard() {
         <small className="muted">The original is kept full size; models get a copy no larger than this.</small>
       </label>
       <p className="muted small">
-        Where global shortcuts cannot work (most Wayland desktops), bind <code>perch screenshot</code> or{" "}
-        <code>perch toggle</code> to a key in your desktop&apos;s keyboard settings.
+        On Wayland the desktop binds the shortcut (it may ask in a dialog and may pick another key); where it
+        cannot, bind <code>perch screenshot</code> or <code>perch toggle</code> to a key in your desktop&apos;s
+        keyboard settings.
       </p>
     </fieldset>
   );
@@ -149,7 +150,13 @@ function ShortcutField(props: {
           {status.problem}
         </small>
       ) : (
-        status?.active && <small className="muted">Works everywhere on this desktop.</small>
+        status?.active && (
+          <small className="muted">
+            {status.assigned
+              ? `The desktop bound it as ${status.assigned}.`
+              : "Works everywhere on this desktop."}
+          </small>
+        )
       )}
     </div>
   );

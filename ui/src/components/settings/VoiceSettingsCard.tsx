@@ -329,7 +329,7 @@ function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: 
           {status.problem}
         </p>
       ) : status?.active ? (
-        <small className="muted">Active: {status.accelerator}</small>
+        <small className="muted">Active: {status.assigned ?? status.accelerator}</small>
       ) : null}
     </fieldset>
   );

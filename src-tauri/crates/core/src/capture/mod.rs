@@ -7,8 +7,12 @@
 
 pub mod encode;
 pub mod geometry;
+#[cfg(target_os = "linux")]
+mod pixels;
 pub mod screen;
 mod shelf;
+#[cfg(target_os = "linux")]
+mod shm;
 #[cfg(target_os = "linux")]
 mod x11;
 
@@ -461,7 +465,8 @@ pub fn probe() -> crate::probes::Probe {
                 )
             })
             .collect();
-        Ok(format!("{backend:?}: {}", list.join(", ")))
+        let transport = screen::last_transport().map(|t| format!(" through {t}")).unwrap_or_default();
+        Ok(format!("{backend:?}{transport}: {}", list.join(", ")))
     });
     match result {
         Ok(detail) => crate::probes::Probe { name: name.into(), available: true, detail },

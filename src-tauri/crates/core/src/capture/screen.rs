@@ -56,6 +56,15 @@ pub fn monitors() -> Result<Vec<MonitorInfo>, CaptureError> {
     if monitors.is_empty() { Err(CaptureError::NoMonitors) } else { Ok(monitors) }
 }
 
+/// How the last grab in this process read the pixels, where there is a choice (X11: "MIT-SHM"
+/// or "GetImage"); for `perch doctor`.
+pub fn last_transport() -> Option<&'static str> {
+    #[cfg(target_os = "linux")]
+    return super::x11::last_transport();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 /// The pointer, where the platform can tell without a window (X11); else None, and the shell
 /// passes the position it knows.
 pub fn cursor() -> Option<(i32, i32)> {

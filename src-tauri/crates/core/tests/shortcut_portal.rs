@@ -1,0 +1,172 @@
+//! Global shortcuts through the XDG GlobalShortcuts portal, against a fake portal that speaks
+//! the real interface on a real private D-Bus daemon (`support/portal.rs`).
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use perch_core::shortcut_portal::{Assigned, PortalError, PortalShortcuts, ShortcutEvent, ShortcutRequest};
+use tokio::sync::mpsc;
+
+#[path = "support/poll.rs"]
+mod poll;
+#[path = "support/portal.rs"]
+mod portal;
+
+use portal::{Dialog, FakePortal, PrivateBus};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn screenshot() -> ShortcutRequest {
+    ShortcutRequest {
+        id: "screenshot".into(),
+        description: "Take a screenshot for the next question".into(),
+        accelerator: "Alt+Period".into(),
+    }
+}
+
+async fn bind(
+    bus: &PrivateBus,
+    shortcuts: &[ShortcutRequest],
+) -> (Result<PortalShortcuts, PortalError>, mpsc::UnboundedReceiver<ShortcutEvent>) {
+    let conn = bus.connect().await;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let result = PortalShortcuts::bind(&conn, shortcuts, move |event| {
+        let _ = tx.send(event);
+    })
+    .await;
+    (result, rx)
+}
+
+async fn next(rx: &mut mpsc::UnboundedReceiver<ShortcutEvent>) -> ShortcutEvent {
+    tokio::time::timeout(WAIT, rx.recv()).await.expect("no shortcut event").expect("events ended")
+}
+
+#[tokio::test]
+async fn binding_offers_the_translated_trigger_and_reports_what_the_desktop_assigned() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::Accept).await;
+    // The user picks another key in the desktop's dialog.
+    fake.state().assign = Some("Super+S".into());
+    let window = ShortcutRequest {
+        id: "screenshot_window".into(),
+        description: "Capture the focused window".into(),
+        accelerator: "Alt+Shift+Period".into(),
+    };
+    let (binding, _rx) = bind(&bus, &[screenshot(), window]).await;
+    let binding = binding.unwrap();
+
+    let bound = fake.bound();
+    assert_eq!(bound.len(), 2, "{bound:?}");
+    assert_eq!(bound[0].0, binding.session().as_str());
+    assert_eq!(bound[0].1.id, "screenshot");
+    assert_eq!(bound[0].1.preferred_trigger, "ALT+period");
+    assert_eq!(bound[0].1.description, "Take a screenshot for the next question");
+    assert_eq!(bound[1].1.preferred_trigger, "ALT+SHIFT+period");
+    let assigned = vec![
+        Assigned { id: "screenshot".into(), trigger: Some("Super+S".into()) },
+        Assigned { id: "screenshot_window".into(), trigger: Some("Super+S".into()) },
+    ];
+    assert_eq!(binding.assigned(), assigned);
+    // ListShortcuts, through a Request of its own, gives the same.
+    let mut listed = binding.list().await.unwrap();
+    listed.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(listed, assigned);
+}
+
+#[tokio::test]
+async fn activated_is_a_press_and_deactivated_a_release_of_that_session_only() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 2, Dialog::Accept).await;
+    let (first, mut events) = bind(&bus, &[screenshot()]).await;
+    let first = first.unwrap();
+    let talk = ShortcutRequest {
+        id: "push_to_talk".into(),
+        description: "Dictate".into(),
+        accelerator: "F9".into(),
+    };
+    let (second, mut other_events) = bind(&bus, &[talk]).await;
+    let second = second.unwrap();
+    let session = first.session().to_string();
+
+    fake.key(&session, "screenshot", true).await;
+    assert_eq!(next(&mut events).await, ShortcutEvent::Pressed("screenshot".into()));
+    fake.key(&session, "screenshot", false).await;
+    assert_eq!(next(&mut events).await, ShortcutEvent::Released("screenshot".into()));
+
+    // The other session hears only its own key.
+    fake.key(second.session().as_str(), "push_to_talk", true).await;
+    assert_eq!(next(&mut other_events).await, ShortcutEvent::Pressed("push_to_talk".into()));
+    assert!(events.try_recv().is_err(), "the first session heard the second's key");
+
+    // The user changes the trigger in the desktop's settings.
+    fake.change(&session, "screenshot", "Ctrl+Alt+P").await;
+    let changed = vec![Assigned { id: "screenshot".into(), trigger: Some("Ctrl+Alt+P".into()) }];
+    assert_eq!(next(&mut events).await, ShortcutEvent::Changed(changed.clone()));
+    assert_eq!(first.assigned(), changed);
+}
+
+#[tokio::test]
+async fn a_cancelled_dialog_says_so_and_leaves_no_session_open() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::Cancel).await;
+    let (result, _rx) = bind(&bus, &[screenshot()]).await;
+    let error = result.err().unwrap();
+    assert!(matches!(error, PortalError::Cancelled(_)), "{error:?}");
+    assert!(error.to_string().contains("dialog was cancelled"), "{error}");
+    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
+    assert_eq!(sessions.len(), 1);
+    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
+        .await;
+}
+
+#[tokio::test]
+async fn a_refusal_is_told_apart_from_a_cancel() {
+    let bus = PrivateBus::start();
+    let _fake = FakePortal::start(&bus, 1, Dialog::Fail).await;
+    let error = bind(&bus, &[screenshot()]).await.0.err().unwrap();
+    assert!(matches!(error, PortalError::Refused(_)), "{error:?}");
+    assert!(error.to_string().contains("refused to bind screenshot"), "{error}");
+}
+
+#[tokio::test]
+async fn without_a_portal_the_message_points_to_the_desktop_settings() {
+    let bus = PrivateBus::start();
+    let error = bind(&bus, &[screenshot()]).await.0.err().unwrap();
+    assert!(matches!(error, PortalError::NoPortal(_)), "{error:?}");
+    let text = error.to_string();
+    assert!(text.contains("does not offer the GlobalShortcuts portal"), "{text}");
+    assert!(text.contains("bind `perch screenshot`"), "{text}");
+}
+
+#[tokio::test]
+async fn an_old_portal_version_is_named() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 0, Dialog::Accept).await;
+    let error = bind(&bus, &[screenshot()]).await.0.err().unwrap();
+    assert!(matches!(error, PortalError::OldVersion { found: 0 }), "{error:?}");
+    assert!(error.to_string().contains("is version 0; Perch needs version 1"), "{error}");
+    assert!(fake.state().sessions.is_empty(), "no session is opened on a portal too old");
+}
+
+#[tokio::test]
+async fn an_accelerator_without_a_keysym_is_refused_before_the_desktop_is_asked() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::Accept).await;
+    let odd = ShortcutRequest { accelerator: "Alt+Sparkle".into(), ..screenshot() };
+    let error = bind(&bus, &[odd]).await.0.err().unwrap();
+    assert!(matches!(error, PortalError::Trigger { .. }), "{error:?}");
+    assert!(fake.state().sessions.is_empty());
+}
+
+#[tokio::test]
+async fn dropping_the_binding_closes_its_session() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::Accept).await;
+    let (binding, _rx) = bind(&bus, &[screenshot()]).await;
+    let binding = binding.unwrap();
+    let session = binding.session().to_string();
+    assert!(!fake.is_closed(&session));
+    drop(binding);
+    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&session).then_some(()) }).await;
+}
