@@ -85,12 +85,14 @@ app-debug: $(NPM_STAMP)
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
 app-release: $(NPM_STAMP)
-	cargo build --locked --release -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-mcp-review -p perch-sandbox -p perch-llm
+	cargo build --locked --release -p perch-mcp -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 	for deb in $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb; do ./scripts/repack-deb.sh "$$deb"; done
-	# The command line is the app binary started as `perch`, as the package installs it.
+	# The command line is the app binary started as `perch`, and the bundled servers are
+	# perch-mcp started under their names, as the package installs them.
 	ln -sf perch-desktop $(CARGO_TARGET_DIR)/release/perch
+	for s in demo filesystem review web; do ln -sf perch-mcp $(CARGO_TARGET_DIR)/release/perch-mcp-$$s; done
 
 # Development with hot reload of the UI.
 dev: deps-system $(NPM_STAMP)

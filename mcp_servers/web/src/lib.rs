@@ -1,4 +1,5 @@
-//! The parts of perch-mcp-web, as a library so the benchmark can time extraction on its own.
+//! The parts of perch-mcp-web, as a library: the benchmark times extraction on its own, and
+//! `perch-mcp` (the bundled servers in one binary) runs [`server::main`].
 
 pub mod error;
 pub mod extract;
@@ -6,3 +7,4 @@ pub mod fetch;
 pub mod guard;
 pub mod pdf;
 pub mod search;
+pub mod server;
