@@ -1,7 +1,7 @@
 // The terminal's live state: one subscription for the app, fanned out to the tool cards (a
-// short tail of each command's output), the panel (every byte, written straight into xterm
-// without React in between) and the session banner. Output can arrive at tens of MB/s, so
-// React state is touched at most once per animation frame.
+// short tail of each command's output), the panel (the output as the app paces it, written
+// into xterm through PanelWriter without React in between) and the session banner. Output
+// can arrive at several MB/s, so React state is touched at most once per animation frame.
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import type { JobView, TerminalEvent, TerminalUpdate } from "../bindings";
