@@ -65,12 +65,11 @@ impl Pending {
     }
 }
 
-/// The command an update belongs to, for updates that must follow its output.
+/// The command whose output must go before this update (none can precede its start).
 fn job_of(update: &TerminalUpdate) -> Option<u32> {
     match update {
-        TerminalUpdate::Started(view) => Some(view.job),
         TerminalUpdate::Running { job, .. } | TerminalUpdate::Finished { job, .. } => Some(*job),
-        TerminalUpdate::Output { .. } | TerminalUpdate::Session { .. } => None,
+        TerminalUpdate::Started(_) | TerminalUpdate::Output { .. } | TerminalUpdate::Session { .. } => None,
     }
 }
 
