@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { SettingsPage } from "./SettingsPage";
 import { SettingsProvider } from "../lib/settings";
@@ -35,6 +35,8 @@ describe("SettingsPage", () => {
     expect(holds()).toEqual([true]);
     const select = await screen.findByRole("combobox", { name: /Free the window's memory when hidden for/ });
     expect(select).toHaveValue("180");
+    // It stays disabled until the settings have loaded (slow under load).
+    await waitFor(() => expect(select).toBeEnabled());
     await userEvent.selectOptions(select, "Never");
     expect(calls.filter((c) => c.cmd === "set_hidden_settings").map((c) => c.args)).toEqual([
       { hidden: { release_page_after_secs: 0 } },
