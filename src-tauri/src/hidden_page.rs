@@ -4,10 +4,12 @@
 //! route is in the URL and the draft in local storage, so the page comes back where it was; a
 //! page holding work a reload would lose (file chips, pictures, an edit, the settings) says so and
 //! is kept, and so is a page while an answer is being written. A web process that crashes is
-//! reloaded the same way instead of leaving a blank window.
+//! reloaded the same way instead of leaving a blank window, unless it keeps crashing.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tauri::{AppHandle, Manager, WebviewWindow};
 
@@ -15,6 +17,26 @@ use crate::state::AppState;
 
 /// How often a release put off by an answer or by unsent work is tried again.
 const RETRY: Duration = Duration::from_secs(30);
+
+/// Crashes within [`CRASH_WINDOW`] after which the page is no longer reloaded on its own. A page
+/// whose process dies as it starts (WebKit aborts when it cannot open an EGL display, for one)
+/// was otherwise loaded again and again, some 15 times a second, for as long as the app ran.
+const CRASHES_TO_GIVE_UP: usize = 3;
+const CRASH_WINDOW: Duration = Duration::from_secs(60);
+
+/// The page's recent crashes, to tell a crash from a crash loop.
+#[derive(Default)]
+struct Crashes(VecDeque<Instant>);
+
+impl Crashes {
+    /// Counts a crash at `now`: true when the page should be loaded again, false when this is
+    /// the [`CRASHES_TO_GIVE_UP`]th within [`CRASH_WINDOW`].
+    fn reload_after(&mut self, now: Instant) -> bool {
+        self.0.retain(|&at| now.saturating_duration_since(at) < CRASH_WINDOW);
+        self.0.push_back(now);
+        self.0.len() < CRASHES_TO_GIVE_UP
+    }
+}
 
 #[derive(Default)]
 pub struct HiddenPage {
@@ -24,6 +46,7 @@ pub struct HiddenPage {
     released: AtomicBool,
     /// The page said it holds work a reload would lose.
     holds_unsent: AtomicBool,
+    crashes: Mutex<Crashes>,
 }
 
 /// The page says whether it holds work a reload would lose.
@@ -109,16 +132,73 @@ pub fn watch_crashes(window: &WebviewWindow) {
                 if reason == WebProcessTerminationReason::TerminatedByApi {
                     return; // Released while hidden: `shown` reloads it.
                 }
-                tracing::error!(?reason, "the page's web process ended unexpectedly; loading the page again");
                 let Ok(window) = crate::window::main_window(&app) else { return };
+                let page = app.state::<HiddenPage>();
+                let again =
+                    page.crashes.lock().unwrap_or_else(|e| e.into_inner()).reload_after(Instant::now());
+                if !again {
+                    // Loaded again when the window next shows, which is the user asking for it.
+                    page.released.store(true, Ordering::SeqCst);
+                    tracing::error!(
+                        ?reason,
+                        "the page's web process ended unexpectedly {CRASHES_TO_GIVE_UP} times within {} s; \
+                         not loading it again until the window is shown",
+                        CRASH_WINDOW.as_secs()
+                    );
+                    tell_the_page_keeps_crashing(&app);
+                    return;
+                }
+                tracing::error!(?reason, "the page's web process ended unexpectedly; loading the page again");
                 if window.is_visible().unwrap_or(false) {
                     reload(&window);
                 } else {
-                    app.state::<HiddenPage>().released.store(true, Ordering::SeqCst);
+                    page.released.store(true, Ordering::SeqCst);
                 }
             });
         });
     }
     #[cfg(not(target_os = "linux"))]
     let _ = window;
+}
+
+/// The page cannot say it, so a native dialog does.
+#[cfg(target_os = "linux")]
+fn tell_the_page_keeps_crashing(app: &AppHandle) {
+    use tauri_plugin_dialog::{DialogExt, MessageDialogKind};
+    app.dialog()
+        .message(format!(
+            "Perch's window stopped working {CRASHES_TO_GIVE_UP} times within a minute: WebKit's \
+             web process crashed each time, and the log says why. Perch keeps running; the window \
+             is loaded again the next time you open it."
+        ))
+        .title("Perch's window keeps crashing")
+        .kind(MessageDialogKind::Error)
+        .show(|_| {});
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crash_loop_stops_the_reloads_and_crashes_far_apart_do_not() {
+        let start = Instant::now();
+        let mut crashes = Crashes::default();
+        assert!(crashes.reload_after(start));
+        assert!(crashes.reload_after(start + Duration::from_millis(60)));
+        assert!(!crashes.reload_after(start + Duration::from_millis(120)), "the third within a minute");
+
+        // A page that crashes now and then is always loaded again.
+        let mut crashes = Crashes::default();
+        for hour in 0..10 {
+            assert!(crashes.reload_after(start + Duration::from_secs(3600 * hour)));
+            assert!(crashes.reload_after(start + Duration::from_secs(3600 * hour + 1)));
+        }
+        // The window slides: two old crashes and one new are not a loop.
+        let mut crashes = Crashes::default();
+        assert!(crashes.reload_after(start));
+        assert!(crashes.reload_after(start + Duration::from_secs(30)));
+        assert!(crashes.reload_after(start + Duration::from_secs(61)));
+        assert!(!crashes.reload_after(start + Duration::from_secs(62)));
+    }
 }

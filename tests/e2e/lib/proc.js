@@ -70,10 +70,14 @@ export function treePss(root) {
 /** How many pages have rendered in the app on `dataDir` (each reports its first paint over the
  * IPC, and the app logs it). WebDriver cannot follow a page into a new web process. */
 export function firstPaints(dataDir) {
+  return appLog(dataDir).split("first paint").length - 1;
+}
+
+/** The app's log on `dataDir`, all of its files. */
+export function appLog(dataDir) {
   const logs = join(dataDir, "logs");
   return readdirSync(logs)
     .filter((f) => f.startsWith("perch."))
     .map((f) => readFileSync(join(logs, f), "utf8"))
-    .join("")
-    .split("first paint").length - 1;
+    .join("");
 }

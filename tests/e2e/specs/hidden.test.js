@@ -1,6 +1,7 @@
 // A hidden window gives its page's memory back: after the time set in Settings -> General the
 // page's web process ends, and showing the window loads the page again where it was, with the
-// draft. A web process that crashes is reloaded the same way instead of leaving a blank window.
+// draft. A web process that crashes is reloaded the same way instead of leaving a blank window,
+// unless it keeps crashing.
 //
 // WebDriver cannot follow the page into its new process (WebKit ends the automation session
 // with the old one), so after the first reload this spec judges by what a user has: the
@@ -22,8 +23,9 @@ import {
   perchWindows,
   screenshot,
   waitFor,
+  xdotool,
 } from "../lib/harness.js";
-import { appPid, firstPaints, pageProcess } from "../lib/proc.js";
+import { appLog, appPid, firstPaints, pageProcess } from "../lib/proc.js";
 
 const run = promisify(execFile);
 
@@ -109,5 +111,37 @@ describe("a hidden window", () => {
     await waitFor(() => ![null, crashed].includes(pageProcess(app)), "a new page process after the crash");
     await waitFor(() => paints() > painted, "the new page to render", 20_000);
     await draftShown("the input to show the draft after the crash");
+  });
+
+  it("stops loading a page that keeps crashing, says so, and loads it again on show", async () => {
+    // The crash above may be counted too: end pages until one is not replaced, at most three.
+    let kills = 0;
+    for (;;) {
+      const page = pageProcess(app);
+      assert.ok(page, "a page process to end");
+      await run("kill", ["-KILL", String(page)]);
+      kills += 1;
+      const replaced = await waitFor(() => ![null, page].includes(pageProcess(app)), "a new page process", 5_000).then(
+        () => true,
+        () => false,
+      );
+      if (!replaced) break;
+      assert.ok(kills < 3, "the third crash within a minute stops the reloads");
+    }
+    assert.match(appLog(dataDir), /ended unexpectedly 3 times within 60 s; not loading it again until the window is shown/);
+    const dialog = await waitFor(
+      async () => (await xdotool("search", "--onlyvisible", "--name", "keeps crashing").catch(() => "")).split("\n")[0],
+      "a dialog saying the window keeps crashing",
+    );
+    await screenshot("hidden-page-keeps-crashing");
+    await xdotool("windowclose", dialog).catch(() => {});
+    const painted = paints();
+
+    await run(CLI, ["toggle"], { env });
+    await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
+    await run(CLI, ["show"], { env });
+    await waitFor(() => pageProcess(app) !== null, "a new page process when the window shows");
+    await waitFor(() => paints() > painted, "the new page to render", 20_000);
+    await draftShown("the input to show the draft again");
   });
 });
