@@ -1,12 +1,16 @@
+import { lazy, Suspense } from "react";
 import { Route, Routes, useLocation } from "react-router";
 import type { AppStatus } from "../bindings";
 import { ChatPage } from "../pages/ChatPage";
-import { HistoryPage } from "../pages/HistoryPage";
-import { ReviewPage } from "../pages/ReviewPage";
-import { SettingsPage } from "../pages/SettingsPage";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { FailureNotices, Notices } from "./Notices";
 import { TitleBar } from "./TitleBar";
+
+// The chat is what a launch shows; the other pages load when first opened, so the page that
+// waits all day beside the editor has not parsed them (issue 16, figures in ARCHITECTURE.md).
+const HistoryPage = lazy(() => import("../pages/HistoryPage").then((m) => ({ default: m.HistoryPage })));
+const ReviewPage = lazy(() => import("../pages/ReviewPage").then((m) => ({ default: m.ReviewPage })));
+const SettingsPage = lazy(() => import("../pages/SettingsPage").then((m) => ({ default: m.SettingsPage })));
 
 export function Layout({ status }: { status: AppStatus }) {
   // A page that failed to render is tried afresh when the user moves to another (a reset, not
@@ -19,13 +23,15 @@ export function Layout({ status }: { status: AppStatus }) {
       <FailureNotices />
       <main className="page">
         <ErrorBoundary resetOn={pathname} what="This page">
-          <Routes>
-            <Route path="/" element={<ChatPage />} />
-            <Route path="/chat/:id" element={<ChatPage />} />
-            <Route path="/history" element={<HistoryPage />} />
-            <Route path="/review" element={<ReviewPage />} />
-            <Route path="/settings" element={<SettingsPage status={status} />} />
-          </Routes>
+          <Suspense fallback={null}>
+            <Routes>
+              <Route path="/" element={<ChatPage />} />
+              <Route path="/chat/:id" element={<ChatPage />} />
+              <Route path="/history" element={<HistoryPage />} />
+              <Route path="/review" element={<ReviewPage />} />
+              <Route path="/settings" element={<SettingsPage status={status} />} />
+            </Routes>
+          </Suspense>
         </ErrorBoundary>
       </main>
     </div>

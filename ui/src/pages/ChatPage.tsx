@@ -1,17 +1,21 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useNavigate, useParams } from "react-router";
 import type { Message } from "../bindings";
 import { AssistantMessage } from "../components/chat/AssistantMessage";
 import { Composer } from "../components/chat/Composer";
 import { UserMessage } from "../components/chat/UserMessage";
 import { SessionBanner } from "../components/terminal/SessionBanner";
-import { TerminalPanel } from "../components/terminal/TerminalPanel";
 import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
 import { LocalOffer } from "../components/chat/LocalOffer";
 import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
+
+// xterm.js is a quarter of the UI's code; it loads with the first command the panel shows.
+const TerminalPanel = lazy(() =>
+  import("../components/terminal/TerminalPanel").then((m) => ({ default: m.TerminalPanel })),
+);
 
 /** Messages rendered when a conversation opens, and how many more each "earlier" click adds: a
  * rendered answer with code and math costs the page about 1 MiB, and WebKit keeps most of it
@@ -102,7 +106,9 @@ export function ChatPage() {
     <section className="chat" aria-label="Chat">
       <SessionBanner conversationId={conversationId} />
       {showPanel && (
-        <TerminalPanel conversationId={conversationId} onClose={() => terminal.setPanelOpen(false)} />
+        <Suspense fallback={null}>
+          <TerminalPanel conversationId={conversationId} onClose={() => terminal.setPanelOpen(false)} />
+        </Suspense>
       )}
       <div
         className="messages"
