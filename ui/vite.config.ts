@@ -23,9 +23,33 @@ function xtermUnderFrozenPrototype(): Plugin {
   };
 }
 
+/**
+ * KaTeX's stylesheet offers each font as woff2, woff and ttf, and the build would ship all three.
+ * WebKitGTK reads woff2 (it links libwoff2), so the other two are only weight in the package: 0.8
+ * MB of the 1.1 MB of fonts, most of it incompressible (issue 16). The build fails if the
+ * stylesheet's form changes so that nothing is removed.
+ */
+function katexWoff2Only(): Plugin {
+  return {
+    name: "perch-katex-woff2-only",
+    // Before Vite's CSS plugin turns the urls into assets.
+    enforce: "pre",
+    transform(code, id) {
+      if (!/[\\/]katex[\\/]dist[\\/]katex(\.min)?\.css$/.test(id)) return null;
+      let count = 0;
+      const fixed = code.replace(/,url\([^)]*\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)/g, () => {
+        count += 1;
+        return "";
+      });
+      if (count === 0) this.error("KaTeX's fonts are no longer listed as woff2, woff, ttf: check perch-katex-woff2-only");
+      return { code: fixed, map: null };
+    },
+  };
+}
+
 // Tauri serves the built files itself; the dev server is only for `tauri dev`.
 export default defineConfig({
-  plugins: [react(), xtermUnderFrozenPrototype()],
+  plugins: [react(), xtermUnderFrozenPrototype(), katexWoff2Only()],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   // Pre-bundling would skip the plugin above in `tauri dev`.

@@ -116,6 +116,22 @@ describe("chat", () => {
     assert.equal(resumed.at(-1), "Shorter please");
   });
 
+  it("sets math in KaTeX's own fonts, which the package ships as woff2 only", async () => {
+    const answer = await ask("The area under x squared?", "The area is *exactly* $$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$ as computed.");
+    await (await answer.$(".katex .katex-html")).waitForDisplayed();
+    const faces = await session.browser.executeAsync((done) => {
+      document.fonts.ready.then(() =>
+        done([...document.fonts].filter((f) => f.family.replace(/"/g, "").startsWith("KaTeX_")).map((f) => `${f.family.replace(/"/g, "")} ${f.style} ${f.weight} ${f.status}`)),
+      );
+    });
+    // The faces the formula uses were fetched and decoded; a format WebKit could not read would be "error".
+    for (const face of ["KaTeX_Main normal", "KaTeX_Math italic"]) {
+      assert.ok(faces.some((f) => f.startsWith(`${face} `) && f.endsWith(" loaded")), `${face} loaded, among: ${faces.join("; ")}`);
+    }
+    assert.ok(!faces.some((f) => f.endsWith(" error")), faces.join("; "));
+    await screenshot("chat-math");
+  });
+
   it("never fetches a remote image in an answer, even where the CSP would allow it", async () => {
     const answer = await ask("Show me the chart", `Here is the chart: ![usage chart](${imageOrigin}/pixel.png) as promised.`);
     const placeholder = await answer.$("button.remote-image");
