@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { fireEvent, render, screen } from "@testing-library/react";
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { Markdown } from "./Markdown";
 import type { FileReference } from "../bindings";
 import { calls, onCommand } from "../test/tauri";
@@ -57,10 +57,12 @@ describe("Markdown", () => {
     expect(container.querySelectorAll(".file-ref")).toHaveLength(0);
   });
 
-  it("highlights code, renders math, and offers to copy code", () => {
+  it("highlights code, renders math, and offers to copy code", async () => {
     const { container } = render(<Markdown markdown={"```rust\nfn main() {}\n```\n\nEuler: $e^{i\\pi} + 1 = 0$"} />);
     expect(container.querySelector("pre code.hljs .hljs-keyword")).toHaveTextContent("fn");
-    expect(container.querySelector(".katex")).not.toBeNull();
+    // KaTeX loads with the first text holding a `$`; until then the formula shows as its source.
+    await waitFor(() => expect(container.querySelector(".katex")).not.toBeNull());
+    expect(container.querySelector(".katex-mathml annotation")).toHaveTextContent("e^{i\\pi} + 1 = 0");
     expect(screen.getByRole("button", { name: "Copy code" })).toBeInTheDocument();
   });
 

@@ -2,14 +2,12 @@
 // never rendered, links opened by the app in the system browser and never by navigation,
 // remote images shown as placeholders and never loaded, and file references turned into
 // buttons that ask the engine to open the file.
-import { memo, useRef, useState, type ComponentProps, type MouseEvent, type ReactNode } from "react";
-import ReactMarkdown, { defaultUrlTransform, type Components, type UrlTransform } from "react-markdown";
+import { memo, useEffect, useRef, useState, type ComponentProps, type MouseEvent, type ReactNode } from "react";
+import ReactMarkdown, { defaultUrlTransform, type Components, type Options, type UrlTransform } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
-import rehypeKatex from "rehype-katex";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
 import remarkMath from "remark-math";
-import "katex/dist/katex.min.css";
 import type { FileReference } from "../bindings";
 import { commands } from "../ipc";
 import { attempt } from "../lib/failures";
@@ -34,6 +32,33 @@ const schema = {
 
 const WEB_LINK = /^(https?:|mailto:)/i;
 
+// KaTeX is two thirds of the renderer's code. It loads with the first text holding a `$`
+// (remark-math, which is small, always parses math, so until KaTeX arrives a formula shows as
+// its source); a page that never sees math never parses KaTeX (issue 16).
+type Katex = NonNullable<Options["rehypePlugins"]>[number];
+let katex: Katex | null = null;
+let katexLoading: Promise<Katex> | null = null;
+
+function useKatex(needed: boolean): Katex | null {
+  // A plugin is a function: both state updates wrap it so React stores it instead of calling it.
+  const [plugin, setPlugin] = useState<Katex | null>(() => katex);
+  useEffect(() => {
+    if (!needed || plugin) return;
+    let live = true;
+    katexLoading ??= import("./markdownMath").then((m) => (katex = m.rehypeKatex));
+    katexLoading.then(
+      (p) => live && setPlugin(() => p),
+      () => {
+        katexLoading = null; // formulas stay as their source; the next text tries again
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [needed, plugin]);
+  return plugin;
+}
+
 // react-markdown's default keeps only web and relative URLs; images of the app's own (data:,
 // blob:, asset:) may stay too. Remote images never get here (see rehypeRemoteImages).
 const urlTransform: UrlTransform = (url, key, node) =>
@@ -47,6 +72,7 @@ interface Props {
 }
 
 export const Markdown = memo(function Markdown({ markdown, references, onOpenReference }: Props) {
+  const math = useKatex(markdown.includes("$"));
   const components: Components = {
     a: ({ href, children }) => <WebLink href={href}>{children}</WebLink>,
     // The placeholders stopped remote images; this stops anything they missed.
@@ -70,7 +96,12 @@ export const Markdown = memo(function Markdown({ markdown, references, onOpenRef
     <div className="markdown">
       <ReactMarkdown
         remarkPlugins={[remarkGfm, remarkMath, remarkFileRefs]}
-        rehypePlugins={[rehypeRemoteImages, [rehypeSanitize, schema], rehypeKatex, [rehypeHighlight, { detect: false }]]}
+        rehypePlugins={[
+          rehypeRemoteImages,
+          [rehypeSanitize, schema],
+          ...(math ? [math] : []),
+          [rehypeHighlight, { detect: false }],
+        ]}
         components={components}
         urlTransform={urlTransform}
       >
