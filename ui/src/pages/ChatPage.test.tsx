@@ -303,7 +303,8 @@ describe("ChatPage", () => {
     save([message(1, "user", "Hi"), message(2, "assistant", "Hello")]);
     page("/chat/c1");
     const select = await screen.findByRole("combobox", { name: "Model" });
-    expect(select).toHaveValue("ollama:qwen3-vl:8b-instruct");
+    // The picker shows before the models arrive; it then starts on the default.
+    await vi.waitFor(() => expect(select).toHaveValue("ollama:qwen3-vl:8b-instruct"));
     expect(within(screen.getByRole("combobox", { name: "Model" })).getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
     expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32k");
     await userEvent.selectOptions(select, "ollama:llama3.2:3b");
