@@ -5,9 +5,10 @@ import { clearMocks } from "./tauri";
 import { resetDictation } from "../lib/dictation";
 import { resetFailures } from "../lib/failures";
 
-// The app loads the markdown renderer lazily. Load it once here, so no test's wait includes
-// compiling it (over a second on a busy machine), and give waits room on slow machines.
+// The app loads the markdown renderer, and KaTeX, lazily. Load them once here, so no test's wait
+// includes compiling them (over a second on a busy machine), and give waits room on slow machines.
 await import("../components/Markdown");
+await import("../components/markdownMath");
 configure({ asyncUtilTimeout: 4000 });
 
 afterEach(() => {
