@@ -78,14 +78,14 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 
 # A debug build with the UI embedded (no dev server needed), and the binaries it works with
 # (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
-# The sidecars and tools are built with perch-desktop among the selected packages (but only
-# their own binaries): cargo resolves features over what is selected, and without the app the
-# build scripts' and proc macros' dependencies resolve differently, which made this step compile
-# serde, tokio and everything above them again (6 of a cold make test's 30 minutes).
+# The sidecars and tools are built with the whole workspace selected (but only their binaries):
+# cargo resolves features over what is selected, and without the app the build scripts' and
+# proc macros' dependencies resolved differently, which made this step compile serde, tokio and
+# everything above them again (6 of a cold make test's 30 minutes).
 SIDECAR_BINS = --bin perch --bin perch-mcp-review --bin perch-mcp-demo --bin perch-mcp-filesystem --bin perch-mcp-web --bin perch-fake-llm --bin perch-sandbox --bin perch-llm
 app-debug: $(NPM_STAMP)
 	npx tauri build --debug --no-bundle
-	cargo build --locked -p perch-desktop -p perch-cli -p perch-mcp-review -p perch-mcp-demo -p perch-mcp-filesystem -p perch-mcp-web -p perch-fake-llm -p perch-sandbox -p perch-llm $(SIDECAR_BINS)
+	cargo build --locked --workspace $(SIDECAR_BINS)
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
