@@ -3,8 +3,11 @@
 //! Settings -> General, that process is ended, and showing the window loads the page again. The
 //! route is in the URL and the draft in local storage, so the page comes back where it was; a
 //! page holding work a reload would lose (file chips, pictures, an edit, the settings) says so and
-//! is kept, and so is a page while an answer is being written. A web process that crashes is
-//! reloaded the same way instead of leaving a blank window, unless it keeps crashing.
+//! is kept, and so is a page while an answer is being written. A page whose process has grown
+//! well past what it took when it loaded (a long conversation, a flood of terminal output) is
+//! loaded again sooner, at once and still hidden, since WebKit keeps most of what a page once
+//! used. A web process that crashes is reloaded the same way instead of leaving a blank window,
+//! unless it keeps crashing.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -13,10 +16,18 @@ use std::time::{Duration, Instant};
 
 use tauri::{AppHandle, Manager, WebviewWindow};
 
+use crate::page_process;
 use crate::state::AppState;
 
 /// How often a release put off by an answer or by unsent work is tried again.
 const RETRY: Duration = Duration::from_secs(30);
+
+/// How far past its size after loading the page's process may grow before a hide loads it
+/// again. Above the first answer's cost (the renderer's code, about 22 MiB) and a few turns
+/// (2-4 MiB each); below what a 200-message conversation leaves (about 74 MiB).
+const GROWN_BY: u64 = 48 << 20;
+/// How long after a load the page is measured: its start-up work done, its first frames drawn.
+const SETTLE: Duration = Duration::from_secs(10);
 
 /// Crashes within [`CRASH_WINDOW`] after which the page is no longer reloaded on its own. A page
 /// whose process dies as it starts (WebKit aborts when it cannot open an EGL display, for one)
@@ -47,6 +58,43 @@ pub struct HiddenPage {
     /// The page said it holds work a reload would lose.
     holds_unsent: AtomicBool,
     crashes: Mutex<Crashes>,
+    /// Bumped by every page load, so a measurement of an earlier page is not kept.
+    loads: AtomicU64,
+    /// The page process's PSS once the page had settled after loading, in bytes; 0 unknown.
+    settled_size: AtomicU64,
+}
+
+/// The page finished loading: once it settles, note what its process takes.
+pub fn loaded(app: &AppHandle) {
+    let page = app.state::<HiddenPage>();
+    let load = page.loads.fetch_add(1, Ordering::SeqCst) + 1;
+    page.settled_size.store(0, Ordering::SeqCst);
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(SETTLE).await;
+        let page = app.state::<HiddenPage>();
+        let Some(size) = page_process::page_memory() else { return };
+        if page.loads.load(Ordering::SeqCst) == load {
+            page.settled_size.store(size, Ordering::SeqCst);
+            tracing::info!(mib = size >> 20, "the page has settled after loading");
+        }
+    });
+}
+
+impl HiddenPage {
+    /// How far the page's process has grown past its settled size, in bytes, when that is more
+    /// than [`GROWN_BY`].
+    fn grown_past_limit(&self) -> Option<u64> {
+        let settled = self.settled_size.load(Ordering::SeqCst);
+        let grown = page_process::page_memory()?.checked_sub(settled).filter(|_| settled > 0)?;
+        (grown > GROWN_BY).then_some(grown)
+    }
+
+    /// Nothing a reload would lose: no answer being written, no unsent work on the page.
+    fn can_reload(&self, app: &AppHandle) -> bool {
+        let answering = app.state::<AppState>().engine.as_ref().is_ok_and(|e| e.runs().active() > 0);
+        !answering && !self.holds_unsent.load(Ordering::SeqCst)
+    }
 }
 
 /// The page says whether it holds work a reload would lose.
@@ -54,7 +102,8 @@ pub fn set_holds_unsent(app: &AppHandle, holds: bool) {
     app.state::<HiddenPage>().holds_unsent.store(holds, Ordering::SeqCst);
 }
 
-/// The window was hidden: after the configured time, end the page's web process.
+/// The window was hidden: after the configured times, load a grown page again, then end the
+/// page's web process.
 pub fn hidden(app: &AppHandle) {
     // WebView2 and WKWebView manage their processes themselves; a release there would only cost
     // a reload.
@@ -66,18 +115,39 @@ pub fn hidden(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else { return };
-        let after = engine.settings().get().await.hidden.release_page_after_secs;
-        if after == 0 {
+        let settings = engine.settings().get().await.hidden;
+        if settings.release_page_after_secs == 0 {
             return;
         }
-        tokio::time::sleep(Duration::from_secs(after.into())).await;
+        let release_after = Duration::from_secs(settings.release_page_after_secs.into());
+        let reload_after = Duration::from_secs(settings.reload_grown_page_after_secs.into());
+        let still_hidden = |window: &WebviewWindow| {
+            app.state::<HiddenPage>().generation.load(Ordering::SeqCst) == generation
+                && !window.is_visible().unwrap_or(true)
+        };
+        let mut waited = Duration::ZERO;
+        if !reload_after.is_zero() && reload_after < release_after {
+            tokio::time::sleep(reload_after).await;
+            waited = reload_after;
+            let page = app.state::<HiddenPage>();
+            let Ok(window) = crate::window::main_window(&app) else { return };
+            if !still_hidden(&window) {
+                return;
+            }
+            if let Some(grown) = page.grown_past_limit()
+                && page.can_reload(&app)
+            {
+                reload_fresh(&window, &page, grown);
+            }
+        }
+        tokio::time::sleep(release_after - waited).await;
         loop {
             let page = app.state::<HiddenPage>();
             let Ok(window) = crate::window::main_window(&app) else { return };
-            if page.generation.load(Ordering::SeqCst) != generation || window.is_visible().unwrap_or(true) {
+            if !still_hidden(&window) {
                 return;
             }
-            if engine.runs().active() == 0 && !page.holds_unsent.load(Ordering::SeqCst) {
+            if page.can_reload(&app) {
                 release(&window, &page);
                 return;
             }
@@ -112,6 +182,23 @@ fn release(window: &WebviewWindow, page: &HiddenPage) {
     });
     #[cfg(not(target_os = "linux"))]
     let _ = window;
+}
+
+/// Ends the page's process and loads the page in a new one at once, while the window is hidden:
+/// a reload in the same process would give back the page's objects but not what the process
+/// keeps of the memory they used.
+fn reload_fresh(window: &WebviewWindow, page: &HiddenPage, grown: u64) {
+    tracing::info!(
+        grown_mib = grown >> 20,
+        "the page's process has grown since it loaded; loading the page again while the window is hidden"
+    );
+    page.holds_unsent.store(false, Ordering::SeqCst);
+    #[cfg(target_os = "linux")]
+    let _ = window.with_webview(|webview| {
+        use webkit2gtk::WebViewExt;
+        webview.inner().terminate_web_process();
+    });
+    reload(window);
 }
 
 fn reload(window: &WebviewWindow) {

@@ -8,6 +8,7 @@ mod dictation;
 mod error;
 mod events;
 mod hidden_page;
+mod page_process;
 mod reviews;
 mod shortcuts;
 mod state;

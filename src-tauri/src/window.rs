@@ -63,6 +63,11 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         .maximizable(false)
         .focused(true)
         .visible(false)
+        .on_page_load(|window, load| {
+            if load.event() == tauri::webview::PageLoadEvent::Finished {
+                crate::hidden_page::loaded(window.app_handle());
+            }
+        })
         .build()?;
     apply_mode_constraints(&window, mode)?;
     crate::hidden_page::watch_crashes(&window);

@@ -549,13 +549,19 @@ export type FileReference = {
 /**  How the model's copy is stored. */
 export type Format = "png" | "jpeg";
 
-/**
- *  While the window is hidden (to the tray, or by the shortcut): after this many seconds the
- *  page's web process, the largest part of Perch at rest, is ended to give its memory back, and
- *  the page loads again when the window shows. 0 keeps it.
- */
+/**  What Perch gives back while the window is hidden (to the tray, or by the shortcut). */
 export type HiddenSettings = {
+	/**
+	 *  After this many seconds the page's web process, the largest part of Perch at rest, is
+	 *  ended to give its memory back, and the page loads again when the window shows. 0 keeps it.
+	 */
 	release_page_after_secs?: number,
+	/**
+	 *  After this many seconds a page that has grown well past what it took when it loaded (a
+	 *  long conversation, a flood of terminal output) is loaded again at once, still hidden, so
+	 *  the memory comes back and the next show stays instant. 0 never; so does a 0 above.
+	 */
+	reload_grown_page_after_secs?: number,
 };
 
 /**  A file that matched. */

@@ -1,14 +1,15 @@
 // Memory around a long conversation, in the real app: 200 messages (100 questions, each answer
 // with a Rust code block and display math) written through `perch ask` against the fake Ollama,
 // then PSS of the app's process tree idle on a new chat, with the conversation open (the newest
-// messages rendered), with every message rendered, and after leaving it for a new chat again.
+// messages rendered), with every message rendered, after leaving it for a new chat again, and
+// after the window's next hide (the shell loads a grown page again 30 s into a hide) and show.
 // The issue's target: back within 20 MiB of idle.
 // Run by `make bench` (with the release app) or: PERCH_APP=... bench/run.sh long_conversation.mjs
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { CLI, freshDataDir, launch, sleep, startFakeLlm, waitFor } from "../lib/harness.js";
-import { appPid, treePss } from "../lib/proc.js";
+import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, startFakeLlm, waitFor } from "../lib/harness.js";
+import { appLog, appPid, pageProcess, treePss } from "../lib/proc.js";
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100);
 const SETTLE_MS = 10_000;
@@ -42,7 +43,9 @@ for (let i = 0; i < QUESTIONS; i++) {
   }
 }
 
-const session = await launch(dataDir, { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
+const runtime = freshRuntimeDir();
+const session = await launch(dataDir, { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file", XDG_RUNTIME_DIR: runtime });
+const cliEnv = { ...env, PERCH_IPC_PATH: join(runtime, "perch", "review.sock") };
 const browser = session.browser;
 try {
   await (await browser.$('textarea[aria-label="Message"]')).waitForEnabled();
@@ -69,17 +72,43 @@ try {
   await sleep(SETTLE_MS);
   const closed = treePss(pid);
 
+  // Hidden past the grown page's reload (the default settings), then shown again. WebDriver
+  // does not follow the page into its new process, so from here on the processes tell.
+  const grownPage = pageProcess(pid);
+  await run(CLI, ["toggle"], { env: cliEnv });
+  await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
+  const reloaded = await waitFor(
+    () => pageProcess(pid) !== null && pageProcess(pid) !== grownPage,
+    "the grown page to be loaded again while hidden",
+    90_000,
+  ).then(
+    () => true,
+    () => false,
+  );
+  await sleep(SETTLE_MS);
+  const hidden = treePss(pid);
+  await run(CLI, ["show"], { env: cliEnv });
+  await waitFor(async () => (await perchWindows()).length === 1, "the window to show");
+  await sleep(SETTLE_MS);
+  const shownAgain = treePss(pid);
+  const grownBy = appLog(dataDir).match(/grown_mib=(\d+)/)?.[1];
+
   for (const [what, m] of [
     ["idle on a new chat", idle],
     [`with the ${QUESTIONS * 2}-message conversation open (${windowShown} answers rendered)`, open],
     [`with all ${QUESTIONS} answers rendered`, all],
     ["after leaving it for a new chat", closed],
+    [`hidden, ${reloaded ? `the page loaded again (it had grown by ${grownBy} MiB)` : "the page NOT loaded again"}`, hidden],
+    ["shown again", shownAgain],
   ]) {
     const parts = Object.entries(m.byName).map(([n, k]) => `${n} ${mib(k)}`).join(", ");
     console.log(`PSS ${what}: ${mib(m.total)} MiB (${parts})`);
   }
   console.log(`after closing: ${mib(closed.total - idle.total)} MiB above idle (target: within 20)`);
+  console.log(`after closing, a hide and a show: ${mib(shownAgain.total - idle.total)} MiB above idle`);
 } finally {
+  // The WebDriver session ended with the first page; end the app as a logout would.
+  await run("pkill", ["-TERM", "-f", "-x", `${process.env.PERCH_APP}( .*)?`]).catch(() => {});
   await session.close();
   fake.stop();
 }

@@ -39,7 +39,8 @@ describe("SettingsPage", () => {
     await waitFor(() => expect(select).toBeEnabled());
     await userEvent.selectOptions(select, "Never");
     expect(calls.filter((c) => c.cmd === "set_hidden_settings").map((c) => c.args)).toEqual([
-      { hidden: { release_page_after_secs: 0 } },
+      // The rest of the hidden settings is sent as it was, not reset.
+      { hidden: { release_page_after_secs: 0, reload_grown_page_after_secs: 45 } },
     ]);
     expect(select).toHaveValue("0");
     unmount();

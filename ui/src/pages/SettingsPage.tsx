@@ -130,7 +130,9 @@ function General({ status }: { status: AppStatus }) {
           <select
             value={settings?.hidden.release_page_after_secs ?? 180}
             disabled={!settings}
-            onChange={(e) => void setHidden({ release_page_after_secs: Number(e.target.value) })}
+            onChange={(e) =>
+              settings && void setHidden({ ...settings.hidden, release_page_after_secs: Number(e.target.value) })
+            }
           >
             {RELEASE_AFTER.map((o) => (
               <option key={o.secs} value={o.secs}>
@@ -142,6 +144,13 @@ function General({ status }: { status: AppStatus }) {
         <p className="muted">
           About half of what Perch uses at rest is its window&apos;s page. Freed, it loads again when you show Perch
           (a fraction of a second), with your draft and where you were.
+          {(settings?.hidden.reload_grown_page_after_secs ?? 0) > 0 && (
+            <>
+              {" "}
+              A page that has grown well past its start (a long conversation, a flood of terminal output) is loaded
+              again sooner, {settings?.hidden.reload_grown_page_after_secs} seconds into a hide.
+            </>
+          )}
         </p>
       </fieldset>
       <fieldset className="card">

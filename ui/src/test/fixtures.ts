@@ -21,7 +21,7 @@ export const SETTINGS: Settings = {
   },
   models: { enabled: [], default_model: null, thinking: true },
   window: { mode: "normal", bounds: null, mini_origin: null },
-  hidden: { release_page_after_secs: 180 },
+  hidden: { release_page_after_secs: 180, reload_grown_page_after_secs: 45 },
   review: {
     socket_enabled: true,
     auto_show: true,

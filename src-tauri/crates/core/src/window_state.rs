@@ -75,20 +75,25 @@ pub enum WindowMode {
     Mini,
 }
 
-/// While the window is hidden (to the tray, or by the shortcut): after this many seconds the
-/// page's web process, the largest part of Perch at rest, is ended to give its memory back, and
-/// the page loads again when the window shows. 0 keeps it.
+/// What Perch gives back while the window is hidden (to the tray, or by the shortcut).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
 pub struct HiddenSettings {
+    /// After this many seconds the page's web process, the largest part of Perch at rest, is
+    /// ended to give its memory back, and the page loads again when the window shows. 0 keeps it.
     pub release_page_after_secs: u32,
+    /// After this many seconds a page that has grown well past what it took when it loaded (a
+    /// long conversation, a flood of terminal output) is loaded again at once, still hidden, so
+    /// the memory comes back and the next show stays instant. 0 never; so does a 0 above.
+    pub reload_grown_page_after_secs: u32,
 }
 
 impl Default for HiddenSettings {
     fn default() -> Self {
         // Long enough that hiding for a moment (a screenshot, a quick look elsewhere) keeps an
-        // instant summon; short enough that a Perch hidden for the afternoon costs little.
-        Self { release_page_after_secs: 180 }
+        // instant summon and the reading place; short enough that a Perch hidden for the
+        // afternoon costs little.
+        Self { release_page_after_secs: 180, reload_grown_page_after_secs: 30 }
     }
 }
 
