@@ -76,16 +76,17 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 
 ## ---- building -------------------------------------------------------------------------
 
-# A debug build with the UI embedded (no dev server needed), and the binaries it works with
-# (the CLI, the bundled MCP servers); what `run` and the e2e tests use.
-# The sidecars and tools are built with the whole workspace selected (but only their binaries):
-# cargo resolves features over what is selected, and without the app the build scripts' and
-# proc macros' dependencies resolved differently, which made this step compile serde, tokio and
-# everything above them again (6 of a cold make test's 30 minutes).
-SIDECAR_BINS = --bin perch --bin perch-mcp-review --bin perch-mcp-demo --bin perch-mcp-filesystem --bin perch-mcp-web --bin perch-fake-llm --bin perch-sandbox --bin perch-llm
+# A debug build with the UI embedded (no dev server needed) and every binary of the workspace
+# (the CLI, the bundled MCP servers, the sandbox, perch-llm, the fake LLM); what `run` and the
+# e2e tests use. It is what `tauri build --debug --no-bundle` runs (the UI's build, then cargo
+# with tauri's `custom-protocol`), in one cargo command resolved as `cargo test --workspace`
+# resolves: `--examples` turns on the dev-dependencies' features (tokio's test-util, ...), so
+# every crate below the app is the test build's own artifact, and only tauri, its plugins and
+# the app are compiled again. Cargo's unit graph: 21 units left to build after `make unit`,
+# where the tauri CLI and a separate sidecar step left 207 (14 minutes of a cold make test).
 app-debug: $(NPM_STAMP)
-	npx tauri build --debug --no-bundle
-	cargo build --locked --workspace $(SIDECAR_BINS)
+	npm run build -w ui
+	cargo build --locked --workspace --bins --examples --features perch-desktop/custom-protocol
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
