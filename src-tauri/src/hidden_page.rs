@@ -24,7 +24,8 @@ const RETRY: Duration = Duration::from_secs(30);
 
 /// How far past its size after loading the page's process may grow before a hide loads it
 /// again. Above the first answer's cost (the renderer's code, about 22 MiB) and a few turns
-/// (2-4 MiB each); below what a 200-message conversation leaves (about 74 MiB).
+/// (2-4 MiB each); below what a 200-message conversation still holds 30 s into a hide (66 MiB
+/// in `long_conversation.mjs`).
 const GROWN_BY: u64 = 48 << 20;
 /// How long after a load the page is measured: its start-up work done, its first frames drawn.
 const SETTLE: Duration = Duration::from_secs(10);
@@ -184,9 +185,9 @@ fn release(window: &WebviewWindow, page: &HiddenPage) {
     let _ = window;
 }
 
-/// Ends the page's process and loads the page in a new one at once, while the window is hidden:
-/// a reload in the same process would give back the page's objects but not what the process
-/// keeps of the memory they used.
+/// Ends the page's process and loads the page in a new one at once, while the window is hidden.
+/// A new process, not a reload in the old one: a process keeps much of the memory its page has
+/// used (leaving a long conversation gave none of it back), and a new one starts from nothing.
 fn reload_fresh(window: &WebviewWindow, page: &HiddenPage, grown: u64) {
     tracing::info!(
         grown_mib = grown >> 20,
