@@ -86,8 +86,8 @@ impl HiddenPage {
     /// How far the page's process has grown past its settled size, in bytes, when that is more
     /// than [`GROWN_BY`].
     fn grown_past_limit(&self) -> Option<u64> {
-        let settled = self.settled_size.load(Ordering::SeqCst);
-        let grown = page_process::page_memory()?.checked_sub(settled).filter(|_| settled > 0)?;
+        let settled = Some(self.settled_size.load(Ordering::SeqCst)).filter(|&size| size > 0)?;
+        let grown = page_process::page_memory()?.saturating_sub(settled);
         (grown > GROWN_BY).then_some(grown)
     }
 

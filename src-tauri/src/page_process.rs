@@ -13,12 +13,10 @@ pub fn page_memory() -> Option<u64> {
 }
 
 /// The first process below `root` (children first) whose program is named `program`.
-pub fn descendant_running(root: u32, program: &str) -> Option<u32> {
-    let links = parent_links();
+fn descendant_running(root: u32, program: &str) -> Option<u32> {
     let mut level = vec![root];
     while !level.is_empty() {
-        let children: Vec<u32> =
-            links.iter().filter(|(_, parent)| level.contains(parent)).map(|&(pid, _)| pid).collect();
+        let children: Vec<u32> = level.iter().flat_map(|&pid| children_of(pid)).collect();
         if let Some(&found) = children.iter().find(|&&pid| runs(pid, program)) {
             return Some(found);
         }
@@ -27,19 +25,15 @@ pub fn descendant_running(root: u32, program: &str) -> Option<u32> {
     None
 }
 
-/// Every process with its parent, as `(pid, parent)`.
-fn parent_links() -> Vec<(u32, u32)> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| Some((pid, parent_of(pid)?)))
+/// A process's children, as each of its threads lists those it started
+/// (`/proc/PID/task/TID/children`), so finding the page's process reads a few files, not all of
+/// `/proc`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("children")).ok())
+        .flat_map(|list| list.split_whitespace().filter_map(|pid| pid.parse().ok()).collect::<Vec<u32>>())
         .collect()
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid ...`; comm may hold spaces and parentheses, so read after the last.
-    stat.get(stat.rfind(')')? + 1..)?.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Whether `pid` runs a program named `program` (the file name of its first argument).
@@ -87,7 +81,7 @@ mod tests {
         let shell = Killed(Command::new("sh").args(["-c", "sleep 31; exit 0"]).spawn().unwrap());
         let grandchild = eventually(|| descendant_running(shell.0.id(), "sleep")).expect("the shell's sleep");
         assert_ne!(grandchild, shell.0.id());
-        assert_eq!(parent_of(grandchild), Some(shell.0.id()));
+        assert_eq!(children_of(shell.0.id()), vec![grandchild]);
         assert!(runs(grandchild, "sleep"));
 
         assert_eq!(descendant_running(me, "no-such-program"), None);
