@@ -22,10 +22,12 @@ TEST_PKGS=(
   espeak-ng sox
   # Window specs read the placement the app saved from its database.
   sqlite3
+  # The terminal bench's peer: per-command start-up under bubblewrap beside perch-sandbox.
+  bubblewrap
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick espeak-ng sox)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick espeak-ng sox bubblewrap)
 # The Python venv for tests and benchmarks.
 PYTHON_PKGS=(python3 python3-venv)
 

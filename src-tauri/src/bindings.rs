@@ -106,6 +106,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             terminal::terminal_kill,
             terminal::terminal_end_session,
             terminal::terminal_status,
+            terminal::terminal_choose_folder,
             terminal::terminal_revoke,
             terminal::set_terminal_settings,
         ])

@@ -173,6 +173,11 @@ export const commands = {
 	/**  Ends session mode for a conversation (the banner's End button, a new chat). */
 	terminalEndSession: (conversationId: string) => typedError<null, CommandError>(__TAURI_INVOKE("terminal_end_session", { conversationId })),
 	terminalStatus: () => typedError<TerminalStatus, CommandError>(__TAURI_INVOKE("terminal_status")),
+	/**
+	 *  Chooses the working folder: `path` as typed, or (without one) the folder picked in the
+	 *  system's dialog. Saved when Perch accepts it; `None` when the dialog was cancelled.
+	 */
+	terminalChooseFolder: (path: string | null) => typedError<string | null, CommandError>(__TAURI_INVOKE("terminal_choose_folder", { path })),
 	/**  Forgets one remembered approval by hash, or all of them. */
 	terminalRevoke: (hash: string | null) => typedError<number, CommandError>(__TAURI_INVOKE("terminal_revoke", { hash })),
 	setTerminalSettings: (terminal: TerminalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_terminal_settings", { terminal })),
@@ -229,7 +234,9 @@ reason: string | null; sandbox: SandboxView;
 /**  Why Perch asks although it might not (the parser could not reduce the line, no sandbox). */
 why_asked: string | null; 
 /**  Whether "Always allow this command" is offered (not for lines Perch cannot check). */
-can_remember: boolean } | 
+can_remember: boolean; 
+/**  No working folder is chosen yet: the card asks for one before the command can run. */
+needs_folder: boolean } | 
 /**  Session mode: commands in `folder` run without asking until the answer ends. */
 { kind: "session"; reason: string; folder: string } | 
 /**  Text typed into a running command. */
@@ -1180,10 +1187,22 @@ export type TerminalSettings = {
 	ask_level?: AskLevel,
 	/**  Every command ends by this many seconds (at most 120). */
 	timeout_secs?: number,
-	/**  Where commands run when the model names no folder; empty means the home folder. */
+	/**
+	 *  Where commands run when the model names no folder, and where they may write. Empty
+	 *  until the user chooses one: there is no silent default (the home folder would make all
+	 *  of it writable), so the first command asks for it.
+	 */
 	working_folder?: string,
-	/**  Folders commands may change besides the working folder and the temp folder. */
+	/**
+	 *  Folders commands may change besides the working folder and their own temp folder
+	 *  (`~` is the home folder; a missing one is reported on the card).
+	 */
 	writable_folders?: string[],
+	/**
+	 *  Names of environment variables passed to commands besides the usual ones (HOME, LANG,
+	 *  PATH...). Keys, tokens and the session's sockets are never passed, named here or not.
+	 */
+	pass_env?: string[],
 	/**  Let commands use the network. */
 	network?: boolean,
 	/**  A command printing more than this many MB is killed. */

@@ -74,6 +74,43 @@ pub async fn terminal_status(state: State<'_, AppState>) -> CommandResult<Termin
     Ok(TerminalStatus { sandbox, remembered: engine.store().remembered_approvals().await? })
 }
 
+/// Chooses the working folder: `path` as typed, or (without one) the folder picked in the
+/// system's dialog. Saved when Perch accepts it; `None` when the dialog was cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn terminal_choose_folder(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    path: Option<String>,
+) -> CommandResult<Option<String>> {
+    let engine = state.engine()?;
+    let path = match path.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()) {
+        Some(typed) => {
+            let home = perch_core::terminal::home();
+            perch_core::terminal::paths::resolve(&typed, Some(&home), &home).unwrap_or_default()
+        }
+        None => {
+            use tauri_plugin_dialog::DialogExt;
+            let picked = tokio::task::spawn_blocking(move || {
+                app.dialog().file().set_title("Working folder for commands").blocking_pick_folder()
+            })
+            .await
+            .map_err(|e| CommandError::new(ErrorKind::Window, e.to_string()))?;
+            match picked.and_then(|p| p.into_path().ok()) {
+                Some(p) => p,
+                None => return Ok(None),
+            }
+        }
+    };
+    let dir = engine
+        .terminal()
+        .check_folder(&path)
+        .map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?;
+    let folder = dir.display().to_string();
+    engine.settings().update(|s| s.terminal.working_folder = folder.clone()).await?;
+    Ok(Some(folder))
+}
+
 /// Forgets one remembered approval by hash, or all of them.
 #[tauri::command]
 #[specta::specta]

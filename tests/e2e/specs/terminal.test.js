@@ -1,5 +1,7 @@
-// The terminal in the real app: the fake Ollama asks for terminal__run_command; the approval
-// card shows the highlighted command, its folder, the model's reason and the sandbox; Run
+// The terminal in the real app: the fake Ollama asks for terminal__run_command; the first
+// card asks for the working folder (none is assumed), which is then saved in Settings; the
+// approval card shows the highlighted command, its folder, the model's reason and the sandbox;
+// "Always allow" shows the whole command and its folder in Settings, where it is revoked; Run
 // starts it in a real PTY under the sandbox and its output appears live in the xterm.js
 // panel, which lists the command with its exit code; Deny leaves it unrun; a blocked command
 // is refused without a question and the card says why.
@@ -34,16 +36,6 @@ describe("terminal", () => {
   before(async () => {
     fake = await startFakeLlm("ollama");
     session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
-    // Commands run in a temporary working folder, set in Settings -> Terminal.
-    await (await $('a[aria-label="Settings"]')).click();
-    await (await $('button[role="tab"]=Terminal')).click();
-    const folder = await $('input[aria-label="Working folder"]');
-    await folder.setValue(work);
-    await (await $('select[aria-label="Ask level"]')).click();
-    await waitFor(async () => (await (await $('[aria-label="Sandbox"]')).getText()).includes("Landlock"), "the sandbox line");
-    assert.match(await (await $('[aria-label="Sandbox"]')).getText(), new RegExp(`writable only in ${work}`));
-    await screenshot("terminal-settings");
-    await (await $('a[aria-label="Chat"]')).click();
     await waitFor(async () => (await (await $('select[aria-label="Model"]')).getValue()) === "ollama:qwen3-vl:8b-instruct", "the default model");
   });
   after(async () => {
@@ -56,12 +48,17 @@ describe("terminal", () => {
     await ask("Run a command that prints three lines");
     const approval = await $('[aria-label="Approve this command"]');
     await approval.waitForDisplayed({ timeout: 20000 });
+    // No working folder yet: the card asks for one, and Run waits for it.
+    assert.match(await approval.getText(), /needs a working folder first/);
+    assert.equal(await (await $("button=Run")).isEnabled(), false, "Run before a folder is chosen");
+    await screenshot("terminal-first-folder");
+    await (await $('input[aria-label="Folder for commands"]')).setValue(work);
+    await (await $("button=Use")).click();
+    await waitFor(async () => (await approval.getText()).includes(`Commands will run in ${work}`), "the chosen folder on the card");
     const text = await approval.getText();
     assert.match(text, /Run this command\?/);
     assert.match(text, /for i in 1 2 3/);
-    assert.match(text, new RegExp(work));
     assert.match(text, /to show the output/);
-    assert.match(text, /Landlock/);
     assert.equal(await (await approval.$(".sh-program")).getText(), "for");
     await screenshot("terminal-approval");
     await (await $("button=Run")).click();
@@ -83,6 +80,34 @@ describe("terminal", () => {
     await screenshot("terminal-panel");
     await (await $('button[aria-label="Close the terminal"]')).click();
     await waitFor(async () => !(await (await $('[data-testid="terminal-screen"]')).isExisting()), "the panel to close");
+  });
+
+  it("saved the chosen folder, and lists an always-allowed command with its folder until revoked", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Terminal')).click();
+    assert.equal(await (await $('input[aria-label="Working folder"]')).getValue(), work);
+    await waitFor(async () => (await (await $('[aria-label="Sandbox"]')).getText()).startsWith("Sandboxed"), "the sandbox line");
+    assert.match(await (await $('[aria-label="Sandbox"]')).getText(), new RegExp(`writable only in ${work}`));
+    await screenshot("terminal-settings");
+    await (await $('a[aria-label="Chat"]')).click();
+
+    await runCommand("echo remember-me", "to test Always allow");
+    await ask("Say it");
+    const approval = await $('[aria-label="Approve this command"]');
+    await approval.waitForDisplayed({ timeout: 20000 });
+    assert.match(await approval.getText(), /Sandboxed: writable only in/);
+    await (await $("button=Always allow this command")).click();
+    await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer after the command");
+
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Terminal')).click();
+    const list = await $('ul[aria-label="Always allowed commands"]');
+    await waitFor(async () => (await list.getText()).includes("echo remember-me, in "), "the rule in Settings");
+    assert.match(await list.getText(), /echo remember-me, in .*perch-e2e-work-/);
+    await screenshot("terminal-rule");
+    await (await list.$("button=Revoke")).click();
+    await waitFor(async () => (await list.getText()).includes("None yet."), "the rule to be revoked");
+    await (await $('a[aria-label="Chat"]')).click();
   });
 
   it("draws a 30 MB flood to its end without falling behind for good", async () => {

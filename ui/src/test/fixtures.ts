@@ -70,6 +70,7 @@ export const SETTINGS: Settings = {
     timeout_secs: 120,
     working_folder: "",
     writable_folders: [],
+    pass_env: [],
     network: true,
     max_output_mb: 64,
   },

@@ -147,19 +147,20 @@ async fn start_tools(engine: &Engine) {
     }
     let mut changes = engine.questions().subscribe();
     let questions = engine.questions().clone();
+    let engine = engine.clone();
     tokio::spawn(async move {
         while let Ok(event) = changes.recv().await {
             let QuestionChange::Asked(ask) = event else { continue };
             let Question::ToolApproval(q) = ask.question else { continue };
             let terminal = q.detail.is_some();
+            if let Some(ApprovalDetail::Command { needs_folder: true, .. }) = q.detail.as_deref() {
+                let choice = ask_for_folder(&engine, &q).await;
+                let _ = questions.answer(ask.id, Answer::Approval { choice });
+                continue;
+            }
             eprint!("{}", prompt(&q));
-            let _ = std::io::stderr().flush();
-            let line = tokio::task::spawn_blocking(|| {
-                let mut line = String::new();
-                std::io::stdin().read_line(&mut line).map(|_| line)
-            })
-            .await;
-            let choice = match line.ok().and_then(Result::ok).as_deref().map(str::trim) {
+            let line = read_line().await;
+            let choice = match line.as_deref().map(str::trim) {
                 Some("y" | "Y" | "yes") => ApprovalChoice::Once,
                 Some("c" | "C") if !terminal => ApprovalChoice::Conversation,
                 Some("a" | "A") => ApprovalChoice::Always,
@@ -171,10 +172,58 @@ async fn start_tools(engine: &Engine) {
     });
 }
 
+async fn read_line() -> Option<String> {
+    let _ = std::io::stderr().flush();
+    let line = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    line.ok().and_then(Result::ok)
+}
+
+/// The first command, before any working folder is chosen: the folder is asked for (and
+/// saved, as `perch terminal folder` would), then the command as usual.
+async fn ask_for_folder(engine: &Engine, q: &ApprovalQuestion) -> ApprovalChoice {
+    loop {
+        eprint!(
+            "\nThe model wants to run a command, and the terminal has no working folder yet: commands may \
+             change files only there.\n  Folder to use (empty: deny; later: perch terminal folder DIR): "
+        );
+        let Some(line) = read_line().await.map(|l| l.trim().to_owned()).filter(|l| !l.is_empty()) else {
+            return ApprovalChoice::Deny;
+        };
+        let folder = perch_core::terminal::paths::resolve(
+            &line,
+            std::env::current_dir().ok().as_deref(),
+            &perch_core::terminal::home(),
+        );
+        match engine.terminal().check_folder(&folder.unwrap_or_default()) {
+            Ok(dir) => {
+                let folder = dir.display().to_string();
+                if let Err(e) = engine.settings().update(|s| s.terminal.working_folder = folder).await {
+                    eprintln!("perch: could not save the folder: {e}");
+                    return ApprovalChoice::Deny;
+                }
+                let command = match q.detail.as_deref() {
+                    Some(ApprovalDetail::Command { command, .. }) => command.as_str(),
+                    _ => "",
+                };
+                eprint!("\nRun this command?\n  $ {command}\n  in {}\n  [y] run  [n] deny: ", dir.display());
+                return match read_line().await.as_deref().map(str::trim) {
+                    Some("y" | "Y" | "yes") => ApprovalChoice::Once,
+                    _ => ApprovalChoice::Deny,
+                };
+            }
+            Err(e) => eprintln!("perch: {e}"),
+        }
+    }
+}
+
 /// The question as the terminal shows it: a command with its folder, reason and sandbox.
 fn prompt(q: &ApprovalQuestion) -> String {
     match q.detail.as_deref() {
-        Some(ApprovalDetail::Command { command, cwd, reason, sandbox, why_asked, can_remember }) => {
+        Some(ApprovalDetail::Command { command, cwd, reason, sandbox, why_asked, can_remember, .. }) => {
             let mut text = format!("\nRun this command?\n  $ {command}\n  in {cwd}\n");
             if let Some(r) = reason {
                 text.push_str(&format!("  because: {r}\n"));

@@ -26,6 +26,12 @@ pub enum TerminalCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print the working folder, or choose it: where commands run and the one folder (with the
+    /// writable folders from Settings) they may change. No command runs until one is chosen.
+    Folder {
+        /// The folder to choose (it must exist).
+        dir: Option<PathBuf>,
+    },
     /// The commands you always allow (kept as hashes of the normalised command).
     Approvals {
         /// Forget one, by its hash (or a unique prefix).
@@ -59,6 +65,22 @@ pub async fn run(engine: Engine, command: TerminalCommand) -> anyhow::Result<()>
                 return print_json(&decision);
             }
             println!("{} because {}", decision.word(), decision.reason());
+            Ok(())
+        }
+        TerminalCommand::Folder { dir: None } => {
+            match perch_core::terminal::tools::chosen_folder(&engine.settings().get().await.terminal) {
+                Some(dir) => println!("{}", dir.display()),
+                None => {
+                    println!("no working folder is chosen yet; choose one with: perch terminal folder DIR")
+                }
+            }
+            Ok(())
+        }
+        TerminalCommand::Folder { dir: Some(dir) } => {
+            let dir = engine.terminal().check_folder(&dir)?;
+            let folder = dir.display().to_string();
+            engine.settings().update(|s| s.terminal.working_folder = folder).await?;
+            println!("commands now run in {} and may change files only there", dir.display());
             Ok(())
         }
         TerminalCommand::Approvals { revoke, revoke_all, json } => {

@@ -81,6 +81,24 @@ async fn ask_runs_commands_only_as_approved_and_never_blocked_ones() {
         messages.iter().rfind(|m| m["role"] == "tool").unwrap()["content"].as_str().unwrap().to_owned()
     };
 
+    // No working folder yet: no rule runs a command, and `perch terminal folder` chooses one,
+    // never the data folder.
+    fake.push(run_command("echo from-the-terminal"));
+    fake.push(Script::answer("I could not."));
+    let o = ask(vec!["--approve", "terminal:run_command", "run a command"]).await.unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(!last_tool_result().contains("[exit code"), "{}", last_tool_result());
+    let o = perch(tmp.path(), &[], &["terminal", "folder"]);
+    assert!(out(&o).contains("no working folder is chosen yet"), "{}", out(&o));
+    let data = tmp.path().display().to_string();
+    let o = perch(tmp.path(), &[], &["terminal", "folder", &data]);
+    assert!(!o.status.success() && err(&o).contains("Perch's own data"), "{}", err(&o));
+    let work = tempfile::tempdir().unwrap();
+    let folder = std::fs::canonicalize(work.path()).unwrap().display().to_string();
+    let o = perch(tmp.path(), &[], &["terminal", "folder", &folder]);
+    assert!(o.status.success() && out(&o).contains(&folder), "{}", err(&o));
+    assert_eq!(out(&perch(tmp.path(), &[], &["terminal", "folder"])).trim(), folder);
+
     // No TTY and no --approve: nobody can be asked, so nothing runs.
     fake.push(run_command("echo from-the-terminal"));
     fake.push(Script::answer("I could not."));

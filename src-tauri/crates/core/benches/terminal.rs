@@ -1,6 +1,9 @@
 //! Terminal figures: the parser and blocklist's decision time per command over the corpus of
-//! dangerous lines (p50/p99), and the sandbox's start-up cost per command (bash alone, bash
-//! under `perch-sandbox`, and the whole executor with its PTY, both ways).
+//! dangerous lines (p50/p99), and the sandbox's start-up cost per command: `true` and `ls`
+//! with no sandbox, under `perch-sandbox` with the policy Perch gives (namespaces, masks, a PID
+//! namespace, Landlock, seccomp) and under bubblewrap with the nearest equivalent (its peer:
+//! no Landlock, so the same mounts but a read-only home bound in), side by side in one run;
+//! then the whole executor with its PTY, with and without the sandbox.
 //! Run: `cargo bench -p perch-core --bench terminal` (after building perch-sandbox).
 #![allow(clippy::unwrap_used)]
 
@@ -91,7 +94,7 @@ async fn executor_times(argv: Vec<String>, cwd: &Path, runs: usize) -> Vec<Durat
         let spec = Spec {
             argv: argv.clone(),
             cwd: cwd.to_path_buf(),
-            env: perch_core::terminal::guard::command_env(),
+            env: perch_core::terminal::guard::command_env(std::ffi::OsStr::new("/usr/bin:/bin"), &[]),
             timeout: Duration::from_secs(30),
             max_output_bytes: 1 << 20,
         };
@@ -107,26 +110,98 @@ async fn executor_times(argv: Vec<String>, cwd: &Path, runs: usize) -> Vec<Durat
 
 mod common;
 
+/// `true` and `ls`, 50 runs each (medians), with no sandbox, under perch-sandbox and under
+/// bubblewrap where it is installed, interleaved so a busy moment hits all three alike.
+fn per_command_overhead(policy: &Policy, work: &Path, hidden: &[PathBuf]) {
+    let mut ours = vec![launcher().display().to_string()];
+    ours.extend(policy.to_args().into_iter().map(|a| a.to_string_lossy().into_owned()));
+    ours.push("--".into());
+    let bwrap = which_bwrap().map(|b| {
+        let mut argv = vec![b];
+        let w = work.display().to_string();
+        for a in [
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-net",
+            "--die-with-parent",
+            "--new-session",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+            "--bind",
+            &w,
+            &w,
+        ] {
+            argv.push(a.to_owned());
+        }
+        for h in hidden.iter().filter(|h| h.is_dir()) {
+            argv.extend(["--tmpfs".to_owned(), h.display().to_string()]);
+        }
+        argv.push("--".into());
+        argv
+    });
+    let runs = common::scaled(50, 5);
+    println!("Per-command start-up, median of {runs} (interleaved):");
+    for program in [["true"].as_slice(), ["ls", "/usr"].as_slice()] {
+        let mut none = Vec::new();
+        let mut perch = Vec::new();
+        let mut bw = Vec::new();
+        for _ in 0..runs {
+            none.extend(spawn_times(&program.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), 1));
+            let mut argv = ours.clone();
+            argv.extend(program.iter().map(|s| (*s).to_owned()));
+            perch.extend(spawn_times(&argv, 1));
+            if let Some(b) = &bwrap {
+                let mut argv = b.clone();
+                argv.extend(program.iter().map(|s| (*s).to_owned()));
+                bw.extend(spawn_times(&argv, 1));
+            }
+        }
+        let name = program.join(" ");
+        let base = report(&format!("  {name}: no sandbox"), none);
+        let p = report(&format!("  {name}: perch-sandbox"), perch);
+        let overhead = |d: Duration| (micros(d) - micros(base)) / 1000.0;
+        print!("  {name}: perch-sandbox adds {:.2} ms", overhead(p));
+        if bwrap.is_some() {
+            let b = report(&format!("  {name}: bubblewrap"), bw);
+            print!(", bubblewrap {:.2} ms", overhead(b));
+        } else {
+            print!(" (bubblewrap is not installed: no peer figure)");
+        }
+        println!();
+    }
+}
+
+fn which_bwrap() -> Option<String> {
+    ["/usr/bin/bwrap", "/bin/bwrap"].into_iter().find(|p| Path::new(p).is_file()).map(str::to_owned)
+}
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     println!("Terminal figures\n");
     decisions();
     println!();
-    let work = tempfile::tempdir().unwrap();
-    let policy = Policy {
-        writable: vec![work.path().to_path_buf(), std::env::temp_dir()],
-        read_only: Vec::new(),
-        network: false,
-    };
+    let work = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let home = perch_core::terminal::home();
+    let hidden = perch_core::terminal::sandbox::hidden_paths(&home, &home.join(".local/share/perch"));
+    let policy =
+        perch_core::terminal::sandbox::policy(work.path(), &[work.path().to_path_buf()], &hidden, false);
+    per_command_overhead(&policy, work.path(), &hidden);
     let bash: Vec<String> = ["/bin/bash", "-c", "true"].map(String::from).to_vec();
     let mut sandboxed = vec![launcher().display().to_string()];
     sandboxed.extend(policy.to_args().into_iter().map(|a| a.to_string_lossy().into_owned()));
     sandboxed.push("--".into());
     sandboxed.extend(bash.clone());
     let runs = common::scaled(200, 10);
+    println!();
     let plain = report("bash -c true", spawn_times(&bash, runs));
-    let boxed =
-        report("perch-sandbox (Landlock + namespaces, no network) bash", spawn_times(&sandboxed, runs));
+    let boxed = report("perch-sandbox (the full policy, no network) bash", spawn_times(&sandboxed, runs));
     let pty_plain =
         report("executor: PTY + bash -c true", runtime.block_on(executor_times(bash, work.path(), runs)));
     let pty_boxed = report(

@@ -170,7 +170,7 @@ async fn check_database(dir: &DataDir) -> (DatabaseReport, Settings) {
     (report, settings)
 }
 
-/// Whether terminal commands run sandboxed here (Landlock through `perch-sandbox`).
+/// Whether terminal commands run fully sandboxed here (`perch-sandbox`), or what is missing.
 async fn terminal_sandbox() -> Probe {
     use crate::terminal::sandbox;
     let name = "sandbox".to_owned();
@@ -184,13 +184,9 @@ async fn terminal_sandbox() -> Probe {
             name,
             available: true,
             detail: format!(
-                "terminal commands run under Landlock ABI {}{}",
-                e.landlock_abi,
-                if e.namespaces {
-                    ", with user and network namespaces"
-                } else {
-                    "; no user namespaces, so .git stays writable"
-                }
+                "terminal commands are sandboxed: Landlock ABI {}, user, mount, PID and network namespaces, \
+                 your session and credentials hidden, seccomp",
+                e.landlock_abi
             ),
         },
         (why, _) => Probe {

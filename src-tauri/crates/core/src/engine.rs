@@ -85,7 +85,7 @@ impl Engine {
             crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), questions.clone());
         mcp.set_secret_env(crate::mcp::secrets::from_keys(keys.clone()));
-        let terminal = Arc::new(crate::terminal::Terminal::new(store.clone()));
+        let terminal = Arc::new(crate::terminal::Terminal::new(store.clone(), data_dir.root()));
         let http = crate::providers::http::Clients::default();
         let inner = Inner {
             data_dir,
@@ -258,12 +258,18 @@ impl Engine {
         }
     }
 
+    /// Kills the terminal's commands and waits (up to `wait`) until each has ended; returns how
+    /// many had not.
+    pub async fn stop_terminal(&self, wait: Duration) -> usize {
+        self.inner.terminal.shutdown(wait).await
+    }
+
     /// Stops what the engine runs in the background, before the process exits. Synchronous:
     /// dropping the server closes it and removes its socket.
     pub fn shutdown(&self) {
         self.inner.runs.cancel_all();
         self.inner.voice.shutdown();
-        self.inner.terminal.shutdown();
+        self.inner.terminal.kill_all();
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

@@ -74,6 +74,8 @@ pub enum ApprovalDetail {
         why_asked: Option<String>,
         /// Whether "Always allow this command" is offered (not for lines Perch cannot check).
         can_remember: bool,
+        /// No working folder is chosen yet: the card asks for one before the command can run.
+        needs_folder: bool,
     },
     /// Session mode: commands in `folder` run without asking until the answer ends.
     Session { reason: String, folder: String },

@@ -204,7 +204,7 @@ async fn the_sandbox_refuses_writes_outside_and_allows_them_inside() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::create_dir_all(work.join(".git")).unwrap();
     let line = format!(
-        "echo in > inside.txt && echo wrote-inside; echo out > {}/escaped.txt; echo x > .git/HEAD; echo done",
+        "echo in > inside.txt && echo wrote-inside; touch {}/escaped.txt; echo x > .git/HEAD; echo done",
         outside.display()
     );
     let out = direct(&engine, &line, &CancellationToken::new()).await;
@@ -214,7 +214,139 @@ async fn the_sandbox_refuses_writes_outside_and_allows_them_inside() {
     assert!(out.text.contains("Permission denied"), "{}", out.text);
     assert!(!work.join(".git/HEAD").exists(), ".git was writable: {}", out.text);
     let view = engine.terminal().sandbox_view(&work, &settings(&engine).await).await;
-    assert!(view.enforced && view.summary.contains("Landlock"), "{view:?}");
+    assert!(view.enforced && view.summary.starts_with("Sandboxed"), "{view:?}");
+}
+
+// ---- the red team, through the engine: what issue 25 found a command could reach ----
+
+#[tokio::test]
+async fn a_folder_the_model_picks_outside_the_working_folder_is_read_only() {
+    let (root, engine, work) = setup().await;
+    let elsewhere = root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let line = json!({ "command": "touch made.txt && echo made || echo refused", "cwd": elsewhere.display().to_string() });
+    let out = engine
+        .mcp()
+        .call_tool_from(
+            &CallOrigin::default(),
+            "terminal",
+            "run_command",
+            line.as_object().cloned(),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(out.text.contains("refused"), "{}", out.text);
+    assert!(!elsewhere.join("made.txt").exists());
+    let view = engine.terminal().sandbox_view(&elsewhere, &settings(&engine).await).await;
+    assert!(view.summary.contains("read-only"), "the card says so: {}", view.summary);
+    // Control: in the working folder the same line writes.
+    let out = direct(&engine, "touch made.txt && echo made || echo refused", &CancellationToken::new()).await;
+    assert!(out.text.contains("made"), "{}", out.text);
+    assert!(work.join("made.txt").is_file());
+}
+
+#[tokio::test]
+async fn no_command_runs_before_a_working_folder_is_chosen() {
+    let (_root, engine, work) = setup().await;
+    engine.settings().update(|s| s.terminal.working_folder = String::new()).await.unwrap();
+    let out = direct(&engine, "touch never.txt", &CancellationToken::new()).await;
+    assert!(out.is_error && out.text.contains("No working folder"), "{}", out.text);
+    assert!(!work.join("never.txt").exists());
+    assert!(!perch_core::terminal::home().join("never.txt").exists());
+}
+
+#[tokio::test]
+async fn perchs_data_folder_is_hidden_from_commands() {
+    let (_root, engine, work) = setup().await;
+    let data = engine.data_dir().root().to_path_buf();
+    std::fs::write(data.join("keys.enc"), "the-key-store").unwrap();
+    std::fs::write(work.join("visible.txt"), "visible-text").unwrap();
+    let line = format!("cat {}/keys.enc; ls {}; cat visible.txt", data.display(), data.display());
+    let out = direct(&engine, &line, &CancellationToken::new()).await;
+    assert!(!out.text.contains("the-key-store"), "Perch's key file was read: {}", out.text);
+    assert!(out.text.contains("visible-text"), "the control read failed: {}", out.text);
+}
+
+#[tokio::test]
+async fn commands_get_an_allow_listed_environment() {
+    let (_root, engine, _work) = setup().await;
+    let out = direct(&engine, "env | cut -d= -f1 | sort -u", &CancellationToken::new()).await;
+    let allowed = |name: &str| {
+        name.starts_with("LC_")
+            || [
+                "HOME",
+                "USER",
+                "LOGNAME",
+                "LANG",
+                "LANGUAGE",
+                "TERM",
+                "SHELL",
+                "TMPDIR",
+                "COLORTERM",
+                "TZ",
+                "PATH",
+                "PAGER",
+                "GIT_PAGER",
+                "PWD",
+                "OLDPWD",
+                "SHLVL",
+                "_",
+            ]
+            .contains(&name)
+    };
+    let names: Vec<&str> = out.text.lines().filter(|l| !l.starts_with('[')).map(str::trim).collect();
+    assert!(names.contains(&"PATH") && names.contains(&"HOME"), "{}", out.text);
+    let leaked: Vec<&&str> = names.iter().filter(|n| !allowed(n)).collect();
+    assert!(leaked.is_empty(), "passed to the command: {leaked:?}");
+    // Control: this process has variables of its own that a whole-environment copy would pass.
+    assert!(std::env::vars().any(|(k, _)| !allowed(&k)), "the test's environment has nothing to leak");
+}
+
+/// Host PIDs of `sleep` processes whose arguments hold `mark`.
+fn sleeping_with(mark: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let zombie = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default().contains(") Z ");
+        if cmdline.starts_with("sleep ") && cmdline.contains(mark) && !zombie {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn nothing_a_command_starts_outlives_it() {
+    let (_root, engine, _work) = setup().await;
+    let mark = format!("{}.5", 3000 + std::process::id() % 1000);
+    let line = format!(
+        "setsid sleep {mark} </dev/null >/dev/null 2>&1 & nohup sleep {mark} >/dev/null 2>&1 & \
+         (sleep {mark} </dev/null >/dev/null 2>&1 &); sleep 0.3; echo started"
+    );
+    let out = direct(&engine, &line, &CancellationToken::new()).await;
+    assert!(out.text.contains("started"), "{}", out.text);
+    support::eventually(5, "what the command started to be gone", || sleeping_with(&mark).is_empty()).await;
+}
+
+#[tokio::test]
+async fn quitting_kills_running_commands_and_waits_for_their_end() {
+    let (_root, engine, work) = setup().await;
+    let mark = format!("{}.7", 3000 + std::process::id() % 1000);
+    let s = settings(&engine).await;
+    let line = format!("setsid sleep {mark} </dev/null >/dev/null 2>&1 & sleep {mark}");
+    let (_, job) = engine
+        .terminal()
+        .run(&line, &work, &s, Duration::from_secs(100), CallOrigin::default(), None)
+        .await
+        .unwrap();
+    support::eventually(10, "both sleeps to start", || sleeping_with(&mark).len() == 2).await;
+    assert_eq!(engine.stop_terminal(Duration::from_secs(5)).await, 0, "a command was still running");
+    assert!(job.exit().is_some());
+    support::eventually(5, "the sleeps to be gone", || sleeping_with(&mark).is_empty()).await;
 }
 
 #[tokio::test]
@@ -323,7 +455,9 @@ async fn the_card_asks_with_the_command_and_always_allow_is_remembered() {
     }
     let remembered = c.engine.store().remembered_approvals().await.unwrap();
     assert_eq!(remembered.len(), 1);
-    assert_eq!(remembered[0].label, "echo remembered");
+    // The whole command and the folder it was allowed in, as Settings lists it.
+    let label = &remembered[0].label;
+    assert!(label.starts_with("echo remembered, in ") && label.ends_with("/work"), "{label}");
     assert_eq!(remembered[0].hash.len(), 64);
     run_turn(&c.engine, ask("run it again"), &Collect::default()).await.unwrap();
     assert_eq!(c.asked.lock().unwrap().len(), 1, "the remembered command ran without a question");

@@ -1,26 +1,40 @@
 //! Perch's sandbox for terminal commands, as a policy and a small launcher binary.
 //!
 //! The engine never restricts itself: it starts `perch-sandbox [POLICY] -- PROGRAM ARGS...`,
-//! and the launcher applies the policy to itself and then `exec`s the program, which inherits
-//! every restriction (Landlock domains and namespaces survive `exec`). This keeps `pre_exec`
-//! hooks, and with them `unsafe`, out of Perch, as Codex CLI does with its Linux sandbox.
+//! and the launcher applies the policy and runs the program, which inherits every restriction
+//! (namespaces, Landlock domains and seccomp filters survive `fork` and `exec`). This keeps
+//! `pre_exec` hooks, and with them `unsafe`, out of Perch, as Codex CLI does with its Linux
+//! sandbox.
 //!
-//! On Linux the launcher:
-//! 1. enters new user and mount namespaces (and a network namespace with no interfaces but a
-//!    downed loopback when the network is off), mapping the user to itself, and bind-mounts
-//!    each read-only folder (a project's `.git`) read-only over itself;
-//! 2. restricts itself with Landlock: everything readable, writable only beneath the writable
-//!    folders and a few devices (`/dev/null`, the terminal); TCP bind and connect denied when
-//!    the network is off; no signals to processes outside the sandbox (ABI 6);
-//! 3. executes the program.
+//! On Linux the launcher works in two stages:
+//! 1. The outer stage asks for `SIGKILL` when its parent (Perch) dies, enters new user, mount
+//!    and PID namespaces (and a network namespace with no interfaces when the network is off),
+//!    mapping the user to itself, and rebuilds what the command sees: a private `/tmp`,
+//!    `/dev/shm` and `/dev/pts` (no other terminal of the user's), each hidden path masked (a folder by an empty tmpfs, a file by an empty one:
+//!    the session's sockets, Perch's data, credential stores), the folders the policy names
+//!    kept in place even where a mask covers them, and each read-only folder (a project's
+//!    `.git`) bound read-only over itself. Then it starts itself again as the second stage and
+//!    waits for it.
+//! 2. The second stage is process 1 of the new PID namespace: when it ends, the kernel kills
+//!    every process left in the namespace, so nothing a command starts (`setsid`, `nohup`, a
+//!    double fork) outlives it. It mounts a `/proc` that shows only the namespace (no Perch,
+//!    no `/proc/<perch>/environ`), asks for `SIGKILL` when the outer stage dies, restricts
+//!    itself with Landlock (everything readable, writable only beneath the writable folders and
+//!    a few devices; pathname sockets reachable only there where the kernel can say so; TCP
+//!    bind and connect denied when the network is off; no abstract sockets or signals outside
+//!    the sandbox) and a seccomp filter for what this kernel's Landlock cannot refuse, then
+//!    runs the command and reaps what it leaves.
 //!
 //! Elsewhere the launcher runs the program unrestricted and says so (`--probe`).
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod seccomp;
 
 /// What a sandboxed command may do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,8 +43,16 @@ pub struct Policy {
     pub writable: Vec<PathBuf>,
     /// Folders inside writable ones that stay read-only (a project's `.git`).
     pub read_only: Vec<PathBuf>,
+    /// Paths the command must not see: a folder shows as an empty one, a file as an empty file.
+    pub hidden: Vec<PathBuf>,
+    /// The command gets its own empty `/tmp` and `/dev/shm` (writable folders there are kept)
+    /// and its own `/dev/pts`, where the user's other terminals are not.
+    pub private_tmp: bool,
     /// Whether the command may use the network.
     pub network: bool,
+    /// Asks Landlock for at most this ABI, as an older kernel would offer (tests of the
+    /// fallbacks); `None` asks for the newest this launcher knows.
+    pub max_abi: Option<u32>,
 }
 
 /// What the launcher could enforce on this machine, as `--probe` reports it.
@@ -42,16 +64,28 @@ pub struct Enforcement {
     pub namespaces: bool,
     /// The network was cut (a network namespace, or at least Landlock's TCP rules).
     pub network_blocked: bool,
+    /// The private `/tmp` and the hidden paths were masked.
+    pub hidden: bool,
+    /// The command ran as a child of process 1 of its own PID namespace.
+    pub pid_namespace: bool,
+    /// The seccomp filter for what this Landlock ABI cannot refuse is installed.
+    pub seccomp: bool,
 }
 
+/// The Landlock ABI below which truncating a file outside the writable folders is not refused.
+pub const MIN_LANDLOCK_ABI: u32 = 3;
+
 impl Enforcement {
-    /// One line: `landlock=7 namespaces=1 network_blocked=1`.
+    /// One line: `landlock=7 namespaces=1 network_blocked=1 hidden=1 pid_namespace=1 seccomp=1`.
     pub fn to_line(&self) -> String {
         format!(
-            "landlock={} namespaces={} network_blocked={}",
+            "landlock={} namespaces={} network_blocked={} hidden={} pid_namespace={} seccomp={}",
             self.landlock_abi,
             u8::from(self.namespaces),
-            u8::from(self.network_blocked)
+            u8::from(self.network_blocked),
+            u8::from(self.hidden),
+            u8::from(self.pid_namespace),
+            u8::from(self.seccomp),
         )
     }
 
@@ -60,15 +94,44 @@ impl Enforcement {
         let mut seen = 0;
         for part in line.split_whitespace() {
             let (key, value) = part.split_once('=')?;
+            let on = value == "1";
             match key {
                 "landlock" => out.landlock_abi = value.parse().ok()?,
-                "namespaces" => out.namespaces = value == "1",
-                "network_blocked" => out.network_blocked = value == "1",
+                "namespaces" => out.namespaces = on,
+                "network_blocked" => out.network_blocked = on,
+                "hidden" => out.hidden = on,
+                "pid_namespace" => out.pid_namespace = on,
+                "seccomp" => out.seccomp = on,
                 _ => continue,
             }
             seen += 1;
         }
-        (seen == 3).then_some(out)
+        (seen == 6).then_some(out)
+    }
+
+    /// What of the full sandbox is not in force here, each as a few words for the card; empty
+    /// when a command is contained as Perch promises.
+    pub fn missing(&self) -> Vec<String> {
+        let mut missing = Vec::new();
+        if self.landlock_abi < MIN_LANDLOCK_ABI {
+            missing.push(match self.landlock_abi {
+                0 => "Landlock".to_owned(),
+                abi => format!("Landlock ABI {MIN_LANDLOCK_ABI} (this kernel has {abi}: Linux 6.2 or newer)"),
+            });
+        }
+        if !self.namespaces {
+            missing.push("user namespaces".into());
+        }
+        if !self.hidden {
+            missing.push("hiding your sessions and credentials".into());
+        }
+        if !self.pid_namespace {
+            missing.push("a PID namespace".into());
+        }
+        if !self.seccomp {
+            missing.push("the seccomp filter".into());
+        }
+        missing
     }
 }
 
@@ -76,7 +139,8 @@ impl Enforcement {
 #[non_exhaustive]
 pub enum SandboxError {
     #[error(
-        "usage: perch-sandbox [--write DIR]... [--read-only DIR]... [--no-network] (--probe | -- PROGRAM [ARGS]...): {0}"
+        "usage: perch-sandbox [--write DIR]... [--read-only DIR]... [--hide PATH]... [--private-tmp] \
+         [--no-network] [--landlock-abi N] (--probe | -- PROGRAM [ARGS]...): {0}"
     )]
     Usage(String),
     #[error("Landlock is not available on this kernel, so the command was not run")]
@@ -85,6 +149,15 @@ pub enum SandboxError {
     Setup(String),
     #[error("could not run {program}: {source}")]
     Exec { program: String, source: std::io::Error },
+}
+
+impl SandboxError {
+    /// The launcher's exit status for this error: 127 for a program not found, else 126.
+    pub fn exit_code(&self) -> u8 {
+        let not_found =
+            matches!(self, Self::Exec { source, .. } if source.kind() == std::io::ErrorKind::NotFound);
+        if not_found { 127 } else { 126 }
+    }
 }
 
 /// The launcher's command line: the policy, then `--probe` or `-- PROGRAM ARGS...`.
@@ -98,16 +171,23 @@ impl Policy {
     /// The launcher arguments for this policy (put `--` and the command after them).
     pub fn to_args(&self) -> Vec<OsString> {
         let mut args = Vec::new();
-        for dir in &self.writable {
-            args.push("--write".into());
-            args.push(dir.clone().into_os_string());
+        for (flag, dirs) in
+            [("--write", &self.writable), ("--read-only", &self.read_only), ("--hide", &self.hidden)]
+        {
+            for dir in dirs {
+                args.push(flag.into());
+                args.push(dir.clone().into_os_string());
+            }
         }
-        for dir in &self.read_only {
-            args.push("--read-only".into());
-            args.push(dir.clone().into_os_string());
+        if self.private_tmp {
+            args.push("--private-tmp".into());
         }
         if !self.network {
             args.push("--no-network".into());
+        }
+        if let Some(abi) = self.max_abi {
+            args.push("--landlock-abi".into());
+            args.push(abi.to_string().into());
         }
         args
     }
@@ -118,13 +198,20 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Invocation
     let mut policy = Policy { network: true, ..Policy::default() };
     let mut args = args.into_iter();
     let path = |value: Option<OsString>, flag: &str| {
-        value.map(PathBuf::from).ok_or_else(|| SandboxError::Usage(format!("{flag} needs a folder")))
+        value.map(PathBuf::from).ok_or_else(|| SandboxError::Usage(format!("{flag} needs a path")))
     };
     while let Some(arg) = args.next() {
         match arg.to_str() {
             Some("--write") => policy.writable.push(path(args.next(), "--write")?),
             Some("--read-only") => policy.read_only.push(path(args.next(), "--read-only")?),
+            Some("--hide") => policy.hidden.push(path(args.next(), "--hide")?),
+            Some("--private-tmp") => policy.private_tmp = true,
             Some("--no-network") => policy.network = false,
+            Some("--landlock-abi") => {
+                let abi = args.next().and_then(|v| v.to_str().and_then(|v| v.parse().ok()));
+                policy.max_abi =
+                    Some(abi.ok_or_else(|| SandboxError::Usage("--landlock-abi needs a number".into()))?);
+            }
             Some("--probe") => return Ok(Invocation::Probe(policy)),
             Some("--") => {
                 let command: Vec<OsString> = args.collect();
@@ -139,32 +226,45 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Invocation
     Err(SandboxError::Usage("nothing to run".into()))
 }
 
-/// Restricts this process to `policy`. Linux only; elsewhere nothing is enforced.
-pub fn restrict_self(policy: &Policy) -> Result<Enforcement, SandboxError> {
+/// The launcher: applies the policy and runs the command (or, probing, prints what it could
+/// enforce). `args` are the launcher's arguments without its own name.
+pub fn main(args: Vec<OsString>) -> Result<ExitCode, SandboxError> {
     #[cfg(target_os = "linux")]
     {
-        linux::restrict_self(policy)
+        linux::main(args)
     }
     #[cfg(not(target_os = "linux"))]
-    {
-        let _ = policy;
-        Ok(Enforcement::default())
+    match parse_args(args)? {
+        Invocation::Probe(_) => {
+            println!("{}", Enforcement::default().to_line());
+            Ok(ExitCode::SUCCESS)
+        }
+        Invocation::Run(_, command) => {
+            let program = command.first().map_or(OsStr::new(""), |p| p.as_os_str());
+            std::process::Command::new(program)
+                .args(&command[1..])
+                .status()
+                .map(|s| ExitCode::from(u8::try_from(s.code().unwrap_or(1)).unwrap_or(1)))
+                .map_err(|source| SandboxError::Exec {
+                    program: program.to_string_lossy().into_owned(),
+                    source,
+                })
+        }
     }
 }
 
-/// Replaces this process with `command` (returns only on failure).
-pub fn exec(command: &[OsString]) -> SandboxError {
-    let program = command.first().map_or(OsStr::new(""), |p| p.as_os_str());
-    let mut cmd = std::process::Command::new(program);
-    cmd.args(&command[1..]);
+/// The exit status a shell would give for `status`: its code, or 128 + the signal that ended it.
+pub fn shell_status(status: std::process::ExitStatus) -> u8 {
     #[cfg(unix)]
-    let source = std::os::unix::process::CommandExt::exec(&mut cmd);
-    #[cfg(not(unix))]
-    let source = match cmd.status() {
-        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
-        Err(e) => e,
-    };
-    SandboxError::Exec { program: program.to_string_lossy().into_owned(), source }
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        return u8::try_from(128 + signal).unwrap_or(255);
+    }
+    status.code().map_or(255, |c| u8::try_from(c & 0xff).unwrap_or(255))
+}
+
+#[allow(dead_code)] // used on Linux only
+fn program_of(command: &[OsString]) -> &OsStr {
+    command.first().map_or(OsStr::new(""), |p| p.as_os_str())
 }
 
 #[cfg(test)]
@@ -176,7 +276,10 @@ mod tests {
         let policy = Policy {
             writable: vec!["/w".into(), "/t".into()],
             read_only: vec!["/w/.git".into()],
+            hidden: vec!["/run/user/1000".into(), "/home/u/.netrc".into()],
+            private_tmp: true,
             network: false,
+            max_abi: Some(2),
         };
         let mut args = policy.to_args();
         args.extend(["--".into(), "bash".into(), "-c".into(), "ls".into()]);
@@ -191,8 +294,22 @@ mod tests {
 
     #[test]
     fn probe_lines_round_trip() {
-        let e = Enforcement { landlock_abi: 7, namespaces: true, network_blocked: false };
-        assert_eq!(Enforcement::from_line(&e.to_line()), Some(e));
+        let e = Enforcement {
+            landlock_abi: 7,
+            namespaces: true,
+            network_blocked: false,
+            hidden: true,
+            pid_namespace: true,
+            seccomp: true,
+        };
+        assert_eq!(Enforcement::from_line(&e.to_line()), Some(e.clone()));
+        assert!(e.missing().is_empty());
         assert_eq!(Enforcement::from_line("landlock=x"), None);
+        // An older launcher's line lacks the new keys: not trusted as a full sandbox.
+        assert_eq!(Enforcement::from_line("landlock=7 namespaces=1 network_blocked=0"), None);
+        let old_kernel = Enforcement { landlock_abi: 2, pid_namespace: false, ..e };
+        let missing = old_kernel.missing();
+        assert_eq!(missing.len(), 2, "{missing:?}");
+        assert!(missing[0].contains("ABI 3"), "{missing:?}");
     }
 }

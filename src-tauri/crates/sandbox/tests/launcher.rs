@@ -49,7 +49,12 @@ fn writes_inside_the_working_folder_succeed_and_outside_fail() {
         return;
     }
     let (_root, work, outside) = folders();
-    let policy = Policy { writable: vec![work.clone()], read_only: vec![work.join(".git")], network: true };
+    let policy = Policy {
+        writable: vec![work.clone()],
+        read_only: vec![work.join(".git")],
+        network: true,
+        ..Policy::default()
+    };
     let script = format!(
         "echo inside > {w}/made.txt; echo outside > {o}/escaped.txt; echo git > {w}/.git/config; \
          rm -rf {o}; echo done",

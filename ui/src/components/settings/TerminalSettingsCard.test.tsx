@@ -37,4 +37,24 @@ describe("TerminalSettingsCard", () => {
     await waitFor(() => expect(list).not.toHaveTextContent("cargo test -p"));
     expect(list).toHaveTextContent("git status");
   });
+
+  it("saves the variables passed to commands beside the other settings", async () => {
+    onCommand("get_settings", () => SETTINGS);
+    onCommand("set_terminal_settings", (args) => ({ ...SETTINGS, terminal: args.terminal }));
+    onCommand("terminal_status", () => ({ sandbox: { enforced: true, network_blocked: false, writable: [], summary: "Sandboxed" }, remembered: [] }));
+    render(
+      <SettingsProvider>
+        <TerminalSettingsCard />
+      </SettingsProvider>,
+    );
+    const field = await screen.findByRole("textbox", { name: "Variables passed to commands" });
+    await userEvent.type(field, "CARGO_HOME{Enter}RUSTUP_HOME");
+    await userEvent.tab();
+    await waitFor(() =>
+      expect(calls.find((c) => c.cmd === "set_terminal_settings")?.args.terminal).toMatchObject({
+        pass_env: ["CARGO_HOME", "RUSTUP_HOME"],
+        ask_level: "on_miss",
+      }),
+    );
+  });
 });

@@ -29,6 +29,7 @@ export function TerminalSettingsCard() {
     timeout_secs: stored.timeout_secs ?? 120,
     working_folder: stored.working_folder ?? "",
     writable_folders: stored.writable_folders ?? [],
+    pass_env: stored.pass_env ?? [],
     network: stored.network ?? true,
     max_output_mb: stored.max_output_mb ?? 64,
   };
@@ -60,11 +61,11 @@ export function TerminalSettingsCard() {
           </select>
         </label>
         <label className="field">
-          Working folder (empty: your home folder)
+          Working folder (commands run here and may change files only here)
           <input
             aria-label="Working folder"
             defaultValue={terminal.working_folder}
-            placeholder="~/projects"
+            placeholder="~/projects/app (none yet: the first command asks)"
             onBlur={(e) => e.target.value !== terminal.working_folder && save({ working_folder: e.target.value.trim() })}
           />
         </label>
@@ -75,6 +76,15 @@ export function TerminalSettingsCard() {
             rows={2}
             defaultValue={terminal.writable_folders.join("\n")}
             onBlur={(e) => save({ writable_folders: e.target.value.split("\n").map((l) => l.trim()).filter(Boolean) })}
+          />
+        </label>
+        <label className="field">
+          Environment variables passed to commands besides the usual ones (names, one per line; keys and tokens never pass)
+          <textarea
+            aria-label="Variables passed to commands"
+            rows={2}
+            defaultValue={terminal.pass_env.join("\n")}
+            onBlur={(e) => save({ pass_env: e.target.value.split(/[\s,]+/).map((l) => l.trim()).filter(Boolean) })}
           />
         </label>
         <label className="check">
@@ -92,7 +102,8 @@ export function TerminalSettingsCard() {
       <fieldset className="card">
         <legend>Always allowed commands</legend>
         <p className="muted small">
-          Kept as hashes of the program and its first two arguments. Commands Perch blocks are never run, whatever is here.
+          Each is the whole command, exactly as its card showed it, in the folder it was allowed in. Commands Perch blocks are
+          never run, whatever is here.
         </p>
         <ul className="rules" aria-label="Always allowed commands">
           {status?.remembered.map((a) => (

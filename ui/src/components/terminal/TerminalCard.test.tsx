@@ -22,9 +22,9 @@ const CALL: ToolCallRecord = {
   created_at: 0,
 };
 
-const SANDBOX = { enforced: true, network_blocked: false, writable: ["/w", "/tmp"], summary: "Landlock (ABI 7): writable only in /w, /tmp; network on" };
+const SANDBOX = { enforced: true, network_blocked: false, writable: ["/w"], summary: "Sandboxed: writable only in /w; network on" };
 
-function ask(canRemember: boolean, whyAsked: string | null = null): OpenQuestion {
+function ask(canRemember: boolean, whyAsked: string | null = null, needsFolder = false): OpenQuestion {
   return {
     id: 9,
     question: {
@@ -36,7 +36,7 @@ function ask(canRemember: boolean, whyAsked: string | null = null): OpenQuestion
       tool: "run_command",
       arguments: CALL.arguments,
       read_only: false,
-      detail: { kind: "command", command: "cargo test && echo ok", cwd: "/w", reason: "to run the tests", sandbox: SANDBOX, why_asked: whyAsked, can_remember: canRemember },
+      detail: { kind: "command", command: "cargo test && echo ok", cwd: "/w", reason: "to run the tests", sandbox: SANDBOX, why_asked: whyAsked, can_remember: canRemember, needs_folder: needsFolder },
     },
   };
 }
@@ -70,9 +70,33 @@ describe("TerminalCard", () => {
     expect(group.querySelector(".sh-operator")).toHaveTextContent("&&");
     expect(group).toHaveTextContent("/w");
     expect(group).toHaveTextContent("to run the tests");
-    expect(group).toHaveTextContent("Landlock (ABI 7)");
+    expect(group).toHaveTextContent("Sandboxed: writable only in /w");
     await userEvent.click(screen.getByRole("button", { name: "Always allow this command" }));
     expect(calls.find((c) => c.cmd === "question_answer")?.args).toEqual({ id: 9, answer: { kind: "approval", choice: "always" } });
+  });
+
+  it("asks for the working folder first, and Run waits for it", async () => {
+    setup(CALL, [ask(false, null, true)]);
+    const group = await screen.findByRole("group", { name: "Approve this command" });
+    expect(group).toHaveTextContent("needs a working folder first");
+    expect(screen.getByRole("button", { name: "Run" })).toBeDisabled();
+    expect(screen.getByRole("button", { name: "Deny" })).toBeEnabled();
+    // A folder Perch refuses: the reason shows, Run still waits.
+    onCommand("terminal_choose_folder", (args) => {
+      if (args.path === "~") throw { kind: "invalid", message: "it holds your whole home folder" };
+      return "/home/u/app";
+    });
+    const input = screen.getByRole("textbox", { name: "Folder for commands" });
+    await userEvent.type(input, "~");
+    await userEvent.click(screen.getByRole("button", { name: "Use" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("whole home folder");
+    expect(screen.getByRole("button", { name: "Run" })).toBeDisabled();
+    await userEvent.clear(input);
+    await userEvent.type(input, "~/app{Enter}");
+    expect(await screen.findByRole("status")).toHaveTextContent("Commands will run in /home/u/app");
+    expect(calls.filter((c) => c.cmd === "terminal_choose_folder").map((c) => c.args)).toEqual([{ path: "~" }, { path: "~/app" }]);
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    expect(calls.find((c) => c.cmd === "question_answer")?.args).toEqual({ id: 9, answer: { kind: "approval", choice: "once" } });
   });
 
   it("offers no Always for lines Perch cannot check, and says why it asks", async () => {

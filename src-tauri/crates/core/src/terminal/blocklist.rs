@@ -1,7 +1,10 @@
 //! Layer 1, the blocklist: destructive commands, decided on the parsed command line (every
 //! simple command, wrappers removed, paths normalised), never on the raw text. It overrides
 //! every approval. Where a rule would need a value only known at run time (a recursive delete
-//! of `$DIR`), the command is asked about instead, and never auto-approved.
+//! of `$DIR`), the command is asked about instead, and never auto-approved. Besides the
+//! system, it guards what the user's account holds as a whole: the home folder, the crontab,
+//! the login session and its processes ([`account`]).
+//! (Over 500 lines: one list of rules, each short, with the tests beside them.)
 
 use std::path::{Path, PathBuf};
 
@@ -51,7 +54,7 @@ const SYSTEM_TREES: &[&str] = &[
     "/System",
 ];
 /// Credential stores, relative to the home folder or absolute.
-const CREDENTIALS: &[&str] = &[
+pub(crate) const CREDENTIALS: &[&str] = &[
     "~/.ssh",
     "~/.gnupg",
     "~/.aws",
@@ -142,8 +145,7 @@ const DISK_TOOLS: &[&str] = &[
     "cryptsetup",
     "badblocks",
 ];
-const POWER: &[&str] =
-    &["shutdown", "reboot", "halt", "poweroff", "killall5", "stop-computer", "restart-computer"];
+const POWER: &[&str] = &["shutdown", "reboot", "halt", "poweroff", "stop-computer", "restart-computer"];
 
 pub fn check(a: &Analysis, home: &Path) -> Vec<Finding> {
     let mut found = Vec::new();
@@ -159,6 +161,7 @@ pub fn check(a: &Analysis, home: &Path) -> Vec<Finding> {
     }
     for c in &a.commands {
         command(c, home, &mut found);
+        account(c, home, &mut found);
     }
     found
 }
@@ -493,5 +496,339 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
             found.push(Finding::Unclear("it gives a shell a script that is only known when it runs".into()));
         }
         _ => {}
+    }
+}
+
+/// Rules for what the user's account holds as a whole: its crontab, its processes and login
+/// session, its user services, and its home folder swept by `git clean` or `rsync --delete`.
+fn account(c: &Command, home: &Path, found: &mut Vec<Finding>) {
+    let name = c.name();
+    let args = c.args();
+    let lower: Vec<String> = args.iter().map(|a| a.text.to_ascii_lowercase()).collect();
+    let has = |s: &str| lower.iter().any(|a| a == s);
+    let cluster = |letter: char| {
+        args.iter()
+            .any(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text[1..].contains(letter))
+    };
+    let why = match name.as_str() {
+        // Only listing is left: cron runs what the table holds outside the terminal.
+        "crontab" if cluster('r') => Some("it deletes the user's crontab".to_owned()),
+        "crontab" if !cluster('l') => {
+            Some("it changes the user's crontab, whose commands cron runs outside the terminal".to_owned())
+        }
+        "killall5" => Some("it kills every process (killall5)".to_owned()),
+        "pkill" | "killall" if kills_all_of_a_user(&name, args) => {
+            Some(format!("it kills all of a user's processes ({name})"))
+        }
+        "loginctl"
+            if lower.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "terminate-user" | "kill-user" | "terminate-session" | "kill-session" | "terminate-seat"
+                )
+            }) =>
+        {
+            Some("it ends the user's login session or kills its processes".to_owned())
+        }
+        "systemctl" if has("--user") => user_manager(&lower),
+        "systemd-run" if has("--user") => {
+            Some("it starts a program outside the terminal, through the user's systemd".to_owned())
+        }
+        "git" => git_clean(args, c.cwd.as_deref(), home, found),
+        "rsync" => rsync_sweep(args, c.cwd.as_deref(), home, found),
+        _ => None,
+    };
+    if let Some(why) = why {
+        found.push(Finding::Blocked(why));
+    }
+}
+
+/// `pkill -u bob` (no pattern), `pkill -v x` (everything else), `pkill .`, `killall -u bob`.
+fn kills_all_of_a_user(name: &str, args: &[Word]) -> bool {
+    let valued: &[&str] = if name == "pkill" {
+        &[
+            "-u",
+            "-U",
+            "-g",
+            "-G",
+            "-P",
+            "-s",
+            "-t",
+            "-F",
+            "-r",
+            "-q",
+            "--signal",
+            "--euid",
+            "--uid",
+            "--pgroup",
+            "--group",
+            "--parent",
+            "--session",
+            "--terminal",
+            "--pidfile",
+            "--runstates",
+            "--ns",
+            "--nslist",
+            "--queue",
+        ]
+    } else {
+        &["-u", "-s", "-o", "-y", "-Z", "--user", "--signal", "--older-than", "--younger-than", "--context"]
+    };
+    let (mut by_user, mut inverse, mut patterns) = (false, false, Vec::new());
+    let mut i = 0;
+    while let Some(t) = args.get(i).map(|w| w.text.as_str()) {
+        i += 1;
+        let long = t.split('=').next().unwrap_or(t);
+        by_user |= matches!(long, "-u" | "-U" | "--uid" | "--euid" | "--user")
+            || (t.len() > 2 && (t.starts_with("-u") || t.starts_with("-U")));
+        inverse |= matches!(t, "-v" | "--inverse");
+        if valued.contains(&t) {
+            i += 1;
+        } else if !(t.starts_with('-') && t.len() > 1) {
+            patterns.push(t);
+        }
+    }
+    let everything = |p: &&str| matches!(*p, "" | "." | ".*" | ".+" | "^" | "$" | "^.*" | "^.*$");
+    (by_user && patterns.is_empty()) || inverse || patterns.iter().any(everything)
+}
+
+/// `systemctl --user` verbs that end, stop or rewire the whole user session.
+fn user_manager(lower: &[String]) -> Option<String> {
+    let verb = lower.iter().position(|a| !a.starts_with('-'))?;
+    let units = &lower[verb + 1..];
+    let whole =
+        units.iter().any(|u| u.contains('*') || u.ends_with(".target")) || lower.iter().any(|a| a == "--all");
+    match lower[verb].as_str() {
+        "exit" | "isolate" | "daemon-reexec" | "set-environment" | "import-environment" => {
+            Some("it ends or rewires the user's whole systemd session".to_owned())
+        }
+        "kill" | "stop" | "mask" | "disable" | "freeze" if whole => {
+            Some("it stops every service of the user's session".to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// True for `/`, a system root, the home folder and every folder that holds it.
+fn holds_home(path: &Path, home: &Path) -> bool {
+    root_like(path, home) || home.starts_with(path)
+}
+
+/// `git clean -fdx` whose work tree (its folder, `-C`, `--work-tree`) or pathspec is the home
+/// folder or holds it: with a home under git (dotfiles), that deletes everything untracked.
+fn git_clean(args: &[Word], cwd: Option<&Path>, home: &Path, found: &mut Vec<Finding>) -> Option<String> {
+    let mut folder = cwd.map(Path::to_path_buf);
+    let mut i = 0;
+    let value = |i: &mut usize| {
+        *i += 1;
+        args.get(*i - 1)
+    };
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.text.as_str();
+        match t {
+            "-C" | "--work-tree" => {
+                let dir = value(&mut i)?;
+                folder = if dir.dynamic { None } else { resolve(&dir.text, folder.as_deref(), home) };
+            }
+            "-c" | "--git-dir" | "--namespace" | "--config-env" => i += 1,
+            _ if t.starts_with("--work-tree=") => {
+                folder = resolve(&t["--work-tree=".len()..], folder.as_deref(), home).filter(|_| !w.dynamic);
+            }
+            _ if t.starts_with('-') => {}
+            "clean" => break,
+            _ => return None,
+        }
+    }
+    // Only `clean` ends the loop with `i` just past it (an option's value may run past the end).
+    if i == 0 || args.get(i - 1).is_none_or(|w| w.text != "clean") {
+        return None;
+    }
+    let rest = args.get(i..).unwrap_or_default();
+    let has = |letter: char, long: &str| flag(rest, letter, long);
+    let sweeping = has('f', "--force") || has('d', "-d") || has('x', "-x") || has('X', "-X");
+    if !sweeping || has('n', "--dry-run") {
+        return None;
+    }
+    let Some(folder) = folder else {
+        found.push(Finding::Unclear("it runs git clean in a folder only known when it runs".into()));
+        return None;
+    };
+    let mut swept = vec![folder.clone()];
+    for op in operands(rest) {
+        swept.extend(targets(op, Some(folder.as_path()), home, found, "cleans"));
+    }
+    swept
+        .iter()
+        .find(|p| holds_home(p, home))
+        .map(|p| format!("it deletes every untracked file in {}, a home or system folder", p.display()))
+}
+
+/// `rsync --delete SRC DEST` empties DEST of what SRC lacks (`/var/empty/ ~/` deletes home);
+/// `--remove-source-files` deletes the sources.
+fn rsync_sweep(args: &[Word], cwd: Option<&Path>, home: &Path, found: &mut Vec<Finding>) -> Option<String> {
+    let deletes = args.iter().any(|a| a.text.starts_with("--del"));
+    let removes_sources = args.iter().any(|a| a.text == "--remove-source-files");
+    if !deletes && !removes_sources {
+        return None;
+    }
+    const VALUED: &[&str] = &[
+        "-e",
+        "-f",
+        "-T",
+        "-B",
+        "-M",
+        "-@",
+        "--rsh",
+        "--filter",
+        "--exclude",
+        "--include",
+        "--exclude-from",
+        "--include-from",
+        "--files-from",
+        "--temp-dir",
+        "--backup-dir",
+        "--suffix",
+        "--chmod",
+        "--chown",
+        "--log-file",
+        "--password-file",
+        "--rsync-path",
+        "--partial-dir",
+        "--link-dest",
+        "--compare-dest",
+        "--copy-dest",
+        "--max-size",
+        "--min-size",
+        "--timeout",
+        "--port",
+        "--bwlimit",
+        "--out-format",
+        "--usermap",
+        "--groupmap",
+        "--info",
+        "--debug",
+        "--modify-window",
+        "--block-size",
+    ];
+    let mut ops = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        match w.text.as_str() {
+            "--" => {
+                ops.extend(&args[i..]);
+                break;
+            }
+            t if VALUED.contains(&t) => i += 1,
+            t if t.starts_with('-') && t.len() > 1 => {}
+            _ => ops.push(w),
+        }
+    }
+    // `host:path` and `rsync://` are another computer's folders.
+    let local =
+        |w: &&Word| !w.text.contains("://") && w.text.split('/').next().is_none_or(|h| !h.contains(':'));
+    let (dest, sources) = ops.split_last()?;
+    let mut hit = None;
+    if deletes && local(dest) {
+        hit = targets(dest, cwd, home, found, "deletes in").into_iter().find(|p| holds_home(p, home));
+    }
+    if removes_sources {
+        for source in sources.iter().copied().filter(|w| local(w)) {
+            hit = hit.or_else(|| {
+                targets(source, cwd, home, found, "moves").into_iter().find(|p| holds_home(p, home))
+            });
+        }
+    }
+    hit.map(|p| format!("it deletes files in {}, a home or system folder, with rsync", p.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terminal::parse::analyse;
+
+    fn blocked(line: &str) -> Option<String> {
+        let a = analyse(line, Path::new("/home/u/src/app"), Path::new("/home/u"));
+        check(&a, Path::new("/home/u")).into_iter().find_map(|f| match f {
+            Finding::Blocked(why) => Some(why),
+            Finding::Unclear(_) => None,
+        })
+    }
+
+    #[test]
+    fn what_the_account_holds_as_a_whole_is_refused() {
+        for line in [
+            "crontab -r",
+            "crontab -ir",
+            "crontab -u u -r",
+            "crontab /tmp/jobs",
+            "echo '* * * * * x' | crontab -",
+            "crontab < jobs.txt",
+            "kill -1",
+            "kill -9 -1",
+            "kill -s KILL -1",
+            "kill -- -1",
+            "killall5 -9",
+            "pkill -u u",
+            "pkill -9 -U 1000",
+            "pkill --euid=u",
+            "pkill -v bash",
+            "pkill -f .",
+            "killall -u u",
+            "killall --user u",
+            "loginctl terminate-user u",
+            "loginctl kill-user u",
+            "loginctl terminate-session 2",
+            "systemctl --user exit",
+            "systemctl --user isolate default.target",
+            "systemctl --user stop '*'",
+            "systemctl --user mask graphical-session.target",
+            "systemctl --user set-environment LD_PRELOAD=/tmp/x.so",
+            "systemd-run --user sh -c x",
+            "cd ~ && git clean -fdx",
+            "git -C ~ clean -fd",
+            "git -C /home clean -x -f",
+            "git --work-tree=/home/u clean -f",
+            "git clean -fdx ~",
+            "rsync -a --delete /var/empty/ ~/",
+            "rsync -a --delete-after /var/empty/ /home/u",
+            "rsync -av --del --exclude .git src/ /",
+            "rsync -a --remove-source-files ~/ /tmp/away/",
+        ] {
+            assert!(blocked(line).is_some(), "{line} was not blocked");
+        }
+    }
+
+    #[test]
+    fn ordinary_uses_of_the_same_tools_are_not() {
+        for line in [
+            "crontab -l",
+            "crontab -u u -l",
+            "kill 12345",
+            "kill -9 12345",
+            "pkill -u u node",
+            "pkill -f 'cargo test'",
+            "killall -u u firefox",
+            "killall node",
+            "loginctl list-sessions",
+            "systemctl --user status pipewire",
+            "systemctl --user restart pipewire",
+            "systemctl --user stop app.service",
+            "git clean -fdx",
+            "git clean -n -d",
+            "cd ~ && git clean -n",
+            "git -C ~/src/app clean -fdx",
+            "git log --stat",
+            "git -c",
+            "git -C",
+            "rsync -a --delete dist/ /var/www/site/",
+            "rsync -a --delete src/ ~/backup/src/",
+            "rsync -a --delete --exclude ~ src/ build/",
+            "rsync -a --delete ./ host:/home/u/",
+            "rsync -a ~/ /tmp/copy/",
+        ] {
+            assert_eq!(blocked(line), None, "{line}");
+        }
     }
 }

@@ -200,9 +200,19 @@ impl Job {
         (String::from_utf8_lossy(&s.saved).into_owned(), i64::try_from(s.total).unwrap_or(i64::MAX))
     }
 
-    /// Kills the command's whole process group.
+    /// Kills the command's whole process group: at once (the task driving the command may not
+    /// run again, at exit), and again from that task.
     pub fn kill(&self) {
-        self.state().killed = true;
+        let running = {
+            let mut s = self.state();
+            if s.exit.is_none() {
+                s.killed = true;
+            }
+            s.exit.is_none()
+        };
+        if running {
+            kill_group(self.pid);
+        }
         self.kill.cancel();
     }
 

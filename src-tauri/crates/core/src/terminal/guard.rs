@@ -1,19 +1,26 @@
-//! Layer 3, the PATH guard: commands run with the PATH captured when Perch started, and a line
-//! that tries to change how programs are found or loaded (PATH, the dynamic loader, shell
-//! start-up hooks) is refused.
+//! Layer 3, the PATH guard: a line that tries to change how programs are found, loaded or
+//! hooked (PATH, the dynamic loader, shell start-up hooks, the variables through which git,
+//! pagers, editors and interpreters run other programs) is refused. And the environment a
+//! command runs with is built from an allow-list, so keys, tokens and the handles of the
+//! user's session (the session bus, the ssh agent, the display) never reach it.
 
+use std::ffi::OsStr;
 use std::sync::OnceLock;
 
-/// Variables that decide which program or library runs, or what a shell runs first.
+/// Variables that decide which program or library runs, or what a shell or tool runs first.
+/// `X*` is every name that starts with X, `*X` every name that ends with X, `*X*` every name
+/// that contains X; case is ignored.
 pub const GUARDED: &[&str] = &[
     "PATH",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "LD_DEBUG_OUTPUT",
-    "LD_PROFILE",
+    // The dynamic loader (glibc, musl, macOS).
+    "LD_*",
+    "DYLD_*",
+    "GCONV_PATH",
+    "HOSTALIASES",
+    // Shells: start-up files, hooks, exported functions, word splitting.
     "BASH_ENV",
     "ENV",
+    "BASH_FUNC_*",
     "PROMPT_COMMAND",
     "SHELLOPTS",
     "BASHOPTS",
@@ -22,21 +29,100 @@ pub const GUARDED: &[&str] = &[
     "CDPATH",
     "GLOBIGNORE",
     "BASH_LOADABLES_PATH",
-    "DYLD_INSERT_LIBRARIES",
-    "DYLD_LIBRARY_PATH",
-    "DYLD_FRAMEWORK_PATH",
-    "GCONV_PATH",
-    "HOSTALIASES",
-    "NODE_OPTIONS",
-    "PERL5OPT",
-    "PYTHONSTARTUP",
-    "PYTHONINSPECT",
     "ZDOTDIR",
+    // git reads dozens of these, several of which run programs (GIT_EXTERNAL_DIFF,
+    // GIT_SSH_COMMAND, GIT_PAGER, GIT_ASKPASS, GIT_EXEC_PATH) or add configuration that does
+    // (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL).
+    "GIT_*",
+    // Programs other programs start: any `*_COMMAND` (GIT_SSH_COMMAND, PROMPT_COMMAND,
+    // FZF_DEFAULT_COMMAND), pagers (PAGER, MANPAGER, SYSTEMD_PAGER), editors (EDITOR,
+    // VISUAL, SUDO_EDITOR), password prompts, less's input filters, cargo's compiler wrappers.
+    "*_COMMAND",
+    "*PAGER",
+    "*EDITOR",
+    "VISUAL",
+    "*ASKPASS",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    // Interpreters' start-up code and module paths.
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "PYTHONINSPECT",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "RUBYOPT",
+    "RUBYLIB",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "PERL5DB",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
 ];
+
+/// Variables a command never gets, even when the user names them in Settings: keys and
+/// tokens, and the handles through which a process reaches the user's session (the session
+/// bus can start programs outside the sandbox; the agents sign and decrypt; the display
+/// lets a program type into other windows) or Perch itself.
+const NEVER: &[&str] = &[
+    "*_TOKEN",
+    "*_KEY",
+    "*_KEY_ID",
+    "*API_KEY*",
+    "*ACCESS_KEY*",
+    "*_SECRET",
+    "*SECRET_KEY*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*_CREDENTIALS",
+    "DBUS_*",
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "XDG_RUNTIME_DIR",
+    "PERCH_*",
+];
+
+/// Variables passed on as Perch has them (when it has them).
+const PASSED: &[&str] = &["HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "SHELL", "COLORTERM", "TZ"];
+
+/// Variables whose value Perch sets itself, whatever the environment or Settings say. The
+/// temp folder is the sandbox's private one; output goes to the card, never to a pager.
+fn fixed(path: &str) -> [(&'static str, String); 5] {
+    [
+        ("PATH", path.to_owned()),
+        ("TERM", "xterm-256color".to_owned()),
+        ("TMPDIR", "/tmp".to_owned()),
+        ("PAGER", "cat".to_owned()),
+        ("GIT_PAGER", "cat".to_owned()),
+    ]
+}
+
+/// Whether `name` matches `pattern` (see [`GUARDED`] for the pattern form), ignoring case.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    let (pattern, name) = (pattern.to_ascii_uppercase(), name.to_ascii_uppercase());
+    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+        (Some(_), Some(_)) if pattern.len() >= 2 => name.contains(&pattern[1..pattern.len() - 1]),
+        (Some(suffix), None) => name.ends_with(suffix),
+        (None, Some(prefix)) => name.starts_with(prefix),
+        _ => name == pattern,
+    }
+}
+
+fn any(patterns: &[&str], name: &str) -> bool {
+    patterns.iter().any(|p| matches(p, name))
+}
 
 /// Why the line is refused, when it changes a guarded variable.
 pub fn check(assigned: &[String]) -> Option<String> {
-    let hit = assigned.iter().find(|name| GUARDED.iter().any(|g| g.eq_ignore_ascii_case(name)))?;
+    let hit = assigned.iter().find(|name| any(GUARDED, name))?;
     Some(format!("it changes {hit}, which decides which programs run"))
 }
 
@@ -46,16 +132,36 @@ pub fn startup_path() -> &'static str {
     PATH.get_or_init(|| std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_owned()))
 }
 
-/// The environment a command runs with: Perch's own, minus guarded variables, with the
-/// start-up PATH and a terminal type.
-pub fn command_env() -> Vec<(String, String)> {
-    let mut env: Vec<(String, String)> = std::env::vars()
-        .filter(|(k, _)| !GUARDED.iter().any(|g| g.eq_ignore_ascii_case(k)) && !k.starts_with("PERCH_"))
+/// The environment a command runs with, built from an allow-list of Perch's own: the
+/// user's identity, language and time zone, a terminal type, the sandbox's temp folder,
+/// `path` as PATH (the login shell's, as MCP servers get), and the variables the user names
+/// in Settings (`extra_names`, names or patterns such as `CARGO_*`), minus any that are
+/// never passed.
+pub fn command_env(path: &OsStr, extra_names: &[String]) -> Vec<(String, String)> {
+    // A variable whose name or value is not UTF-8 is left out rather than mangled.
+    let vars = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+    env_from(vars, &path.to_string_lossy(), extra_names)
+}
+
+fn env_from(
+    vars: impl IntoIterator<Item = (String, String)>,
+    path: &str,
+    extra_names: &[String],
+) -> Vec<(String, String)> {
+    let fixed = fixed(path);
+    let extra: Vec<&str> = extra_names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).collect();
+    let mut env: Vec<(String, String)> = vars
+        .into_iter()
+        .filter(|(k, _)| {
+            !k.is_empty()
+                && !any(NEVER, k)
+                && !fixed.iter().any(|(f, _)| f.eq_ignore_ascii_case(k))
+                && (any(PASSED, k) || any(&extra, k))
+        })
         .collect();
-    env.push(("PATH".into(), startup_path().to_owned()));
-    env.push(("TERM".into(), "xterm-256color".into()));
-    env.push(("PAGER".into(), "cat".into()));
-    env.push(("GIT_PAGER".into(), "cat".into()));
+    env.sort();
+    env.dedup_by(|a, b| a.0 == b.0);
+    env.extend(fixed.into_iter().map(|(k, v)| (k.to_owned(), v)));
     env
 }
 
@@ -63,12 +169,170 @@ pub fn command_env() -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
+    fn assigned(name: &str) -> Option<String> {
+        check(&[name.to_owned()])
+    }
+
     #[test]
     fn guarded_names_are_refused_whatever_their_case() {
-        assert!(check(&["path".into()]).is_some());
-        assert!(check(&["LD_PRELOAD".into()]).unwrap().contains("LD_PRELOAD"));
-        assert_eq!(check(&["RUST_LOG".into()]), None);
-        assert!(command_env().iter().any(|(k, v)| k == "PATH" && v == startup_path()));
-        assert!(!command_env().iter().any(|(k, _)| k == "LD_PRELOAD"));
+        assert!(assigned("path").is_some());
+        assert!(assigned("LD_PRELOAD").unwrap().contains("LD_PRELOAD"));
+        assert_eq!(assigned("RUST_LOG"), None);
+        assert_eq!(assigned("HOME"), None);
+    }
+
+    #[test]
+    fn prefixes_and_suffixes_cover_what_real_tools_read() {
+        for name in [
+            "GIT_EXTERNAL_DIFF",
+            "git_ssh_command",
+            "GIT_PAGER",
+            "GIT_CONFIG_COUNT",
+            "GIT_CONFIG_KEY_0",
+            "GIT_EXEC_PATH",
+            "GIT_ASKPASS",
+            "FZF_DEFAULT_COMMAND",
+            "PROMPT_COMMAND",
+            "PAGER",
+            "MANPAGER",
+            "EDITOR",
+            "GIT_EDITOR",
+            "VISUAL",
+            "PYTHONPATH",
+            "PYTHONHOME",
+            "NODE_OPTIONS",
+            "NODE_PATH",
+            "RUBYOPT",
+            "RUBYLIB",
+            "PERL5OPT",
+            "PERL5LIB",
+            "JAVA_TOOL_OPTIONS",
+            "_JAVA_OPTIONS",
+            "LD_AUDIT",
+            "LD_BIND_NOW",
+            "DYLD_INSERT_LIBRARIES",
+            "BASH_ENV",
+            "ENV",
+            "BASH_FUNC_ls%%",
+        ] {
+            assert!(assigned(name).is_some(), "{name} is not guarded");
+        }
+        for name in ["ENVIRONMENT", "MY_PATH", "GITHUB_REF", "COMMANDS", "CARGO_TERM_COLOR", "PYTHON"] {
+            assert_eq!(assigned(name), None, "{name} is guarded");
+        }
+    }
+
+    #[test]
+    fn patterns_match_prefixes_suffixes_and_parts() {
+        assert!(matches("LC_*", "lc_all") && !matches("LC_*", "XLC_ALL"));
+        assert!(matches("*_KEY", "OPENAI_API_KEY") && !matches("*_KEY", "KEYBOARD"));
+        assert!(matches("*PASSWORD*", "db_password_file") && !matches("*PASSWORD*", "PASSWD"));
+        assert!(matches("HOME", "home") && !matches("HOME", "HOMEBREW"));
+    }
+
+    fn env_of(vars: &[(&str, &str)], extra: &[&str]) -> Vec<(String, String)> {
+        let vars = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned()));
+        let extra: Vec<String> = extra.iter().map(|e| (*e).to_owned()).collect();
+        env_from(vars, "/login/bin:/usr/bin", &extra)
+    }
+
+    fn get<'e>(env: &'e [(String, String)], name: &str) -> Option<&'e str> {
+        let mut found = env.iter().filter(|(k, _)| k == name);
+        let first = found.next().map(|(_, v)| v.as_str());
+        assert!(found.next().is_none(), "{name} is set twice");
+        first
+    }
+
+    #[test]
+    fn the_environment_is_an_allow_list() {
+        let env = env_of(
+            &[
+                ("HOME", "/home/u"),
+                ("USER", "u"),
+                ("LANG", "en_GB.UTF-8"),
+                ("LC_TIME", "de_DE.UTF-8"),
+                ("TZ", "Europe/Berlin"),
+                ("PATH", "/tmp/evil:/usr/bin"),
+                ("TERM", "dumb"),
+                ("TMPDIR", "/run/user/1000"),
+                ("OPENAI_API_KEY", "sk-1"),
+                ("ANTHROPIC_API_KEY", "sk-2"),
+                ("GITHUB_TOKEN", "ghp"),
+                ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+                ("SSH_AUTH_SOCK", "/run/user/1000/ssh"),
+                ("DISPLAY", ":0"),
+                ("WAYLAND_DISPLAY", "wayland-0"),
+                ("XDG_RUNTIME_DIR", "/run/user/1000"),
+                ("XAUTHORITY", "/home/u/.Xauthority"),
+                ("PERCH_DATA_DIR", "/home/u/.perch"),
+                ("LD_PRELOAD", "/tmp/x.so"),
+                ("RUST_LOG", "debug"),
+                ("CARGO_HOME", "/home/u/.cargo"),
+            ],
+            &[],
+        );
+        assert_eq!(get(&env, "HOME"), Some("/home/u"));
+        assert_eq!(get(&env, "LC_TIME"), Some("de_DE.UTF-8"));
+        assert_eq!(get(&env, "TZ"), Some("Europe/Berlin"));
+        assert_eq!(get(&env, "PATH"), Some("/login/bin:/usr/bin"));
+        assert_eq!(get(&env, "TERM"), Some("xterm-256color"));
+        assert_eq!(get(&env, "TMPDIR"), Some("/tmp"));
+        assert_eq!(get(&env, "PAGER"), Some("cat"));
+        assert_eq!(get(&env, "GIT_PAGER"), Some("cat"));
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            ["HOME", "LANG", "LC_TIME", "TZ", "USER", "PATH", "TERM", "TMPDIR", "PAGER", "GIT_PAGER"],
+            "nothing else passes"
+        );
+    }
+
+    #[test]
+    fn settings_add_names_but_never_secrets_or_the_session() {
+        let vars = [
+            ("RUST_LOG", "debug"),
+            ("CARGO_HOME", "/c"),
+            ("CARGO_REGISTRY_TOKEN", "t"),
+            ("OPENAI_API_KEY", "sk"),
+            ("SSH_AUTH_SOCK", "/s"),
+            ("DBUS_SESSION_BUS_ADDRESS", "unix:x"),
+            ("PATH", "/evil"),
+            ("DB_PASSWORD", "p"),
+            ("PERCH_KEY_STORE", "file"),
+        ];
+        let env = env_of(
+            &vars,
+            &[
+                "RUST_LOG",
+                " CARGO_* ",
+                "OPENAI_API_KEY",
+                "SSH_AUTH_SOCK",
+                "DBUS_SESSION_BUS_ADDRESS",
+                "PATH",
+                "DB_PASSWORD",
+                "PERCH_KEY_STORE",
+                "",
+            ],
+        );
+        assert_eq!(get(&env, "RUST_LOG"), Some("debug"));
+        assert_eq!(get(&env, "CARGO_HOME"), Some("/c"));
+        assert_eq!(get(&env, "PATH"), Some("/login/bin:/usr/bin"));
+        for never in [
+            "CARGO_REGISTRY_TOKEN",
+            "OPENAI_API_KEY",
+            "SSH_AUTH_SOCK",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "DB_PASSWORD",
+        ] {
+            assert_eq!(get(&env, never), None, "{never} was passed");
+        }
+        assert_eq!(get(&env, "PERCH_KEY_STORE"), None);
+    }
+
+    #[test]
+    fn the_process_environment_is_read_without_secrets() {
+        let env = command_env(OsStr::new("/p"), &[]);
+        assert_eq!(get(&env, "PATH"), Some("/p"));
+        assert!(env.iter().all(|(k, _)| !any(NEVER, k)));
     }
 }

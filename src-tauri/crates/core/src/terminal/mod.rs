@@ -89,6 +89,8 @@ pub enum TerminalError {
     Start(String),
     #[error("the command has ended, so it cannot take input")]
     Ended,
+    #[error("{0}")]
+    BadFolder(String),
 }
 
 /// A session: commands that pass layers 1-5 run without per-command questions until the
@@ -103,11 +105,15 @@ pub struct Session {
 struct Entry {
     job: Arc<exec::Job>,
     run_id: Option<String>,
+    /// The folder it runs in: what is typed into it is judged there.
+    cwd: PathBuf,
 }
 
 /// The terminal service: running commands, sessions, the sandbox this machine offers.
 pub struct Terminal {
     store: Store,
+    /// Perch's data folder, which commands never see.
+    data_dir: PathBuf,
     enabled: AtomicBool,
     launcher: Option<PathBuf>,
     enforcement: OnceCell<Result<Enforcement, String>>,
@@ -136,11 +142,10 @@ pub fn home() -> PathBuf {
 }
 
 impl Terminal {
-    pub fn new(store: Store) -> Self {
-        // The PATH guard's PATH is the one Perch started with.
-        guard::startup_path();
+    pub fn new(store: Store, data_dir: &Path) -> Self {
         Self {
             store,
+            data_dir: data_dir.to_path_buf(),
             enabled: AtomicBool::new(true),
             launcher: sandbox::launcher(),
             enforcement: OnceCell::new(),
@@ -194,13 +199,60 @@ impl Terminal {
         }
     }
 
+    /// Checks a folder the user chose as the working folder and returns it made absolute, or
+    /// why it cannot be one: it must exist, and neither hold Perch's data, lie in a hidden
+    /// credential store, nor be the home folder or above it (all of the user's start-up files
+    /// would be writable).
+    pub fn check_folder(&self, folder: &Path) -> Result<PathBuf, TerminalError> {
+        let bad = |why: String| Err(TerminalError::BadFolder(why));
+        let Ok(dir) = std::fs::canonicalize(folder) else {
+            return bad(format!("{} does not exist", folder.display()));
+        };
+        if !dir.is_dir() {
+            return bad(format!("{} is not a folder", dir.display()));
+        }
+        let home = home();
+        let home = std::fs::canonicalize(&home).unwrap_or(home);
+        let data = std::fs::canonicalize(&self.data_dir).unwrap_or_else(|_| self.data_dir.clone());
+        if home.starts_with(&dir) {
+            return bad(format!(
+                "{} holds your whole home folder, with the files that run when you log in; choose a project folder inside it",
+                dir.display()
+            ));
+        }
+        if data.starts_with(&dir) || dir.starts_with(&data) {
+            return bad(format!("{} holds Perch's own data, which commands never see", dir.display()));
+        }
+        if sandbox::hidden_paths(&home, &self.data_dir).iter().any(|h| dir.starts_with(h)) {
+            return bad(format!("{} is hidden from commands (your sessions or credentials)", dir.display()));
+        }
+        Ok(dir)
+    }
+
+    /// The sandbox policy for a command in `cwd` with these settings, and the writable folders
+    /// from Settings that do not exist (the card names them).
+    pub fn policy(&self, cwd: &Path, settings: &TerminalSettings) -> (perch_sandbox::Policy, Vec<String>) {
+        let home = home();
+        let working = tools::chosen_folder(settings).unwrap_or_else(|| cwd.to_path_buf());
+        let (writable, missing) = sandbox::writable_folders(&working, &settings.writable_folders, &home);
+        let hidden = sandbox::hidden_paths(&home, &self.data_dir);
+        (sandbox::policy(cwd, &writable, &hidden, settings.network), missing)
+    }
+
     /// The sandbox a command in `cwd` gets with these settings, as the card shows it.
     pub async fn sandbox_view(&self, cwd: &Path, settings: &TerminalSettings) -> SandboxView {
-        let policy = sandbox::policy(cwd, &settings.writable_folders, settings.network);
-        match self.enforcement().await {
-            Ok(e) => sandbox::view(&policy, Some(&e), None),
-            Err(why) => sandbox::view(&policy, None, Some(&why)),
+        let (policy, missing) = self.policy(cwd, settings);
+        let mut view = match self.enforcement().await {
+            Ok(e) => sandbox::view(&policy, cwd, Some(&e), None),
+            Err(why) => sandbox::view(&policy, cwd, None, Some(&why)),
+        };
+        if !missing.is_empty() {
+            view.summary.push_str(&format!(
+                ". Not writable, since they do not exist: {} (Settings -> Terminal)",
+                missing.join(", ")
+            ));
         }
+        view
     }
 
     /// Starts `command` in `cwd` (sandboxed where the sandbox works) and streams it.
@@ -216,7 +268,7 @@ impl Terminal {
         if !cwd.is_dir() {
             return Err(TerminalError::NoFolder(cwd.display().to_string()));
         }
-        let policy = sandbox::policy(cwd, &settings.writable_folders, settings.network);
+        let (policy, _) = self.policy(cwd, settings);
         let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"].into_iter().find(|s| Path::new(s).exists());
         let shell_argv = vec![shell.unwrap_or("sh").to_owned(), "-c".to_owned(), command.to_owned()];
         let (argv, view) = match (self.enforcement().await, &self.launcher) {
@@ -225,22 +277,26 @@ impl Terminal {
                 argv.extend(policy.to_args().into_iter().map(|a| a.to_string_lossy().into_owned()));
                 argv.push("--".into());
                 argv.extend(shell_argv);
-                (argv, sandbox::view(&policy, Some(&e), None))
+                (argv, sandbox::view(&policy, cwd, Some(&e), None))
             }
-            (Err(why), _) => (shell_argv, sandbox::view(&policy, None, Some(&why))),
-            (Ok(_), None) => (shell_argv, sandbox::view(&policy, None, Some("the launcher is missing"))),
+            (Err(why), _) => (shell_argv, sandbox::view(&policy, cwd, None, Some(&why))),
+            (Ok(_), None) => (shell_argv, sandbox::view(&policy, cwd, None, Some("the launcher is missing"))),
         };
+        // The login shell's PATH, as MCP servers get: started from a desktop menu, Perch's own
+        // PATH lacks what profiles add (nvm, cargo, ~/.local/bin).
+        let path = crate::launchers::login_path().await;
         let spec = exec::Spec {
             argv,
             cwd: cwd.to_path_buf(),
-            env: guard::command_env(),
+            env: guard::command_env(path, &settings.pass_env),
             timeout,
             max_output_bytes: u64::from(settings.max_output_mb.max(1)) << 20,
         };
         let (tx, mut rx) = mpsc::channel(64);
         let job = exec::start(spec, tx).map_err(TerminalError::Start)?;
         let id = self.next_job.fetch_add(1, Ordering::Relaxed);
-        lock(&self.jobs).insert(id, Entry { job: job.clone(), run_id: origin.run_id.clone() });
+        lock(&self.jobs)
+            .insert(id, Entry { job: job.clone(), run_id: origin.run_id.clone(), cwd: cwd.to_path_buf() });
         self.emit(TerminalUpdate::Started(Box::new(JobView {
             job: id,
             call_id: origin.call_id.clone(),
@@ -305,6 +361,11 @@ impl Terminal {
         lock(&self.jobs).get(&id).map(|e| e.job.clone()).ok_or(TerminalError::NoJob(id))
     }
 
+    /// The folder a command runs in.
+    pub fn job_folder(&self, id: u32) -> Option<PathBuf> {
+        lock(&self.jobs).get(&id).map(|e| e.cwd.clone())
+    }
+
     /// Kills a command's process group (the panel's kill button, `kill_process`).
     pub fn kill(&self, id: u32) -> Result<(), TerminalError> {
         self.job(id)?.kill();
@@ -318,11 +379,13 @@ impl Terminal {
 
     /// Ends what a finished answer left behind: its commands and its session.
     pub fn end_run(&self, run_id: &str) {
+        // Killed or ended, the answer's commands are forgotten: the kill is sent, and the group
+        // (with the launcher's PID namespace, everything the command started) goes with it.
         let mut jobs = lock(&self.jobs);
         for entry in jobs.values().filter(|e| e.run_id.as_deref() == Some(run_id)) {
             entry.job.kill();
         }
-        jobs.retain(|_, e| e.job.exit().is_none() || e.run_id.as_deref() != Some(run_id));
+        jobs.retain(|_, e| e.run_id.as_deref() != Some(run_id));
         drop(jobs);
         self.end_session(run_id);
         lock(&self.watched).remove(run_id);
@@ -382,10 +445,29 @@ impl Terminal {
         }
     }
 
-    /// Kills every running command (at quit).
-    pub fn shutdown(&self) {
+    /// Kills every running command's process group.
+    pub fn kill_all(&self) {
         for entry in lock(&self.jobs).values() {
             entry.job.kill();
         }
+    }
+
+    /// Kills every running command (at quit) and waits, at most `within`, until each has
+    /// ended, so none is left behind when Perch exits. Returns how many were still running.
+    pub async fn shutdown(&self, within: Duration) -> usize {
+        let jobs: Vec<Arc<exec::Job>> = lock(&self.jobs).values().map(|e| e.job.clone()).collect();
+        for job in &jobs {
+            job.kill();
+        }
+        let deadline = tokio::time::Instant::now() + within;
+        let mut left = 0;
+        for job in &jobs {
+            let stop = CancellationToken::new();
+            let wait = job.wait_report(None, &stop);
+            if tokio::time::timeout_at(deadline, wait).await.is_err() {
+                left += 1;
+            }
+        }
+        left
     }
 }

@@ -4,7 +4,12 @@
 //! substitutions, with words resolved as far as they can be without running anything: quotes
 //! and escapes removed, `~`, `$HOME`, `$PWD` and variables assigned earlier in the line
 //! expanded, and the working folder followed through `cd`. What cannot be reduced to plain
-//! words is recorded in [`Analysis::unclear`], so it is asked about and never auto-approved.
+//! words is recorded in [`Analysis::unclear`], so it is asked about and never auto-approved:
+//! that includes code for other interpreters (`python -c`, `sh -c`, whose shell strings are
+//! still followed for the blocklist) and variables set for the commands the line runs. The
+//! line is also written back in a normalised form ([`Analysis::shape`]) that remembered
+//! approvals are matched by.
+//! (Over 500 lines: one walk over bash's grammar, which does not split well.)
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -86,6 +91,13 @@ pub struct Write {
 pub struct Analysis {
     pub commands: Vec<Command>,
     pub writes: Vec<Write>,
+    /// The line as written back by Perch, in order: each simple command as one entry (its
+    /// variable assignments, every word with quotes normalised, its redirections with their
+    /// targets resolved), each assignment or declaration on its own, and the operators and
+    /// keywords between them (`&&`, `|`, `if`, `(`; a newline is `;`). What runs inside a
+    /// word (`$(...)`) or a shell string stays in that word's text. Two lines with the same
+    /// shape in the same folder do the same thing.
+    pub shape: Vec<String>,
     /// Variables the line sets, exports or unsets (the PATH guard checks them).
     pub assigned: Vec<String>,
     /// Why the line cannot be reduced to plain words (empty when it can).
@@ -103,10 +115,17 @@ pub fn analyse(line: &str, cwd: &Path, home: &Path) -> Analysis {
         stdin: Stdin::Terminal,
         function: None,
         depth: 0,
+        quiet: 0,
+        exported: Vec::new(),
+        allexport: false,
     };
     check_characters(line, &mut walker.out.unclear);
     walker.script(line);
     walker.out.unclear.dedup();
+    // `ls;` and `ls` followed by a newline are `ls`.
+    while walker.out.shape.last().is_some_and(|p| p == ";") {
+        walker.out.shape.pop();
+    }
     walker.out
 }
 
@@ -132,6 +151,48 @@ struct Walker {
     stdin: Stdin,
     function: Option<String>,
     depth: u32,
+    /// Above 0 inside a word: what runs there is part of the word's text in the shape.
+    quiet: u32,
+    /// Variables the line exported so far: the commands after them get them.
+    exported: Vec<String>,
+    /// `set -a` is on: every assignment from here on is exported.
+    allexport: bool,
+}
+
+/// A word as the shape shows it: plain when it is plain, else in single quotes (or `$'...'`
+/// for control characters); a word only known when it runs keeps its source text in double
+/// quotes, which no known word is written with.
+fn shown(word: &Word) -> String {
+    let escaped = |text: &str, quote: char| {
+        let mut out = String::new();
+        for c in text.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c == quote => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let text = word.text.as_str();
+    if word.dynamic {
+        return format!("\"{}\"", escaped(text, '"'));
+    }
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,~^".contains(c);
+    if !text.is_empty() && text.chars().all(plain) && !text.starts_with('~') {
+        text.to_owned()
+    } else if text.chars().any(char::is_control) {
+        format!("$'{}'", escaped(text, '\''))
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 impl Walker {
@@ -139,6 +200,37 @@ impl Walker {
         let why = why.into();
         if !self.out.unclear.contains(&why) {
             self.out.unclear.push(why);
+        }
+    }
+
+    /// Adds to the shape, unless inside a word or a nested script (already in a word there).
+    fn emit(&mut self, part: String) {
+        if self.quiet == 0 && self.depth == 0 && !part.is_empty() {
+            self.out.shape.push(part);
+        }
+    }
+
+    /// Operators, keywords and named leaves between statements, into the shape; statements
+    /// walked. A newline between statements is `;`, as it is to bash.
+    fn structure(&mut self, node: Node<'_>, src: &[u8]) {
+        if node.child_count() == 0 {
+            self.emit(Self::text(node, src).to_owned());
+            return;
+        }
+        let mut previous: Option<Node<'_>> = None;
+        for child in Self::children(node) {
+            let on_a_new_line =
+                previous.is_some_and(|p| p.is_named() && p.end_position().row < child.start_position().row);
+            previous = Some(child);
+            if child.is_named() {
+                if on_a_new_line {
+                    self.emit(";".to_owned());
+                }
+                self.statement(child, src);
+            } else {
+                let token = Self::text(child, src).trim();
+                self.emit(if token.is_empty() { ";".to_owned() } else { token.to_owned() });
+            }
         }
     }
 
@@ -179,7 +271,7 @@ impl Walker {
             "command" => self.command(node, src, &[]),
             "subshell" => {
                 let (cwd, vars) = (self.cwd.clone(), self.vars.clone());
-                self.each(node, src);
+                self.structure(node, src);
                 (self.cwd, self.vars) = (cwd, vars);
             }
             "pipeline" => {
@@ -187,6 +279,7 @@ impl Walker {
                 let mut first = true;
                 for child in Self::children(node) {
                     if !child.is_named() {
+                        self.emit(Self::text(child, src).to_owned());
                         continue;
                     }
                     self.stdin = if first { saved } else { Stdin::Pipe };
@@ -197,17 +290,22 @@ impl Walker {
             }
             "redirected_statement" => self.redirected(node, src),
             "variable_assignment" => {
-                self.assignment(node, src, true);
+                let (_, shown) = self.assignment(node, src, true);
+                self.emit(shown);
             }
             "declaration_command" => self.declaration(node, src),
             "unset_command" => {
+                let mut parts = vec!["unset".to_owned()];
                 for child in Self::children(node).into_iter().skip(1) {
-                    let name = self.word(child, src).text;
-                    self.out.assigned.push(name);
+                    let name = self.word(child, src);
+                    parts.push(shown(&name));
+                    self.out.assigned.push(name.text);
                 }
+                self.emit(parts.join(" "));
             }
             "function_definition" => {
                 let name = node.child_by_field_name("name").map(|n| Self::text(n, src).to_owned());
+                self.emit(format!("function {}", name.clone().unwrap_or_default()));
                 let outer = self.function.replace(name.clone().unwrap_or_default());
                 if let Some(body) = node.child_by_field_name("body") {
                     self.statement(body, src);
@@ -215,19 +313,24 @@ impl Walker {
                 self.function = outer;
             }
             "for_statement" => {
+                let mut head = vec!["for".to_owned()];
                 if let Some(var) = node.child_by_field_name("variable") {
+                    head.push(Self::text(var, src).to_owned());
                     self.vars.insert(Self::text(var, src).to_owned(), None);
                 }
+                head.push("in".to_owned());
                 for value in node.children_by_field_name("value", &mut node.walk()) {
-                    self.word(value, src);
+                    let w = self.word(value, src);
+                    head.push(shown(&w));
                 }
+                self.emit(head.join(" "));
                 if let Some(body) = node.child_by_field_name("body") {
                     self.statement(body, src);
                 }
             }
             "ERROR" => {
                 self.unclear("it is not valid shell syntax, so Perch cannot tell what it would run");
-                self.each(node, src);
+                self.structure(node, src);
             }
             // Words in statement position (test expressions, case values, arithmetic) run
             // nothing themselves, but substitutions inside them do.
@@ -243,9 +346,10 @@ impl Walker {
             | "number"
             | "ansi_c_string"
             | "translated_string" => {
-                self.word(node, src);
+                let w = self.word(node, src);
+                self.emit(shown(&w));
             }
-            _ => self.each(node, src),
+            _ => self.structure(node, src),
         }
     }
 
@@ -268,69 +372,124 @@ impl Walker {
                     self.statement(body, src);
                 }
                 for r in redirects {
-                    self.redirect(r, src);
+                    let shown = self.redirect(r, src);
+                    self.emit(shown);
                 }
             }
         }
     }
 
-    fn redirect(&mut self, node: Node<'_>, src: &[u8]) {
+    /// Walks one redirection, recording the files it writes, and returns it as the shape shows
+    /// it: `2> /work/log` (the target resolved), `2>& 1`, `<<< word`, a here-document whole.
+    fn redirect(&mut self, node: Node<'_>, src: &[u8]) -> String {
+        let descriptor = node.child_by_field_name("descriptor").map_or("", |d| Self::text(d, src));
+        let op = Self::children(node).into_iter().find(|c| !c.is_named()).map_or("", |c| Self::text(c, src));
         match node.kind() {
             "file_redirect" => {
-                let op = Self::children(node)
-                    .into_iter()
-                    .find(|c| !c.is_named())
-                    .map(|c| Self::text(c, src))
-                    .unwrap_or("");
-                let writes = op.contains('>') && !op.starts_with(">&") && !op.starts_with("<&");
+                let mut targets = Vec::new();
                 for dest in node.children_by_field_name("destination", &mut node.walk()) {
                     let target = self.word(dest, src);
-                    if writes {
+                    // `>&2` duplicates a descriptor, but `>&file` writes the file, as `&>` does.
+                    let duplicate = matches!(op, ">&" | "<&")
+                        && !target.dynamic
+                        && target.text.trim_end_matches('-').chars().all(|c| c.is_ascii_digit());
+                    let resolved = (!target.dynamic && !duplicate)
+                        .then(|| super::paths::resolve(&target.text, self.cwd.as_deref(), &self.home()))
+                        .flatten();
+                    targets.push(
+                        resolved
+                            .map_or_else(|| shown(&target), |p| shown(&Word::plain(p.display().to_string()))),
+                    );
+                    if op.contains('>') && !duplicate {
                         self.out.writes.push(Write { target, cwd: self.cwd.clone() });
                     }
                 }
+                format!("{descriptor}{op} {}", targets.join(" "))
             }
-            // Unquoted here-documents expand substitutions; what follows the marker runs.
+            "herestring_redirect" => {
+                let word = Self::children(node)
+                    .into_iter()
+                    .rfind(|c| c.is_named() && c.kind() != "file_descriptor")
+                    .map(|w| self.word(w, src));
+                format!("{descriptor}<<< {}", word.as_ref().map(shown).unwrap_or_default())
+            }
+            // Unquoted here-documents expand substitutions; what follows the marker runs. The
+            // text goes to the command, so the shape holds it whole.
             _ => {
+                self.quiet += 1;
                 for child in Self::children(node) {
-                    if child.is_named() && child.kind() != "heredoc_start" && child.kind() != "heredoc_end" {
-                        self.statement(child, src);
+                    match child.kind() {
+                        "file_redirect" | "herestring_redirect" => {
+                            self.redirect(child, src);
+                        }
+                        "heredoc_start" | "heredoc_end" | "file_descriptor" => {}
+                        _ if child.is_named() => self.statement(child, src),
+                        _ => {}
                     }
                 }
+                self.quiet -= 1;
+                shown(&Word::plain(Self::text(node, src)))
             }
         }
     }
 
-    fn assignment(&mut self, node: Node<'_>, src: &[u8], remember: bool) -> String {
+    /// `NAME=value` (or `+=`), recorded as assigned; `remember` keeps the value for the words
+    /// after it. Returns the bare name and the assignment as the shape shows it.
+    fn assignment(&mut self, node: Node<'_>, src: &[u8], remember: bool) -> (String, String) {
         let name =
             node.child_by_field_name("name").map(|n| Self::text(n, src).to_owned()).unwrap_or_default();
+        let op = Self::children(node).into_iter().find(|c| !c.is_named()).map_or("=", |c| Self::text(c, src));
         let value = node.child_by_field_name("value").map(|v| self.word(v, src));
+        let text = format!("{name}{op}{}", value.as_ref().map(shown).unwrap_or_default());
         let bare = name.split('[').next().unwrap_or(&name).to_owned();
         self.out.assigned.push(bare.clone());
         if remember {
             let known = value.filter(|v| !v.dynamic).map(|v| v.text).or(Some(String::new()));
             self.vars.insert(bare.clone(), known.filter(|_| !name.contains('[')));
+            if self.allexport {
+                self.exported.push(bare.clone());
+            }
         }
-        bare
+        (bare, text)
     }
 
+    /// `export`, `declare`, `typeset`, `local`, `readonly`.
     fn declaration(&mut self, node: Node<'_>, src: &[u8]) {
-        for child in Self::children(node).into_iter().skip(1) {
+        let children = Self::children(node);
+        let keyword = children.first().map_or("", |k| Self::text(*k, src)).to_owned();
+        let mut parts = vec![keyword.clone()];
+        let mut names = Vec::new();
+        let mut export = keyword == "export";
+        for child in children.into_iter().skip(1) {
             match child.kind() {
                 "variable_assignment" => {
-                    self.assignment(child, src, true);
+                    let (bare, text) = self.assignment(child, src, true);
+                    names.push(bare);
+                    parts.push(text);
                 }
                 "variable_name" | "word" => {
                     let w = self.word(child, src);
-                    if !w.text.starts_with('-') {
-                        self.out.assigned.push(w.text);
+                    match w.text.strip_prefix('-') {
+                        // `declare -x` exports; `export -n` takes the export back.
+                        Some(flags) if keyword == "export" => export = !flags.contains('n'),
+                        Some(flags) => export |= flags.contains('x'),
+                        None => {
+                            self.out.assigned.push(w.text.clone());
+                            names.push(w.text.clone());
+                        }
                     }
+                    parts.push(shown(&w));
                 }
                 _ => {
-                    self.word(child, src);
+                    let w = self.word(child, src);
+                    parts.push(shown(&w));
                 }
             }
         }
+        if export {
+            self.exported.extend(names);
+        }
+        self.emit(parts.join(" "));
     }
 
     /// One simple command: prefix assignments, name, arguments and its redirections.
@@ -356,14 +515,27 @@ impl Walker {
                 }
                 "file_redirect" | "heredoc_redirect" | "herestring_redirect" => redirects.push(child),
                 _ if child.is_named() => words.push(self.word(child, src)),
+                // `==`, `=~` and a bare `$` after the name are arguments too.
+                _ if !words.is_empty() && !Self::text(child, src).trim().is_empty() => {
+                    words.push(Word::plain(Self::text(child, src)));
+                }
                 _ => {}
             }
         }
+        let mut parts: Vec<String> = prefix.iter().map(|(_, text)| text.clone()).collect();
+        parts.extend(words.iter().map(shown));
         for r in &redirects {
-            self.redirect(*r, src);
+            let shown = self.redirect(*r, src);
+            parts.push(shown);
         }
+        self.emit(parts.join(" "));
         if words.is_empty() {
             return;
+        }
+        let no_prefix = prefix.is_empty();
+        if !no_prefix {
+            let names: Vec<String> = prefix.into_iter().map(|(name, _)| name).collect();
+            self.unclear(sets_variables(&names));
         }
         let heredoc = redirects.iter().any(|r| r.kind() == "heredoc_redirect");
         let herestring = redirects
@@ -386,7 +558,7 @@ impl Walker {
             self.out.recursive_functions.push(f.clone());
         }
         let before = self.out.commands.len();
-        self.effective(raw, prefix.is_empty());
+        self.effective(raw, no_prefix);
         // A shell reading a here-string runs it: walk it as a script when it is plain.
         let fed_shell = self
             .out
@@ -406,11 +578,23 @@ impl Walker {
     /// Removes wrappers, follows `sh -c` strings, and applies `cd`.
     fn effective(&mut self, raw: Command, no_prefix: bool) {
         let unwrapped = wrappers::unwrap(raw);
+        if !unwrapped.assigned.is_empty() {
+            self.unclear(sets_variables(&unwrapped.assigned));
+        }
         self.out.assigned.extend(unwrapped.assigned);
         for why in unwrapped.unclear {
             self.unclear(why);
         }
         let command = unwrapped.command;
+        if !self.exported.is_empty() {
+            let names = self.exported.join(", ");
+            self.unclear(format!(
+                "it exports {names} to the commands after it, which can change what they do"
+            ));
+        }
+        if let Some(why) = wrappers::inline_code(&command) {
+            self.unclear(why);
+        }
         match command.name().as_str() {
             // eval of plain words is a script like `sh -c`; of anything else, unknowable.
             "eval" if command.args().iter().all(|a| !a.dynamic) => {
@@ -425,9 +609,25 @@ impl Walker {
                     Some(a) => super::paths::resolve(&a.text, self.cwd.as_deref(), &self.home()),
                 };
             }
+            "set"
+                if command.args().iter().any(|a| {
+                    a.text == "allexport"
+                        || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('a'))
+                }) =>
+            {
+                self.allexport = true;
+            }
+            "read" | "printf" | "mapfile" | "readarray" | "getopts" => {
+                self.out.assigned.extend(set_by_builtin(&command));
+            }
             _ => {}
         }
         let script = unwrapped.script.clone();
+        if script.is_some() {
+            // Still followed below for the blocklist, but a shell other than the one the
+            // parser reads (zsh, fish) may read it differently, and no approval is kept for it.
+            self.unclear(format!("it runs inline code for {}", command.name()));
+        }
         let executed = wrappers::find_exec(&command);
         self.out.commands.push(command);
         for inner in executed {
@@ -472,6 +672,13 @@ impl Walker {
     /// A word as bash would see it before running: quotes removed, escapes resolved, what can
     /// be known expanded. Substitutions inside it are walked as commands (they run too).
     fn word(&mut self, node: Node<'_>, src: &[u8]) -> Word {
+        self.quiet += 1;
+        let word = self.word_inner(node, src);
+        self.quiet -= 1;
+        word
+    }
+
+    fn word_inner(&mut self, node: Node<'_>, src: &[u8]) -> Word {
         let text = Self::text(node, src);
         match node.kind() {
             "word" => {
@@ -559,6 +766,56 @@ impl Walker {
         };
         if rest.contains('/') { format!("{base}/{tail}") } else { base }
     }
+}
+
+/// Why a line that sets variables for the command it runs is asked about.
+fn sets_variables(names: &[String]) -> String {
+    format!("it sets {} for the command it runs, which can change what the command does", names.join(", "))
+}
+
+/// Variables `read`, `printf -v`, `mapfile` and `getopts` set (the PATH guard checks them).
+fn set_by_builtin(command: &Command) -> Vec<String> {
+    let name = command.name();
+    let args = command.args();
+    let valued = match name.as_str() {
+        "read" => "adinNptu",
+        "printf" => "v",
+        "mapfile" | "readarray" => "dnOsuCc",
+        _ => "",
+    };
+    let (mut set, mut operands) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        if w.text == "--" {
+            operands.extend(args[i..].iter().map(|w| w.text.clone()));
+            break;
+        }
+        let Some(flags) = w.text.strip_prefix('-').filter(|f| !f.is_empty() && name != "getopts") else {
+            operands.push(w.text.clone());
+            continue;
+        };
+        if let Some((at, c)) = flags.char_indices().find(|(_, c)| valued.contains(*c)) {
+            let attached = &flags[at + 1..];
+            let value = if attached.is_empty() {
+                i += 1;
+                args.get(i - 1).map(|w| w.text.clone())
+            } else {
+                Some(attached.to_owned())
+            };
+            // `read -a NAME` and `printf -v NAME` name the variable they set.
+            if (name == "read" && c == 'a') || (name == "printf" && c == 'v') {
+                set.extend(value);
+            }
+        }
+    }
+    match name.as_str() {
+        "read" => set.extend(operands),
+        "mapfile" | "readarray" => set.extend(operands.pop()),
+        "getopts" => set.extend(operands.get(1).cloned()),
+        _ => {}
+    }
+    set
 }
 
 /// Backslashes outside quotes escape the next character (`r\m` is `rm`).
@@ -712,5 +969,70 @@ mod tests {
         assert!(!unclear("ls \u{202E}txt.sh").is_empty());
         assert!(!unclear("echo 'unterminated").is_empty());
         assert!(unclear("echo \"héllo\"").is_empty(), "quoted text may be any language");
+    }
+
+    fn shape(line: &str) -> Vec<String> {
+        analyse(line, Path::new("/w"), Path::new("/h")).shape
+    }
+
+    #[test]
+    fn the_shape_is_the_whole_line_normalised() {
+        assert_eq!(
+            shape("git   diff --stat > 'out file.txt' 2>&1"),
+            ["git diff --stat > '/w/out file.txt' 2>& 1"]
+        );
+        // tree-sitter-bash puts a trailing redirection on the whole list, after its `cd`.
+        assert_eq!(shape("cd src &&  git diff > out"), ["cd src", "&&", "git diff", "> /w/src/out"]);
+        assert_eq!(shape("echo \"a b\" 'c' \\d"), shape("echo 'a b' c d"));
+        assert_ne!(shape("echo 'a b' c"), shape("echo a b c"));
+        assert_eq!(shape("a; b;"), shape("a\nb\n"));
+        assert_eq!(shape("a | b"), ["a", "|", "b"]);
+        assert_ne!(shape("a && b"), shape("a || b"));
+        assert_ne!(shape("(a; b)"), shape("a; b"));
+        assert_eq!(shape("cat notes.txt > ./x/../out"), ["cat notes.txt > /w/out"]);
+        assert_eq!(shape("X=1 Y=\"a b\" make"), ["X=1 Y='a b' make"]);
+        assert_eq!(shape("export A=1 && make"), ["export A=1", "&&", "make"]);
+        assert_eq!(shape("echo $HOME \"$X\" '$X'"), ["echo /h \"$X\" '$X'"]);
+        assert_eq!(shape("echo $(rm -rf x)"), ["echo \"$(rm -rf x)\""], "what runs in a word stays in it");
+        assert_ne!(shape("[ -f x ] && a"), shape("[ -d x ] && a"));
+        assert_ne!(shape("cat <<EOF\nhi\nEOF"), shape("cat <<EOF\nbye\nEOF"));
+        assert_eq!(shape("# just a comment"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn inline_code_and_variables_for_a_command_are_unclear() {
+        let a = |l: &str| analyse(l, Path::new("/w"), Path::new("/h"));
+        let has = |l: &str, part: &str| a(l).unclear.iter().any(|u| u.contains(part));
+        let sh = a("sh -c 'rm -rf /etc'");
+        assert!(sh.unclear.iter().any(|u| u.contains("inline code for sh")), "{:?}", sh.unclear);
+        assert!(sh.commands.iter().any(|c| c.name() == "rm"), "the string is still followed");
+        assert!(has("sudo bash -lc 'make'", "inline code for bash"));
+        assert!(has("find . -exec sh -c 'x' \\;", "inline code for sh"));
+        assert!(has("python3 -c 'print(1)'", "inline code for python3"));
+        assert!(has("python3 - <<EOF\nprint(1)\nEOF", "code on its input"));
+        assert!(has("echo 'print(1)' | python3", "code on its input"));
+        assert!(has("GIT_DIR=x git log", "sets GIT_DIR"));
+        assert!(has("env FOO=1 make", "sets FOO"));
+        assert!(has("sudo FOO=1 make", "sets FOO"));
+        assert!(has("export FOO=1; make", "exports FOO"));
+        assert!(has("declare -x FOO=1\nmake", "exports FOO"));
+        assert!(has("set -a; FOO=1; make", "exports FOO"));
+        assert!(a("export RUST_LOG=debug").unclear.is_empty(), "nothing runs with it");
+        assert!(a("FOO=1; make").unclear.is_empty(), "a shell variable is not exported");
+        assert!(a("make; export FOO=1").unclear.is_empty());
+        assert!(a("python3 -m pytest && node build.js && awk '{print $1}' f").unclear.is_empty());
+    }
+
+    #[test]
+    fn every_write_and_variable_is_found() {
+        let a = |l: &str| analyse(l, Path::new("/w"), Path::new("/h"));
+        let written = |l: &str| a(l).writes.into_iter().map(|w| w.target.text).collect::<Vec<_>>();
+        assert_eq!(written("echo x >& out 2>&1"), ["out"]);
+        assert_eq!(written("cat <<EOF > f\nhi\nEOF"), ["f"]);
+        assert_eq!(written("ls > a >> b &> c 2> d < e"), ["a", "b", "c", "d"]);
+        assert!(a("read -r PATH <<< /tmp").assigned.contains(&"PATH".to_owned()));
+        assert!(a("printf -v LD_PRELOAD %s x").assigned.contains(&"LD_PRELOAD".to_owned()));
+        assert!(a("read -rp 'name? ' -a GIT_DIR x").assigned.contains(&"GIT_DIR".to_owned()));
+        assert!(!a("read -rp 'name? ' x").assigned.contains(&"name? ".to_owned()));
     }
 }

@@ -1,7 +1,10 @@
 //! The decision on one command line, from layers 1-3 (blocklist, what the parser cannot
 //! reduce, PATH guard) and the approval layer's settings. `perch terminal check` prints it;
-//! the approval gate acts on it. Remembered approvals are kept as the SHA-256 of the
-//! normalised command: for each simple command its wrappers, program and first two arguments.
+//! the approval gate acts on it. Remembered approvals are kept as the SHA-256 of the whole
+//! normalised line and the folder it runs in ([`Assessment::key`]), so "always allow" covers
+//! exactly what the card showed: another argument, a redirection, a variable or another folder
+//! is another command. Keys used to be each program with its first two arguments; approvals
+//! remembered that way no longer match anything and are simply asked about again.
 
 use std::path::Path;
 
@@ -26,8 +29,11 @@ pub enum Check {
 #[derive(Debug, Clone)]
 pub struct Assessment {
     pub check: Check,
-    /// The normalised command remembered approvals are matched by.
+    /// What remembered approvals are matched by: the folder, then the line's shape
+    /// ([`Analysis::shape`]), one part a line.
     pub key: String,
+    /// The command as Settings lists a remembered approval: `git diff --stat, in ~/src/app`.
+    pub label: String,
     pub analysis: Analysis,
 }
 
@@ -52,12 +58,17 @@ pub fn assess(line: &str, cwd: &Path, home: &Path) -> Assessment {
             Finding::Unclear(_) => None,
         })
         .or_else(|| super::guard::check(&analysis.assigned));
-    let unclear = analysis.unclear.first().cloned().or_else(|| {
-        findings.iter().find_map(|f| match f {
-            Finding::Unclear(why) => Some(why.clone()),
-            Finding::Blocked(_) => None,
+    let unclear = analysis
+        .unclear
+        .first()
+        .cloned()
+        .or_else(|| {
+            findings.iter().find_map(|f| match f {
+                Finding::Unclear(why) => Some(why.clone()),
+                Finding::Blocked(_) => None,
+            })
         })
-    });
+        .or_else(|| write_outside(&analysis, cwd, home));
     let check = match (blocked, unclear) {
         (Some(why), _) => Check::Blocked(why),
         (None, Some(why)) => Check::Unclear(why),
@@ -66,23 +77,44 @@ pub fn assess(line: &str, cwd: &Path, home: &Path) -> Assessment {
         }
         (None, None) => Check::Clear,
     };
-    let key = normalised(&analysis);
-    Assessment { check, key, analysis }
+    let mut key = format!("in {}", cwd.display());
+    for part in &analysis.shape {
+        key.push('\n');
+        key.push_str(part);
+    }
+    let label = format!("{}, in {}", analysis.shape.join(" ").replace(" ; ", "; "), shown_folder(cwd, home));
+    Assessment { check, key, label, analysis }
 }
 
-/// `cargo test -p ; git status` for `cd x && cargo test -p core && git status`.
-fn normalised(analysis: &Analysis) -> String {
-    analysis
-        .commands
-        .iter()
-        .filter(|c| !matches!(c.name().as_str(), "cd" | "pushd"))
-        .map(|c| {
-            let mut parts: Vec<&str> = c.wrappers.iter().map(String::as_str).collect();
-            parts.extend(c.words.iter().take(3).map(|w| w.text.as_str()));
-            parts.join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join(" ; ")
+/// `~/src/app` for a folder in the home folder.
+fn shown_folder(cwd: &Path, home: &Path) -> String {
+    match cwd.strip_prefix(home) {
+        Ok(rest) if home != Path::new("/") && rest.as_os_str().is_empty() => "~".to_owned(),
+        Ok(rest) if home != Path::new("/") => format!("~/{}", rest.display()),
+        _ => cwd.display().to_string(),
+    }
+}
+
+/// Why a line that redirects output out of the folder it runs in is asked about: the sandbox
+/// may allow more (the writable folders from Settings), but an approval of the line does not.
+/// The sandbox's private temp folder (`/tmp`, unless the home folder lies there), the
+/// terminal's own devices and bash's network names (`/dev/tcp/host/port`, which the network
+/// setting governs) are fine.
+fn write_outside(analysis: &Analysis, cwd: &Path, home: &Path) -> Option<String> {
+    const DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"];
+    analysis.writes.iter().find_map(|w| {
+        if w.target.dynamic {
+            return Some(format!("it writes to {}, a file only known when it runs", w.target.text));
+        }
+        let Some(path) = super::paths::resolve(&w.target.text, w.cwd.as_deref(), home) else {
+            return Some(format!("it writes to {} in a folder only known when it runs", w.target.text));
+        };
+        let fine = path.starts_with(cwd)
+            || (path.starts_with("/tmp") && !path.starts_with(home))
+            || ["/dev/fd", "/dev/tcp", "/dev/udp"].iter().any(|d| path.starts_with(d))
+            || DEVICES.iter().any(|d| path == Path::new(d));
+        (!fine).then(|| format!("it writes to {}, outside the folder it runs in", path.display()))
+    })
 }
 
 /// The decision a user sees: the first word `perch terminal check` prints.
@@ -156,14 +188,81 @@ mod tests {
         assert!(matches!(check("   "), Check::Unclear(_)));
     }
 
+    fn in_folder(line: &str, cwd: &str) -> Assessment {
+        assess(line, Path::new(cwd), Path::new("/home/u"))
+    }
+
     #[test]
-    fn the_key_is_each_program_with_two_arguments() {
-        let a =
-            assess("cd src && cargo test -p core --lib && sudo git status", Path::new("/w"), Path::new("/h"));
-        assert_eq!(a.key, "cargo test -p ; sudo git status");
-        let b = assess("cargo   test -p other", Path::new("/w"), Path::new("/h"));
-        assert_eq!(b.key, "cargo test -p");
+    fn the_key_is_the_whole_line_and_its_folder() {
+        let a = in_folder("cd src && cargo test -p core --lib && sudo git status", "/w");
+        assert_eq!(a.key, "in /w\ncd src\n&&\ncargo test -p core --lib\n&&\nsudo git status");
         assert_eq!(a.hash().len(), 64);
+        // Spaces and quoting do not matter; every word, the folder and redirections do.
+        let key = |line: &str, cwd: &str| in_folder(line, cwd).key;
+        assert_eq!(key("git diff --stat", "/w"), key("git   'diff'  \"--stat\"", "/w"));
+        assert_ne!(key("cargo test -p core", "/w"), key("cargo test -p other", "/w"));
+        assert_ne!(key("make", "/a"), key("make", "/b"));
+        assert_ne!(key("git diff", "/w"), key("git diff; rm -rf src", "/w"));
+        assert_ne!(key("echo a b", "/w"), key("echo 'a b'", "/w"));
+        assert_ne!(key("echo a\nrm -rf src", "/w"), key("echo a rm -rf src", "/w"));
+        assert_ne!(key("cat notes.txt", "/w"), key("cat notes.txt > src/main.rs", "/w"));
+        assert_ne!(key("ls > a", "/w"), key("ls >> a", "/w"));
+        assert_ne!(key("sudo -u bob ls", "/w"), key("sudo -u root ls", "/w"));
+        assert_ne!(key("FOO=1 make", "/w"), key("make", "/w"));
+        assert_ne!(key("export FOO=1; make", "/w"), key("make", "/w"));
+    }
+
+    #[test]
+    fn the_label_says_what_and_where() {
+        assert_eq!(in_folder("git diff --stat", "/home/u/src/app").label, "git diff --stat, in ~/src/app");
+        assert_eq!(in_folder("cd x;ls  -la", "/home/u").label, "cd x; ls -la, in ~");
+        assert_eq!(in_folder("make", "/srv/b").label, "make, in /srv/b");
+    }
+
+    #[test]
+    fn what_approving_git_diff_or_cat_covers() {
+        let home = Path::new("/home/u");
+        let work = Path::new("/home/u/src/app");
+        let approved = assess("git diff", work, home);
+        assert_eq!(approved.check, Check::Clear);
+        let hooked = assess("GIT_EXTERNAL_DIFF='sh -c x' git diff", work, home);
+        assert_ne!(hooked.key, approved.key);
+        assert!(matches!(&hooked.check, Check::Blocked(why) if why.contains("GIT_EXTERNAL_DIFF")));
+        let cat = assess("cat notes.txt", work, home);
+        let truncating = assess("cat notes.txt > src/main.rs", work, home);
+        assert_ne!(cat.key, truncating.key);
+        assert_eq!(truncating.check, Check::Clear, "a write inside the folder is the line's own");
+        let ctx = Context { sandboxed: true, remembered: true, ..Context::default() };
+        // What a remembered key can never allow: the gate asks whatever is remembered.
+        for line in [
+            "cat notes.txt > ~/.config/autostart/x.desktop",
+            "cat notes.txt > ../other/main.rs",
+            "cat notes.txt > $OUT",
+            "FOO=1 git diff",
+            "env FOO=1 git diff",
+            "python3 -c 'import os'",
+            "node -e 'x'",
+            "perl -e 'x'",
+            "ruby -e 'x'",
+            "sh -c 'git diff'",
+            "bash -c 'git diff'",
+        ] {
+            let a = assess(line, work, home);
+            assert!(matches!(a.check, Check::Unclear(_)), "{line}: {:?}", a.check);
+            for c in [ctx, Context { session: true, ..ctx }, Context { ask_level: AskLevel::Off, ..ctx }] {
+                assert_eq!(decide(&a, c).word(), "ask", "{line} under {c:?}");
+            }
+        }
+        for line in [
+            "ls > /dev/null 2>&1",
+            "make > /tmp/log",
+            "cd src && cargo build > build.log",
+            "echo > /dev/tcp/127.0.0.1/80",
+        ] {
+            assert_eq!(assess(line, work, home).check, Check::Clear, "{line}");
+        }
+        let blocked = assess("bash -c 'rm -rf ~'", work, home);
+        assert!(matches!(blocked.check, Check::Blocked(_)), "a blocked inner command stays blocked");
     }
 
     #[test]

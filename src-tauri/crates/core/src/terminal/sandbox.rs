@@ -32,7 +32,7 @@ pub fn launcher() -> Option<PathBuf> {
 /// What the launcher can enforce on this machine (it restricts a throwaway copy of itself).
 pub async fn probe(launcher: &Path) -> Result<Enforcement, String> {
     let out = tokio::process::Command::new(launcher)
-        .args(["--no-network", "--probe"])
+        .args(["--private-tmp", "--no-network", "--probe"])
         .output()
         .await
         .map_err(|e| format!("could not start {}: {e}", launcher.display()))?;
@@ -41,17 +41,81 @@ pub async fn probe(launcher: &Path) -> Result<Enforcement, String> {
         .ok_or_else(|| format!("the sandbox probe failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
 }
 
-/// The policy for a command in `cwd`: writable there, in the temp folder and in `extra`, with
-/// `cwd/.git` read-only, and the network as the setting says.
-pub fn policy(cwd: &Path, extra: &[String], network: bool) -> Policy {
-    let mut writable = vec![cwd.to_path_buf(), std::env::temp_dir()];
-    writable.extend(extra.iter().filter(|f| !f.trim().is_empty()).map(PathBuf::from));
-    writable.dedup();
-    let git = cwd.join(".git");
-    Policy { read_only: if git.is_dir() { vec![git] } else { Vec::new() }, writable, network }
+/// Where a command may write: the working folder and the writable folders from Settings,
+/// each with `~` expanded. Folders that do not exist are returned apart, to be reported.
+pub fn writable_folders(working: &Path, extra: &[String], home: &Path) -> (Vec<PathBuf>, Vec<String>) {
+    let mut found = vec![working.to_path_buf()];
+    let mut missing = Vec::new();
+    for folder in extra.iter().map(|f| f.trim()).filter(|f| !f.is_empty()) {
+        match super::paths::resolve(folder, Some(home), home).filter(|p| p.is_dir()) {
+            Some(p) if !found.contains(&p) => found.push(p),
+            Some(_) => {}
+            None => missing.push(folder.to_owned()),
+        }
+    }
+    (found, missing)
 }
 
-/// Why there is no sandbox here, when there is none.
+/// What a command must not see, masked in its mount namespace: the session's runtime folder
+/// (the session bus, systemd, ssh and gpg agents, PipeWire, Wayland, Perch's own sockets),
+/// Perch's data (its database, logs and key file), and the credential stores in the home
+/// folder. `/tmp` (X11's and tmux's sockets) is the command's own anyway.
+pub fn hidden_paths(home: &Path, data_dir: &Path) -> Vec<PathBuf> {
+    let mut hidden: Vec<PathBuf> = Vec::new();
+    hidden.extend(std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
+    #[cfg(unix)]
+    hidden.push(PathBuf::from(format!("/run/user/{}", nix::unistd::getuid())));
+    hidden.push(data_dir.to_path_buf());
+    hidden.extend(
+        super::blocklist::CREDENTIALS.iter().filter_map(|c| c.strip_prefix("~/")).map(|c| home.join(c)),
+    );
+    hidden.extend(BROWSER_PROFILES.iter().map(|c| home.join(c)));
+    hidden.retain(|p| p.exists());
+    hidden.dedup();
+    hidden
+}
+
+/// Browsers keep signed-in sessions and saved passwords in their profiles.
+const BROWSER_PROFILES: &[&str] = &[
+    ".mozilla",
+    ".thunderbird",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+    ".config/vivaldi",
+    ".config/opera",
+    "snap/firefox",
+    "snap/chromium",
+    ".var/app/org.mozilla.firefox",
+    ".var/app/com.google.Chrome",
+];
+
+/// The policy for a command in `cwd`: writable in `writable` (the working folder and the
+/// writable folders, see [`writable_folders`]) and in its own temp folder, with `cwd/.git`
+/// read-only, `hidden` masked, and the network as the setting says. A `cwd` outside the
+/// writable folders stays read-only.
+pub fn policy(cwd: &Path, writable: &[PathBuf], hidden: &[PathBuf], network: bool) -> Policy {
+    let mut all = writable.to_vec();
+    all.push(PathBuf::from("/tmp"));
+    all.dedup();
+    let git = cwd.join(".git");
+    Policy {
+        read_only: if git.is_dir() { vec![git] } else { Vec::new() },
+        writable: all,
+        hidden: hidden.to_vec(),
+        private_tmp: true,
+        network,
+        max_abi: None,
+    }
+}
+
+/// True when `cwd` is beneath one of the writable folders.
+pub fn is_writable(cwd: &Path, writable: &[PathBuf]) -> bool {
+    writable.iter().any(|w| cwd.starts_with(w))
+}
+
+/// Why there is no sandbox here, or what of it is missing (every command is then asked about).
 pub fn missing_reason(
     launcher: Option<&Path>,
     found: Option<&Result<Enforcement, String>>,
@@ -62,39 +126,52 @@ pub fn missing_reason(
     match (launcher, found) {
         (None, _) => Some("the sandbox launcher (perch-sandbox) is missing beside Perch".into()),
         (_, Some(Err(e))) => Some(e.clone()),
-        (_, Some(Ok(e))) if e.landlock_abi == 0 => Some("this kernel has no Landlock".into()),
+        (_, Some(Ok(e))) if !e.missing().is_empty() => {
+            Some(format!("this system lacks {}", e.missing().join(", ")))
+        }
         _ => None,
     }
 }
 
-pub fn view(policy: &Policy, enforcement: Option<&Enforcement>, missing: Option<&str>) -> SandboxView {
-    let writable: Vec<String> = policy.writable.iter().map(|p| p.display().to_string()).collect();
+pub fn view(
+    policy: &Policy,
+    cwd: &Path,
+    enforcement: Option<&Enforcement>,
+    missing: Option<&str>,
+) -> SandboxView {
+    // The temp folder is the command's own and empty: not worth naming on the card.
+    let writable: Vec<String> = policy
+        .writable
+        .iter()
+        .filter(|p| p.as_path() != Path::new("/tmp"))
+        .map(|p| p.display().to_string())
+        .collect();
     let Some(e) = enforcement.filter(|_| missing.is_none()) else {
         return SandboxView {
             enforced: false,
             network_blocked: false,
             writable,
             summary: format!(
-                "No sandbox: {}. The command can change any file you can.",
+                "Not sandboxed: {}. The command can change any file you can, reach your session and \
+                 keep running after it ends.",
                 missing.unwrap_or("it is not available")
             ),
         };
     };
     let network_blocked = !policy.network && e.network_blocked;
-    let git = if policy.read_only.is_empty() {
+    let git = if policy.read_only.is_empty() { "" } else { "; .git read-only" };
+    let here = if is_writable(cwd, &policy.writable) {
         String::new()
-    } else if e.namespaces {
-        "; .git read-only".into()
     } else {
-        "; .git writable (no user namespaces)".into()
+        format!("; {} itself is read-only (outside the writable folders)", cwd.display())
     };
     SandboxView {
         enforced: true,
         network_blocked,
         summary: format!(
-            "Landlock (ABI {}): writable only in {}{git}; network {}",
-            e.landlock_abi,
-            writable.join(", "),
+            "Sandboxed: writable only in {}{git}{here}; your sessions, keys and Perch's data hidden; \
+             ends with its command; network {}",
+            if writable.is_empty() { "its own temp folder".to_owned() } else { writable.join(", ") },
             if network_blocked { "off" } else { "on" }
         ),
         writable,

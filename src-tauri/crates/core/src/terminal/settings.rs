@@ -38,10 +38,16 @@ pub struct TerminalSettings {
     pub ask_level: AskLevel,
     /// Every command ends by this many seconds (at most 120).
     pub timeout_secs: u32,
-    /// Where commands run when the model names no folder; empty means the home folder.
+    /// Where commands run when the model names no folder, and where they may write. Empty
+    /// until the user chooses one: there is no silent default (the home folder would make all
+    /// of it writable), so the first command asks for it.
     pub working_folder: String,
-    /// Folders commands may change besides the working folder and the temp folder.
+    /// Folders commands may change besides the working folder and their own temp folder
+    /// (`~` is the home folder; a missing one is reported on the card).
     pub writable_folders: Vec<String>,
+    /// Names of environment variables passed to commands besides the usual ones (HOME, LANG,
+    /// PATH...). Keys, tokens and the session's sockets are never passed, named here or not.
+    pub pass_env: Vec<String>,
     /// Let commands use the network.
     pub network: bool,
     /// A command printing more than this many MB is killed.
@@ -56,6 +62,7 @@ impl Default for TerminalSettings {
             timeout_secs: MAX_TIMEOUT_SECS,
             working_folder: String::new(),
             writable_folders: Vec::new(),
+            pass_env: Vec::new(),
             network: true,
             max_output_mb: 64,
         }

@@ -122,14 +122,26 @@ fn job_id(arguments: &Value) -> u32 {
     arguments.get("id").and_then(Value::as_u64).and_then(|v| u32::try_from(v).ok()).unwrap_or(0)
 }
 
+/// What the model is told when no working folder is chosen yet.
+pub const NO_FOLDER: &str = "No working folder is chosen for the terminal yet, so no command can run. \
+    Ask the user to choose one in Settings -> Terminal -> Working folder (from a terminal: \
+    `perch terminal folder DIR`): commands may change files only there.";
+
+/// The working folder the user chose in Settings, `~` expanded; `None` until one is chosen.
+pub fn chosen_folder(settings: &TerminalSettings) -> Option<PathBuf> {
+    let home = super::home();
+    match settings.working_folder.trim() {
+        "" => None,
+        f => super::paths::resolve(f, Some(&home), &home),
+    }
+}
+
 /// The folder a command runs in: the model's (absolute, `~`, or under the working folder),
-/// else the working folder from Settings, else the home folder.
+/// else the working folder from Settings (the home folder where none is chosen, for the
+/// read-only tools; commands refuse to run without a chosen folder).
 pub fn working_folder(asked: Option<&str>, settings: &TerminalSettings) -> PathBuf {
     let home = super::home();
-    let base = match settings.working_folder.trim() {
-        "" => home.clone(),
-        f => super::paths::resolve(f, Some(&home), &home).unwrap_or_else(|| home.clone()),
-    };
+    let base = chosen_folder(settings).unwrap_or_else(|| home.clone());
     match asked.map(str::trim).filter(|a| !a.is_empty()) {
         Some(a) => super::paths::resolve(a, Some(&base), &home).unwrap_or(base),
         None => base,
@@ -149,6 +161,28 @@ impl TerminalServer {
             return Vetting::Refuse("Perch is shutting down.".into());
         };
         let command = text(arguments, "command").unwrap_or_default();
+        if chosen_folder(&settings).is_none() {
+            // The first command: the card asks for the folder, and Run waits for it.
+            let sandbox = super::SandboxView {
+                enforced: false,
+                network_blocked: false,
+                writable: Vec::new(),
+                summary: "Choose the working folder first: commands may change files only there.".into(),
+            };
+            return Vetting::Ask {
+                detail: ApprovalDetail::Command {
+                    command,
+                    cwd: String::new(),
+                    reason: text(arguments, "reason"),
+                    sandbox,
+                    why_asked: Some("Perch needs a working folder before any command runs.".into()),
+                    can_remember: false,
+                    needs_folder: true,
+                },
+                approved: false,
+                rules_may_allow: false,
+            };
+        }
         let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
         if !cwd.is_dir() {
             return Vetting::Refuse(format!("The folder {} does not exist.", cwd.display()));
@@ -164,7 +198,9 @@ impl TerminalServer {
             terminal.record(event, 0).await;
             return Vetting::Refuse(NOT_ALLOWED.into());
         }
-        let session = origin.run_id.as_deref().and_then(|r| terminal.session(r));
+        // A session is granted for its folder: a command elsewhere is asked about.
+        let session =
+            origin.run_id.as_deref().and_then(|r| terminal.session(r)).filter(|s| cwd.starts_with(&s.folder));
         let remembered = engine.store().is_approval_remembered(&assessment.hash()).await.unwrap_or(false);
         let ctx = Context {
             ask_level: settings.ask_level,
@@ -176,9 +212,13 @@ impl TerminalServer {
         let unclear = matches!(assessment.check, Check::Unclear(_));
         let why_asked = match (&assessment.check, sandbox.enforced) {
             (Check::Unclear(why), _) => Some(format!("Perch cannot check this command: {why}.")),
-            (_, false) => Some("There is no sandbox here, so Perch asks about every command.".into()),
+            (_, false) => {
+                Some("This command would not be fully sandboxed, so Perch asks about every command.".into())
+            }
             _ => None,
         };
+        // Without the full sandbox every command is asked about: no rule overrides that.
+        let rules_may_allow = !unclear && sandbox.enforced;
         Vetting::Ask {
             detail: ApprovalDetail::Command {
                 command,
@@ -187,14 +227,15 @@ impl TerminalServer {
                 sandbox,
                 why_asked,
                 can_remember: !unclear,
+                needs_folder: false,
             },
             approved: matches!(decision, Decision::Allowed(_)),
-            rules_may_allow: !unclear,
+            rules_may_allow,
         }
     }
 
     async fn vet_input(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
-        let Some((_, terminal, _)) = self.parts().await else {
+        let Some((_, terminal, settings)) = self.parts().await else {
             return Vetting::Refuse("Perch is shutting down.".into());
         };
         let id = job_id(arguments);
@@ -202,15 +243,40 @@ impl TerminalServer {
             return Vetting::Refuse(format!("There is no running command with id {id}."));
         }
         let input = text(arguments, "text").unwrap_or_default();
-        // Typed into a shell, input is a command line like any other.
-        if let Check::Blocked(_) = policy::assess(&input, &super::home(), &super::home()).check {
+        // Typed into a shell, input is a command line like any other, assessed in the job's
+        // folder.
+        let folder = terminal.job_folder(id).or_else(|| chosen_folder(&settings)).unwrap_or_else(super::home);
+        let assessment = policy::assess(&input, &folder, &super::home());
+        if let Check::Blocked(_) = assessment.check {
             return Vetting::Refuse(NOT_ALLOWED.into());
         }
-        let session = origin.run_id.as_deref().and_then(|r| terminal.session(r)).is_some();
+        // A session covers what is typed into commands of its folder only.
+        let session = origin
+            .run_id
+            .as_deref()
+            .and_then(|r| terminal.session(r))
+            .is_some_and(|s| folder.starts_with(&s.folder));
+        let detail = ApprovalDetail::Input { text: input.clone(), command: format!("command {id}") };
+        // A key or a line not yet ended (no Enter) runs nothing by itself; the Enter that ends
+        // it alone is an empty line, which is asked about below.
+        if !input.contains(['\n', '\r']) {
+            return Vetting::Ask { detail, approved: session, rules_may_allow: true };
+        }
+        // Only session mode lets a line through unasked, and only one Perch can check, in a
+        // sandbox: a remembered approval is for a whole command in its folder, never for what
+        // is typed into one, whatever the ask level.
+        let sandbox = terminal.sandbox_view(&folder, &settings).await;
+        let ctx = Context {
+            ask_level: super::AskLevel::Always,
+            remembered: false,
+            session,
+            sandboxed: sandbox.enforced,
+        };
+        let unclear = matches!(assessment.check, Check::Unclear(_));
         Vetting::Ask {
-            detail: ApprovalDetail::Input { text: input, command: format!("command {id}") },
-            approved: session,
-            rules_may_allow: true,
+            detail,
+            approved: matches!(policy::decide(&assessment, ctx), Decision::Allowed(_)),
+            rules_may_allow: !unclear && sandbox.enforced,
         }
     }
 
@@ -222,8 +288,18 @@ impl TerminalServer {
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> Result<ToolOutput, CallError> {
         let (engine, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+        if chosen_folder(&settings).is_none() {
+            return Ok(ToolOutput::error(NO_FOLDER));
+        }
         let command = text(arguments, "command").unwrap_or_default();
         let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
+        // The card may have been answered before the folder was chosen: the blocklist judges
+        // the line again in the folder it now runs in (for a line vetted there, the same answer).
+        if let Check::Blocked(why) = policy::assess(&command, &cwd, &super::home()).check {
+            let event = TerminalEvent { blocked: Some(why), ..refused(origin, command, &cwd) };
+            terminal.record(event, 0).await;
+            return Ok(ToolOutput::error(NOT_ALLOWED));
+        }
         let timeout = settings.timeout_for(arguments.get("timeout").and_then(Value::as_u64));
         if let Some(run) = &origin.run_id
             && let Some(ended) = engine.runs().ended(run)
@@ -295,7 +371,9 @@ impl TerminalServer {
                 ..ToolOutput::default()
             });
         }
-        let folder = working_folder(None, &settings);
+        let Some(folder) = chosen_folder(&settings) else {
+            return Ok(ToolOutput::error(NO_FOLDER));
+        };
         if let Some(ended) = engine.runs().ended(run) {
             terminal.watch_run(run, ended);
         }
@@ -380,10 +458,13 @@ impl BuiltinServer for TerminalServer {
                 "send_input" => self.vet_input(origin, arguments).await,
                 "request_session_mode" => {
                     let Some((_, _, settings)) = self.parts().await else { return Vetting::Default };
+                    let Some(folder) = chosen_folder(&settings) else {
+                        return Vetting::Refuse(NO_FOLDER.into());
+                    };
                     Vetting::Ask {
                         detail: ApprovalDetail::Session {
                             reason: text(arguments, "reason").unwrap_or_default(),
-                            folder: working_folder(None, &settings).display().to_string(),
+                            folder: folder.display().to_string(),
                         },
                         approved: false,
                         rules_may_allow: true,
@@ -412,9 +493,10 @@ impl BuiltinServer for TerminalServer {
             let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
             let assessment = policy::assess(&command, &cwd, &super::home());
             match choice {
+                // Lines Perch cannot check are never remembered (the card offers no "always").
                 ApprovalChoice::Always if assessment.check == Check::Clear => {
                     if let Err(e) =
-                        engine.store().remember_approval(&assessment.hash(), &assessment.key).await
+                        engine.store().remember_approval(&assessment.hash(), &assessment.label).await
                     {
                         tracing::warn!(error = %e, "could not remember the approval");
                     }
@@ -444,6 +526,12 @@ impl BuiltinServer for TerminalServer {
                     if origin.run_id.is_none() {
                         match self.vet_command(origin, arguments).await {
                             Vetting::Refuse(why) => return Ok(ToolOutput::error(why)),
+                            Vetting::Ask {
+                                detail: ApprovalDetail::Command { needs_folder: true, .. },
+                                ..
+                            } => {
+                                return Ok(ToolOutput::error(NO_FOLDER));
+                            }
                             Vetting::Ask {
                                 detail:
                                     ApprovalDetail::Command { why_asked: Some(why), can_remember: false, .. },
