@@ -29,6 +29,9 @@ interface SettingsState {
   setTerminal: (terminal: TerminalSettings) => Promise<void>;
   setLocal: (local: LocalSettings) => Promise<void>;
   setHidden: (hidden: HiddenSettings) => Promise<void>;
+  /** Reads the settings again, after a command that changed them itself (the terminal's
+   * folder chosen on a card), so no form here saves a stale copy over the change. */
+  reload: () => Promise<void>;
 }
 
 const SettingsContext = createContext<SettingsState>({
@@ -44,6 +47,7 @@ const SettingsContext = createContext<SettingsState>({
   setTerminal: async () => {},
   setLocal: async () => {},
   setHidden: async () => {},
+  reload: async () => {},
 });
 
 export function SettingsProvider({ children }: { children: ReactNode }) {
@@ -100,6 +104,8 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     [save],
   );
 
+  const reload = useCallback(() => save(call(commands.getSettings())), [save]);
+
   // One value per change of settings or error: a parent's re-render does not re-render every
   // reader of the settings.
   const value = useMemo(
@@ -116,8 +122,9 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       setTerminal,
       setLocal,
       setHidden,
+      reload,
     }),
-    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden],
+    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden, reload],
   );
   return (
     <SettingsContext.Provider value={value}>

@@ -10,6 +10,7 @@ mod keys;
 mod local;
 mod mcp;
 mod output;
+mod permissions;
 mod review;
 mod terminal;
 mod voice;
@@ -130,6 +131,12 @@ enum Command {
         #[command(subcommand)]
         command: terminal::TerminalCommand,
     },
+    /// Every permission you have given (tool rules, conversation grants, commands always
+    /// allowed, sessions): list, add, revoke.
+    Permissions {
+        #[command(subcommand)]
+        command: permissions::PermissionsCommand,
+    },
     /// Push reviews to the running app, or read its selection.
     Review {
         #[command(subcommand)]
@@ -178,6 +185,7 @@ pub fn main() -> ExitCode {
                 Err(e) => output::fail(&format!("{e:#}")),
             },
             Command::Terminal { command } => with_engine(|engine| terminal::run(engine, command)).await,
+            Command::Permissions { command } => with_engine(|engine| permissions::run(engine, command)).await,
             // Talks to the running app; opens no database of its own.
             Command::Review { command } => match review::run(command).await {
                 Ok(()) => ExitCode::SUCCESS,

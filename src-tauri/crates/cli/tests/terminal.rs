@@ -135,3 +135,39 @@ async fn ask_runs_commands_only_as_approved_and_never_blocked_ones() {
     assert!(o.status.success(), "{}", err(&o));
     assert!(last_tool_result().contains("Nobody could be asked"), "{}", last_tool_result());
 }
+
+#[test]
+fn permissions_are_added_listed_and_revoked_from_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let folder = std::fs::canonicalize(work.path()).unwrap().display().to_string();
+    let run = |args: &[&str]| {
+        let o = perch(tmp.path(), &[], args);
+        (o.status.success(), out(&o), err(&o))
+    };
+    let (ok, _, e) = run(&["permissions", "tool", "filesystem:*"]);
+    assert!(ok, "{e}");
+    let (ok, _, e) = run(&["permissions", "command", "--cwd", &folder, "cargo test -p core"]);
+    assert!(ok, "{e}");
+    // What Perch cannot check is never allowed ahead, and says why.
+    let (ok, _, e) = run(&["permissions", "command", "--cwd", &folder, "python3 -c 'print(1)'"]);
+    assert!(!ok && e.contains("cannot check"), "{e}");
+    let (ok, listed, _) = run(&["permissions", "list"]);
+    assert!(ok);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(lines[0].starts_with("rule:allow:filesystem:*\tallow filesystem:*"), "{listed}");
+    assert!(lines[1].starts_with("command:") && lines[1].contains("\tcargo test -p core\tin "), "{listed}");
+    // The rule holds where the gate reads it: `perch terminal check` sees the command allowed.
+    let (_, decision, _) = run(&["terminal", "check", "--cwd", &folder, "cargo test -p core"]);
+    assert!(decision.starts_with("allowed"), "{decision}");
+    for id in lines.iter().map(|l| l.split('\t').next().unwrap()) {
+        let (ok, said, e) = run(&["permissions", "revoke", id]);
+        assert!(ok && said.starts_with("revoked: "), "{e}");
+    }
+    assert_eq!(run(&["permissions", "list"]).1.trim(), "no permissions given");
+    let (_, decision, _) = run(&["terminal", "check", "--cwd", &folder, "cargo test -p core"]);
+    assert!(decision.starts_with("ask"), "{decision}");
+    let (ok, _, e) = run(&["permissions", "revoke", "rule:allow:nothing"]);
+    assert!(!ok && e.contains("no permission"), "{e}");
+}

@@ -13,6 +13,7 @@ pub mod logging;
 pub mod mcp;
 pub mod owner;
 pub mod paths;
+pub mod permissions;
 pub mod prices;
 pub mod probes;
 pub mod providers;

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { ApprovalChoice, ApprovalDetail, OpenQuestion } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useQuestions } from "../../lib/questions";
+import { useSettings } from "../../lib/settings";
 import { ShellCommand } from "./ShellCommand";
 
 type Choice = { choice: ApprovalChoice; label: string; kind?: "primary" | "danger" };
@@ -101,11 +102,15 @@ export function TerminalApproval({ ask, detail }: { ask: OpenQuestion; detail: A
 function FolderChoice({ chosen, onChosen }: { chosen: string | null; onChosen: (folder: string) => void }) {
   const [typed, setTyped] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const { reload } = useSettings();
   const choose = async (path: string | null) => {
     setError(null);
     try {
       const folder = await call(commands.terminalChooseFolder(path));
-      if (folder) onChosen(folder);
+      if (folder) {
+        onChosen(folder);
+        await reload();
+      }
     } catch (e) {
       setError(errorMessage(e));
     }

@@ -46,6 +46,16 @@ impl ToolCallStatus {
     }
 }
 
+/// A tool granted for one conversation ("for this conversation" on its card).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct ToolGrant {
+    pub conversation_id: String,
+    pub conversation_title: String,
+    pub server: String,
+    pub tool: String,
+    pub created_at: i64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct ToolCallRecord {
     /// Perch's id for the call (unique).
@@ -198,6 +208,48 @@ impl Store {
             )
             .optional()?
             .is_some())
+        })
+        .await
+    }
+
+    /// Every tool granted for one conversation, newest first, with the conversation's title.
+    pub async fn tool_grants(&self) -> Result<Vec<ToolGrant>, StoreError> {
+        self.call(|c| {
+            let mut stmt = c.prepare(
+                "SELECT g.conversation_id, COALESCE(c.title, ''), g.server, g.tool, g.created_at \
+                 FROM tool_grants g LEFT JOIN conversations c ON c.id = g.conversation_id \
+                 ORDER BY g.created_at DESC",
+            )?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok(ToolGrant {
+                        conversation_id: r.get(0)?,
+                        conversation_title: r.get(1)?,
+                        server: r.get(2)?,
+                        tool: r.get(3)?,
+                        created_at: r.get(4)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    /// Takes back a tool granted for one conversation; returns whether there was one.
+    pub async fn revoke_grant(
+        &self,
+        conversation_id: &str,
+        server: &str,
+        tool: &str,
+    ) -> Result<bool, StoreError> {
+        let (cid, server, tool) = (conversation_id.to_owned(), server.to_owned(), tool.to_owned());
+        self.call(move |c| {
+            let n = c.execute(
+                "DELETE FROM tool_grants WHERE conversation_id = ?1 AND server = ?2 AND tool = ?3",
+                params![cid, server, tool],
+            )?;
+            Ok(n > 0)
         })
         .await
     }

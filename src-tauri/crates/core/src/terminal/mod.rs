@@ -415,6 +415,11 @@ impl Terminal {
         lock(&self.sessions).insert(run_id.to_owned(), session);
     }
 
+    /// The sessions in force, with the answers they belong to.
+    pub fn sessions(&self) -> Vec<(String, Session)> {
+        lock(&self.sessions).iter().map(|(r, s)| (r.clone(), s.clone())).collect()
+    }
+
     pub fn session(&self, run_id: &str) -> Option<Session> {
         lock(&self.sessions).get(run_id).cloned()
     }
