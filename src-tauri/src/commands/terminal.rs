@@ -126,6 +126,18 @@ pub async fn set_terminal_settings(
     terminal: TerminalSettings,
 ) -> CommandResult<Settings> {
     let engine = state.engine()?;
+    let mut terminal = terminal;
+    // A folder typed here is held to what the first command's card allows (not home itself,
+    // not Perch's data); cleared, no command runs until one is chosen again.
+    if !terminal.working_folder.trim().is_empty() {
+        let home = perch_core::terminal::home();
+        let typed = perch_core::terminal::paths::resolve(terminal.working_folder.trim(), Some(&home), &home);
+        let dir = engine
+            .terminal()
+            .check_folder(&typed.unwrap_or_default())
+            .map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?;
+        terminal.working_folder = dir.display().to_string();
+    }
     engine.terminal().set_enabled(terminal.enabled);
     Ok(engine.settings().update(|s| s.terminal = terminal).await?)
 }

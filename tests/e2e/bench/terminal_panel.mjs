@@ -2,6 +2,9 @@
 // painted in the xterm.js panel, and throughput into the panel for a command printing 50 MB,
 // with the app's memory (PSS summed over the app's process tree, WebKit included) sampled
 // while it runs. Run by `make bench` (with the release app).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { freshDataDir, launch, startFakeLlm, waitFor } from "../lib/harness.js";
 import { appPid, treePss } from "../lib/proc.js";
 
@@ -63,6 +66,14 @@ let peak = 0;
 const idle = pssTree(pid);
 try {
   await waitFor(async () => (await (await $('select[aria-label="Model"]')).getValue()) !== "", "a model");
+  // Commands run in a working folder chosen first (none is assumed).
+  const work = mkdtempSync(join(tmpdir(), "perch-bench-work-"));
+  await (await $('a[aria-label="Settings"]')).click();
+  await (await $('button[role="tab"]=Terminal')).click();
+  await (await $('input[aria-label="Working folder"]')).setValue(work);
+  await (await $('select[aria-label="Ask level"]')).click();
+  await waitFor(async () => (await (await $('[aria-label="Sandbox"]')).getProperty("textContent")).includes(work), "the working folder saved");
+  await (await $('a[aria-label="Chat"]')).click();
   for (let run = 1; run <= RUNS; run++) {
     await turn(`echo first-byte-${run}`);
     const ms = await runUntilPainted(`first-byte-${run}`, 20000);

@@ -80,7 +80,8 @@ fn spawn_times(argv: &[String], runs: usize) -> Vec<Duration> {
     (0..runs)
         .map(|_| {
             let t = Instant::now();
-            let status = Command::new(&argv[0]).args(&argv[1..]).status().unwrap();
+            let status =
+                Command::new(&argv[0]).args(&argv[1..]).stdout(std::process::Stdio::null()).status().unwrap();
             assert!(status.success());
             t.elapsed()
         })
@@ -167,14 +168,13 @@ fn per_command_overhead(policy: &Policy, work: &Path, hidden: &[PathBuf]) {
         let base = report(&format!("  {name}: no sandbox"), none);
         let p = report(&format!("  {name}: perch-sandbox"), perch);
         let overhead = |d: Duration| (micros(d) - micros(base)) / 1000.0;
-        print!("  {name}: perch-sandbox adds {:.2} ms", overhead(p));
-        if bwrap.is_some() {
+        let peer = if bwrap.is_some() {
             let b = report(&format!("  {name}: bubblewrap"), bw);
-            print!(", bubblewrap {:.2} ms", overhead(b));
+            format!(", bubblewrap {:.2} ms", overhead(b))
         } else {
-            print!(" (bubblewrap is not installed: no peer figure)");
-        }
-        println!();
+            " (bubblewrap is not installed: no peer figure)".to_owned()
+        };
+        println!("  {name}: perch-sandbox adds {:.2} ms{peer}", overhead(p));
     }
 }
 
