@@ -88,7 +88,7 @@ impl Store {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         thread::Builder::new()
             .name("perch-sqlite".into())
-            .spawn(move || match open_blocking(&path, integrity) {
+            .spawn(move || match open_retrying(&path, integrity) {
                 Ok((mut conn, report)) => {
                     let _ = ready_tx.send(Ok(report));
                     for job in job_rx {
@@ -117,6 +117,26 @@ impl Store {
             }))
             .map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
+    }
+}
+
+/// `open_blocking`, again for up to 5 s while another process holds the database busy beyond
+/// what the busy handler waits for: SQLite answers `SQLITE_BUSY` at once, without waiting, when
+/// waiting could deadlock (two first opens at the same moment: one turning the file to WAL, the
+/// other reading it). Every step is safe to repeat (migrations check the version under their
+/// write lock).
+fn open_retrying(path: &Path, integrity: Integrity) -> Result<(Connection, OpenReport), StoreError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match open_blocking(path, integrity) {
+            Err(StoreError::Sqlite(e))
+                if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
     }
 }
 
