@@ -85,10 +85,7 @@ pub async fn terminal_choose_folder(
 ) -> CommandResult<Option<String>> {
     let engine = state.engine()?;
     let path = match path.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()) {
-        Some(typed) => {
-            let home = perch_core::terminal::home();
-            perch_core::terminal::paths::resolve(&typed, Some(&home), &home).unwrap_or_default()
-        }
+        Some(typed) => std::path::PathBuf::from(typed),
         None => {
             use tauri_plugin_dialog::DialogExt;
             let picked = tokio::task::spawn_blocking(move || {
@@ -130,11 +127,10 @@ pub async fn set_terminal_settings(
     // A folder typed here is held to what the first command's card allows (not home itself,
     // not Perch's data); cleared, no command runs until one is chosen again.
     if !terminal.working_folder.trim().is_empty() {
-        let home = perch_core::terminal::home();
-        let typed = perch_core::terminal::paths::resolve(terminal.working_folder.trim(), Some(&home), &home);
+        let typed = std::path::PathBuf::from(terminal.working_folder.trim());
         let dir = engine
             .terminal()
-            .check_folder(&typed.unwrap_or_default())
+            .check_folder(&typed)
             .map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?;
         terminal.working_folder = dir.display().to_string();
     }

@@ -193,12 +193,9 @@ async fn ask_for_folder(engine: &Engine, q: &ApprovalQuestion) -> ApprovalChoice
         let Some(line) = read_line().await.map(|l| l.trim().to_owned()).filter(|l| !l.is_empty()) else {
             return ApprovalChoice::Deny;
         };
-        let folder = perch_core::terminal::paths::resolve(
-            &line,
-            std::env::current_dir().ok().as_deref(),
-            &perch_core::terminal::home(),
-        );
-        match engine.terminal().check_folder(&folder.unwrap_or_default()) {
+        // Typed at a prompt, a relative folder is where `perch` was started.
+        let Ok(folder) = std::path::absolute(&line) else { continue };
+        match engine.terminal().check_folder(&folder) {
             Ok(dir) => {
                 let folder = dir.display().to_string();
                 if let Err(e) = engine.settings().update(|s| s.terminal.working_folder = folder).await {

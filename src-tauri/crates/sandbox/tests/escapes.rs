@@ -244,6 +244,19 @@ fn hidden_files_and_folders_read_as_empty() {
     let out = launch(&s.policy(), &script);
     assert_eq!(stdout(&out).lines().next(), Some("---"), "a secret showed: {}", stdout(&out));
     assert!(stdout(&out).ends_with("the user's notes"), "the control read failed: {}", stdout(&out));
+    // Nor through a link the command makes in its own folder: masks are in the mount table,
+    // so the link leads to the mask; a hard link across it is refused.
+    let script = format!(
+        "ln -s {home}/.ssh {w}/keys && cat {w}/keys/id_ed25519; ln {home}/.netrc {w}/netrc 2>/dev/null; \
+         cat {w}/netrc 2>/dev/null; echo ---",
+        home = s.home.display(),
+        w = s.work.display()
+    );
+    let out = launch(&s.policy(), &script);
+    assert_eq!(stdout(&out), "---", "a link reached a secret: {}", stdout(&out));
+    // Control: the same link outside the sandbox reads the key.
+    let outside = std::fs::read_to_string(s.work.join("keys/id_ed25519")).unwrap();
+    assert_eq!(outside, "PRIVATE KEY");
     // A hidden folder is an empty throwaway: writing there changes nothing outside.
     let out = launch(&s.policy(), &format!("echo x > {}/keys.enc; echo done", s.data.display()));
     assert!(stdout(&out).ends_with("done"));

@@ -199,12 +199,18 @@ impl Terminal {
         }
     }
 
-    /// Checks a folder the user chose as the working folder and returns it made absolute, or
+    /// Checks a folder the user chose as the working folder (`~` and relative paths from the
+    /// home folder) and returns it made absolute, or
     /// why it cannot be one: it must exist, and neither hold Perch's data, lie in a hidden
     /// credential store, nor be the home folder or above it (all of the user's start-up files
     /// would be writable).
     pub fn check_folder(&self, folder: &Path) -> Result<PathBuf, TerminalError> {
         let bad = |why: String| Err(TerminalError::BadFolder(why));
+        // As typed in Settings or on the card: `~` and relative paths from the home folder.
+        let home_dir = home();
+        let folder =
+            paths::resolve(&folder.to_string_lossy(), Some(&home_dir), &home_dir).unwrap_or_default();
+        let folder = folder.as_path();
         let Ok(dir) = std::fs::canonicalize(folder) else {
             return bad(format!("{} does not exist", folder.display()));
         };
