@@ -17,11 +17,12 @@ describe("SettingsPage", () => {
     const dark = await screen.findByRole("radio", { name: "Dark" });
     await userEvent.click(dark);
     expect(calls.filter((c) => c.cmd === "set_theme")).toEqual([{ cmd: "set_theme", args: { theme: "dark" } }]);
-    expect(await screen.findByRole("radio", { name: "Dark" })).toBeChecked();
-    expect(document.documentElement.dataset.theme).toBe("dark");
+    // The theme applies once the save has answered, which under load is after the click returns.
+    await waitFor(() => expect(screen.getByRole("radio", { name: "Dark" })).toBeChecked());
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe("dark"));
 
     await userEvent.click(screen.getByRole("radio", { name: "System" }));
-    expect(document.documentElement.dataset.theme).toBeUndefined();
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBeUndefined());
   });
 
   it("sets when a hidden window frees its page, and keeps its own page while open", async () => {
