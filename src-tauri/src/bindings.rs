@@ -6,7 +6,7 @@
 use tauri_specta::{collect_commands, collect_events};
 
 use crate::commands::{
-    app, capture, chat, files, history, local, models, review, terminal, tools, voice, window,
+    app, capture, chat, files, history, local, models, permissions, review, terminal, tools, voice, window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
@@ -44,6 +44,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             review::set_review_settings,
             chat::chat_send,
             chat::chat_stop,
+            chat::chat_attach,
             chat::conversation_view,
             chat::conversation_markdown,
             chat::conversation_export,
@@ -107,8 +108,10 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             terminal::terminal_end_session,
             terminal::terminal_status,
             terminal::terminal_choose_folder,
-            terminal::terminal_revoke,
             terminal::set_terminal_settings,
+            permissions::permissions_list,
+            permissions::permissions_revoke,
+            permissions::permissions_add_rule,
         ])
         .events(collect_events![
             WindowModeChanged,

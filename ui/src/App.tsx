@@ -57,7 +57,13 @@ function MainApp() {
 
   if (!status) return null;
   if (status.fatal) return <FatalScreen message={status.fatal} />;
-  if (mode === "mini") return <MiniBubble />;
+  // The bubble hears of questions too: an approval waiting shows as a badge on it.
+  if (mode === "mini")
+    return (
+      <QuestionsProvider>
+        <MiniBubble />
+      </QuestionsProvider>
+    );
   return (
     <SettingsProvider>
       <QuestionsProvider>

@@ -23,7 +23,7 @@ export const commands = {
 	 */
 	pageHoldsUnsent: (holds: boolean) => __TAURI_INVOKE<void>("page_holds_unsent", { holds }),
 	/**  Settings -> General: when a hidden window gives its page's memory back. */
-	setHiddenSettings: (hidden: HiddenSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_hidden_settings", { hidden })),
+	setHiddenSettings: (base: HiddenSettings, hidden: HiddenSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_hidden_settings", { base, hidden })),
 	/**
 	 *  Called by the UI once its first frame is on screen, with the page's own clock (ms since
 	 *  the page started loading); logged for the start-up benchmark.
@@ -54,7 +54,7 @@ export const commands = {
 	setSelection: (text: string | null) => typedError<null, CommandError>(__TAURI_INVOKE("set_selection", { text })),
 	reviewSocketStatus: () => __TAURI_INVOKE<ReviewSocketStatus>("review_socket_status"),
 	/**  Saves Settings -> Reviews; restarts the socket only when its own settings changed. */
-	setReviewSettings: (review: ReviewSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_review_settings", { review })),
+	setReviewSettings: (base: ReviewSettings, review: ReviewSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_review_settings", { base, review })),
 	/**
 	 *  Sends a question (or regenerates, or edits) and streams the answer over `on_event`.
 	 *  Returns the saved answer; errors here mean nothing was sent or saved.
@@ -62,6 +62,12 @@ export const commands = {
 	chatSend: (request: TurnRequest, onEvent: Channel<TurnEvent>) => typedError<Message, CommandError>(__TAURI_INVOKE("chat_send", { request, onEvent })),
 	/**  Stops an answer; what arrived is kept, marked stopped. */
 	chatStop: (runId: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("chat_stop", { runId })),
+	/**
+	 *  Follows the answer being written in a conversation, for a chat view that comes back to it
+	 *  (after Settings, mini mode or a page freed while hidden): what it missed, then the live
+	 *  events up to `finished`. `false` when no answer is being written there.
+	 */
+	chatAttach: (conversationId: string, onEvent: Channel<TurnEvent>) => typedError<boolean, CommandError>(__TAURI_INVOKE("chat_attach", { conversationId, onEvent })),
 	conversationView: (id: string) => typedError<ConversationView, CommandError>(__TAURI_INVOKE("conversation_view", { id })),
 	/**  The conversation as Markdown (for copying). */
 	conversationMarkdown: (id: string) => typedError<string, CommandError>(__TAURI_INVOKE("conversation_markdown", { id })),
@@ -69,8 +75,8 @@ export const commands = {
 	conversationExport: (id: string) => typedError<string | null, CommandError>(__TAURI_INVOKE("conversation_export", { id })),
 	/**  Lists models (providers without a key are left out unless `all`). */
 	modelsList: (all: boolean) => typedError<ModelsOverview, CommandError>(__TAURI_INVOKE("models_list", { all })),
-	setProviderSettings: (providers: ProviderSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_provider_settings", { providers })),
-	setModelSettings: (models: ModelSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_model_settings", { models })),
+	setProviderSettings: (base: ProviderSettings, providers: ProviderSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_provider_settings", { base, providers })),
+	setModelSettings: (base: ModelSettings, models: ModelSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_model_settings", { base, models })),
 	/**  The price table in use: the user's entries, then the shipped ones. */
 	prices: () => typedError<Price[], CommandError>(__TAURI_INVOKE("prices")),
 	/**  Which providers have keys (masked) and where keys are kept. */
@@ -90,7 +96,7 @@ export const commands = {
 	mcpLogs: (name: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_logs", { name })),
 	mcpReadResource: (name: string, uri: string) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_read_resource", { name, uri })),
 	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
-	setToolSettings: (tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { tools })),
+	setToolSettings: (base: ToolSettings, tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { base, tools })),
 	/**  Questions still open (for a window that opened after they were asked). */
 	questionsPending: () => typedError<OpenQuestion[], CommandError>(__TAURI_INVOKE("questions_pending")),
 	questionAnswer: (id: number, answer: Answer) => typedError<null, CommandError>(__TAURI_INVOKE("question_answer", { id, answer })),
@@ -115,7 +121,7 @@ export const commands = {
 	/**  Every global shortcut and whether it works. */
 	shortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("shortcut_statuses"),
 	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
-	setCaptureSettings: (settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { settings })),
+	setCaptureSettings: (base: CaptureSettings, settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { base, settings })),
 	/**
 	 *  Searches `root` (a folder chosen in the picker), else the folders in Settings -> Tools, else
 	 *  the home folder. Updates stream to `on_update`; the final list is returned.
@@ -143,7 +149,7 @@ export const commands = {
 	localModelAdd: (path: string, name: string | null) => typedError<LocalModel, CommandError>(__TAURI_INVOKE("local_model_add", { path, name })),
 	/**  Unloads the model now (it would be after the keep-alive time), giving its memory back. */
 	localRuntimeStop: () => typedError<RuntimeStatus, CommandError>(__TAURI_INVOKE("local_runtime_stop")),
-	setLocalSettings: (local: LocalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_local_settings", { local })),
+	setLocalSettings: (base: LocalSettings, local: LocalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_local_settings", { base, local })),
 	voiceModels: () => typedError<ModelView[], CommandError>(__TAURI_INVOKE("voice_models")),
 	/**  Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`. */
 	voiceModelDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_download", { name, progress })),
@@ -151,7 +157,7 @@ export const commands = {
 	voiceModelDelete: (name: string) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_delete", { name })),
 	voiceDevices: () => typedError<InputDevice[], CommandError>(__TAURI_INVOKE("voice_devices")),
 	/**  Saves Settings -> Voice and applies the push-to-talk shortcut. */
-	setVoiceSettings: (voice: VoiceSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_voice_settings", { voice })),
+	setVoiceSettings: (base: VoiceSettings, voice: VoiceSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_voice_settings", { base, voice })),
 	/**  Starts dictating (the mic button); updates arrive as `VoiceUpdate` events. */
 	voiceStart: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_start")),
 	/**  Stops recording; the final text follows as an event. */
@@ -175,12 +181,16 @@ export const commands = {
 	terminalStatus: () => typedError<TerminalStatus, CommandError>(__TAURI_INVOKE("terminal_status")),
 	/**
 	 *  Chooses the working folder: `path` as typed, or (without one) the folder picked in the
-	 *  system's dialog. Saved when Perch accepts it; `None` when the dialog was cancelled.
+	 *  system's dialog, for one conversation or (without `conversation_id`) as the default.
+	 *  Saved when Perch accepts it; `None` when the dialog was cancelled.
 	 */
-	terminalChooseFolder: (path: string | null) => typedError<string | null, CommandError>(__TAURI_INVOKE("terminal_choose_folder", { path })),
-	/**  Forgets one remembered approval by hash, or all of them. */
-	terminalRevoke: (hash: string | null) => typedError<number, CommandError>(__TAURI_INVOKE("terminal_revoke", { hash })),
-	setTerminalSettings: (terminal: TerminalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_terminal_settings", { terminal })),
+	terminalChooseFolder: (path: string | null, conversationId: string | null) => typedError<string | null, CommandError>(__TAURI_INVOKE("terminal_choose_folder", { path, conversationId })),
+	setTerminalSettings: (base: TerminalSettings, terminal: TerminalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_terminal_settings", { base, terminal })),
+	permissionsList: () => typedError<Permission[], CommandError>(__TAURI_INVOKE("permissions_list")),
+	/**  Revokes one permission by the id the list gave it; returns what was revoked. */
+	permissionsRevoke: (id: string) => typedError<Permission, CommandError>(__TAURI_INVOKE("permissions_revoke", { id })),
+	/**  Adds a tool rule for every conversation (`server:tool`, either part may be `*`). */
+	permissionsAddRule: (pattern: string, decision: RuleDecision) => typedError<Permission, CommandError>(__TAURI_INVOKE("permissions_add_rule", { pattern, decision })),
 };
 
 /** Events */
@@ -836,6 +846,34 @@ export type OverlayInfo = {
 
 export type OverlayPick = { kind: "region"; monitor: number; selection: Selection; css_scale: number | null } | { kind: "window"; id: number };
 
+export type Permission = {
+	/**
+	 *  What `revoke` takes: `rule:DECISION:PATTERN`, `grant:CONVERSATION:SERVER:TOOL`,
+	 *  `command:HASH`, `folder:CONVERSATION` or `session:RUN`.
+	 */
+	id: string,
+	kind: PermissionKind,
+	/**  What it allows, in words: `allow filesystem:read_file`, `git diff --stat, in ~/src/app`. */
+	label: string,
+	/**  Where it holds: every conversation, one conversation's title, a folder. */
+	scope: string,
+	/**  Milliseconds since the epoch, where known. */
+	created_at: number | null,
+};
+
+/**  What a permission is. */
+export type PermissionKind = 
+/**  A rule from Settings -> Tools: every conversation. */
+"tool_rule" | 
+/**  "For this conversation" on a tool's card. */
+"conversation_grant" | 
+/**  "Always allow this command" on a terminal card. */
+"terminal_command" | 
+/**  A conversation's own working folder, where its commands may change files. */
+"conversation_folder" | 
+/**  Session mode, until its answer ends. */
+"terminal_session";
+
 /**  USD per million tokens for a model; `model` is `provider:model`, or a prefix ending in `*`. */
 export type Price = {
 	model: string,
@@ -917,13 +955,6 @@ export type Rect = {
 	y: number,
 	width: number,
 	height: number,
-};
-
-/**  A remembered approval: its hash and what it covers, for Settings -> Terminal. */
-export type RememberedApproval = {
-	hash: string,
-	label: string,
-	created_at: number,
 };
 
 export type ResourceView = {
@@ -1213,7 +1244,6 @@ export type TerminalSettings = {
 export type TerminalStatus = {
 	/**  The sandbox a command in the working folder gets. */
 	sandbox: SandboxView,
-	remembered: RememberedApproval[],
 };
 
 /**  What happens in the terminal, for the panel and the tool cards. */

@@ -3,6 +3,7 @@
 
 use base64::Engine as _;
 use perch_core::capture::{Capture, CaptureMode, CaptureSettings};
+use perch_core::settings::merge_edit;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_clipboard_manager::ClipboardExt;
 
@@ -85,9 +86,15 @@ pub fn shortcut_statuses(shortcuts: State<'_, Shortcuts>) -> Vec<ShortcutStatus>
 pub async fn set_capture_settings(
     app: AppHandle,
     state: State<'_, AppState>,
+    base: CaptureSettings,
     settings: CaptureSettings,
 ) -> CommandResult<Vec<ShortcutStatus>> {
-    let saved = state.engine()?.settings().update(|s| s.capture = settings).await?.capture;
+    let saved = state
+        .engine()?
+        .settings()
+        .update(|s| s.capture = merge_edit(&s.capture, &base, &settings))
+        .await?
+        .capture;
     capture::bind_shortcuts(&app, &saved);
     app.state::<Shortcuts>().settled().await;
     Ok(app.state::<Shortcuts>().statuses())

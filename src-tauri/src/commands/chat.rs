@@ -35,6 +35,28 @@ pub async fn chat_send(
     Ok(run_turn(&engine, request, &ChannelSink(on_event)).await?)
 }
 
+/// Follows the answer being written in a conversation, for a chat view that comes back to it
+/// (after Settings, mini mode or a page freed while hidden): what it missed, then the live
+/// events up to `finished`. `false` when no answer is being written there.
+#[tauri::command]
+#[specta::specta]
+pub fn chat_attach(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    on_event: Channel<TurnEvent>,
+) -> CommandResult<bool> {
+    let Some(mut events) = state.engine()?.live_turns().attach(&conversation_id) else { return Ok(false) };
+    tauri::async_runtime::spawn(async move {
+        while let Some(event) = events.recv().await {
+            let last = matches!(event, TurnEvent::Finished(_));
+            if on_event.send(event).is_err() || last {
+                break;
+            }
+        }
+    });
+    Ok(true)
+}
+
 /// Stops an answer; what arrived is kept, marked stopped.
 #[tauri::command]
 #[specta::specta]

@@ -3,7 +3,7 @@
 
 use perch_core::agent::picker::DownloadProgress;
 use perch_core::local::{CatalogModel, LocalModel, LocalSettings, RuntimeStatus};
-use perch_core::settings::Settings;
+use perch_core::settings::{Settings, merge_edit};
 use serde::Serialize;
 use tauri::State;
 use tauri::ipc::Channel;
@@ -88,6 +88,10 @@ pub async fn local_runtime_stop(state: State<'_, AppState>) -> CommandResult<Run
 
 #[tauri::command]
 #[specta::specta]
-pub async fn set_local_settings(state: State<'_, AppState>, local: LocalSettings) -> CommandResult<Settings> {
-    Ok(state.engine()?.settings().update(|s| s.local = local).await?)
+pub async fn set_local_settings(
+    state: State<'_, AppState>,
+    base: LocalSettings,
+    local: LocalSettings,
+) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().update(|s| s.local = merge_edit(&s.local, &base, &local)).await?)
 }

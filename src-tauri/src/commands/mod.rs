@@ -7,6 +7,7 @@ pub mod files;
 pub mod history;
 pub mod local;
 pub mod models;
+pub mod permissions;
 pub mod review;
 pub mod terminal;
 pub mod tools;

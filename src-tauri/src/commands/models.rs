@@ -5,7 +5,7 @@ use perch_core::mcp::ServerStatus;
 use perch_core::mcp::secrets::{gets_search_keys, is_web_search_key};
 use perch_core::prices::{self, Price};
 use perch_core::providers::{ProviderError, ProviderModels, Registry, pick_default};
-use perch_core::settings::{ModelSettings, ProviderSettings, Settings};
+use perch_core::settings::{ModelSettings, ProviderSettings, Settings, merge_edit};
 use serde::Serialize;
 use tauri::State;
 
@@ -35,20 +35,22 @@ pub async fn models_list(state: State<'_, AppState>, all: bool) -> CommandResult
 #[specta::specta]
 pub async fn set_provider_settings(
     state: State<'_, AppState>,
+    base: ProviderSettings,
     providers: ProviderSettings,
 ) -> CommandResult<Settings> {
     let engine = state.engine()?;
     engine.model_cache().clear();
-    Ok(engine.settings().update(|s| s.providers = providers).await?)
+    Ok(engine.settings().update(|s| s.providers = merge_edit(&s.providers, &base, &providers)).await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn set_model_settings(
     state: State<'_, AppState>,
+    base: ModelSettings,
     models: ModelSettings,
 ) -> CommandResult<Settings> {
-    Ok(state.engine()?.settings().update(|s| s.models = models).await?)
+    Ok(state.engine()?.settings().update(|s| s.models = merge_edit(&s.models, &base, &models)).await?)
 }
 
 /// The price table in use: the user's entries, then the shipped ones.

@@ -1,7 +1,7 @@
 use perch_core::agent::references;
 use perch_core::review::references::FileReference;
 use perch_core::review::{CommitOutcome, ReviewDocument, ReviewVersion, editor};
-use perch_core::settings::{ReviewSettings, Settings};
+use perch_core::settings::{ReviewSettings, Settings, merge_edit};
 use serde::Serialize;
 use tauri::State;
 
@@ -98,14 +98,15 @@ pub fn review_socket_status(state: State<'_, AppState>) -> ReviewSocketStatus {
 #[specta::specta]
 pub async fn set_review_settings(
     state: State<'_, AppState>,
+    base: ReviewSettings,
     review: ReviewSettings,
 ) -> CommandResult<Settings> {
     let engine = state.engine()?;
     let before = engine.settings().get().await.review;
-    let settings = engine.settings().update(|s| s.review = review.clone()).await?;
+    let settings = engine.settings().update(|s| s.review = merge_edit(&s.review, &base, &review)).await?;
     let socket =
         |r: &ReviewSettings| (r.socket_enabled, r.max_content_chars, r.max_line_bytes, r.idle_timeout_secs);
-    if socket(&before) != socket(&review) {
+    if socket(&before) != socket(&settings.review) {
         state.set_review_socket(engine.apply_review_socket_setting().await);
     }
     Ok(settings)

@@ -1,7 +1,7 @@
 //! The terminal panel, its session banner and Settings -> Terminal.
 
-use perch_core::settings::Settings;
-use perch_core::store::terminal::{RememberedApproval, TerminalEvent};
+use perch_core::settings::{Settings, merge_edit};
+use perch_core::store::terminal::TerminalEvent;
 use perch_core::terminal::feed::PanelFeed;
 use perch_core::terminal::tools::working_folder;
 use perch_core::terminal::{SandboxView, TerminalSettings, TerminalUpdate};
@@ -62,7 +62,6 @@ pub fn terminal_end_session(state: State<'_, AppState>, conversation_id: String)
 pub struct TerminalStatus {
     /// The sandbox a command in the working folder gets.
     pub sandbox: SandboxView,
-    pub remembered: Vec<RememberedApproval>,
 }
 
 #[tauri::command]
@@ -71,17 +70,19 @@ pub async fn terminal_status(state: State<'_, AppState>) -> CommandResult<Termin
     let engine = state.engine()?;
     let settings = engine.settings().get().await.terminal;
     let sandbox = engine.terminal().sandbox_view(&working_folder(None, &settings), &settings).await;
-    Ok(TerminalStatus { sandbox, remembered: engine.store().remembered_approvals().await? })
+    Ok(TerminalStatus { sandbox })
 }
 
 /// Chooses the working folder: `path` as typed, or (without one) the folder picked in the
-/// system's dialog. Saved when Perch accepts it; `None` when the dialog was cancelled.
+/// system's dialog, for one conversation or (without `conversation_id`) as the default.
+/// Saved when Perch accepts it; `None` when the dialog was cancelled.
 #[tauri::command]
 #[specta::specta]
 pub async fn terminal_choose_folder(
     app: tauri::AppHandle,
     state: State<'_, AppState>,
     path: Option<String>,
+    conversation_id: Option<String>,
 ) -> CommandResult<Option<String>> {
     let engine = state.engine()?;
     let path = match path.map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()) {
@@ -100,33 +101,24 @@ pub async fn terminal_choose_folder(
         }
     };
     let dir = engine
-        .terminal()
-        .check_folder(&path)
+        .choose_working_folder(&path, conversation_id.as_deref())
+        .await
         .map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?;
-    let folder = dir.display().to_string();
-    engine.settings().update(|s| s.terminal.working_folder = folder.clone()).await?;
-    Ok(Some(folder))
-}
-
-/// Forgets one remembered approval by hash, or all of them.
-#[tauri::command]
-#[specta::specta]
-pub async fn terminal_revoke(state: State<'_, AppState>, hash: Option<String>) -> CommandResult<u32> {
-    let removed = state.engine()?.store().revoke_approval(hash.as_deref()).await?;
-    Ok(u32::try_from(removed).unwrap_or(u32::MAX))
+    Ok(Some(dir.display().to_string()))
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn set_terminal_settings(
     state: State<'_, AppState>,
+    base: TerminalSettings,
     terminal: TerminalSettings,
 ) -> CommandResult<Settings> {
     let engine = state.engine()?;
     let mut terminal = terminal;
     // A folder typed here is held to what the first command's card allows (not home itself,
     // not Perch's data); cleared, no command runs until one is chosen again.
-    if !terminal.working_folder.trim().is_empty() {
+    if terminal.working_folder != base.working_folder && !terminal.working_folder.trim().is_empty() {
         let typed = std::path::PathBuf::from(terminal.working_folder.trim());
         let dir = engine
             .terminal()
@@ -134,6 +126,8 @@ pub async fn set_terminal_settings(
             .map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?;
         terminal.working_folder = dir.display().to_string();
     }
-    engine.terminal().set_enabled(terminal.enabled);
-    Ok(engine.settings().update(|s| s.terminal = terminal).await?)
+    let settings =
+        engine.settings().update(|s| s.terminal = merge_edit(&s.terminal, &base, &terminal)).await?;
+    engine.terminal().set_enabled(settings.terminal.enabled);
+    Ok(settings)
 }

@@ -4,7 +4,7 @@
 use perch_core::agent::picker::{DownloadProgress, ModelStatus};
 use perch_core::mcp::{ConfigProblem, ServerView};
 use perch_core::questions::{Answer, OpenQuestion};
-use perch_core::settings::{Settings, ToolSettings};
+use perch_core::settings::{Settings, ToolSettings, merge_edit};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tauri::State;
@@ -98,12 +98,16 @@ pub async fn mcp_get_prompt(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn set_tool_settings(state: State<'_, AppState>, tools: ToolSettings) -> CommandResult<Settings> {
+pub async fn set_tool_settings(
+    state: State<'_, AppState>,
+    base: ToolSettings,
+    tools: ToolSettings,
+) -> CommandResult<Settings> {
     let engine = state.engine()?;
-    let roots_changed = engine.settings().get().await.tools.roots != tools.roots;
-    let settings = engine.settings().update(|s| s.tools = tools.clone()).await?;
-    if roots_changed {
-        engine.mcp().set_roots(tools.roots.iter().map(Into::into).collect()).await;
+    let roots_before = engine.settings().get().await.tools.roots;
+    let settings = engine.settings().update(|s| s.tools = merge_edit(&s.tools, &base, &tools)).await?;
+    if roots_before != settings.tools.roots {
+        engine.mcp().set_roots(settings.tools.roots.iter().map(Into::into).collect()).await;
     }
     Ok(settings)
 }

@@ -1,6 +1,6 @@
 //! Dictation and Settings -> Voice: models, microphones, the voice settings.
 
-use perch_core::settings::Settings;
+use perch_core::settings::{Settings, merge_edit};
 use perch_core::voice::device::{InputDevice, list_devices};
 use perch_core::voice::models::ModelView;
 use perch_core::voice::{AudioSource, VoiceSettings};
@@ -57,9 +57,11 @@ pub async fn voice_devices() -> CommandResult<Vec<InputDevice>> {
 pub async fn set_voice_settings(
     app: AppHandle,
     state: State<'_, AppState>,
+    base: VoiceSettings,
     voice: VoiceSettings,
 ) -> CommandResult<Settings> {
-    let settings = state.engine()?.settings().update(|s| s.voice = voice).await?;
+    let settings =
+        state.engine()?.settings().update(|s| s.voice = merge_edit(&s.voice, &base, &voice)).await?;
     crate::dictation::apply_shortcut(&app, &settings.voice);
     app.state::<crate::shortcuts::Shortcuts>().settled().await;
     Ok(settings)

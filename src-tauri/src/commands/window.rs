@@ -1,4 +1,4 @@
-use perch_core::settings::Settings;
+use perch_core::settings::{Settings, merge_edit};
 use perch_core::window_state::{HiddenSettings, WindowMode};
 use tauri::{AppHandle, State};
 
@@ -39,9 +39,10 @@ pub fn page_holds_unsent(app: AppHandle, holds: bool) {
 #[specta::specta]
 pub async fn set_hidden_settings(
     state: State<'_, AppState>,
+    base: HiddenSettings,
     hidden: HiddenSettings,
 ) -> CommandResult<Settings> {
-    Ok(state.engine()?.settings().update(|s| s.hidden = hidden).await?)
+    Ok(state.engine()?.settings().update(|s| s.hidden = merge_edit(&s.hidden, &base, &hidden)).await?)
 }
 
 /// Called by the UI once its first frame is on screen, with the page's own clock (ms since

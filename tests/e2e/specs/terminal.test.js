@@ -1,7 +1,8 @@
 // The terminal in the real app: the fake Ollama asks for terminal__run_command; the first
 // card asks for the working folder (none is assumed), which is then saved in Settings; the
 // approval card shows the highlighted command, its folder, the model's reason and the sandbox;
-// "Always allow" shows the whole command and its folder in Settings, where it is revoked; Run
+// "Always allow" shows the whole command and its folder in Settings -> Permissions, where it
+// is revoked; Run
 // starts it in a real PTY under the sandbox and its output appears live in the xterm.js
 // panel, which lists the command with its exit code; Deny leaves it unrun; a blocked command
 // is refused without a question and the card says why.
@@ -106,12 +107,12 @@ describe("terminal", () => {
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer after the command");
 
     await (await $('a[aria-label="Settings"]')).click();
-    await (await $('button[role="tab"]=Terminal')).click();
-    const list = await $('ul[aria-label="Always allowed commands"]');
-    await waitFor(async () => (await list.getText()).includes("echo remember-me, in "), "the rule in Settings");
-    assert.match(await list.getText(), /echo remember-me, in .*perch-e2e-work-/);
+    await (await $('button[role="tab"]=Permissions')).click();
+    const list = await $('ul[aria-label="Commands always allowed"]');
+    await waitFor(async () => (await list.getText()).includes("echo remember-me"), "the rule in Settings");
+    assert.match(await list.getText(), /echo remember-me\s+in .*perch-e2e-work-/);
     await screenshot("terminal-rule");
-    await (await list.$("button=Revoke")).click();
+    await (await list.$('button[aria-label="Revoke echo remember-me"]')).click();
     await waitFor(async () => (await list.getText()).includes("None yet."), "the rule to be revoked");
     await (await $('a[aria-label="Chat"]')).click();
   });

@@ -2,7 +2,8 @@
 // the fake Ollama asks for demo__add, the approval appears on the tool card in the chat, and
 // once allowed the card shows the result and the answer streams on. The bundled web server
 // searches a SearXNG stand-in on loopback, and its card shows the query and the top results as
-// links that open in the system browser.
+// links that open in the system browser. A rule granted on a card survives a later Tools edit
+// in Settings (read before the rule existed), and is revoked under Settings -> Permissions.
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -81,6 +82,14 @@ describe("tools", () => {
     assert.match(await approval.getText(), /Run add from demo with these arguments\?/);
     assert.match(await (await $(".tool-card .tool-args")).getText(), /"a": 2/);
     await screenshot("tool-approval");
+    // Leaving the chat with the card waiting, and coming back: the card, the text before it and
+    // Stop are all still there, and the turn goes on once answered.
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=General')).waitForDisplayed();
+    await (await $('a[aria-label="Chat"]')).click();
+    await (await $('[aria-label="Approve this tool call"]')).waitForDisplayed({ timeout: 10000 });
+    assert.match(await (await $(".message.assistant:last-of-type")).getText(), /Let me add\./);
+    assert.ok(await (await $('button[aria-label="Stop"]')).isExisting(), "Stop after coming back");
     await (await $("button=Allow once")).click();
 
     await waitFor(async () => (await (await $(".message.assistant")).getText()).includes("The sum is 5."), "the answer after the tool");
@@ -92,6 +101,35 @@ describe("tools", () => {
     const chats = (await fake.requests()).filter((r) => r.path === "/api/chat");
     assert.ok(chats[0].body.tools.some((t) => t.function.name === "demo__add"), "the model was offered the demo tools");
     assert.equal(chats[1].body.messages.find((m) => m.role === "tool").content, "5");
+  });
+
+  it("keeps a rule granted on a card when a Tools setting changes, and revokes it under Permissions", async () => {
+    // Settings was read at start-up, before this rule existed: a form there must not save over it.
+    await fake.script({ steps: [{ type: "tool_call", name: "demo__add", arguments: { a: 4, b: 4 } }, { type: "finish" }] });
+    await fake.script({ steps: [{ type: "text", text: "It is 8." }, { type: "finish" }] });
+    const box = await $('textarea[aria-label="Message"]');
+    await box.setValue("What is 4 + 4?");
+    await session.browser.keys("Enter");
+    const approval = await $('[aria-label="Approve this tool call"]');
+    await approval.waitForDisplayed({ timeout: 20000 });
+    await (await $("button=Always allow")).click();
+    await waitFor(async () => (await ((await session.browser.$$(".message.assistant")).at(-1)).getText()).includes("It is 8."), "the answer after the tool");
+
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Tools')).click();
+    const readOnly = await $("label*=Run tools marked read-only without asking");
+    await readOnly.click();
+    await (await $('button[role="tab"]=Permissions')).click();
+    const rules = await $('ul[aria-label="Tool rules"]');
+    await waitFor(async () => (await rules.getText()).includes("allow demo:add"), "the card's rule under Permissions");
+    await screenshot("permissions");
+    await (await rules.$('button[aria-label="Revoke allow demo:add"]')).click();
+    await waitFor(async () => (await rules.getText()).includes("No rules"), "the rule to be revoked");
+    // The checkbox's change was saved too, and survives the revoke.
+    await (await $('button[role="tab"]=Tools')).click();
+    assert.equal(await (await $("label*=Run tools marked read-only without asking")).$("input").isSelected(), true);
+    await (await $('button[role="tab"]=Tools')).click();
+    await (await $('a[aria-label="Chat"]')).click();
   });
 
   it("shows a web search as its query and top results, with links to the system browser", async () => {

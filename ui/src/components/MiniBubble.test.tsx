@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { fireEvent, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "@testing-library/react";
 import { MiniBubble } from "./MiniBubble";
-import { calls, onCommand } from "../test/tauri";
+import { calls, emitEvent, onCommand } from "../test/tauri";
+import { QuestionsProvider } from "../lib/questions";
 
 describe("MiniBubble", () => {
   it("restores the window on a click", () => {
@@ -21,5 +22,19 @@ describe("MiniBubble", () => {
     fireEvent.pointerMove(bubble, { screenX: 30, screenY: 25 });
     fireEvent.pointerUp(bubble);
     expect(calls.map((c) => c.cmd)).toEqual(["startDragging"]);
+  });
+
+  it("shows a badge while an approval waits, and drops it once answered", async () => {
+    const ask = { id: 4, question: { kind: "tool_approval", run_id: "r", conversation_id: "c", call_id: "k", server: "demo", tool: "add", arguments: {}, read_only: false, detail: null } };
+    onCommand("questions_pending", () => [ask]);
+    render(
+      <QuestionsProvider>
+        <MiniBubble />
+      </QuestionsProvider>,
+    );
+    const bubble = await screen.findByRole("button", { name: "Open Perch: a question is waiting for you" });
+    expect(bubble).toHaveTextContent("1");
+    await act(async () => emitEvent("question-event", { event: { event: "settled", data: 4 } }));
+    expect(screen.getByRole("button", { name: "Open Perch" })).not.toHaveTextContent("1");
   });
 });

@@ -4,6 +4,7 @@ import { commands } from "../ipc";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { hasFinals, useDictation } from "../lib/dictation";
 import { attempt, useFailures } from "../lib/failures";
+import { useQuestions } from "../lib/questions";
 
 // A press that moves further than this drags the bubble; a shorter one is a click.
 const DRAG_THRESHOLD = 4;
@@ -22,18 +23,31 @@ export function MiniBubble() {
   // The bubble is too small for a notice: the newest failure is its tooltip and a red ring.
   const failure = useFailures().at(-1);
   const busy = phase === "listening" || phase === "transcribing";
+  // A question waiting (an approval holds an answer until the user opens Perch).
+  const waiting = useQuestions().open.length;
+  const waitingText = waiting === 1 ? "a question is waiting for you" : `${waiting} questions are waiting for you`;
 
   return (
     <button
       type="button"
       className={["mini-bubble", busy && phase, failure && "failed"].filter(Boolean).join(" ")}
-      aria-label={phase === "listening" ? "Perch is listening" : phase === "transcribing" ? "Perch is transcribing" : "Open Perch"}
+      aria-label={
+        phase === "listening"
+          ? "Perch is listening"
+          : phase === "transcribing"
+            ? "Perch is transcribing"
+            : waiting > 0
+              ? `Open Perch: ${waitingText}`
+              : "Open Perch"
+      }
       title={
         failure
           ? `${failure.title}: ${failure.detail}`
           : notice && phase === "idle"
             ? notice.text
-            : `Open Perch (${SHORTCUTS.mini})`
+            : waiting > 0
+              ? `Open Perch: ${waitingText} (${SHORTCUTS.mini})`
+              : `Open Perch (${SHORTCUTS.mini})`
       }
       onPointerDown={(e) => {
         if (e.button === 0) press.current = { x: e.screenX, y: e.screenY, dragging: false };
@@ -57,6 +71,11 @@ export function MiniBubble() {
     >
       {busy && <span className="bubble-ring" style={{ transform: `scale(${0.85 + level * 0.3})` }} />}
       <img src="/perch.png" alt="" width={34} height={34} draggable={false} />
+      {waiting > 0 && (
+        <span className="bubble-badge" aria-hidden="true">
+          {waiting}
+        </span>
+      )}
     </button>
   );
 }

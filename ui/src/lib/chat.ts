@@ -48,6 +48,10 @@ export interface ChatState {
 
 const STOP_FAILED = "Could not stop the answer";
 
+function fresh(runId: string, model: string, question: string | null, images: ImageInput[], files: FileInput[]): Streaming {
+  return { runId, model, question, images, files, thinking: "", text: "", usage: null, toolCalls: [], progress: {}, saved: false };
+}
+
 const EMPTY: ChatState = { view: null, streaming: null, sendError: null, answerError: null, contextLength: null };
 
 export function useChat(conversationId: string | undefined, onConversation: (id: string) => void) {
@@ -68,71 +72,41 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
     setState((s) => ({ ...s, view }));
   }, []);
 
-  // Open the conversation in the URL (unless it is the one being answered into).
-  useEffect(() => {
-    if (!conversationId) {
-      if (!streamingConversation.current) setState(EMPTY);
-      return;
-    }
-    if (streamingConversation.current === conversationId) return;
-    let live = true;
-    call(commands.conversationView(conversationId)).then(
-      (view) => live && setState({ ...EMPTY, view }),
-      (e) => live && setState({ ...EMPTY, sendError: { message: errorMessage(e), next: nextStep(e) } }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [conversationId]);
-
   const flush = useCallback(() => {
     frame.current = null;
     const { thinking, text } = buffer.current;
     setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, thinking, text } } : s));
   }, []);
 
-  const run = useCallback(
-    async (kind: TurnKind, model: string, question: string | null, images: ImageInput[]): Promise<boolean> => {
-      const runId = crypto.randomUUID();
-      buffer.current = { thinking: "", text: "" };
-      const conversation_id = shownConversation.current;
-      streamingConversation.current = conversation_id;
-      streamingRun.current = runId;
-      setState((s) => ({
-        ...s,
-        sendError: null,
-        answerError: null,
-        streaming: {
-          runId,
-          model,
-          question,
-          images,
-          files: kind.kind === "ask" ? (kind.files ?? []) : [],
-          thinking: "",
-          text: "",
-          usage: null,
-          toolCalls: [],
-          progress: {},
-          saved: false,
-        },
-      }));
-      // The answer is over when `finished` arrives or the command returns, in either order:
-      // the first loads the saved conversation (once per answer), the second waits for it.
+  /** The channel one turn's events arrive on, from `chat_send` (`runId` known) or from
+   * `chat_attach` for a view that comes back mid-answer (`runId` null: the replayed `started`
+   * names it), and `settle`, which loads the saved answer once the turn is over. */
+  const follow = useCallback(
+    (runId: string | null, fromConversation: string | null) => {
+      let current = runId;
       let answerError: TurnError | null = null;
       let settled: Promise<void> | null = null;
       const settle = (id: string) =>
-        (settled ??= reload(id).then(() => {
+        (settled ??= (shownConversation.current === null || shownConversation.current === id ? reload(id) : Promise.resolve()).then(() => {
           streamingConversation.current = null;
-          if (streamingRun.current === runId) streamingRun.current = null;
-          setState((s) => (s.streaming?.runId === runId ? { ...s, streaming: null, answerError } : s));
+          if (streamingRun.current === current) streamingRun.current = null;
+          setState((s) => (s.streaming?.runId === current ? { ...s, streaming: null, answerError } : s));
         }));
       const channel = new Channel<TurnEvent>();
       channel.onmessage = (event) => {
         switch (event.event) {
           case "started":
             streamingConversation.current = event.data.conversation.id;
+            if (current === null) {
+              // Attached: the answer is drawn from here on, and Stop and Esc reach it.
+              current = event.data.run_id;
+              streamingRun.current = current;
+              buffer.current = { thinking: "", text: "" };
+              const streaming = fresh(current, event.data.conversation.model ?? "", null, [], []);
+              setState((s) => ({ ...s, streaming: { ...streaming, saved: true } }));
+            }
             setState((s) => ({ ...s, contextLength: event.data.context_length }));
-            if (!conversation_id) onConversation(event.data.conversation.id);
+            if (!fromConversation && runId) onConversation(event.data.conversation.id);
             void reload(event.data.conversation.id).then(() =>
               setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, saved: true } } : s)),
             );
@@ -177,6 +151,23 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
             break;
         }
       };
+      return { channel, settle };
+    },
+    [onConversation, reload, flush],
+  );
+
+  const run = useCallback(
+    async (kind: TurnKind, model: string, question: string | null, images: ImageInput[]): Promise<boolean> => {
+      const runId = crypto.randomUUID();
+      buffer.current = { thinking: "", text: "" };
+      const conversation_id = shownConversation.current;
+      streamingConversation.current = conversation_id;
+      streamingRun.current = runId;
+      const files = kind.kind === "ask" ? (kind.files ?? []) : [];
+      setState((s) => ({ ...s, sendError: null, answerError: null, streaming: fresh(runId, model, question, images, files) }));
+      // The answer is over when `finished` arrives or the command returns, in either order:
+      // the first loads the saved conversation (once per answer), the second waits for it.
+      const { channel, settle } = follow(runId, conversation_id);
       try {
         const answer = await call(commands.chatSend({ conversation_id, model, kind, run_id: runId }, channel));
         // The saved conversation is the truth, whatever events arrived or not.
@@ -189,8 +180,42 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
         return false;
       }
     },
-    [onConversation, reload, flush],
+    [follow],
   );
+
+  /** Comes back to the answer being written in `id` (after Settings, mini mode, a freed page). */
+  const attach = useCallback(
+    async (id: string) => {
+      const { channel } = follow(null, id);
+      const attached = await call(commands.chatAttach(id, channel)).catch(() => false);
+      // It ended in between: the saved answer is the truth.
+      if (!attached && shownConversation.current === id) await reload(id);
+    },
+    [follow, reload],
+  );
+
+  // Open the conversation in the URL (unless it is the one being answered into).
+  useEffect(() => {
+    if (!conversationId) {
+      if (!streamingConversation.current) setState(EMPTY);
+      return;
+    }
+    if (streamingConversation.current === conversationId) return;
+    let live = true;
+    call(commands.conversationView(conversationId)).then(
+      (view) => {
+        if (!live) return;
+        setState({ ...EMPTY, view });
+        shownConversation.current = view.conversation.id;
+        // An answer still being written (this page was left, or loaded again, mid-answer).
+        if (view.messages.some((m) => m.message.status === "streaming")) void attach(view.conversation.id);
+      },
+      (e) => live && setState({ ...EMPTY, sendError: { message: errorMessage(e), next: nextStep(e) } }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [conversationId, attach]);
 
   const send = useCallback(
     (text: string, images: ImageInput[], model: string, files: FileInput[] = []) =>

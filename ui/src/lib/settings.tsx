@@ -13,7 +13,10 @@ import type {
   ToolSettings,
   VoiceSettings,
 } from "../bindings";
-import { call, commands, errorMessage } from "../ipc";
+import { call, commands, errorMessage, type CommandResult } from "../ipc";
+
+/** The sections saved with a `base`: everything but the theme. */
+type Section = "review" | "providers" | "models" | "tools" | "capture" | "voice" | "terminal" | "local" | "hidden";
 
 interface SettingsState {
   settings: Settings | null;
@@ -68,41 +71,44 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       setError(errorMessage(e));
     }
   }, []);
+  /** Saves one section as edited, with the copy the forms were drawn from as its `base`: the
+   * engine saves only what the form changed and keeps what changed elsewhere meanwhile (a rule
+   * granted on a card, the folder chosen on one, a model picked in the chat). */
+  const edit = useCallback(
+    <K extends Section>(key: K, edited: Settings[K], send: (base: Settings[K], edited: Settings[K]) => Promise<CommandResult<Settings>>) =>
+      save(call(send(settings?.[key] ?? edited, edited))),
+    [save, settings],
+  );
   const setTheme = useCallback((theme: ThemePreference) => save(call(commands.setTheme(theme))), [save]);
-  const setReview = useCallback(
-    (review: ReviewSettings) => save(call(commands.setReviewSettings(review))),
-    [save],
-  );
+  const setReview = useCallback((review: ReviewSettings) => edit("review", review, commands.setReviewSettings), [edit]);
   const setProviders = useCallback(
-    (providers: ProviderSettings) => save(call(commands.setProviderSettings(providers))),
-    [save],
+    (providers: ProviderSettings) => edit("providers", providers, commands.setProviderSettings),
+    [edit],
   );
-  const setModels = useCallback((models: ModelSettings) => save(call(commands.setModelSettings(models))), [save]);
-  const setTools = useCallback((tools: ToolSettings) => save(call(commands.setToolSettings(tools))), [save]);
-  const setVoice = useCallback((voice: VoiceSettings) => save(call(commands.setVoiceSettings(voice))), [save]);
+  const setModels = useCallback((models: ModelSettings) => edit("models", models, commands.setModelSettings), [edit]);
+  const setTools = useCallback((tools: ToolSettings) => edit("tools", tools, commands.setToolSettings), [edit]);
+  const setVoice = useCallback((voice: VoiceSettings) => edit("voice", voice, commands.setVoiceSettings), [edit]);
 
   const setCapture = useCallback(async (capture: CaptureSettings) => {
     try {
-      const statuses = await call(commands.setCaptureSettings(capture));
-      setSettings((s) => s && { ...s, capture });
+      const base = settings?.capture ?? capture;
+      const statuses = await call(commands.setCaptureSettings(base, capture));
+      // The engine merged the edit with anything changed meanwhile: read back what it saved.
+      setSettings(await call(commands.getSettings()));
       setError(null);
       return statuses;
     } catch (e) {
       setError(errorMessage(e));
       return [];
     }
-  }, []);
+  }, [settings]);
 
   const setTerminal = useCallback(
-    (terminal: TerminalSettings) => save(call(commands.setTerminalSettings(terminal))),
-    [save],
+    (terminal: TerminalSettings) => edit("terminal", terminal, commands.setTerminalSettings),
+    [edit],
   );
-
-  const setLocal = useCallback((local: LocalSettings) => save(call(commands.setLocalSettings(local))), [save]);
-  const setHidden = useCallback(
-    (hidden: HiddenSettings) => save(call(commands.setHiddenSettings(hidden))),
-    [save],
-  );
+  const setLocal = useCallback((local: LocalSettings) => edit("local", local, commands.setLocalSettings), [edit]);
+  const setHidden = useCallback((hidden: HiddenSettings) => edit("hidden", hidden, commands.setHiddenSettings), [edit]);
 
   const reload = useCallback(() => save(call(commands.getSettings())), [save]);
 

@@ -146,6 +146,54 @@ describe("ChatPage", () => {
     expect(calls.filter((c) => c.cmd === "conversation_view")).toHaveLength(2);
   });
 
+  it("comes back to an answer still being written when the page is opened again, with its Stop", async () => {
+    const save = backend(() => {});
+    // Left mid-answer (Settings, mini mode, a freed page): the saved answer is still `streaming`.
+    save([message(1, "user", "Tell me a story"), message(2, "assistant", "Once", { status: "streaming" })]);
+    let channel: { onmessage: Emit } | null = null;
+    onCommand("chat_attach", (args) => {
+      channel = args.onEvent as { onmessage: Emit };
+      // What the page missed comes first, then the live events.
+      channel.onmessage({ ...started(2), data: { ...(started(2).data as object), run_id: "r-live" } } as TurnEvent);
+      channel.onmessage({ event: "text", data: "Once upon a time" });
+      return true;
+    });
+    page("/chat/c1");
+    expect(await screen.findByText(/Once upon a time/)).toBeInTheDocument();
+    expect(calls.find((c) => c.cmd === "chat_attach")?.args.conversationId).toBe("c1");
+    // Its Stop and Esc reach the run, and the composer holds a second question back.
+    await userEvent.keyboard("{Escape}");
+    expect(calls.filter((c) => c.cmd === "chat_stop").map((c) => c.args)).toEqual([{ runId: "r-live" }]);
+    expect(screen.getByRole("button", { name: "Stop" })).toBeInTheDocument();
+    save([message(1, "user", "Tell me a story"), message(2, "assistant", "Once upon a time.", { status: "stopped" })]);
+    await act(async () => channel!.onmessage({ event: "finished", data: { message: message(2, "assistant", "Once upon a time.", { status: "stopped" }), error: null } }));
+    await vi.waitFor(() => expect(screen.queryByRole("button", { name: "Stop" })).toBeNull());
+    expect(screen.getByText("Once upon a time.")).toBeInTheDocument();
+  });
+
+  it("reloads instead when the answer ended before it could be followed", async () => {
+    const save = backend(() => {});
+    save([message(1, "user", "Hi"), message(2, "assistant", "", { status: "streaming" })]);
+    onCommand("chat_attach", () => {
+      save([message(1, "user", "Hi"), message(2, "assistant", "Hello there.")]);
+      return false;
+    });
+    page("/chat/c1");
+    expect(await screen.findByText("Hello there.")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Stop" })).toBeNull();
+  });
+
+  it("says what to do when Enter is pressed with no model, and keeps the text", async () => {
+    backend(() => {});
+    onCommand("models_list", () => ({ providers: [{ provider: "ollama", error: "Ollama is not running", models: [] }], default_model: null }));
+    page();
+    const box = screen.getByRole("textbox", { name: "Message" });
+    await userEvent.type(box, "Hello?{Enter}");
+    expect(await screen.findByText(/No model to answer yet/)).toBeInTheDocument();
+    expect(box).toHaveValue("Hello?");
+    expect(calls.some((c) => c.cmd === "chat_send")).toBe(false);
+  });
+
   it("stops with the Stop button and with Esc", async () => {
     backend(async (emit, args) => {
       emit(started(2));

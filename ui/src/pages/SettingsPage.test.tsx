@@ -40,8 +40,12 @@ describe("SettingsPage", () => {
     await waitFor(() => expect(select).toBeEnabled());
     await userEvent.selectOptions(select, "Never");
     expect(calls.filter((c) => c.cmd === "set_hidden_settings").map((c) => c.args)).toEqual([
-      // The rest of the hidden settings is sent as it was, not reset.
-      { hidden: { release_page_after_secs: 0, reload_grown_page_after_secs: 45 } },
+      // The rest of the hidden settings is sent as it was, not reset, with the copy it was
+      // edited from.
+      {
+        base: { release_page_after_secs: 180, reload_grown_page_after_secs: 45 },
+        hidden: { release_page_after_secs: 0, reload_grown_page_after_secs: 45 },
+      },
     ]);
     expect(select).toHaveValue("0");
     unmount();

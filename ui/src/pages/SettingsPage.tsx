@@ -4,6 +4,7 @@ import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
+import { PermissionsSettings } from "../components/settings/PermissionsSettings";
 import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
@@ -33,7 +34,7 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "MCP", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Reviews"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
@@ -69,6 +70,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       {section === "Voice" && <VoiceSettingsCard />}
       {section === "Tools" && <ToolSettingsCard />}
       {section === "Terminal" && <TerminalSettingsCard />}
+      {section === "Permissions" && <PermissionsSettings />}
       {section === "MCP" && <McpServers />}
       {section === "Reviews" && <ReviewSettingsCard />}
     </section>

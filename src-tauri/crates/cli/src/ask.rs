@@ -55,15 +55,34 @@ impl TurnSink for Terminal {
     }
 }
 
+#[derive(clap::Args)]
 pub struct Ask {
     pub question: String,
+    /// provider:model, e.g. local:qwen3-0.6b, ollama:qwen3-vl:8b-instruct or anthropic:claude-sonnet-4-5.
+    #[arg(long)]
     pub model: Option<String>,
+    /// Attach an image (for vision models); repeat for more.
+    #[arg(long = "image")]
     pub images: Vec<PathBuf>,
+    /// Attach files as context (text; images go as --image does); several allowed.
+    #[arg(long = "file", num_args = 1..)]
     pub files: Vec<PathBuf>,
+    /// Continue a conversation (its id, or a unique prefix).
+    #[arg(long)]
     pub conversation: Option<String>,
+    /// Print the model's reasoning to stderr.
+    #[arg(long)]
     pub thinking: bool,
+    /// Let tools run without asking: server:tool, either part may be * (e.g. demo:*). Repeatable.
+    #[arg(long = "approve")]
     pub approve: Vec<String>,
+    /// Offer no tools to the model.
+    #[arg(long)]
     pub no_tools: bool,
+    /// The terminal's working folder for this conversation (commands run there and may
+    /// change files only there), in place of the one from the settings.
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
 }
 
 pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
@@ -83,10 +102,25 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
             }
         }
     }
-    let conversation_id = match args.conversation {
+    let mut conversation_id = match args.conversation {
         Some(id) => Some(engine.store().resolve_conversation_id(&id).await?),
         None => None,
     };
+    if let Some(dir) = &args.cwd {
+        // The folder is checked before anything is saved; a new conversation is made now, so
+        // the folder is its own from the first command.
+        let dir = std::path::absolute(dir)?;
+        engine.terminal().check_folder(&dir)?;
+        let cid = match conversation_id {
+            Some(cid) => cid,
+            None => {
+                let title = perch_core::agent::title_from(&args.question);
+                engine.store().create_conversation(&title, Some(&model)).await?.id
+            }
+        };
+        engine.choose_working_folder(&dir, Some(&cid)).await?;
+        conversation_id = Some(cid);
+    }
     let run_id = uuid_like();
     let request = TurnRequest {
         conversation_id,
@@ -195,13 +229,8 @@ async fn ask_for_folder(engine: &Engine, q: &ApprovalQuestion) -> ApprovalChoice
         };
         // Typed at a prompt, a relative folder is where `perch` was started.
         let Ok(folder) = std::path::absolute(&line) else { continue };
-        match engine.terminal().check_folder(&folder) {
+        match engine.choose_working_folder(&folder, None).await {
             Ok(dir) => {
-                let folder = dir.display().to_string();
-                if let Err(e) = engine.settings().update(|s| s.terminal.working_folder = folder).await {
-                    eprintln!("perch: could not save the folder: {e}");
-                    return ApprovalChoice::Deny;
-                }
                 let command = match q.detail.as_deref() {
                     Some(ApprovalDetail::Command { command, .. }) => command.as_str(),
                     _ => "",

@@ -41,30 +41,7 @@ enum Command {
         command: history::HistoryCommand,
     },
     /// Ask a model; the answer streams to stdout and is saved to history.
-    Ask {
-        question: String,
-        /// provider:model, e.g. local:qwen3-0.6b, ollama:qwen3-vl:8b-instruct or anthropic:claude-sonnet-4-5.
-        #[arg(long)]
-        model: Option<String>,
-        /// Attach an image (for vision models); repeat for more.
-        #[arg(long = "image")]
-        images: Vec<std::path::PathBuf>,
-        /// Attach files as context (text; images go as --image does); several allowed.
-        #[arg(long = "file", num_args = 1..)]
-        files: Vec<std::path::PathBuf>,
-        /// Continue a conversation (its id, or a unique prefix).
-        #[arg(long)]
-        conversation: Option<String>,
-        /// Print the model's reasoning to stderr.
-        #[arg(long)]
-        thinking: bool,
-        /// Let tools run without asking: server:tool, either part may be * (e.g. demo:*). Repeatable.
-        #[arg(long = "approve")]
-        approve: Vec<String>,
-        /// Offer no tools to the model.
-        #[arg(long)]
-        no_tools: bool,
-    },
+    Ask(ask::Ask),
     /// List the models of every provider, with what they can do.
     Models {
         #[arg(long)]
@@ -156,11 +133,7 @@ pub fn main() -> ExitCode {
             // The doctor opens the data dir itself, so it can report a broken one.
             Command::Doctor { json } => doctor::run(json).await,
             Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
-            Command::Ask { question, model, images, files, conversation, thinking, approve, no_tools } => {
-                let args =
-                    ask::Ask { question, model, images, files, conversation, thinking, approve, no_tools };
-                with_engine(|engine| ask::ask(engine, args)).await
-            }
+            Command::Ask(args) => with_engine(|engine| ask::ask(engine, args)).await,
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
             Command::Local { command } => with_engine(|engine| local::run(engine, command)).await,

@@ -77,9 +77,7 @@ pub async fn run(engine: Engine, command: TerminalCommand) -> anyhow::Result<()>
             Ok(())
         }
         TerminalCommand::Folder { dir: Some(dir) } => {
-            let dir = engine.terminal().check_folder(&std::path::absolute(dir)?)?;
-            let folder = dir.display().to_string();
-            engine.settings().update(|s| s.terminal.working_folder = folder).await?;
+            let dir = engine.choose_working_folder(&std::path::absolute(dir)?, None).await?;
             println!("commands now run in {} and may change files only there", dir.display());
             Ok(())
         }

@@ -121,6 +121,21 @@ async fn ask_runs_commands_only_as_approved_and_never_blocked_ones() {
         err(&o)
     );
 
+    // --cwd gives this conversation its own folder; the default stays for the others.
+    let own = tempfile::tempdir().unwrap();
+    let own_folder = std::fs::canonicalize(own.path()).unwrap().display().to_string();
+    fake.push(run_command("pwd"));
+    fake.push(Script::answer("Done."));
+    let cwd_arg: &'static str = Box::leak(own_folder.clone().into_boxed_str());
+    let o = ask(vec!["--approve", "terminal:run_command", "--cwd", cwd_arg, "where am I"]).await.unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(last_tool_result().contains(&own_folder), "{}", last_tool_result());
+    assert_eq!(out(&perch(tmp.path(), &[], &["terminal", "folder"])).trim(), folder);
+    let listed = out(&perch(tmp.path(), &[], &["permissions", "list"]));
+    assert!(listed.contains(&format!("commands may change files in {own_folder}")), "{listed}");
+    let o = ask(vec!["--cwd", &*Box::leak(data.clone().into_boxed_str()), "no"]).await.unwrap();
+    assert!(!o.status.success() && err(&o).contains("Perch's own data"), "{}", err(&o));
+
     // A rule never lets a blocked command through.
     fake.push(run_command("rm -rf ~"));
     fake.push(Script::answer("Refused."));

@@ -1,6 +1,6 @@
 //! The engine: the data dir, the store and the settings, opened once and shared.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +43,7 @@ struct Inner {
     review_server: Mutex<Option<ReviewServer>>,
     keys: Arc<Keys>,
     runs: Runs,
+    live: crate::agent::live::LiveTurns,
     models: ModelCache,
     http: crate::providers::http::Clients,
     questions: Arc<Questions>,
@@ -96,6 +97,7 @@ impl Engine {
             review_server: Mutex::new(None),
             keys,
             runs: Runs::default(),
+            live: Default::default(),
             models: ModelCache::default(),
             http: http.clone(),
             questions,
@@ -136,6 +138,10 @@ impl Engine {
     /// Runs in flight, to stop one or all.
     pub fn runs(&self) -> &Runs {
         &self.inner.runs
+    }
+    /// Turns being answered, for a view that comes back to one.
+    pub fn live_turns(&self) -> &crate::agent::live::LiveTurns {
+        &self.inner.live
     }
     pub fn model_cache(&self) -> &ModelCache {
         &self.inner.models
@@ -256,6 +262,25 @@ impl Engine {
         while self.inner.runs.active() > 0 && std::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// Makes `folder` (as typed: `~` and relative paths from home) the terminal's working
+    /// folder once the terminal's checks pass: for one conversation, or (without one) the
+    /// default in Settings. Returns it made absolute.
+    pub async fn choose_working_folder(
+        &self,
+        folder: &Path,
+        conversation_id: Option<&str>,
+    ) -> Result<PathBuf, crate::terminal::TerminalError> {
+        let dir = self.inner.terminal.check_folder(folder)?;
+        let typed = dir.display().to_string();
+        match conversation_id {
+            Some(cid) => self.store().set_conversation_folder(cid, Some(&typed)).await?,
+            None => {
+                self.settings().update(|s| s.terminal.working_folder = typed).await?;
+            }
+        }
+        Ok(dir)
     }
 
     /// Kills the terminal's commands and waits (up to `wait`) until each has ended; returns how

@@ -1,8 +1,9 @@
 //! Every permission the user has given, in one list with one way to revoke it: tool rules
 //! from Settings (`server:tool` patterns: allow, ask or deny), tools granted for one
-//! conversation, terminal commands always allowed (the whole command in its folder) and the
-//! terminal sessions in force. Each kind stays where the check that reads it looks
-//! (settings, `tool_grants`, `terminal_approvals`, the terminal's live sessions); this module
+//! conversation, terminal commands always allowed (the whole command in its folder), the
+//! folders given to single conversations, and the terminal sessions in force. Each kind stays
+//! where the check that reads it looks (settings, `tool_grants`, `terminal_approvals`, the
+//! conversation's row, the terminal's live sessions); this module
 //! is the one view of them and the one way to add or revoke, for Settings and
 //! `perch permissions`.
 
@@ -24,6 +25,8 @@ pub enum PermissionKind {
     ConversationGrant,
     /// "Always allow this command" on a terminal card.
     TerminalCommand,
+    /// A conversation's own working folder, where its commands may change files.
+    ConversationFolder,
     /// Session mode, until its answer ends.
     TerminalSession,
 }
@@ -31,7 +34,7 @@ pub enum PermissionKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 pub struct Permission {
     /// What `revoke` takes: `rule:DECISION:PATTERN`, `grant:CONVERSATION:SERVER:TOOL`,
-    /// `command:HASH` or `session:RUN`.
+    /// `command:HASH`, `folder:CONVERSATION` or `session:RUN`.
     pub id: String,
     pub kind: PermissionKind,
     /// What it allows, in words: `allow filesystem:read_file`, `git diff --stat, in ~/src/app`.
@@ -61,7 +64,8 @@ fn decision_word(d: RuleDecision) -> &'static str {
     }
 }
 
-/// Every permission, rules first, then grants, commands and sessions, newest first within each.
+/// Every permission: rules first, then grants, commands, folders and sessions, newest first
+/// within each.
 pub async fn list(engine: &Engine) -> Result<Vec<Permission>, PermissionError> {
     let mut all = Vec::new();
     for rule in &engine.settings().get().await.tools.rules {
@@ -91,6 +95,15 @@ pub async fn list(engine: &Engine) -> Result<Vec<Permission>, PermissionError> {
             label: command.to_owned(),
             scope: if folder.is_empty() { "any folder".into() } else { format!("in {folder}") },
             created_at: Some(a.created_at),
+        });
+    }
+    for (cid, title, folder) in engine.store().conversation_folders().await? {
+        all.push(Permission {
+            id: format!("folder:{cid}"),
+            kind: PermissionKind::ConversationFolder,
+            label: format!("commands may change files in {folder}"),
+            scope: format!("the conversation {title:?}"),
+            created_at: None,
         });
     }
     for (run, session) in engine.terminal().sessions() {
@@ -137,6 +150,9 @@ pub async fn revoke(engine: &Engine, id: &str) -> Result<Permission, PermissionE
         }
         "command" => {
             engine.store().revoke_approval(Some(rest)).await?;
+        }
+        "folder" => {
+            engine.store().set_conversation_folder(rest, None).await?;
         }
         "session" => {
             engine.terminal().end_session(rest);

@@ -307,6 +307,44 @@ fn changed(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<(String, S
     new.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.to_string())).collect()
 }
 
+/// Applies an edit that a form made to its copy of one section (`base`: what the form
+/// loaded; `edited`: what it saves) to the section as it is `now`. What the edit changed
+/// wins, field by field (nested objects merged the same way, lists and values whole); every
+/// other field keeps `now`'s value, so a change made elsewhere meanwhile (a rule granted on
+/// a card, the folder chosen on one, a model picked in the chat) is never saved over.
+pub fn merge_edit<T: Serialize + serde::de::DeserializeOwned>(now: &T, base: &T, edited: &T) -> T {
+    fn merge(now: &mut Value, base: &Value, edited: &Value) {
+        let (Value::Object(now), Value::Object(base), Value::Object(edited)) = (now, base, edited) else {
+            return;
+        };
+        let keys: std::collections::BTreeSet<&String> = base.keys().chain(edited.keys()).collect();
+        for key in keys {
+            match (base.get(key), edited.get(key)) {
+                (b, e) if b == e => {}
+                (Some(b @ Value::Object(_)), Some(e @ Value::Object(_)))
+                    if now.get(key).is_some_and(Value::is_object) =>
+                {
+                    if let Some(n) = now.get_mut(key) {
+                        merge(n, b, e);
+                    }
+                }
+                (_, Some(e)) => {
+                    now.insert(key.clone(), e.clone());
+                }
+                (_, None) => {
+                    now.remove(key);
+                }
+            }
+        }
+    }
+    let value = |t: &T| serde_json::to_value(t).unwrap_or(Value::Null);
+    let mut merged = value(now);
+    merge(&mut merged, &value(base), &value(edited));
+    // Both sides are the same type, so the merge is one too; were it not, the edit as sent.
+    serde_json::from_value(merged)
+        .unwrap_or_else(|_| serde_json::from_value(value(edited)).expect("a value read back as its own type"))
+}
+
 /// The live settings, shared by the app: reads are cheap, updates write only changed rows.
 #[derive(Debug)]
 pub struct SettingsHandle {
@@ -343,6 +381,48 @@ mod tests {
 
     fn row(k: &str, v: &str) -> (String, String) {
         (k.to_owned(), v.to_owned())
+    }
+
+    #[test]
+    fn an_edit_from_a_stale_form_keeps_what_changed_elsewhere() {
+        // The form loaded the tools with no rules; meanwhile a card granted one.
+        let base = ToolSettings::default();
+        let mut now = base.clone();
+        now.rules.push(ToolRule { pattern: "web:fetch".into(), decision: RuleDecision::Allow });
+        now.top_k = 5;
+        // The form then turns one checkbox off, sending its whole stale copy.
+        let mut edited = base.clone();
+        edited.allow_read_only = true;
+        let merged = merge_edit(&now, &base, &edited);
+        assert!(merged.allow_read_only, "the edit is saved");
+        assert_eq!(merged.rules, now.rules, "the rule granted meanwhile is kept");
+        assert_eq!(merged.top_k, 5, "a value changed elsewhere is kept");
+
+        // A field both changed: the edit wins, as the user just made it.
+        edited.top_k = 12;
+        assert_eq!(merge_edit(&now, &base, &edited).top_k, 12);
+        // A list the edit changed is taken whole, even emptied.
+        let mut emptied = base.clone();
+        emptied.always_on.clear();
+        let merged = merge_edit(&now, &base, &emptied);
+        assert!(merged.always_on.is_empty());
+        assert_eq!(merged.rules, now.rules);
+    }
+
+    #[test]
+    fn nested_edits_merge_field_by_field() {
+        let base = Settings::default();
+        let mut now = base.clone();
+        now.tools.rules.push(ToolRule { pattern: "*".into(), decision: RuleDecision::Deny });
+        let mut edited = base.clone();
+        edited.tools.enabled = false;
+        edited.theme = ThemePreference::Dark;
+        let merged = merge_edit(&now, &base, &edited);
+        assert!(!merged.tools.enabled);
+        assert_eq!(merged.theme, ThemePreference::Dark);
+        assert_eq!(merged.tools.rules.len(), 1, "the nested change made elsewhere is kept");
+        // No edit at all: nothing changes.
+        assert_eq!(merge_edit(&now, &base, &base), now);
     }
 
     #[test]

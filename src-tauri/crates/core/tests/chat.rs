@@ -150,6 +150,65 @@ async fn stop_ends_the_stream_and_keeps_the_partial_answer_as_stopped() {
     assert_eq!(saved.messages[1].content, answer.content, "what arrived is what was saved");
 }
 
+/// A view that went away mid-answer (the chat left for Settings, mini mode) attaches again:
+/// it gets what it missed, then the rest live, and a second question into the conversation is
+/// refused while the first is open.
+#[tokio::test]
+async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
+    let s = setup().await;
+    s.fake.push(Script::answer("first"));
+    let first = run_turn(&s.engine, ask("Start"), &Collect::default()).await.unwrap();
+    let cid = first.conversation_id.clone();
+    assert!(s.engine.live_turns().attach(&cid).is_none(), "nothing is being answered yet");
+
+    s.fake.push(Script::answer(&"word ".repeat(200)).with_delay(10));
+    let sink = Collect::default();
+    let mut request = ask("Tell me a long story");
+    request.conversation_id = Some(cid.clone());
+    let turn = tokio::spawn({
+        let (engine, sink) = (s.engine.clone(), sink.clone());
+        async move { run_turn(&engine, request, &sink).await }
+    });
+    while sink.count_text() < 10 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(s.engine.live_turns().running(&cid).is_some());
+    let mut attached = s.engine.live_turns().attach(&cid).unwrap();
+
+    // A second question into the same conversation is refused, and saves nothing.
+    let mut second = ask("And another thing");
+    second.conversation_id = Some(cid.clone());
+    match run_turn(&s.engine, second, &Collect::default()).await {
+        Err(ChatError::Invalid(why)) => assert!(why.contains("still being written"), "{why}"),
+        other => panic!("a second turn ran into an open one: {other:?}"),
+    }
+
+    let mut replayed = Vec::new();
+    while let Some(event) = attached.recv().await {
+        let last = matches!(event, TurnEvent::Finished(_));
+        replayed.push(event);
+        if last {
+            break;
+        }
+    }
+    let answer = turn.await.unwrap().unwrap();
+    assert!(matches!(replayed.first(), Some(TurnEvent::Started(st)) if st.conversation.id == cid));
+    let text: String = replayed
+        .iter()
+        .filter_map(|e| if let TurnEvent::Text(t) = e { Some(t.as_str()) } else { None })
+        .collect();
+    assert_eq!(text, answer.content, "missed and live text together are the whole answer");
+    assert!(matches!(replayed.last(), Some(TurnEvent::Finished(f)) if f.message.id == answer.id));
+    // Ended: nothing to attach to, and the conversation takes questions again.
+    assert!(s.engine.live_turns().attach(&cid).is_none());
+    let saved = s.engine.store().conversation(&cid).await.unwrap();
+    assert_eq!(saved.messages.len(), 4, "no message of the refused question was saved");
+    s.fake.push(Script::answer("ok"));
+    let mut again = ask("And now?");
+    again.conversation_id = Some(cid);
+    run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_broken_stream_keeps_the_partial_answer_with_the_error() {
     let s = setup().await;

@@ -248,6 +248,60 @@ async fn a_folder_the_model_picks_outside_the_working_folder_is_read_only() {
 }
 
 #[tokio::test]
+async fn a_conversation_given_its_own_folder_runs_and_writes_there_only() {
+    let (root, engine, work) = setup().await;
+    let own = root.path().join("site");
+    std::fs::create_dir_all(&own).unwrap();
+    let store = engine.store();
+    let chat = store.create_conversation("Site", None).await.unwrap();
+    let other = store.create_conversation("Other", None).await.unwrap();
+    // Home itself is refused as anyone's folder, and nothing is saved.
+    let home = perch_core::terminal::home();
+    assert!(engine.choose_working_folder(&home, Some(&chat.id)).await.is_err());
+    assert_eq!(store.conversation_folder(&chat.id).await.unwrap(), None);
+    engine.choose_working_folder(&own, Some(&chat.id)).await.unwrap();
+
+    let call = |cid: &str, args: Value| {
+        let origin = CallOrigin { conversation_id: Some(cid.to_owned()), ..CallOrigin::default() };
+        let engine = engine.clone();
+        async move {
+            let cancel = CancellationToken::new();
+            let mcp = engine.mcp();
+            mcp.call_tool_from(&origin, "terminal", "run_command", args.as_object().cloned(), &cancel, None)
+                .await
+                .unwrap()
+        }
+    };
+    let run = |cid: &str| call(cid, json!({ "command": "pwd; touch made.txt && echo made || echo refused" }));
+    let out = run(&chat.id).await;
+    assert!(out.text.contains(&own.display().to_string()) && out.text.contains("made"), "{}", out.text);
+    assert!(own.join("made.txt").is_file());
+    assert!(!work.join("made.txt").exists());
+    // The conversation's folder is the one writable folder: the default one is read-only to it.
+    let line = json!({ "command": "touch there.txt && echo made || echo refused", "cwd": work.display().to_string() });
+    let out = call(&chat.id, line).await;
+    assert!(out.text.contains("refused") && !work.join("there.txt").exists(), "{}", out.text);
+    // Control: another conversation still uses the working folder from Settings.
+    let out = run(&other.id).await;
+    assert!(out.text.contains(&work.display().to_string()) && out.text.contains("made"), "{}", out.text);
+    assert!(work.join("made.txt").is_file());
+
+    // Listed with the permissions, and revoked there: the conversation falls back to Settings'.
+    let listed = perch_core::permissions::list(&engine).await.unwrap();
+    let folder = listed
+        .iter()
+        .find(|p| p.kind == perch_core::permissions::PermissionKind::ConversationFolder)
+        .unwrap();
+    assert!(folder.label.contains("site") && folder.scope.contains("Site"), "{folder:?}");
+    perch_core::permissions::revoke(&engine, &folder.id).await.unwrap();
+    assert_eq!(store.conversation_folder(&chat.id).await.unwrap(), None);
+    std::fs::remove_file(work.join("made.txt")).unwrap();
+    let out = run(&chat.id).await;
+    assert!(out.text.contains(&work.display().to_string()), "{}", out.text);
+    assert!(work.join("made.txt").is_file());
+}
+
+#[tokio::test]
 async fn no_command_runs_before_a_working_folder_is_chosen() {
     let (_root, engine, work) = setup().await;
     engine.settings().update(|s| s.terminal.working_folder = String::new()).await.unwrap();

@@ -150,7 +150,12 @@ export function Composer(props: Props) {
   const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
 
   const submit = async (value = text) => {
-    if (streaming || !value.trim() || !model) return;
+    if (streaming || !value.trim()) return;
+    if (!model) {
+      // The text stays in the box; say what would let it go.
+      setNotice("No model to answer yet: download a small one above, add a GGUF file or a key in Settings -> Models, or start Ollama. Your text stays here.");
+      return;
+    }
     const current = models.find((m) => m.id === model);
     const canSee = !current || current.capabilities.vision;
     let chips = captures.pending;
@@ -380,7 +385,7 @@ export function Composer(props: Props) {
         onPaste={onPaste}
       />
       <div className="composer-bar">
-        <select aria-label="Model" value={model ?? ""} onChange={(e) => onModel(e.target.value)} disabled={streaming}>
+        <select aria-label="Model" title={model ?? "No model"} value={model ?? ""} onChange={(e) => onModel(e.target.value)} disabled={streaming}>
           {!model && <option value="">No model</option>}
           {model && !current && <option value={model}>{model}</option>}
           {models.map((m) => (

@@ -10,8 +10,8 @@ const LEVELS: { value: AskLevel; label: string }[] = [
   { value: "off", label: "Never (the blocklist and the sandbox still apply)" },
 ];
 
-/** Settings -> Terminal: when Perch asks, where commands run and may write, the network, the
- * sandbox in force, and the commands you always allow (revocable). */
+/** Settings -> Terminal: when Perch asks, where commands run and may write, the network and
+ * the sandbox in force (the commands you always allow are under Permissions). */
 export function TerminalSettingsCard() {
   const { settings, setTerminal } = useSettings();
   const [status, setStatus] = useState<TerminalStatus | null>(null);
@@ -34,14 +34,6 @@ export function TerminalSettingsCard() {
     max_output_mb: stored.max_output_mb ?? 64,
   };
   const save = (change: Partial<TerminalSettings>) => void setTerminal({ ...terminal, ...change });
-  const revoke = async (hash: string | null) => {
-    try {
-      await call(commands.terminalRevoke(hash));
-      reload();
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  };
   return (
     <>
       <fieldset className="card">
@@ -99,34 +91,12 @@ export function TerminalSettingsCard() {
           </p>
         )}
       </fieldset>
-      <fieldset className="card">
-        <legend>Always allowed commands</legend>
-        <p className="muted small">
-          Each is the whole command, exactly as its card showed it, in the folder it was allowed in. Commands Perch blocks are
-          never run, whatever is here.
+      {error && (
+        <p className="error small" role="alert">
+          {error}
         </p>
-        <ul className="rules" aria-label="Always allowed commands">
-          {status?.remembered.map((a) => (
-            <li key={a.hash}>
-              <code>{a.label}</code>
-              <button type="button" className="link" onClick={() => void revoke(a.hash)}>
-                Revoke
-              </button>
-            </li>
-          ))}
-          {status && status.remembered.length === 0 && <li className="muted small">None yet.</li>}
-        </ul>
-        {status && status.remembered.length > 1 && (
-          <button type="button" onClick={() => void revoke(null)}>
-            Revoke all
-          </button>
-        )}
-        {error && (
-          <p className="error small" role="alert">
-            {error}
-          </p>
-        )}
-      </fieldset>
+      )}
+      <p className="muted small center">Commands you always allow, and conversations given their own folder: Settings → Permissions.</p>
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import type { DownloadProgress, ModelStatus, RetrieverChoice, RuleDecision, ToolSettings } from "../../bindings";
+import type { DownloadProgress, ModelStatus, RetrieverChoice, ToolSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 
@@ -90,14 +90,12 @@ const RETRIEVERS: { value: RetrieverChoice; label: string }[] = [
   { value: "bm25", label: "Keywords (BM25)" },
 ];
 
-/** Settings -> Tools: how many tools the model sees, which always, and what runs unasked. */
+/** Settings -> Tools: how many tools the model sees, which always, and which folders servers
+ * may use (what runs unasked is under Permissions). */
 export function ToolSettingsCard() {
   const { settings, setTools } = useSettings();
-  const [pattern, setPattern] = useState("");
-  const [decision, setDecision] = useState<RuleDecision>("allow");
   const tools = settings?.tools;
   if (!tools) return null;
-  const rules = tools.rules ?? [];
   const save = (change: Partial<ToolSettings>) => void setTools({ ...tools, ...change });
   return (
     <>
@@ -156,39 +154,7 @@ export function ToolSettingsCard() {
           />
         </label>
       </fieldset>
-      <fieldset className="card">
-        <legend>Approval rules</legend>
-        <p className="muted small">Checked in this order: deny, then ask, then allow. Patterns are server:tool; either part may be *.</p>
-        <ul className="rules">
-          {rules.map((r, i) => (
-            <li key={`${r.pattern}-${i}`}>
-              <code>{r.pattern}</code> <span className={`tag ${r.decision}`}>{r.decision}</span>
-              <button type="button" className="link" onClick={() => save({ rules: rules.filter((_, j) => j !== i) })}>
-                Remove
-              </button>
-            </li>
-          ))}
-          {rules.length === 0 && <li className="muted small">No rules: every tool asks first.</li>}
-        </ul>
-        <div className="inline-form">
-          <input aria-label="Rule pattern" placeholder="demo:*" value={pattern} onChange={(e) => setPattern(e.target.value)} />
-          <select aria-label="Rule decision" value={decision} onChange={(e) => setDecision(e.target.value as RuleDecision)}>
-            <option value="allow">allow</option>
-            <option value="ask">ask</option>
-            <option value="deny">deny</option>
-          </select>
-          <button
-            type="button"
-            disabled={!pattern.trim()}
-            onClick={() => {
-              save({ rules: [...rules, { pattern: pattern.trim(), decision }] });
-              setPattern("");
-            }}
-          >
-            Add rule
-          </button>
-        </div>
-      </fieldset>
+      <p className="muted small center">Which tools run without asking: Settings → Permissions.</p>
     </>
   );
 }

@@ -94,9 +94,39 @@ describe("TerminalCard", () => {
     await userEvent.clear(input);
     await userEvent.type(input, "~/app{Enter}");
     expect(await screen.findByRole("status")).toHaveTextContent("Commands will run in /home/u/app");
-    expect(calls.filter((c) => c.cmd === "terminal_choose_folder").map((c) => c.args)).toEqual([{ path: "~" }, { path: "~/app" }]);
+    // The first folder is everyone's default, not this conversation's own.
+    expect(calls.filter((c) => c.cmd === "terminal_choose_folder").map((c) => c.args)).toEqual([
+      { path: "~", conversationId: null },
+      { path: "~/app", conversationId: null },
+    ]);
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     expect(calls.find((c) => c.cmd === "question_answer")?.args).toEqual({ id: 9, answer: { kind: "approval", choice: "once" } });
+  });
+
+  it("gives this conversation its own folder from a later card, and then offers no Always", async () => {
+    setup(CALL, [ask(true)]);
+    onCommand("terminal_choose_folder", () => "/home/u/other");
+    await screen.findByRole("group", { name: "Approve this command" });
+    expect(screen.getByRole("button", { name: "Always allow this command" })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Change…" }));
+    // Choosing: Run waits for the folder; "only here" is the default on a later card.
+    expect(screen.getByRole("button", { name: "Run" })).toBeDisabled();
+    expect(screen.getByRole("checkbox", { name: "Only for this conversation" })).toBeChecked();
+    await userEvent.type(screen.getByRole("textbox", { name: "Folder for commands" }), "~/other{Enter}");
+    expect(await screen.findByRole("status")).toHaveTextContent("Commands in this conversation will run in /home/u/other");
+    expect(calls.find((c) => c.cmd === "terminal_choose_folder")?.args).toEqual({ path: "~/other", conversationId: "conv" });
+    // The card was judged for /w: its sandbox line and "always" do not hold for the new folder.
+    expect(screen.queryByRole("button", { name: "Always allow this command" })).not.toBeInTheDocument();
+    expect(screen.queryByText(SANDBOX.summary)).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Run" })).toBeEnabled();
+  });
+
+  it("offers no folder change when the model named the folder", async () => {
+    const named = ask(true);
+    if (named.question.kind === "tool_approval") named.question.arguments = { command: "ls", cwd: "/w/sub" };
+    setup(CALL, [named]);
+    await screen.findByRole("group", { name: "Approve this command" });
+    expect(screen.queryByRole("button", { name: "Change…" })).not.toBeInTheDocument();
   });
 
   it("offers no Always for lines Perch cannot check, and says why it asks", async () => {

@@ -6,6 +6,7 @@
 pub mod attachments;
 pub mod context;
 mod events;
+pub mod live;
 pub mod picker;
 pub mod references;
 mod rounds;

@@ -9,6 +9,10 @@ use crate::Engine;
 use crate::providers::{ChatMessage, ChatRequest, ModelId, ProviderError, Registry};
 use crate::store::{ConversationDetail, Message, MessageStatus, MessageUpdate, NewMessage, Role};
 
+/// Why a question into a conversation still being answered is refused.
+pub const BUSY: &str =
+    "An answer is still being written in this conversation: stop it (Esc) or wait for it, then send again.";
+
 /// Runs one turn to its end. Returns the saved answer (complete, stopped or failed).
 pub async fn run_turn(
     engine: &Engine,
@@ -27,6 +31,12 @@ pub async fn run_turn_with(
     // First, so a Stop during the lookups below is not lost (a Stop even earlier is kept by
     // `Runs` until this line).
     let run = engine.runs().start(request.run_id.clone());
+    // One turn per conversation; a view that went away can attach to this one again.
+    let _live = engine
+        .live_turns()
+        .begin(&run.id, request.conversation_id.as_deref())
+        .map_err(|_| ChatError::Invalid(BUSY.into()))?;
+    let sink = &super::live::LiveSink { turns: engine.live_turns(), run_id: &run.id, inner: sink };
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let files = match &request.kind {

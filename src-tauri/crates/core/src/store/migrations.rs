@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/006_answer_owner.sql"),
     include_str!("migrations/007_terminal.sql"),
     include_str!("migrations/008_attachment_names.sql"),
+    include_str!("migrations/009_conversation_folder.sql"),
 ];
 
 /// The schema version this build writes.

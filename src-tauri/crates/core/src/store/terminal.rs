@@ -154,6 +154,51 @@ impl Store {
         .await
     }
 
+    /// The working folder given to one conversation (`None`: the one from Settings holds).
+    pub async fn conversation_folder(&self, conversation_id: &str) -> Result<Option<String>, StoreError> {
+        let id = conversation_id.to_owned();
+        self.call(move |c| {
+            Ok(c.query_row("SELECT working_folder FROM conversations WHERE id = ?1", [id], |r| r.get(0))
+                .optional()?
+                .flatten())
+        })
+        .await
+    }
+
+    /// The conversations given their own working folder: (id, title, folder), most recently
+    /// active first.
+    pub async fn conversation_folders(&self) -> Result<Vec<(String, String, String)>, StoreError> {
+        self.call(|c| {
+            let mut stmt = c.prepare(
+                "SELECT id, title, working_folder FROM conversations WHERE working_folder IS NOT NULL \
+                 ORDER BY updated_at DESC",
+            )?;
+            let rows =
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    /// Gives one conversation its own working folder, or (with `None`) hands it back to the one
+    /// from Settings.
+    pub async fn set_conversation_folder(
+        &self,
+        conversation_id: &str,
+        folder: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let (id, folder) = (conversation_id.to_owned(), folder.map(str::to_owned));
+        self.call(move |c| {
+            match c
+                .execute("UPDATE conversations SET working_folder = ?2 WHERE id = ?1", params![id, folder])?
+            {
+                0 => Err(StoreError::NotFound(format!("conversation {id}"))),
+                _ => Ok(()),
+            }
+        })
+        .await
+    }
+
     /// Forgets one remembered approval (or all, with `None`); returns how many were removed.
     pub async fn revoke_approval(&self, hash: Option<&str>) -> Result<usize, StoreError> {
         let hash = hash.map(str::to_owned);

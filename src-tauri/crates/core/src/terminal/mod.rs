@@ -91,6 +91,8 @@ pub enum TerminalError {
     Ended,
     #[error("{0}")]
     BadFolder(String),
+    #[error("the folder could not be saved: {0}")]
+    Store(#[from] crate::store::StoreError),
 }
 
 /// A session: commands that pass layers 1-5 run without per-command questions until the

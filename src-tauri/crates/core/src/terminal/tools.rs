@@ -149,15 +149,24 @@ pub fn working_folder(asked: Option<&str>, settings: &TerminalSettings) -> PathB
 }
 
 impl TerminalServer {
-    async fn parts(&self) -> Option<(crate::Engine, Arc<Terminal>, TerminalSettings)> {
+    /// The engine, the terminal and the terminal settings this call is held to: the
+    /// conversation's own working folder, where it was given one, in place of Settings'.
+    async fn parts(&self, origin: &CallOrigin) -> Option<(crate::Engine, Arc<Terminal>, TerminalSettings)> {
         let engine = self.engine.upgrade()?;
-        let settings = engine.settings().get().await.terminal;
+        let mut settings = engine.settings().get().await.terminal;
+        if let Some(cid) = &origin.conversation_id {
+            match engine.store().conversation_folder(cid).await {
+                Ok(Some(folder)) => settings.working_folder = folder,
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "could not read the conversation's working folder"),
+            }
+        }
         let terminal = engine.terminal().clone();
         Some((engine, terminal, settings))
     }
 
     async fn vet_command(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
-        let Some((engine, terminal, settings)) = self.parts().await else {
+        let Some((engine, terminal, settings)) = self.parts(origin).await else {
             return Vetting::Refuse("Perch is shutting down.".into());
         };
         let command = text(arguments, "command").unwrap_or_default();
@@ -235,7 +244,7 @@ impl TerminalServer {
     }
 
     async fn vet_input(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
-        let Some((_, terminal, settings)) = self.parts().await else {
+        let Some((_, terminal, settings)) = self.parts(origin).await else {
             return Vetting::Refuse("Perch is shutting down.".into());
         };
         let id = job_id(arguments);
@@ -287,7 +296,7 @@ impl TerminalServer {
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> Result<ToolOutput, CallError> {
-        let (engine, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let (engine, terminal, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
         if chosen_folder(&settings).is_none() {
             return Ok(ToolOutput::error(NO_FOLDER));
         }
@@ -332,7 +341,8 @@ impl TerminalServer {
         cancel: &CancellationToken,
         tool: &str,
     ) -> Result<ToolOutput, CallError> {
-        let (_, terminal, _) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let engine = self.engine.upgrade().ok_or(CallError::Cancelled)?;
+        let terminal = engine.terminal().clone();
         let id = job_id(arguments);
         let job = terminal
             .job(id)
@@ -360,7 +370,7 @@ impl TerminalServer {
         arguments: &Value,
         start: bool,
     ) -> Result<ToolOutput, CallError> {
-        let (engine, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+        let (engine, terminal, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
         let Some(run) = origin.run_id.as_deref() else {
             return Ok(ToolOutput::error("Session mode exists only inside an answer."));
         };
@@ -457,7 +467,7 @@ impl BuiltinServer for TerminalServer {
                 "run_command" => self.vet_command(origin, arguments).await,
                 "send_input" => self.vet_input(origin, arguments).await,
                 "request_session_mode" => {
-                    let Some((_, _, settings)) = self.parts().await else { return Vetting::Default };
+                    let Some((_, _, settings)) = self.parts(origin).await else { return Vetting::Default };
                     let Some(folder) = chosen_folder(&settings) else {
                         return Vetting::Refuse(NO_FOLDER.into());
                     };
@@ -485,7 +495,7 @@ impl BuiltinServer for TerminalServer {
         choice: ApprovalChoice,
     ) -> BoxFuture<'a, ()> {
         async move {
-            let Some((engine, terminal, settings)) = self.parts().await else { return };
+            let Some((engine, terminal, settings)) = self.parts(origin).await else { return };
             if tool != "run_command" {
                 return;
             }
@@ -550,13 +560,13 @@ impl BuiltinServer for TerminalServer {
                 "request_session_mode" => self.session(origin, arguments, true).await,
                 "end_session_mode" => self.session(origin, arguments, false).await,
                 "get_environment" => {
-                    let (_, terminal, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+                    let (_, terminal, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
                     let cwd = working_folder(None, &settings);
                     let sandbox = terminal.sandbox_view(&cwd, &settings).await;
                     Ok(ToolOutput { text: find::environment(&cwd, &sandbox).await, ..ToolOutput::default() })
                 }
                 "find_files" => {
-                    let (_, _, settings) = self.parts().await.ok_or(CallError::Cancelled)?;
+                    let (_, _, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
                     let dir = working_folder(text(arguments, "directory").as_deref(), &settings);
                     let pattern = text(arguments, "pattern").unwrap_or_default();
                     Ok(find::find_files(dir, pattern).await)
