@@ -1,0 +1,100 @@
+// The layout guard: at the size the window really has, every visible control can be reached and
+// every text can be read. Run in the page; returns the problems found, in words.
+//
+// - the page does not scroll sideways;
+// - each visible interactive element lies wholly inside the window (or, inside a scrolling
+//   area, is reachable by scrolling it), and is not covered by another element at its centre;
+// - no text is wider than its own box (cut off, or spilling over its neighbours), unless the
+//   box is meant to scroll or shows an ellipsis.
+
+/** Runs the checks in the page; `[]` when the layout is sound. */
+export async function layoutProblems(browser) {
+  return browser.execute(() => {
+    const problems = [];
+    const root = document.documentElement;
+    const vw = root.clientWidth;
+    const vh = root.clientHeight;
+    if (root.scrollWidth > vw + 1) problems.push(`the page scrolls sideways (${root.scrollWidth}px in a ${vw}px window)`);
+
+    const name = (el) => {
+      const label =
+        el.getAttribute("aria-label") || el.getAttribute("title") || el.textContent || el.getAttribute("placeholder") || el.closest("label")?.textContent || "";
+      return `${el.tagName.toLowerCase()} "${label.trim().replace(/\s+/g, " ").slice(0, 40)}"`;
+    };
+    const shown = (el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) return false;
+      for (let e = el; e; e = e.parentElement) {
+        const st = getComputedStyle(e);
+        if (st.display === "none" || st.visibility === "hidden" || Number(st.opacity) === 0) return false;
+      }
+      return getComputedStyle(el).pointerEvents !== "none";
+    };
+    const scroller = (el) => {
+      for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+        const st = getComputedStyle(e);
+        if (/(auto|scroll)/.test(st.overflowY + st.overflowX)) return e;
+      }
+      return null;
+    };
+    const inside = (r, box) => r.left >= box.left - 1 && r.top >= box.top - 1 && r.right <= box.right + 1 && r.bottom <= box.bottom + 1;
+    const windowBox = { left: 0, top: 0, right: vw, bottom: vh };
+
+    const controls = document.querySelectorAll(
+      'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="tab"], [tabindex]:not([tabindex="-1"])',
+    );
+    for (const el of controls) {
+      if (!shown(el) || el.closest("[inert]")) continue;
+      const r = el.getBoundingClientRect();
+      // Inside every scrolling area around it, it is on screen now and must be inside the
+      // window; outside one, it is reached by scrolling that area (unless it sticks out
+      // sideways where nothing scrolls sideways).
+      let onScreen = true;
+      for (let area = scroller(el); area; area = scroller(area)) {
+        const box = area.getBoundingClientRect();
+        if (inside(r, box)) continue;
+        if ((r.left < box.left - 1 || r.right > box.right + 1) && !/(auto|scroll)/.test(getComputedStyle(area).overflowX)) {
+          problems.push(`${name(el)} sticks out of its area sideways`);
+        }
+        onScreen = false;
+        break;
+      }
+      if (!onScreen) continue;
+      if (!inside(r, windowBox)) {
+        problems.push(`${name(el)} is outside the window (${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)} in ${vw}x${vh})`);
+        continue;
+      }
+      const x = Math.min(vw - 1, Math.max(0, r.left + r.width / 2));
+      const y = Math.min(vh - 1, Math.max(0, r.top + r.height / 2));
+      const hit = document.elementFromPoint(x, y);
+      // A control inside a label (the segmented radios) is reached through its label.
+      const reached = hit && (el === hit || el.contains(hit) || (hit.tagName === "LABEL" && hit.contains(el)) || hit.closest("label")?.contains(el));
+      if (!reached) problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
+    }
+
+    // Text wider than its own box: each text's lines measured against the nearest box around
+    // it (a select's option text inside the select is the control's own business).
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    const reported = new Set();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      const parent = node.parentElement;
+      if (!parent || !shown(parent) || parent.closest("select, option, pre, code, .xterm, textarea")) continue;
+      let box = parent;
+      while (box.parentElement && /^(inline|contents)$/.test(getComputedStyle(box).display)) box = box.parentElement;
+      if (reported.has(box)) continue;
+      const st = getComputedStyle(box);
+      if (/(auto|scroll)/.test(st.overflowX) || getComputedStyle(parent).textOverflow === "ellipsis" || st.textOverflow === "ellipsis") continue;
+      const b = box.getBoundingClientRect();
+      range.selectNodeContents(node);
+      const wide = [...range.getClientRects()].some((t) => t.width > 0 && (t.left < b.left - 1 || t.right > b.right + 1));
+      if (wide) {
+        reported.add(box);
+        const text = node.textContent.trim().replace(/\s+/g, " ").slice(0, 40);
+        problems.push(`text "${text}" is wider than its ${box.tagName.toLowerCase()}${box.className ? `.${String(box.className).split(" ")[0]}` : ""} (cut, or over its neighbours)`);
+      }
+    }
+    return problems;
+  });
+}
