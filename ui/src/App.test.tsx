@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import App from "./App";
@@ -52,6 +52,22 @@ describe("App", () => {
     expect(screen.queryByRole("heading", { name: "Ask anything" })).not.toBeInTheDocument();
     act(() => emitEvent("window-mode-changed", { mode: "normal" }));
     expect(await screen.findByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
+  });
+
+  it("ignores Close right after coming back from the bubble, where a double click would land", async () => {
+    healthyApp();
+    let now = 1000;
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => now);
+    render(<App />);
+    await screen.findByRole("heading", { name: "Ask anything" });
+    act(() => emitEvent("window-mode-changed", { mode: "mini" }));
+    act(() => emitEvent("window-mode-changed", { mode: "normal" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Close to tray" }));
+    expect(calls.some((c) => c.cmd === "hide_window")).toBe(false);
+    now += 700;
+    await userEvent.click(screen.getByRole("button", { name: "Close to tray" }));
+    expect(calls.some((c) => c.cmd === "hide_window")).toBe(true);
+    clock.mockRestore();
   });
 
   it("opens a new chat when the tray asks for one", async () => {

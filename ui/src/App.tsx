@@ -3,6 +3,7 @@ import { HashRouter } from "react-router";
 import type { AppStatus, WindowMode } from "./bindings";
 import { commands, events } from "./ipc";
 import { Layout } from "./components/Layout";
+import { restored } from "./components/TitleBar";
 import { MiniBubble } from "./components/MiniBubble";
 import { FatalScreen } from "./components/FatalScreen";
 import { ErrorBoundary } from "./components/ErrorBoundary";
@@ -84,7 +85,12 @@ function useWindowMode(): WindowMode {
   useEffect(() => {
     let live = true;
     commands.getWindowMode().then((m) => live && setMode(m), () => {});
-    const unlisten = events.windowModeChanged.listen((e) => setMode(e.payload.mode));
+    const unlisten = events.windowModeChanged.listen((e) => {
+      setMode((was) => {
+        if (was === "mini" && e.payload.mode !== "mini") restored.at = performance.now();
+        return e.payload.mode;
+      });
+    });
     return () => {
       live = false;
       void unlisten.then((off) => off());

@@ -22,7 +22,7 @@ const session = await launch(dataDir, { XDG_RUNTIME_DIR: runtime, PERCH_KEY_STOR
 const browser = session.browser;
 const setReleaseAfter = (secs) =>
   browser.execute(
-    (s) => window.__TAURI_INTERNALS__.invoke("set_hidden_settings", { hidden: { release_page_after_secs: s } }),
+    (s) => window.__TAURI_INTERNALS__.invoke("set_hidden_settings", { base: {}, hidden: { release_page_after_secs: s } }),
     secs,
   );
 const hide = async () => {

@@ -30,6 +30,9 @@ export async function layoutProblems(browser) {
       }
       return getComputedStyle(el).pointerEvents !== "none";
     };
+    function* ancestors(el) {
+      for (let e = el; e && e !== document.body; e = e.parentElement) yield e;
+    }
     const scroller = (el) => {
       for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
         const st = getComputedStyle(e);
@@ -64,12 +67,16 @@ export async function layoutProblems(browser) {
         problems.push(`${name(el)} is outside the window (${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)} in ${vw}x${vh})`);
         continue;
       }
-      const x = Math.min(vw - 1, Math.max(0, r.left + r.width / 2));
-      const y = Math.min(vh - 1, Math.max(0, r.top + r.height / 2));
+      // A link broken over two lines is hit on its first line (its box's centre may be neither).
+      const first = el.getClientRects()[0] ?? r;
+      const x = Math.min(vw - 1, Math.max(0, first.left + first.width / 2));
+      const y = Math.min(vh - 1, Math.max(0, first.top + first.height / 2));
       const hit = document.elementFromPoint(x, y);
       // A control inside a label (the segmented radios) is reached through its label.
       const reached = hit && (el === hit || el.contains(hit) || (hit.tagName === "LABEL" && hit.contains(el)) || hit.closest("label")?.contains(el));
-      if (!reached) problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
+      // Under a header that stays in view (Settings' tabs) it has scrolled away, like any other.
+      const underStickyHeader = hit && !reached && [...ancestors(hit)].some((a) => /sticky|fixed/.test(getComputedStyle(a).position) && !a.contains(el));
+      if (!reached && !underStickyHeader) problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
     }
 
     // Text wider than its own box: each text's lines measured against the nearest box around

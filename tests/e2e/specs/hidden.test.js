@@ -101,8 +101,9 @@ describe("a hidden window", () => {
   it("frees its page after the set time and loads it again on show, with the draft", async () => {
     draft = await typeDraft(session.browser, "a draft that must survive");
     // Settings offers a minute at least; the command takes any value, and a test cannot wait minutes.
+    // (`base` is the copy an edit was made from: the defaults, so only the fields named change.)
     await session.browser.execute(() =>
-      window.__TAURI_INTERNALS__.invoke("set_hidden_settings", { hidden: { release_page_after_secs: 1 } }),
+      window.__TAURI_INTERNALS__.invoke("set_hidden_settings", { base: {}, hidden: { release_page_after_secs: 1 } }),
     );
     const before = pageProcess(app);
     assert.ok(before, "a page process runs while the window shows");
@@ -187,6 +188,7 @@ describe("a hidden window whose page has grown", () => {
     // Two seconds instead of thirty, and a release far away, so only the reload can happen.
     await session.browser.execute(() =>
       window.__TAURI_INTERNALS__.invoke("set_hidden_settings", {
+        base: {},
         hidden: { release_page_after_secs: 600, reload_grown_page_after_secs: 2 },
       }),
     );

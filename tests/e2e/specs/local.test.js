@@ -8,6 +8,7 @@ import { createServer } from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { layoutProblems } from "../lib/layout.js";
 import { freshDataDir, launch, screenshot, waitFor } from "../lib/harness.js";
 
 function smollm2() {
@@ -57,7 +58,14 @@ describe("local models", () => {
     await alert.waitForDisplayed({ timeout: 15_000 });
     assert.ok(requested.some((url) => url.endsWith(".gguf")), `the mirror was asked for the file (${requested})`);
     assert.ok((await alert.getText()).length > 10, "a readable reason");
+    // The way on without a network is named beside it.
+    assert.match(await offer.getText(), /perch local add PATH/);
     await screenshot("local-offer-failed");
+    // At 450x450 the offer, the ways to start and the composer all fit, in the user's words:
+    // no backticks shown as backticks.
+    const problems = await layoutProblems(session.browser);
+    assert.deepEqual(problems, [], `layout of the first-run offer:\n  ${problems.join("\n  ")}`);
+    assert.doesNotMatch(await (await $(".empty-state")).getText(), /`/);
   });
 
   it("adds a GGUF file in Settings -> Models", async () => {
@@ -69,6 +77,11 @@ describe("local models", () => {
     const row = await $('tr[aria-label="Model smollm2"]');
     await row.waitForDisplayed({ timeout: 15_000 });
     assert.match(await row.getText(), /local:smollm2/);
+    assert.match(await (await $('[role="status"]*=Added')).getText(), /local:smollm2/);
+    // Its long path (deep in a Python venv) is cut in its row, not pushing the page's buttons
+    // out of the window.
+    const problems = await layoutProblems(session.browser);
+    assert.deepEqual(problems, [], `layout with a GGUF added:\n  ${problems.join("\n  ")}`);
   });
 
   it("answers from the local model, with no Ollama and no key", async () => {

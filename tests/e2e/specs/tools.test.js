@@ -117,8 +117,12 @@ describe("tools", () => {
 
     await (await $('a[aria-label="Settings"]')).click();
     await (await $('button[role="tab"]=Tools')).click();
-    const readOnly = await $("label*=Run tools marked read-only without asking");
-    await readOnly.click();
+    // Any Tools setting will do; this one leaves the later steps' tools as they were.
+    const withImages = await (await $("label*=Offer no tools when an image is attached")).$("input");
+    assert.equal(await withImages.isSelected(), true, "on by default");
+    await withImages.click();
+    // The box is drawn from the saved settings: unticked once the engine has saved the edit.
+    await waitFor(async () => !(await withImages.isSelected()), "the Tools edit to be saved");
     await (await $('button[role="tab"]=Permissions')).click();
     const rules = await $('ul[aria-label="Tool rules"]');
     await waitFor(async () => (await rules.getText()).includes("allow demo:add"), "the card's rule under Permissions");
@@ -127,8 +131,7 @@ describe("tools", () => {
     await waitFor(async () => (await rules.getText()).includes("No rules"), "the rule to be revoked");
     // The checkbox's change was saved too, and survives the revoke.
     await (await $('button[role="tab"]=Tools')).click();
-    assert.equal(await (await $("label*=Run tools marked read-only without asking")).$("input").isSelected(), true);
-    await (await $('button[role="tab"]=Tools')).click();
+    assert.equal(await (await $("label*=Offer no tools when an image is attached")).$("input").isSelected(), false);
     await (await $('a[aria-label="Chat"]')).click();
   });
 

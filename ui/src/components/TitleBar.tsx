@@ -12,7 +12,15 @@ const PAGES = [
 ];
 
 /** The frameless window's title bar: drag anywhere that is not a button. */
+/** How long after the window comes back from the bubble its buttons ignore clicks: the bubble
+ * sits where the window's corner buttons return, so a double click on it would land on Close. */
+export const SETTLE_MS = 600;
+
+/** When the window last came back from the bubble (`performance.now()`). */
+export const restored = { at: Number.NEGATIVE_INFINITY };
+
 export function TitleBar() {
+  const settled = () => performance.now() - restored.at > SETTLE_MS;
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const onChat = pathname === "/" || pathname.startsWith("/chat/");
@@ -52,7 +60,7 @@ export function TitleBar() {
           className="icon-button"
           aria-label="Mini mode"
           title={`Mini mode (${SHORTCUTS.mini})`}
-          onClick={() => void attempt("Could not switch to mini mode", commands.setWindowMode("mini"))}
+          onClick={() => settled() && void attempt("Could not switch to mini mode", commands.setWindowMode("mini"))}
         >
           <MiniIcon />
         </button>
@@ -61,7 +69,7 @@ export function TitleBar() {
           className="icon-button close"
           aria-label="Close to tray"
           title={`Close to tray (quit with ${SHORTCUTS.quit})`}
-          onClick={() => void attempt("Could not close the window to the tray", commands.hideWindow())}
+          onClick={() => settled() && void attempt("Could not close the window to the tray", commands.hideWindow())}
         >
           <CloseIcon />
         </button>

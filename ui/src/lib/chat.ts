@@ -43,7 +43,8 @@ export interface ChatState {
   sendError: { message: string; next: string | null } | null;
   /** Why the last answer failed, for the card under it. */
   answerError: TurnError | null;
-  contextLength: number | null;
+  /** The context the engine reported for the model of the last turn. */
+  contextLength: { model: string; tokens: number } | null;
 }
 
 const STOP_FAILED = "Could not stop the answer";
@@ -105,7 +106,11 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
               const streaming = fresh(current, event.data.conversation.model ?? "", null, [], []);
               setState((s) => ({ ...s, streaming: { ...streaming, saved: true } }));
             }
-            setState((s) => ({ ...s, contextLength: event.data.context_length }));
+            {
+              const { context_length: tokens, conversation } = event.data;
+              const model = conversation.model ?? "";
+              setState((s) => ({ ...s, contextLength: tokens === null ? null : { model, tokens } }));
+            }
             if (!fromConversation && runId) onConversation(event.data.conversation.id);
             void reload(event.data.conversation.id).then(() =>
               setState((s) => (s.streaming ? { ...s, streaming: { ...s.streaming, saved: true } } : s)),

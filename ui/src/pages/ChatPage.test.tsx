@@ -103,7 +103,10 @@ const started = (assistantId: number): TurnEvent => ({
 });
 
 describe("ChatPage", () => {
-  beforeEach(() => localStorage.clear());
+  beforeEach(() => {
+    localStorage.clear();
+    sessionStorage.clear();
+  });
 
   it("keeps the draft across a remount, so nothing typed is lost", async () => {
     backend(() => {});
@@ -192,6 +195,48 @@ describe("ChatPage", () => {
     expect(await screen.findByText(/No model to answer yet/)).toBeInTheDocument();
     expect(box).toHaveValue("Hello?");
     expect(calls.some((c) => c.cmd === "chat_send")).toBe(false);
+  });
+
+  it("keeps the model picked when the page is left and opened again, and shows that model's context", async () => {
+    backend(() => {});
+    const first = page();
+    const picker = await screen.findByRole("combobox", { name: "Model" });
+    await vi.waitFor(() => expect(picker).toHaveValue("ollama:qwen3-vl:8b-instruct"));
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("/ 32k");
+    await userEvent.selectOptions(picker, "ollama:llama3.2:3b");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("/ 8k");
+    first.unmount();
+    page();
+    await vi.waitFor(() => expect(screen.getByRole("combobox", { name: "Model" })).toHaveValue("ollama:llama3.2:3b"));
+  });
+
+  it("counts the draft in the gauge and asks once before sending past the model's context", async () => {
+    const send = backend(() => {});
+    send([]);
+    page();
+    await vi.waitFor(() => expect(screen.getByRole("combobox", { name: "Model" })).toHaveValue("ollama:qwen3-vl:8b-instruct"));
+    await userEvent.selectOptions(screen.getByRole("combobox", { name: "Model" }), "ollama:llama3.2:3b");
+    const box = screen.getByRole("textbox", { name: "Message" });
+    // About 10 000 tokens, past llama3.2's 8192.
+    fireEvent.change(box, { target: { value: "word ".repeat(8000) } });
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("10k / 8k");
+    fireEvent.keyDown(box, { key: "Enter" });
+    expect(await screen.findByText(/reads 8,192: what does not fit is left out/)).toBeInTheDocument();
+    expect(calls.some((c) => c.cmd === "chat_send")).toBe(false);
+    fireEvent.keyDown(box, { key: "Enter" });
+    await vi.waitFor(() => expect(calls.some((c) => c.cmd === "chat_send")).toBe(true));
+  });
+
+  it("folds a very long question, and unfolds it on request", async () => {
+    const save = backend(() => {});
+    const long = `START ${"x".repeat(9000)} END`;
+    save([message(1, "user", long), message(2, "assistant", "Noted.")]);
+    page("/chat/c1");
+    const more = await screen.findByRole("button", { name: `Show all ${long.length.toLocaleString()} characters` });
+    expect(screen.getByText(/^START/)).not.toHaveTextContent("END");
+    await userEvent.click(more);
+    expect(screen.getByText(/^START/)).toHaveTextContent("END");
+    expect(screen.getByRole("button", { name: "Show less" })).toHaveAttribute("aria-expanded", "true");
   });
 
   it("stops with the Stop button and with Esc", async () => {

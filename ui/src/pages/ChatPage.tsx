@@ -8,6 +8,7 @@ import { SessionBanner } from "../components/terminal/SessionBanner";
 import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
 import { LocalOffer } from "../components/chat/LocalOffer";
+import { WithCode } from "../components/InlineCode";
 import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
@@ -22,17 +23,45 @@ const TerminalPanel = lazy(() =>
  * after the conversation is left (measured in tests/e2e/bench/long_conversation.mjs). */
 export const MESSAGE_WINDOW = 40;
 
+/** The model picked in a conversation (`undefined`: the chat not yet saved), kept for the
+ * session (sessionStorage survives the page being freed and loaded again). */
+function pickedModel(id: string | undefined): string | null {
+  return sessionStorage.getItem(`perch.model.${id ?? "new"}`);
+}
+function pickModel(id: string | undefined, model: string | null) {
+  const key = `perch.model.${id ?? "new"}`;
+  if (model) sessionStorage.setItem(key, model);
+  else sessionStorage.removeItem(key);
+}
+
 /** The chat: the conversation in the URL (or a new one), and the composer. */
 export function ChatPage() {
   const { id } = useParams();
   const navigate = useNavigate();
-  const onConversation = useCallback((cid: string) => navigate(`/chat/${cid}`, { replace: true }), [navigate]);
+  const onConversation = useCallback(
+    (cid: string) => {
+      // The model picked for the new chat is now this conversation's; the next new chat starts
+      // from the default again.
+      const picked = pickedModel(undefined);
+      if (picked) pickModel(cid, picked);
+      pickModel(undefined, null);
+      navigate(`/chat/${cid}`, { replace: true });
+    },
+    [navigate],
+  );
   const { state, send, regenerate, edit, stop } = useChat(id, onConversation);
   const models = useModels();
   const terminal = useTerminal();
   const questions = useQuestions();
   const conversationId = state.view?.conversation.id ?? null;
-  const [chosen, setChosen] = useState<string | null>(null);
+  // The model picked for this conversation stays picked when the page is left and opened
+  // again (Settings, History, mini mode, a page freed while hidden).
+  const [, repaint] = useState(0);
+  const chosen = pickedModel(id);
+  const setChosen = (model: string) => {
+    pickModel(id, model);
+    repaint((n) => n + 1);
+  };
   const [editing, setEditing] = useState<Message | null>(null);
   const list = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -70,13 +99,29 @@ export function ChatPage() {
   const used = streaming?.usage
     ? streaming.usage.input_tokens + streaming.usage.output_tokens
     : (last?.input_tokens ?? 0) + (last?.output_tokens ?? 0);
-  const limit = state.contextLength ?? models.offered.find((m) => m.id === model)?.context_length ?? null;
+  // The context the engine reported holds for the model it ran; another one picked since has
+  // its own.
+  const limit =
+    (state.contextLength?.model === model ? state.contextLength.tokens : null) ??
+    models.offered.find((m) => m.id === model)?.context_length ??
+    null;
 
-  // Follow the answer as it grows, unless the reader scrolled up.
+  // Follow the answer as it grows (its text, its tool cards, a question waiting on one), unless
+  // the reader scrolled up: then a button says there is more below.
+  const [below, setBelow] = useState(false);
+  const waiting = questions.open.length;
   useEffect(() => {
     const el = list.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [messages.length, streaming?.text, streaming?.thinking]);
+    if (!el) return;
+    if (pinned.current) el.scrollTop = el.scrollHeight;
+    else if (el.scrollHeight - el.scrollTop - el.clientHeight > 40) setBelow(true);
+  }, [messages.length, streaming?.text, streaming?.thinking, streaming?.toolCalls, waiting]);
+  const toBottom = () => {
+    const el = list.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    pinned.current = true;
+    setBelow(false);
+  };
 
   // Esc stops the answer on screen (`stop` does nothing without one). `stop` is stable, so the
   // listener is added once, not on every streamed frame.
@@ -116,6 +161,7 @@ export function ChatPage() {
         onScroll={(e) => {
           const el = e.currentTarget;
           pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          if (pinned.current) setBelow(false);
         }}
       >
         {empty && <Welcome problems={models.problems} noModel={!models.loading && !model} />}
@@ -159,6 +205,11 @@ export function ChatPage() {
       )}
       {/* The dock keeps the terminal's button just above the composer, however tall it grows. */}
       <div className="composer-dock">
+        {below && (
+          <button type="button" className="new-below" onClick={toBottom}>
+            ↓ New content below
+          </button>
+        )}
         {!showPanel && (
           <button type="button" className="terminal-toggle" aria-label="Show the terminal" onClick={() => terminal.setPanelOpen(true)}>
             &gt;_
@@ -187,20 +238,25 @@ function Welcome({ problems, noModel }: { problems: string[]; noModel: boolean }
       <img src="/perch.png" alt="" width={48} height={48} />
       <h1>Ask anything</h1>
       <p className="muted">Perch sits beside your editor. Your conversations stay on this computer.</p>
-      <ul className="hints">
-        <li>
-          <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line, <kbd>Esc</kbd> stops
-        </li>
-        <li>
-          <kbd>↑</kbd> edits your last question · <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>M</kbd> shrinks Perch
-        </li>
-      </ul>
+      {/* With no model yet, the ways to get one come first; the keys matter once one is here. */}
+      {!noModel && (
+        <ul className="hints">
+          <li>
+            <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line, <kbd>Esc</kbd> stops
+          </li>
+          <li>
+            <kbd>↑</kbd> edits your last question · <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>M</kbd> shrinks Perch
+          </li>
+        </ul>
+      )}
       {noModel && <LocalOffer />}
       {noModel && problems.length > 0 && (
-        <div className="error-card" role="status">
-          <strong>No model is available yet</strong>
+        <div className="info-card" role="status">
+          <strong>Or use a model you have</strong>
           {problems.map((p) => (
-            <p key={p}>{p}</p>
+            <p key={p}>
+              <WithCode text={p} />
+            </p>
           ))}
         </div>
       )}

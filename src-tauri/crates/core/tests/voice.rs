@@ -348,3 +348,26 @@ async fn downloads_are_checked_against_the_catalogue_checksum() {
     let err = store.download("tiny.en", Some(&base), &token, |_| {}).await.unwrap_err();
     assert!(err.to_string().contains("stopped"), "{err}");
 }
+
+/// The real audio system of this machine: ALSA's `null` device (which "records" silence) is
+/// never offered as a microphone, and where it is all there is (a machine with no sound card,
+/// as these test machines are), recording says "No microphone found" instead of starting and
+/// then reporting a microphone that "stopped working".
+#[test]
+fn the_null_device_is_no_microphone() {
+    let devices = perch_core::voice::device::list_devices().unwrap();
+    assert!(
+        devices.iter().all(|d| !d.name.starts_with("Discard all samples") && d.name != "null"),
+        "{devices:?}"
+    );
+    if devices.is_empty() {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        match perch_core::voice::device::start(None, tx) {
+            Err(e @ VoiceError::NoMicrophone { .. }) => {
+                assert!(e.to_string().starts_with("No microphone found"), "{e}");
+            }
+            Err(other) => panic!("no sound card, yet: {other}"),
+            Ok(_) => panic!("recording started with no microphone"),
+        }
+    }
+}

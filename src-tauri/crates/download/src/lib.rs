@@ -55,6 +55,16 @@ pub enum DownloadError {
     Cancelled,
 }
 
+/// What went wrong at the bottom of a request's error chain ("Connection refused", "failed to
+/// lookup address information: ..."): reqwest's own text repeats the URL the message names.
+fn cause(e: &reqwest::Error) -> String {
+    let mut deepest: &dyn std::error::Error = e;
+    while let Some(next) = deepest.source() {
+        deepest = next;
+    }
+    deepest.to_string()
+}
+
 impl DownloadError {
     fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io { action, path: path.into(), source }
@@ -154,7 +164,7 @@ async fn fetch_one(
     progress: &mut (dyn FnMut(u64) + Send),
 ) -> Result<(), DownloadError> {
     let unreachable =
-        |e: reqwest::Error| DownloadError::Unreachable { url: url.to_owned(), message: e.to_string() };
+        |e: reqwest::Error| DownloadError::Unreachable { url: url.to_owned(), message: cause(&e) };
     let have = tokio::fs::metadata(part).await.map(|m| m.len()).unwrap_or(0);
     let mut request = client.get(url);
     if have > 0 {

@@ -309,4 +309,8 @@ async fn http_errors_and_unreachable_servers_are_reported() {
     let base = format!("http://{}", held.local_addr().unwrap());
     let err = fetch(&client(), &files, scratch.path(), from(&base), |_| {}).await.unwrap_err();
     assert!(matches!(err, DownloadError::Unreachable { .. }), "{err:?}");
+    // Said once, with what went wrong underneath (not reqwest's text naming the URL again).
+    let text = err.to_string();
+    assert_eq!(text.matches(&base).count(), 1, "{text}");
+    assert!(text.to_lowercase().contains("refused"), "{text}");
 }

@@ -149,14 +149,25 @@ export function Composer(props: Props) {
   // Files dropped on the window are attached as if picked.
   const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
 
+  const overLimitFor = useRef<string | null>(null);
   const submit = async (value = text) => {
     if (streaming || !value.trim()) return;
+    const current = models.find((m) => m.id === model);
+    // Past the model's context the start of the conversation (or of this message) is cut:
+    // said once, and a second Enter sends anyway.
+    const tokens = usage.used + attached.tokens + Math.ceil(value.length / 4);
+    if (usage.limit && tokens > usage.limit && overLimitFor.current !== value) {
+      overLimitFor.current = value;
+      setNotice(
+        `This is about ${tokens.toLocaleString()} tokens with the conversation so far, and ${current?.name ?? "the model"} reads ${usage.limit.toLocaleString()}: what does not fit is left out. Shorten it, or press Enter again to send anyway.`,
+      );
+      return;
+    }
     if (!model) {
       // The text stays in the box; say what would let it go.
       setNotice("No model to answer yet: download a small one above, add a GGUF file or a key in Settings -> Models, or start Ollama. Your text stays here.");
       return;
     }
-    const current = models.find((m) => m.id === model);
     const canSee = !current || current.capabilities.vision;
     let chips = captures.pending;
     // Caught here, before anything is sent: the question would be refused.
@@ -282,8 +293,10 @@ export function Composer(props: Props) {
 
   const current = models.find((m) => m.id === model);
   const visionModels = models.filter((m) => m.capabilities.vision);
-  // The next question carries the attached files too.
-  const used = usage.used + attached.tokens;
+  // The next question carries the attached files and the draft itself (about four
+  // characters a token, as the engine counts).
+  const draftTokens = text.trim() ? Math.ceil(text.length / 4) : 0;
+  const used = usage.used + attached.tokens + draftTokens;
   const ratio = usage.limit ? Math.min(1, used / usage.limit) : 0;
   const composerClass = ["composer", editing !== null && "editing", dropping && "dropping"].filter(Boolean).join(" ");
   return (
@@ -424,7 +437,7 @@ export function Composer(props: Props) {
           className="gauge"
           title={`Context: ${used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens${
             attached.tokens > 0 ? ` (${attached.tokens.toLocaleString()} in attached files)` : ""
-          }`}
+          }${draftTokens > 0 ? `, about ${draftTokens.toLocaleString()} in the message being written` : ""}`}
           aria-label="Context used"
         >
           <span className="gauge-bar">

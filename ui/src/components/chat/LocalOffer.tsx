@@ -11,7 +11,7 @@ export function LocalOffer() {
   const p = local.progress[first.id];
   const percent = p && p.total > 0 ? Math.round((100 * p.done) / p.total) : 0;
   return (
-    <div className="notice local-offer" role="region" aria-label="Chat on this computer">
+    <div className="local-offer" role="region" aria-label="Chat on this computer">
       <strong>Chat on this computer</strong>
       <p>
         Download {first.title} ({megabytes(first.size)}, about {megabytes(first.memory)} of memory): Perch runs it itself, privately, with no
@@ -31,9 +31,15 @@ export function LocalOffer() {
         </button>
       )}
       {local.error && (
-        <p className="error small" role="alert">
-          {local.error}
-        </p>
+        <>
+          <p className="error small" role="alert">
+            {local.error}
+          </p>
+          <p className="muted small">
+            No connection? Add a GGUF file you already have (Settings → Models → Add a GGUF file, or <code>perch local add PATH</code>), or set a
+            mirror with <code>PERCH_MODEL_MIRROR</code>.
+          </p>
+        </>
       )}
     </div>
   );

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import type { Message, MessageView } from "../../bindings";
 import { fileName } from "../../lib/filePicker";
 
@@ -9,8 +10,14 @@ interface Props {
   onEdit?: (message: Message) => void;
 }
 
+/** Questions longer than this show their first `FOLD_AT` characters until unfolded. */
+const FOLD_LONGER_THAN = 3000;
+const FOLD_AT = 1200;
+
 export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
   const text = view?.message.content ?? pending?.text ?? "";
+  // A very long question (a big paste) is folded: drawn whole it costs the page and the reader.
+  const [folded, setFolded] = useState(text.length > FOLD_LONGER_THAN);
   // A capture keeps its full-size original beside the copy the model read; count the images sent.
   const images = view ? view.attachments.filter((a) => a.kind === "image").length : (pending?.images ?? 0);
   // Attached files are stored under their path on disk (a capture's original has no name).
@@ -26,7 +33,12 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
             {fileName(path)}
           </span>
         ))}
-        <p>{text}</p>
+        <p>{folded ? `${text.slice(0, FOLD_AT)}…` : text}</p>
+        {text.length > FOLD_LONGER_THAN && (
+          <button type="button" className="link-button fold" aria-expanded={!folded} onClick={() => setFolded(!folded)}>
+            {folded ? `Show all ${text.length.toLocaleString()} characters` : "Show less"}
+          </button>
+        )}
       </div>
       {view && (
         <footer className="message-meta">

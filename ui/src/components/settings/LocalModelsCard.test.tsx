@@ -102,6 +102,7 @@ describe("Settings -> Models -> On this computer", () => {
     await userEvent.type(path, "/models/mistral-7b.Q4_K_M.gguf{Enter}");
     const row = await screen.findByRole("row", { name: "Model mistral-7b" });
     expect(path).toHaveValue("");
+    expect(screen.getByRole("status")).toHaveTextContent("Added: pick it in the chat's model list as local:mistral-7b.");
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
     await userEvent.click(within(row).getByRole("button", { name: "Forget" }));
     await userEvent.click(within(row).getByRole("button", { name: "Forget mistral-7b" }));

@@ -65,7 +65,17 @@ export function LocalModelsCard() {
           ))}
         </tbody>
       </table>
-      <AddFile onAdd={(path, name) => local.change(commands.localModelAdd(path, name || null))} />
+      <AddFile
+        onAdd={async (path, name) => {
+          // The engine names a file added without a name; the confirmation says what it chose.
+          let named: string | null = null;
+          const adding = commands.localModelAdd(path, name || null).then((r) => {
+            if (r.status === "ok") named = r.data.name;
+            return r;
+          });
+          return (await local.change(adding)) ? named : null;
+        }}
+      />
       {local.overview && (
         <p className="muted small">
           GGUF files put in <span className="path">{local.overview.folder}</span> appear here too.
@@ -231,15 +241,19 @@ function OwnRow(props: RowActions & { model: LocalModel }) {
   );
 }
 
-function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<boolean> }) {
+function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<string | null> }) {
   const [path, setPath] = useState("");
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
+  const [added, setAdded] = useState<string | null>(null);
   const add = async () => {
     if (!path.trim() || busy) return;
     setBusy(true);
+    setAdded(null);
     // The fields are kept when adding fails, so the path can be corrected.
-    if (await onAdd(path.trim(), name.trim())) {
+    const named = await onAdd(path.trim(), name.trim());
+    if (named) {
+      setAdded(named);
       setPath("");
       setName("");
     }
@@ -261,6 +275,11 @@ function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<boo
           Add file
         </button>
       </span>
+      {added && (
+        <small className="muted" role="status">
+          Added: pick it in the chat's model list as local:{added}.
+        </small>
+      )}
     </div>
   );
 }

@@ -97,6 +97,28 @@ describe("ModelsSettings", () => {
     expect(urls.ollama_url).toBe("http://gpu-box:11434");
   });
 
+  it("refuses a bad server name or address next to the fields, keeping what was typed", async () => {
+    setup();
+    const name = await screen.findByLabelText("Server name");
+    const url = screen.getByLabelText("Server URL");
+    await userEvent.type(name, "My Server!!");
+    await userEvent.type(url, "not a url");
+    await userEvent.click(screen.getByRole("button", { name: "Add" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Use letters, digits, - and _ only");
+    expect(alert).toHaveTextContent("must start with http:// or https://");
+    expect(name).toHaveValue("My Server!!");
+    expect(url).toHaveValue("not a url");
+    expect(calls.some((c) => c.cmd === "set_provider_settings")).toBe(false);
+    // A bad provider address is said beside it too, and not saved.
+    const ollama = screen.getByLabelText("Ollama URL");
+    await userEvent.clear(ollama);
+    await userEvent.type(ollama, "gpu-box:11434{Enter}");
+    expect(await screen.findByText("The address must start with http:// or https://.")).toBeInTheDocument();
+    expect(ollama).toHaveValue("gpu-box:11434");
+    expect(calls.some((c) => c.cmd === "set_provider_settings")).toBe(false);
+  });
+
   it("overrides a price and resets it", async () => {
     setup();
     const table = await screen.findByRole("table", { name: "Prices" });

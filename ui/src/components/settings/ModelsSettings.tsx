@@ -24,16 +24,52 @@ export function ModelsSettings() {
   );
 }
 
+/** Why `url` cannot be a provider's address, in the user's words; `null` when it can. */
+export function urlProblem(url: string): string | null {
+  const trimmed = url.trim();
+  if (!trimmed) return "Type the server's address, e.g. http://127.0.0.1:1234/v1.";
+  const rest = trimmed.replace(/^https?:\/\//, "");
+  if (rest === trimmed) return "The address must start with http:// or https://.";
+  if (!rest || /\s/.test(rest)) return "The address needs a host after http://, with no spaces.";
+  return null;
+}
+
+const BUILT_IN = ["ollama", "openai", "anthropic", "gemini", "local"];
+
+/** Why `name` cannot name a server (its models are called NAME:model); `null` when it can. */
+export function serverNameProblem(name: string, taken: string[]): string | null {
+  const n = name.trim().toLowerCase();
+  if (!n) return "Give the server a short name.";
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(n)) return "Use letters, digits, - and _ only (its models are called NAME:model).";
+  if (BUILT_IN.includes(n)) return `“${n}” is a built-in provider; pick another name.`;
+  if (taken.includes(n)) return `A server is already called “${n}”.`;
+  return null;
+}
+
 function ProvidersCard() {
   const { settings, setProviders } = useSettings();
   const [draft, setDraft] = useState<Record<string, string>>({});
+  const [urlErrors, setUrlErrors] = useState<Record<string, string>>({});
   const [server, setServer] = useState<CompatibleServer>({ name: "", url: "", needs_key: false });
+  const [serverError, setServerError] = useState<{ name: string | null; url: string | null }>({ name: null, url: null });
   if (!settings) return null;
   // Fields Rust fills with defaults are optional in the generated types; they are always sent.
   const providers = { ...settings.providers, compatible: settings.providers.compatible ?? [] };
+  // A bad address is said next to its field and kept there to fix; only a good one is saved.
   const saveUrl = (key: keyof Omit<ProviderSettings, "compatible">) => {
     const value = draft[key];
-    if (value !== undefined && value !== providers[key]) void setProviders({ ...providers, [key]: value.trim() });
+    if (value === undefined || value.trim() === providers[key]) return;
+    const problem = urlProblem(value);
+    setUrlErrors({ ...urlErrors, [key]: problem ?? "" });
+    if (!problem) void setProviders({ ...providers, [key]: value.trim() });
+  };
+  const addServer = () => {
+    const name = serverNameProblem(server.name, providers.compatible.map((c) => c.name));
+    const url = urlProblem(server.url);
+    setServerError({ name, url });
+    if (name || url) return;
+    void setProviders({ ...providers, compatible: [...providers.compatible, { ...server, name: server.name.trim().toLowerCase(), url: server.url.trim() }] });
+    setServer({ name: "", url: "", needs_key: false });
   };
   return (
     <fieldset className="card">
@@ -46,9 +82,15 @@ function ProvidersCard() {
             aria-label={`${label} URL`}
             value={draft[key] ?? providers[key]}
             onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
+            aria-invalid={urlErrors[key] ? true : undefined}
             onBlur={() => saveUrl(key)}
             onKeyDown={(e) => e.key === "Enter" && saveUrl(key)}
           />
+          {urlErrors[key] && (
+            <span className="error small" role="alert">
+              {urlErrors[key]}
+            </span>
+          )}
         </label>
       ))}
       <p className="muted small">OLLAMA_HOST and OPENAI_BASE_URL, when set, win over these.</p>
@@ -65,25 +107,41 @@ function ProvidersCard() {
           </button>
         </div>
       ))}
-      <div className="inline-row">
-        <input aria-label="Server name" placeholder="name, e.g. lmstudio" value={server.name} onChange={(e) => setServer({ ...server, name: e.target.value })} />
-        <input aria-label="Server URL" placeholder="http://127.0.0.1:1234/v1" value={server.url} onChange={(e) => setServer({ ...server, url: e.target.value })} />
+      <form
+        className="inline-row"
+        aria-label="Add an OpenAI-compatible server"
+        onSubmit={(e) => {
+          e.preventDefault();
+          addServer();
+        }}
+      >
+        <input
+          aria-label="Server name"
+          placeholder="name, e.g. lmstudio"
+          aria-invalid={serverError.name ? true : undefined}
+          value={server.name}
+          onChange={(e) => setServer({ ...server, name: e.target.value })}
+        />
+        <input
+          aria-label="Server URL"
+          placeholder="http://127.0.0.1:1234/v1"
+          aria-invalid={serverError.url ? true : undefined}
+          value={server.url}
+          onChange={(e) => setServer({ ...server, url: e.target.value })}
+        />
         <label className="check">
           <input type="checkbox" checked={server.needs_key} onChange={(e) => setServer({ ...server, needs_key: e.target.checked })} />
           key
         </label>
-        <button
-          type="button"
-          className="button"
-          disabled={!server.name.trim() || !server.url.trim()}
-          onClick={() => {
-            void setProviders({ ...providers, compatible: [...providers.compatible, { ...server, name: server.name.trim().toLowerCase() }] });
-            setServer({ name: "", url: "", needs_key: false });
-          }}
-        >
+        <button type="submit" className="button" disabled={!server.name.trim() || !server.url.trim()}>
           Add
         </button>
-      </div>
+      </form>
+      {(serverError.name || serverError.url) && (
+        <p className="error small" role="alert">
+          {[serverError.name, serverError.url].filter(Boolean).join(" ")}
+        </p>
+      )}
     </fieldset>
   );
 }

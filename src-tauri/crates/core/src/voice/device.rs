@@ -21,12 +21,18 @@ pub struct InputDevice {
     pub channels: Option<u16>,
 }
 
-/// Every input device this machine offers.
+/// ALSA's `null` device, which every Linux lists: it "records" silence, so it is no microphone.
+fn is_null(name: &str) -> bool {
+    name == "null" || name.starts_with("Discard all samples")
+}
+
+/// Every microphone this machine offers (never ALSA's `null` device).
 pub fn list_devices() -> Result<Vec<InputDevice>, VoiceError> {
     let host = cpal::default_host();
     let default_name = host.default_input_device().map(|d| d.to_string());
     let devices = host.input_devices().map_err(|e| map_error(e, "the audio system"))?;
     Ok(devices
+        .filter(|d| !is_null(&d.to_string()))
         .map(|d| {
             let config = d.default_input_config().ok();
             let name = d.to_string();
@@ -112,10 +118,14 @@ fn open(
     events: mpsc::Sender<CaptureEvent>,
 ) -> Result<(cpal::Stream, CaptureFormat), VoiceError> {
     let host = cpal::default_host();
+    let no_microphone = || VoiceError::NoMicrophone {
+        detail: format!("the {} audio system has no input device", host.id().name()),
+    };
     let device = match wanted {
-        None => host.default_input_device().ok_or_else(|| VoiceError::NoMicrophone {
-            detail: format!("the {} audio system has no input device", host.id().name()),
-        })?,
+        // With nothing but `null` to record from, the default device opens and then fails
+        // ("stopped working"): there is no microphone, and that is what to say.
+        None if list_devices()?.is_empty() => return Err(no_microphone()),
+        None => host.default_input_device().ok_or_else(no_microphone)?,
         Some(name) => host
             .input_devices()
             .map_err(|e| map_error(e, name))?
