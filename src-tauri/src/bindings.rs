@@ -52,6 +52,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             models::set_provider_settings,
             models::set_model_settings,
             models::prices,
+            models::provider_endpoints,
             models::keys_overview,
             models::key_set,
             models::key_delete,

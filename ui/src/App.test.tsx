@@ -70,6 +70,14 @@ describe("App", () => {
     clock.mockRestore();
   });
 
+  it("draws square corners where the desktop composites nothing", async () => {
+    healthyApp({ composited: false });
+    render(<App />);
+    await screen.findByRole("heading", { name: "Ask anything" });
+    expect(document.documentElement.dataset.composited).toBe("no");
+    delete document.documentElement.dataset.composited;
+  });
+
   it("opens a new chat when the tray asks for one", async () => {
     healthyApp();
     render(<App />);

@@ -44,7 +44,11 @@ function MainApp() {
   }, []);
 
   useEffect(() => {
-    commands.appStatus().then(setStatus, (e) =>
+    commands.appStatus().then((s) => {
+      // Without a compositor transparent pixels are black: square corners, an opaque bubble.
+      if (!s.composited) document.documentElement.dataset.composited = "no";
+      setStatus(s);
+    }, (e) =>
       setStatus({
         version: "",
         fatal: String(e),
@@ -52,6 +56,7 @@ function MainApp() {
         data_dir_source: null,
         schema_version: null,
         notices: [],
+        composited: true,
       }),
     );
   }, []);

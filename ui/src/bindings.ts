@@ -79,6 +79,11 @@ export const commands = {
 	setModelSettings: (base: ModelSettings, models: ModelSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_model_settings", { base, models })),
 	/**  The price table in use: the user's entries, then the shipped ones. */
 	prices: () => typedError<Price[], CommandError>(__TAURI_INVOKE("prices")),
+	/**
+	 *  Where each provider is reached now: the settings, or the environment variable that wins
+	 *  over them (`OLLAMA_HOST`, `OPENAI_BASE_URL`), so Settings can show the address in use.
+	 */
+	providerEndpoints: () => typedError<ProviderEndpoint[], CommandError>(__TAURI_INVOKE("provider_endpoints")),
 	/**  Which providers have keys (masked) and where keys are kept. */
 	keysOverview: () => typedError<KeysOverview, CommandError>(__TAURI_INVOKE("keys_overview")),
 	/**  Stores a key and checks it with one call that lists the provider's models. */
@@ -220,6 +225,11 @@ export type AppStatus = {
 	data_dir_source: DataDirSource | null,
 	schema_version: number | null,
 	notices: StartupNotice[],
+	/**
+	 *  Whether the desktop composites windows; without it the UI draws square corners and an
+	 *  opaque bubble (transparent pixels would be black).
+	 */
+	composited: boolean,
 };
 
 /**  How long the user's answer to a tool approval holds. */
@@ -900,11 +910,26 @@ export type PromptView = {
 	arguments: PromptArgumentView[],
 };
 
+/**  A place models come from. */
+export type ProviderEndpoint = {
+	/**  The prefix of its model names. */
+	name: string,
+	kind: ProviderKind,
+	url: string,
+	/**  The environment variable its own tools read the key from. */
+	key_env: string | null,
+	needs_key: boolean,
+};
+
 /**
  *  Which way a provider failed, for the UI to branch on (exported through the bindings, so
  *  the UI's table of next steps cannot miss one).
  */
 export type ProviderErrorKind = "unreachable" | "missing_key" | "auth" | "rate_limited" | "model_not_found" | "context_too_long" | "no_vision" | "bad_request" | "server" | "stream" | "stalled" | "unknown_provider" | "local_model";
+
+export type ProviderKind = "ollama" | "open_ai" | "anthropic" | "gemini" | 
+/**  Models on this machine, run by the `perch-llm` sidecar. */
+"local";
 
 /**  Models of one provider, or why they could not be listed. */
 export type ProviderModels = {

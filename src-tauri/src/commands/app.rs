@@ -17,6 +17,9 @@ pub struct AppStatus {
     pub data_dir_source: Option<DataDirSource>,
     pub schema_version: Option<i64>,
     pub notices: Vec<StartupNotice>,
+    /// Whether the desktop composites windows; without it the UI draws square corners and an
+    /// opaque bubble (transparent pixels would be black).
+    pub composited: bool,
 }
 
 #[tauri::command]
@@ -29,6 +32,7 @@ pub fn app_status(state: State<'_, AppState>) -> AppStatus {
         data_dir_source: None,
         schema_version: None,
         notices: Vec::new(),
+        composited: perch_core::desktop::composited(None),
     };
     match &state.engine {
         Ok(engine) => {

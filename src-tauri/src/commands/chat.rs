@@ -78,7 +78,12 @@ pub async fn conversation_view(state: State<'_, AppState>, id: String) -> Comman
 #[tauri::command]
 #[specta::specta]
 pub async fn conversation_markdown(state: State<'_, AppState>, id: String) -> CommandResult<String> {
-    Ok(thread::to_markdown(&state.engine()?.store().conversation(&id).await?))
+    let engine = state.engine()?;
+    let detail = engine.store().conversation(&id).await?;
+    let attachments = engine.store().attachments(&detail.conversation.id).await?;
+    // Copied text links images where they are kept on this computer.
+    let folder = engine.data_dir().attachments_dir();
+    Ok(thread::to_markdown(&detail, &attachments, &|a| Some(folder.join(&a.path).display().to_string())))
 }
 
 /// Saves the conversation as a Markdown file where the user picks; `None` when cancelled.
@@ -90,8 +95,8 @@ pub async fn conversation_export(
     id: String,
 ) -> CommandResult<Option<String>> {
     use tauri_plugin_dialog::DialogExt;
-    let detail = state.engine()?.store().conversation(&id).await?;
-    let markdown = thread::to_markdown(&detail);
+    let engine = state.engine()?.clone();
+    let detail = engine.store().conversation(&id).await?;
     let name: String =
         detail.conversation.title.chars().filter(|c| c.is_alphanumeric() || " -_".contains(*c)).collect();
     let name = format!("{}.md", if name.trim().is_empty() { "conversation" } else { name.trim() });
@@ -101,8 +106,9 @@ pub async fn conversation_export(
     .await
     .map_err(|e| CommandError::new(ErrorKind::Window, e.to_string()))?;
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else { return Ok(None) };
-    tokio::fs::write(&path, markdown)
-        .await
-        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("{}: {e}", path.display())))?;
+    thread::export(&engine, &detail.conversation.id, &path).await.map_err(|e| match e {
+        thread::ExportError::Store(e) => e.into(),
+        e => CommandError::new(ErrorKind::Storage, e.to_string()),
+    })?;
     Ok(Some(path.display().to_string()))
 }

@@ -4,7 +4,9 @@ use perch_core::keys::{KeyBackend, KeyStatus, Secret};
 use perch_core::mcp::ServerStatus;
 use perch_core::mcp::secrets::{gets_search_keys, is_web_search_key};
 use perch_core::prices::{self, Price};
-use perch_core::providers::{ProviderError, ProviderModels, Registry, pick_default};
+use perch_core::providers::{
+    ProviderEndpoint, ProviderError, ProviderModels, Registry, builtin_endpoints, pick_default,
+};
 use perch_core::settings::{ModelSettings, ProviderSettings, Settings, merge_edit};
 use serde::Serialize;
 use tauri::State;
@@ -51,6 +53,14 @@ pub async fn set_model_settings(
     models: ModelSettings,
 ) -> CommandResult<Settings> {
     Ok(state.engine()?.settings().update(|s| s.models = merge_edit(&s.models, &base, &models)).await?)
+}
+
+/// Where each provider is reached now: the settings, or the environment variable that wins
+/// over them (`OLLAMA_HOST`, `OPENAI_BASE_URL`), so Settings can show the address in use.
+#[tauri::command]
+#[specta::specta]
+pub async fn provider_endpoints(state: State<'_, AppState>) -> CommandResult<Vec<ProviderEndpoint>> {
+    Ok(builtin_endpoints(&state.engine()?.settings().get().await.providers))
 }
 
 /// The price table in use: the user's entries, then the shipped ones.

@@ -57,6 +57,14 @@ describe("the floating window", () => {
     assert.match(state, /_NET_WM_STATE_ABOVE/, "always on top");
     assert.match(state, /_NET_WM_STATE_SKIP_TASKBAR/, "not in the taskbar");
     await screenshot("chat-page");
+    // Our openbox composites nothing, so transparent corners would be black: the window is square.
+    if (process.env.E2E_USE_DISPLAY !== "1") {
+      const look = await session.browser.execute(() => ({
+        composited: document.documentElement.dataset.composited,
+        radius: getComputedStyle(document.querySelector(".shell")).borderTopLeftRadius,
+      }));
+      assert.deepEqual(look, { composited: "no", radius: "0px" });
+    }
   });
 
   it("cannot be resized below its minimum", async () => {

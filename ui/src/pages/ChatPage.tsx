@@ -12,6 +12,7 @@ import { WithCode } from "../components/InlineCode";
 import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
+import { dismissNotice } from "../lib/dictation";
 
 // xterm.js is a quarter of the UI's code; it loads with the first command the panel shows.
 const TerminalPanel = lazy(() =>
@@ -67,6 +68,12 @@ export function ChatPage() {
   const pinned = useRef(true);
   useEffect(() => {
     lastConversation.id = id ?? null;
+  }, [id]);
+  // A microphone's note belongs to the chat it was shown in, not to the next one.
+  const opened = useRef(id);
+  useEffect(() => {
+    if (opened.current !== id) dismissNotice();
+    opened.current = id;
   }, [id]);
 
   // The answer being streamed is shown from the stream, not from its saved placeholder.
@@ -158,10 +165,24 @@ export function ChatPage() {
       <div
         className="messages"
         ref={list}
+        // Only the reader lets go of the bottom (wheel up, the scrollbar, the keys); a scroll
+        // the page makes itself (content growing, the composer resizing) never does. Back at
+        // the bottom, the list follows again.
         onScroll={(e) => {
           const el = e.currentTarget;
-          pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-          if (pinned.current) setBelow(false);
+          if (el.scrollHeight - el.scrollTop - el.clientHeight < 40) {
+            pinned.current = true;
+            setBelow(false);
+          }
+        }}
+        onWheel={(e) => {
+          if (e.deltaY < 0) pinned.current = false;
+        }}
+        onPointerDown={(e) => {
+          if (e.target === e.currentTarget) pinned.current = false;
+        }}
+        onKeyDown={(e) => {
+          if (["PageUp", "ArrowUp", "Home"].includes(e.key)) pinned.current = false;
         }}
       >
         {empty && <Welcome problems={models.problems} noModel={!models.loading && !model} />}

@@ -8,6 +8,7 @@ export const STATUS: AppStatus = {
   data_dir_source: "default",
   schema_version: 2,
   notices: [],
+  composited: true,
 };
 
 export const SETTINGS: Settings = {

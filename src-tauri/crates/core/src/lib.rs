@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod capture;
+pub mod desktop;
 pub mod doctor;
 pub mod engine;
 pub mod files;

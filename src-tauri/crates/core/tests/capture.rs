@@ -115,6 +115,45 @@ fn captures_on_a_real_x_server() {
         // The checks leave one virtual monitor behind.
         run(&display, "xrandr", &["--delmonitor", "LEFT"]);
     }
+    compositor_is_read_from_the_x_server(&display);
+}
+
+/// openbox draws no transparency: not composited. A client owning `_NET_WM_CM_S0`, as a
+/// compositing manager does, makes it composited, until it goes away.
+fn compositor_is_read_from_the_x_server(display: &str) {
+    use xcb::x;
+    assert!(!perch_core::desktop::composited(Some(display)), "openbox alone composites nothing");
+    let (conn, screen) = xcb::Connection::connect(Some(display)).unwrap();
+    let root = conn.get_setup().roots().nth(usize::try_from(screen).unwrap()).unwrap().root();
+    let window: x::Window = conn.generate_id();
+    conn.send_and_check_request(&x::CreateWindow {
+        depth: x::COPY_FROM_PARENT as u8,
+        wid: window,
+        parent: root,
+        x: 0,
+        y: 0,
+        width: 1,
+        height: 1,
+        border_width: 0,
+        class: x::WindowClass::InputOnly,
+        visual: x::COPY_FROM_PARENT,
+        value_list: &[],
+    })
+    .unwrap();
+    let name = format!("_NET_WM_CM_S{screen}");
+    let atom = conn
+        .wait_for_reply(conn.send_request(&x::InternAtom { only_if_exists: false, name: name.as_bytes() }))
+        .unwrap()
+        .atom();
+    conn.send_and_check_request(&x::SetSelectionOwner {
+        owner: window,
+        selection: atom,
+        time: x::CURRENT_TIME,
+    })
+    .unwrap();
+    assert!(perch_core::desktop::composited(Some(display)), "a compositing manager owns {name}");
+    drop(conn);
+    assert!(!perch_core::desktop::composited(Some(display)), "its owner gone, nothing composites");
 }
 
 fn assert_region_matches(image: &RgbaImage, origin: (u32, u32)) {

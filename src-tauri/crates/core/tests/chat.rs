@@ -329,6 +329,33 @@ fn png() -> ImageInput {
     }
 }
 
+/// Export writes the conversation with its images copied beside it and linked from there, so
+/// the file opens whole elsewhere.
+#[tokio::test]
+async fn an_export_carries_its_images_beside_it() {
+    let s = setup().await;
+    s.fake.push(Script::answer("A tiny picture."));
+    let mut request = ask("What is this?");
+    request.kind = TurnKind::Ask { text: "What is this?".into(), images: vec![png()], files: Vec::new() };
+    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("My chat.md");
+    thread::export(&s.engine, &answer.conversation_id, &path).await.unwrap();
+    let md = std::fs::read_to_string(&path).unwrap();
+    let copied: Vec<_> =
+        std::fs::read_dir(out.path().join("My chat_files")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(copied.len(), 1, "{copied:?}");
+    let file = copied[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(md.contains(&format!("![image 1](My%20chat_files/{file})")), "{md}");
+    // The image comes with its question (the title is the question too, hence the last one).
+    assert!(md.find("![image 1]") < md.rfind("What is this?") && md.contains("A tiny picture."), "{md}");
+    let original = s.engine.data_dir().attachments_dir().join(&file);
+    assert_eq!(std::fs::read(&copied[0]).unwrap(), std::fs::read(original).unwrap());
+    // Nowhere to write: a clear error, nothing half-written.
+    let err = thread::export(&s.engine, &answer.conversation_id, &out.path().join("missing/dir/x.md")).await;
+    assert!(err.unwrap_err().to_string().contains("could not be written"));
+}
+
 #[tokio::test]
 async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
     let s = setup().await;

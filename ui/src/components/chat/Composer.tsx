@@ -17,6 +17,7 @@ import { useHoldsUnsentWork } from "../../lib/unsentWork";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
 import { ComposerNote } from "./ComposerNote";
+import { WithCode } from "../InlineCode";
 import { FileChips, FileNotices } from "./FileChips";
 import { FilePicker, PICKER_ID, hitId } from "./FilePicker";
 import { MicButton } from "./MicButton";
@@ -333,7 +334,7 @@ export function Composer(props: Props) {
       )}
       {dictation.notice && (
         <ComposerNote warn={dictation.notice.kind !== "warning"} onDismiss={dismissNotice}>
-          {dictation.notice.text}
+          <WithCode text={dictation.notice.text} />
         </ComposerNote>
       )}
       {needsVision && current && (

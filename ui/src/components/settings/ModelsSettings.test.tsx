@@ -7,8 +7,9 @@ import { calls, onCommand } from "../../test/tauri";
 import { SETTINGS, healthyApp } from "../../test/fixtures";
 import type { Settings } from "../../bindings";
 
-function setup() {
+function setup(endpoints: unknown[] = []) {
   healthyApp();
+  onCommand("provider_endpoints", () => endpoints);
   let settings: Settings = SETTINGS;
   onCommand("get_settings", () => settings);
   onCommand("set_provider_settings", ({ providers }) => (settings = { ...settings, providers: providers as Settings["providers"] }));
@@ -117,6 +118,15 @@ describe("ModelsSettings", () => {
     expect(await screen.findByText("The address must start with http:// or https://.")).toBeInTheDocument();
     expect(ollama).toHaveValue("gpu-box:11434");
     expect(calls.some((c) => c.cmd === "set_provider_settings")).toBe(false);
+  });
+
+  it("shows the address in use beside a field an environment variable overrides", async () => {
+    setup([
+      { name: "ollama", kind: "ollama", url: "http://gpu-box:11434", key_env: null, needs_key: false },
+      { name: "openai", kind: "open_ai", url: SETTINGS.providers.openai_url, key_env: "OPENAI_API_KEY", needs_key: true },
+    ]);
+    expect(await screen.findByText(/In use: http:\/\/gpu-box:11434, set by OLLAMA_HOST/)).toBeInTheDocument();
+    expect(screen.queryByText(/set by OPENAI_BASE_URL/)).toBeNull();
   });
 
   it("overrides a price and resets it", async () => {

@@ -1,14 +1,14 @@
 import { useEffect, useState } from "react";
-import type { CompatibleServer, KeysOverview, ModelInfo, Price, ProviderSettings } from "../../bindings";
+import type { CompatibleServer, KeysOverview, ModelInfo, Price, ProviderEndpoint, ProviderSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 import { LocalModelsCard } from "./LocalModelsCard";
 
-const URLS: { key: keyof Omit<ProviderSettings, "compatible">; label: string }[] = [
-  { key: "ollama_url", label: "Ollama" },
-  { key: "openai_url", label: "OpenAI" },
-  { key: "anthropic_url", label: "Anthropic" },
-  { key: "gemini_url", label: "Gemini" },
+const URLS: { key: keyof Omit<ProviderSettings, "compatible">; label: string; provider: string; env?: string }[] = [
+  { key: "ollama_url", label: "Ollama", provider: "ollama", env: "OLLAMA_HOST" },
+  { key: "openai_url", label: "OpenAI", provider: "openai", env: "OPENAI_BASE_URL" },
+  { key: "anthropic_url", label: "Anthropic", provider: "anthropic" },
+  { key: "gemini_url", label: "Gemini", provider: "gemini" },
 ];
 
 /** Settings -> Models: where providers live, their keys, which models to offer, and prices. */
@@ -46,12 +46,23 @@ export function serverNameProblem(name: string, taken: string[]): string | null 
   return null;
 }
 
+/** The address a provider is reached at when it is not the one in its field. */
+function overridden(inUse: ProviderEndpoint[], provider: string, field: string): string | null {
+  const url = inUse.find((e) => e.name === provider)?.url;
+  return url && url.replace(/\/+$/, "") !== field.replace(/\/+$/, "") ? url : null;
+}
+
 function ProvidersCard() {
   const { settings, setProviders } = useSettings();
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [urlErrors, setUrlErrors] = useState<Record<string, string>>({});
   const [server, setServer] = useState<CompatibleServer>({ name: "", url: "", needs_key: false });
   const [serverError, setServerError] = useState<{ name: string | null; url: string | null }>({ name: null, url: null });
+  // The addresses in use, which an environment variable may have set over the fields.
+  const [inUse, setInUse] = useState<ProviderEndpoint[]>([]);
+  useEffect(() => {
+    call(commands.providerEndpoints()).then(setInUse, () => {});
+  }, [settings?.providers]);
   if (!settings) return null;
   // Fields Rust fills with defaults are optional in the generated types; they are always sent.
   const providers = { ...settings.providers, compatible: settings.providers.compatible ?? [] };
@@ -74,7 +85,7 @@ function ProvidersCard() {
   return (
     <fieldset className="card">
       <legend>Providers</legend>
-      {URLS.map(({ key, label }) => (
+      {URLS.map(({ key, label, provider, env }) => (
         <label key={key} className="field">
           {label}
           <input
@@ -91,9 +102,13 @@ function ProvidersCard() {
               {urlErrors[key]}
             </span>
           )}
+          {env && overridden(inUse, provider, providers[key] ?? "") && (
+            <span className="warning small" role="note">
+              In use: {overridden(inUse, provider, providers[key] ?? "")}, set by {env}; this field applies when {env} is not set.
+            </span>
+          )}
         </label>
       ))}
-      <p className="muted small">OLLAMA_HOST and OPENAI_BASE_URL, when set, win over these.</p>
       <div className="subhead">OpenAI-compatible servers</div>
       {providers.compatible.map((s) => (
         <div key={s.name} className="inline-row">

@@ -59,8 +59,15 @@ pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[P
     ConversationView { conversation: detail.conversation.clone(), model_key, messages, cost }
 }
 
-/// The visible thread as a Markdown document.
-pub fn to_markdown(detail: &ConversationDetail) -> String {
+/// The visible thread as a Markdown document, with everything the chat shows: each question's
+/// images and attached files, each answer's thinking (folded), and its tool and terminal calls
+/// in the place they happened in its text, with their arguments and results. `image_link` gives
+/// the link an image attachment is written with (`None` leaves it out, named).
+pub fn to_markdown(
+    detail: &ConversationDetail,
+    attachments: &[Attachment],
+    image_link: &dyn Fn(&Attachment) -> Option<String>,
+) -> String {
     let title =
         if detail.conversation.title.is_empty() { "Conversation" } else { &detail.conversation.title };
     let mut out = format!("# {title}\n");
@@ -71,9 +78,136 @@ pub fn to_markdown(detail: &ConversationDetail) -> String {
             Role::System => "System".into(),
             Role::Tool => "Tool".into(),
         };
-        out.push_str(&format!("\n## {who}\n\n{}\n", m.content.trim_end()));
+        out.push_str(&format!("\n## {who}\n\n"));
+        for (i, a) in attachments.iter().filter(|a| a.message_id == m.id).enumerate() {
+            match (a.kind.as_str(), a.name.as_deref()) {
+                ("file", Some(name)) => out.push_str(&format!("Attached file: `{name}`\n\n")),
+                ("file", None) => {}
+                _ => match image_link(a) {
+                    Some(link) => out.push_str(&format!("![image {}]({link})\n\n", i + 1)),
+                    None => out.push_str(&format!("(image {}: {}, {} bytes)\n\n", i + 1, a.mime, a.bytes)),
+                },
+            }
+        }
+        if let Some(thinking) = m.thinking.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            out.push_str(&format!("<details><summary>Thinking</summary>\n\n{thinking}\n\n</details>\n\n"));
+        }
+        // The text, cut where each call happened (its offset counts characters).
+        let chars: Vec<char> = m.content.chars().collect();
+        let mut at = 0usize;
+        let mut calls: Vec<_> = detail.tool_calls.iter().filter(|c| c.message_id == m.id).collect();
+        calls.sort_by_key(|c| (c.text_offset, c.round, c.created_at));
+        for call in calls {
+            let upto = (call.text_offset as usize).clamp(at, chars.len());
+            push_text(&mut out, &chars[at..upto].iter().collect::<String>());
+            at = upto;
+            out.push_str(&tool_call_markdown(call));
+        }
+        push_text(&mut out, &chars[at..].iter().collect::<String>());
     }
     out
+}
+
+fn push_text(out: &mut String, text: &str) {
+    let text = text.trim();
+    if !text.is_empty() {
+        out.push_str(text);
+        out.push_str("\n\n");
+    }
+}
+
+/// A fence longer than any run of backticks in `text`, so a result holding ``` stays inside.
+fn fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+fn tool_call_markdown(call: &crate::store::tool_calls::ToolCallRecord) -> String {
+    use crate::store::tool_calls::ToolCallStatus;
+    let status = match call.status {
+        ToolCallStatus::Done => "",
+        ToolCallStatus::Error => " (failed)",
+        ToolCallStatus::Denied => " (denied)",
+        ToolCallStatus::Cancelled => " (stopped)",
+        ToolCallStatus::Pending | ToolCallStatus::Running => " (did not finish)",
+    };
+    let mut out = match (call.server.as_str(), call.tool.as_str(), call.arguments.get("command")) {
+        ("terminal", "run_command", Some(serde_json::Value::String(command))) => {
+            let f = fence(command);
+            format!("**Terminal**{status}\n\n{f}sh\n$ {command}\n{f}\n\n")
+        }
+        _ => {
+            let args = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+            let f = fence(&args);
+            format!("**Tool `{}:{}`**{status}\n\n{f}json\n{args}\n{f}\n\n", call.server, call.tool)
+        }
+    };
+    if let Some(output) = call.output.as_ref().filter(|o| !o.text.trim().is_empty()) {
+        let f = fence(&output.text);
+        out.push_str(&format!("Result:\n\n{f}\n{}\n{f}\n\n", output.text.trim_end()));
+    }
+    out
+}
+
+/// Writes a conversation to `path` as Markdown, its images copied beside it into
+/// `<name>_files/` and linked from there, so the file opens whole anywhere.
+pub async fn export(engine: &crate::Engine, id: &str, path: &std::path::Path) -> Result<(), ExportError> {
+    let store = engine.store();
+    let detail = store.conversation(id).await?;
+    let attachments = store.attachments(&detail.conversation.id).await?;
+    let stem =
+        path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "conversation".into());
+    let folder_name = format!("{stem}_files");
+    let folder = path.with_file_name(&folder_name);
+    let source = engine.data_dir().attachments_dir();
+    let images: Vec<&Attachment> = attachments.iter().filter(|a| a.kind != "file").collect();
+    if !images.is_empty() {
+        // Beside the file, never creating the folder the user picked it in.
+        match tokio::fs::create_dir(&folder).await {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(ExportError::io(path, e)),
+            _ => {}
+        }
+    }
+    let mut copied = std::collections::HashSet::new();
+    for a in &images {
+        let file = std::path::Path::new(&a.path)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let target = folder.join(&file);
+        match tokio::fs::copy(source.join(&a.path), &target).await {
+            Ok(_) => {
+                copied.insert(a.id);
+            }
+            // A missing image is named in the text instead of linked.
+            Err(e) => tracing::warn!(error = %e, file, "an image of the conversation could not be copied"),
+        }
+    }
+    let markdown = to_markdown(&detail, &attachments, &|a| {
+        copied.contains(&a.id).then(|| {
+            let file = std::path::Path::new(&a.path)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{}/{}", folder_name.replace(' ', "%20"), file)
+        })
+    });
+    tokio::fs::write(path, markdown).await.map_err(|e| ExportError::io(path, e))
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error("{path} could not be written: {source}")]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+}
+
+impl ExportError {
+    fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self::Io { path: path.to_path_buf(), source }
+    }
 }
 
 /// The group a message belongs to: its own id, or the first message it is an alternative to.
@@ -164,6 +298,91 @@ mod tests {
             msg(6, Role::Assistant, None),
         ];
         assert_eq!(ids(&ms), [1, 2, 5, 6]);
+    }
+
+    #[test]
+    fn markdown_keeps_images_files_thinking_and_calls_where_they_happened() {
+        use crate::mcp::ToolOutput;
+        use crate::store::tool_calls::{ToolCallRecord, ToolCallStatus};
+        let mut question = msg(1, Role::User, None);
+        question.content = "What is in the log?".into();
+        let mut answer = msg(2, Role::Assistant, None);
+        answer.content = "Let me look. The log has three errors.".into();
+        answer.thinking = Some("Read the file first.".into());
+        answer.model = Some("ollama:qwen3".into());
+        let call = |id: &str, offset: u32, server: &str, tool: &str, args: serde_json::Value, out: &str| {
+            ToolCallRecord {
+                id: id.into(),
+                call_id: id.into(),
+                message_id: 2,
+                round: 0,
+                text_offset: offset,
+                server: server.into(),
+                tool: tool.into(),
+                arguments: args,
+                status: ToolCallStatus::Done,
+                output: Some(ToolOutput { text: out.into(), ..ToolOutput::default() }),
+                duration_ms: Some(5),
+                created_at: 0,
+            }
+        };
+        let detail = ConversationDetail {
+            conversation: Conversation {
+                id: "c".into(),
+                title: "Logs".into(),
+                model: None,
+                created_at: 0,
+                updated_at: 0,
+                input_tokens: 0,
+                output_tokens: 0,
+                message_count: 2,
+            },
+            messages: vec![question, answer],
+            tool_calls: vec![
+                call(
+                    "t1",
+                    12,
+                    "terminal",
+                    "run_command",
+                    serde_json::json!({ "command": "grep -c ERROR app.log" }),
+                    "3",
+                ),
+                call(
+                    "t2",
+                    12,
+                    "filesystem",
+                    "read_file",
+                    serde_json::json!({ "path": "app.log" }),
+                    "```\nERROR x\n```",
+                ),
+            ],
+        };
+        let attachment = |id: i64, kind: &str, name: Option<&str>| Attachment {
+            id,
+            message_id: 1,
+            kind: kind.into(),
+            path: format!("{id}.png"),
+            mime: "image/png".into(),
+            bytes: 10,
+            name: name.map(Into::into),
+        };
+        let attachments = [attachment(1, "image", None), attachment(2, "file", Some("/home/u/app.log"))];
+        let md = to_markdown(&detail, &attachments, &|a| Some(format!("Logs_files/{}", a.path)));
+        let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from:\n{md}"));
+        assert!(at("![image 1](Logs_files/1.png)") < at("What is in the log?"));
+        assert!(at("Attached file: `/home/u/app.log`") < at("## ollama:qwen3"));
+        assert!(at("<summary>Thinking</summary>") < at("Let me look."));
+        // Text before the calls, the calls in order with their results, then the text after.
+        assert!(at("Let me look.") < at("$ grep -c ERROR app.log"));
+        assert!(at("$ grep -c ERROR app.log") < at("**Tool `filesystem:read_file`**"));
+        assert!(at("**Tool `filesystem:read_file`**") < at("The log has three errors."));
+        assert!(
+            md.contains("````\n```\nERROR x\n```\n````"),
+            "a result with a fence stays inside a longer one:\n{md}"
+        );
+        // Without a link for images, each is still named.
+        let plain = to_markdown(&detail, &attachments, &|_| None);
+        assert!(plain.contains("(image 1: image/png, 10 bytes)"), "{plain}");
     }
 
     #[test]
