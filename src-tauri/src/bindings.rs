@@ -45,6 +45,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             chat::chat_send,
             chat::chat_stop,
             chat::chat_attach,
+            chat::attachment_image,
             chat::conversation_view,
             chat::conversation_markdown,
             chat::conversation_export,

@@ -78,6 +78,17 @@ describe("App", () => {
     delete document.documentElement.dataset.composited;
   });
 
+  it("closes to the bubble where the desktop has no tray, and says why once", async () => {
+    healthyApp({ tray: false });
+    localStorage.removeItem("perch.no-tray-said");
+    render(<App />);
+    const close = await screen.findByRole("button", { name: "Close to the bubble" });
+    await userEvent.click(close);
+    expect(calls.filter((c) => c.cmd === "set_window_mode").map((c) => c.args.mode)).toEqual(["mini"]);
+    expect(calls.some((c) => c.cmd === "hide_window")).toBe(false);
+    expect(localStorage.getItem("perch.no-tray-said")).toBe("1");
+  });
+
   it("opens a new chat when the tray asks for one", async () => {
     healthyApp();
     render(<App />);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { HashRouter } from "react-router";
 import type { AppStatus, WindowMode } from "./bindings";
-import { commands, events } from "./ipc";
+import { call, commands, errorMessage, events } from "./ipc";
 import { Layout } from "./components/Layout";
 import { restored } from "./components/TitleBar";
 import { MiniBubble } from "./components/MiniBubble";
@@ -44,20 +44,23 @@ function MainApp() {
   }, []);
 
   useEffect(() => {
-    commands.appStatus().then((s) => {
-      // Without a compositor transparent pixels are black: square corners, an opaque bubble.
-      if (!s.composited) document.documentElement.dataset.composited = "no";
-      setStatus(s);
-    }, (e) =>
-      setStatus({
-        version: "",
-        fatal: String(e),
-        data_dir: null,
-        data_dir_source: null,
-        schema_version: null,
-        notices: [],
-        composited: true,
-      }),
+    call(commands.appStatus()).then(
+      (s) => {
+        // Without a compositor transparent pixels are black: square corners, an opaque bubble.
+        if (!s.composited) document.documentElement.dataset.composited = "no";
+        setStatus(s);
+      },
+      (e) =>
+        setStatus({
+          version: "",
+          fatal: errorMessage(e),
+          data_dir: null,
+          data_dir_source: null,
+          schema_version: null,
+          notices: [],
+          composited: true,
+          tray: true,
+        }),
     );
   }, []);
 

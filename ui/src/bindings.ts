@@ -7,7 +7,7 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 
 /** Commands */
 export const commands = {
-	appStatus: () => __TAURI_INVOKE<AppStatus>("app_status"),
+	appStatus: () => typedError<AppStatus, CommandError>(__TAURI_INVOKE("app_status")),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
 	setTheme: (theme: ThemePreference) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_theme", { theme })),
 	/**  Ctrl+Q: saves the window placement and exits. */
@@ -68,6 +68,8 @@ export const commands = {
 	 *  events up to `finished`. `false` when no answer is being written there.
 	 */
 	chatAttach: (conversationId: string, onEvent: Channel<TurnEvent>) => typedError<boolean, CommandError>(__TAURI_INVOKE("chat_attach", { conversationId, onEvent })),
+	/**  An image sent with a question, as a data URL (the "N images" chip opens it large). */
+	attachmentImage: (conversationId: string, id: number) => typedError<string, CommandError>(__TAURI_INVOKE("attachment_image", { conversationId, id })),
 	conversationView: (id: string) => typedError<ConversationView, CommandError>(__TAURI_INVOKE("conversation_view", { id })),
 	/**  The conversation as Markdown (for copying). */
 	conversationMarkdown: (id: string) => typedError<string, CommandError>(__TAURI_INVOKE("conversation_markdown", { id })),
@@ -230,6 +232,11 @@ export type AppStatus = {
 	 *  opaque bubble (transparent pixels would be black).
 	 */
 	composited: boolean,
+	/**
+	 *  Whether the desktop shows tray icons; without one, Close shrinks Perch to its bubble
+	 *  instead of hiding it where nobody can reach it.
+	 */
+	tray: boolean,
 };
 
 /**  How long the user's answer to a tool approval holds. */

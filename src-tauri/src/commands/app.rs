@@ -20,11 +20,14 @@ pub struct AppStatus {
     /// Whether the desktop composites windows; without it the UI draws square corners and an
     /// opaque bubble (transparent pixels would be black).
     pub composited: bool,
+    /// Whether the desktop shows tray icons; without one, Close shrinks Perch to its bubble
+    /// instead of hiding it where nobody can reach it.
+    pub tray: bool,
 }
 
 #[tauri::command]
 #[specta::specta]
-pub fn app_status(state: State<'_, AppState>) -> AppStatus {
+pub async fn app_status(state: State<'_, AppState>) -> CommandResult<AppStatus> {
     let mut status = AppStatus {
         version: perch_core::VERSION.into(),
         fatal: None,
@@ -33,6 +36,7 @@ pub fn app_status(state: State<'_, AppState>) -> AppStatus {
         schema_version: None,
         notices: Vec::new(),
         composited: perch_core::desktop::composited(None),
+        tray: perch_core::desktop::has_tray().await,
     };
     match &state.engine {
         Ok(engine) => {
@@ -43,7 +47,7 @@ pub fn app_status(state: State<'_, AppState>) -> AppStatus {
         }
         Err(reason) => status.fatal = Some(reason.to_string()),
     }
-    status
+    Ok(status)
 }
 
 #[tauri::command]

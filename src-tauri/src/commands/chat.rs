@@ -57,6 +57,17 @@ pub fn chat_attach(
     Ok(true)
 }
 
+/// An image sent with a question, as a data URL (the "N images" chip opens it large).
+#[tauri::command]
+#[specta::specta]
+pub async fn attachment_image(
+    state: State<'_, AppState>,
+    conversation_id: String,
+    id: i64,
+) -> CommandResult<String> {
+    Ok(perch_core::agent::attachments::image_url(state.engine()?, &conversation_id, id).await?)
+}
+
 /// Stops an answer; what arrived is kept, marked stopped.
 #[tauri::command]
 #[specta::specta]

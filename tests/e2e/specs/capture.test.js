@@ -119,6 +119,14 @@ describe("screenshots", () => {
     const cx = perch.x + Math.floor(perch.width / 2);
     const cy = perch.y + Math.floor(perch.height / 2);
     assert.equal(await image.pixel(cx, cy), patternAt(cx, cy), "Perch is absent from its own capture");
+    // Sent, it can be seen again from its question's chip.
+    await (await $("button=1 image")).click();
+    const sent = await $('[role="dialog"][aria-label="Images sent with the question"] img');
+    await sent.waitForDisplayed({ timeout: 10000 });
+    assert.ok((await sent.getAttribute("src")).startsWith("data:image/"), "the sent image");
+    await screenshot("sent-image");
+    await session.browser.keys("Escape");
+    await waitFor(async () => !(await $('[role="dialog"][aria-label="Images sent with the question"]').isExisting()), "the view to close");
   });
 
   it("precision: the region dragged on the overlay, at its size and with its pixels", async () => {

@@ -10,7 +10,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { freshDataDir, launch, perchWindows, screenshot, waitFor, xdotool } from "../lib/harness.js";
+import { CLI, freshDataDir, launch, perchWindows, screenshot, waitFor, xdotool } from "../lib/harness.js";
 
 const SENTENCE = "Please take a screenshot of my editor.";
 const MODEL = process.env.PERCH_WHISPER_TEST_MODEL ?? join(homedir(), ".cache/perch/models/ggml-tiny.en.bin");
@@ -88,7 +88,8 @@ describe("voice dictation", () => {
   it("push-to-talk works with Perch hidden: the bubble listens, the window returns with the text", async () => {
     const box = await $('textarea[aria-label="Message"]');
     await emptyBox(session.browser, box);
-    await (await $('button[aria-label="Close to tray"]')).click();
+    // Hidden as the summon key would (this openbox has no tray to close into).
+    execFileSync(CLI, ["toggle"], { env: { ...process.env, PERCH_DATA_DIR: session.dataDir } });
     await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
     await xdotool("keydown", "ctrl+alt+space");
     await waitFor(async () => (await perchWindows()).length === 1, "the bubble to appear");

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import {
   APP,
+  CLI,
   freshDataDir,
   geometry,
   launch,
@@ -65,6 +66,20 @@ describe("the floating window", () => {
       }));
       assert.deepEqual(look, { composited: "no", radius: "0px" });
     }
+  });
+
+  it("closes to its bubble, not into a tray this desktop does not have", async () => {
+    const before = await geometry();
+    const close = await session.browser.$('button[aria-label="Close to the bubble"]');
+    assert.match(await close.getAttribute("title"), /this desktop has no tray/);
+    await close.click();
+    await waitForGeometry({ width: 52, height: 52, x: before.x + before.width - 52, y: before.y }, "the bubble");
+    assert.equal((await perchWindows()).length, 1, "still on screen");
+    await (await session.browser.$('button[aria-label^="Open Perch"]')).click();
+    await waitForGeometry({ width: before.width, height: before.height }, "the window back");
+    // Said once, on the window when it is back.
+    await waitFor(async () => (await (await session.browser.$(".notices")).getText()).includes("No system tray here"), "the note");
+    await (await session.browser.$('.notices button[aria-label="Dismiss"]')).click();
   });
 
   it("cannot be resized below its minimum", async () => {
@@ -144,8 +159,9 @@ describe("the floating window", () => {
   });
 
   it("a second launch focuses the first instead of opening another window", async () => {
-    // Hide Perch to the tray and put another window in front.
-    await (await session.browser.$('button[aria-label="Close to tray"]')).click();
+    // Hide Perch (this openbox has no tray, so `perch toggle`, as a summon key would) and put
+    // another window in front.
+    await promisify(execFile)(CLI, ["toggle"], { env: { ...process.env, PERCH_DATA_DIR: dataDir } });
     await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
     const other = spawn("xlogo", ["-geometry", "300x300+400+300"], { stdio: "ignore" });
     try {

@@ -18,7 +18,7 @@ export function Layout({ status }: { status: AppStatus }) {
   const { pathname } = useLocation();
   return (
     <div className="shell">
-      <TitleBar />
+      <TitleBar tray={status.tray} />
       <Notices notices={status.notices} />
       <FailureNotices />
       <main className="page">

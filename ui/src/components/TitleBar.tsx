@@ -1,6 +1,6 @@
 import { NavLink, useLocation, useNavigate } from "react-router";
 import { commands } from "../ipc";
-import { attempt } from "../lib/failures";
+import { attempt, reportFailure } from "../lib/failures";
 import { SHORTCUTS, lastConversation } from "../lib/shortcuts";
 import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, NewChatIcon, ReviewIcon, SettingsIcon } from "./Icons";
 
@@ -12,15 +12,30 @@ const PAGES = [
 ];
 
 /** The frameless window's title bar: drag anywhere that is not a button. */
-/** How long after the window comes back from the bubble its buttons ignore clicks: the bubble
- * sits where the window's corner buttons return, so a double click on it would land on Close. */
+/** How long after the window comes back from the bubble Close ignores clicks: the bubble sits
+ * where the window's corner buttons return, so a double click on it would land on Close. */
 export const SETTLE_MS = 600;
 
 /** When the window last came back from the bubble (`performance.now()`). */
 export const restored = { at: Number.NEGATIVE_INFINITY };
 
-export function TitleBar() {
+/** Said once, on the first Close without a tray: where Perch went and how to quit. */
+export const NO_TRAY_SAID = "perch.no-tray-said";
+
+export function TitleBar({ tray = true }: { tray?: boolean }) {
   const settled = () => performance.now() - restored.at > SETTLE_MS;
+  // With no tray to close into, Close shrinks Perch to its bubble, which stays in reach.
+  const close = () => {
+    if (tray) return attempt("Could not close the window to the tray", commands.hideWindow());
+    if (!localStorage.getItem(NO_TRAY_SAID)) {
+      localStorage.setItem(NO_TRAY_SAID, "1");
+      reportFailure(
+        "No system tray here",
+        `This desktop shows no tray icons, so Close shrinks Perch to its bubble instead of hiding it. Quit with ${SHORTCUTS.quit}.`,
+      );
+    }
+    return attempt("Could not switch to mini mode", commands.setWindowMode("mini"));
+  };
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const onChat = pathname === "/" || pathname.startsWith("/chat/");
@@ -60,16 +75,16 @@ export function TitleBar() {
           className="icon-button"
           aria-label="Mini mode"
           title={`Mini mode (${SHORTCUTS.mini})`}
-          onClick={() => settled() && void attempt("Could not switch to mini mode", commands.setWindowMode("mini"))}
+          onClick={() => void attempt("Could not switch to mini mode", commands.setWindowMode("mini"))}
         >
           <MiniIcon />
         </button>
         <button
           type="button"
           className="icon-button close"
-          aria-label="Close to tray"
-          title={`Close to tray (quit with ${SHORTCUTS.quit})`}
-          onClick={() => settled() && void attempt("Could not close the window to the tray", commands.hideWindow())}
+          aria-label={tray ? "Close to tray" : "Close to the bubble"}
+          title={tray ? `Close to tray (quit with ${SHORTCUTS.quit})` : `Close to the bubble: this desktop has no tray (quit with ${SHORTCUTS.quit})`}
+          onClick={() => settled() && void close()}
         >
           <CloseIcon />
         </button>

@@ -239,6 +239,25 @@ describe("ChatPage", () => {
     expect(screen.getByRole("button", { name: "Show less" })).toHaveAttribute("aria-expanded", "true");
   });
 
+  it("opens the images a question was sent with from its chip, and closes them with Esc", async () => {
+    const save = backend(() => {});
+    const v = view([message(1, "user", "What is this?"), message(2, "assistant", "A cat.")]);
+    v.messages[0].attachments = [
+      { id: 7, message_id: 1, kind: "image", path: "ab.png", mime: "image/png", bytes: 10, name: null },
+      { id: 8, message_id: 1, kind: "file", path: "cd.png", mime: "image/png", bytes: 99, name: null },
+    ];
+    save([]);
+    onCommand("conversation_view", () => v);
+    onCommand("attachment_image", ({ id }) => `data:image/png;base64,${String(id)}`);
+    page("/chat/c1");
+    await userEvent.click(await screen.findByRole("button", { name: "1 image" }));
+    const dialog = await screen.findByRole("dialog", { name: "Images sent with the question" });
+    expect(await within(dialog).findByRole("img", { name: "Image 1" })).toHaveAttribute("src", "data:image/png;base64,7");
+    expect(calls.filter((c) => c.cmd === "attachment_image").map((c) => c.args)).toEqual([{ conversationId: "c1", id: 7 }]);
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).toBeNull();
+  });
+
   it("stops with the Stop button and with Esc", async () => {
     backend(async (emit, args) => {
       emit(started(2));

@@ -9,6 +9,7 @@ export const STATUS: AppStatus = {
   schema_version: 2,
   notices: [],
   composited: true,
+  tray: true,
 };
 
 export const SETTINGS: Settings = {

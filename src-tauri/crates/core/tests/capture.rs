@@ -116,13 +116,25 @@ fn captures_on_a_real_x_server() {
         run(&display, "xrandr", &["--delmonitor", "LEFT"]);
     }
     compositor_is_read_from_the_x_server(&display);
+    selection_is_read_from_the_x_server(&display, "_NET_SYSTEM_TRAY_S", &|d| {
+        perch_core::desktop::tray_on_x11(Some(d)) == Some(true)
+    });
 }
 
 /// openbox draws no transparency: not composited. A client owning `_NET_WM_CM_S0`, as a
 /// compositing manager does, makes it composited, until it goes away.
 fn compositor_is_read_from_the_x_server(display: &str) {
+    selection_is_read_from_the_x_server(display, "_NET_WM_CM_S", &|d| {
+        perch_core::desktop::composited(Some(d))
+    });
+}
+
+/// openbox alone owns neither the compositing nor the tray selection; a client owning
+/// `<prefix><screen>`, as a compositing manager or a tray does, makes `present` true until it
+/// goes away.
+fn selection_is_read_from_the_x_server(display: &str, prefix: &str, present: &dyn Fn(&str) -> bool) {
     use xcb::x;
-    assert!(!perch_core::desktop::composited(Some(display)), "openbox alone composites nothing");
+    assert!(!present(display), "openbox alone owns no {prefix} selection");
     let (conn, screen) = xcb::Connection::connect(Some(display)).unwrap();
     let root = conn.get_setup().roots().nth(usize::try_from(screen).unwrap()).unwrap().root();
     let window: x::Window = conn.generate_id();
@@ -140,7 +152,7 @@ fn compositor_is_read_from_the_x_server(display: &str) {
         value_list: &[],
     })
     .unwrap();
-    let name = format!("_NET_WM_CM_S{screen}");
+    let name = format!("{prefix}{screen}");
     let atom = conn
         .wait_for_reply(conn.send_request(&x::InternAtom { only_if_exists: false, name: name.as_bytes() }))
         .unwrap()
@@ -151,9 +163,9 @@ fn compositor_is_read_from_the_x_server(display: &str) {
         time: x::CURRENT_TIME,
     })
     .unwrap();
-    assert!(perch_core::desktop::composited(Some(display)), "a compositing manager owns {name}");
+    assert!(present(display), "a client owns {name}");
     drop(conn);
-    assert!(!perch_core::desktop::composited(Some(display)), "its owner gone, nothing composites");
+    assert!(!present(display), "its owner gone, {name} is free again");
 }
 
 fn assert_region_matches(image: &RgbaImage, origin: (u32, u32)) {

@@ -351,6 +351,16 @@ async fn an_export_carries_its_images_beside_it() {
     assert!(md.find("![image 1]") < md.rfind("What is this?") && md.contains("A tiny picture."), "{md}");
     let original = s.engine.data_dir().attachments_dir().join(&file);
     assert_eq!(std::fs::read(&copied[0]).unwrap(), std::fs::read(original).unwrap());
+    // The chat shows the sent image large from the same file.
+    let attachments = s.engine.store().attachments(&answer.conversation_id).await.unwrap();
+    let url =
+        perch_core::agent::attachments::image_url(&s.engine, &answer.conversation_id, attachments[0].id)
+            .await
+            .unwrap();
+    assert_eq!(url, "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==");
+    assert!(
+        perch_core::agent::attachments::image_url(&s.engine, "another", attachments[0].id).await.is_err()
+    );
     // Nowhere to write: a clear error, nothing half-written.
     let err = thread::export(&s.engine, &answer.conversation_id, &out.path().join("missing/dir/x.md")).await;
     assert!(err.unwrap_err().to_string().contains("could not be written"));

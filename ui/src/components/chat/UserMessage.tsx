@@ -1,4 +1,5 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { call, commands, errorMessage } from "../../ipc";
 import type { Message, MessageView } from "../../bindings";
 import { fileName } from "../../lib/filePicker";
 
@@ -18,6 +19,7 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
   const text = view?.message.content ?? pending?.text ?? "";
   // A very long question (a big paste) is folded: drawn whole it costs the page and the reader.
   const [folded, setFolded] = useState(text.length > FOLD_LONGER_THAN);
+  const [viewing, setViewing] = useState(false);
   // A capture keeps its full-size original beside the copy the model read; count the images sent.
   const images = view ? view.attachments.filter((a) => a.kind === "image").length : (pending?.images ?? 0);
   // Attached files are stored under their path on disk (a capture's original has no name).
@@ -27,7 +29,14 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
   return (
     <article className="message user" aria-label="Question">
       <div className="bubble">
-        {images > 0 && <span className="chip">{images === 1 ? "1 image" : `${images} images`}</span>}
+        {images > 0 &&
+          (view ? (
+            <button type="button" className="chip" onClick={() => setViewing(true)}>
+              {images === 1 ? "1 image" : `${images} images`}
+            </button>
+          ) : (
+            <span className="chip">{images === 1 ? "1 image" : `${images} images`}</span>
+          ))}
         {files.map((path) => (
           <span key={path} className="chip file-chip" title={path}>
             {fileName(path)}
@@ -54,6 +63,54 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
           </span>
         </footer>
       )}
+      {viewing && view && (
+        <SentImages
+          conversationId={view.message.conversation_id}
+          ids={view.attachments.filter((a) => a.kind === "image").map((a) => a.id)}
+          onClose={() => setViewing(false)}
+        />
+      )}
     </article>
+  );
+}
+
+/** The images a question was sent with, large, one under the other; Esc or a click closes. */
+function SentImages({ conversationId, ids, onClose }: { conversationId: string; ids: number[]; onClose: () => void }) {
+  const [urls, setUrls] = useState<Record<number, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    for (const id of ids) {
+      call(commands.attachmentImage(conversationId, id)).then(
+        (url) => setUrls((u) => ({ ...u, [id]: url })),
+        (e) => setError(errorMessage(e)),
+      );
+    }
+  }, [conversationId, ids]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") {
+        e.stopPropagation();
+        onClose();
+      }
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [onClose]);
+  return (
+    <div className="capture-viewer" role="dialog" aria-label="Images sent with the question" onClick={onClose}>
+      <figure className="sent-images" onClick={(e) => e.stopPropagation()}>
+        {ids.map((id, i) => (urls[id] ? <img key={id} src={urls[id]} alt={`Image ${i + 1}`} /> : null))}
+        {error && (
+          <p className="error small" role="alert">
+            {error}
+          </p>
+        )}
+        <figcaption>
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </figcaption>
+      </figure>
+    </div>
   );
 }

@@ -166,6 +166,21 @@ pub async fn copy_attachments(engine: &Engine, from: i64, to: i64) -> Result<(),
     Ok(())
 }
 
+/// One image sent in a conversation, as a data URL for the chat's large view of it.
+pub async fn image_url(engine: &Engine, conversation: &str, id: i64) -> Result<String, ChatError> {
+    let image = engine
+        .store()
+        .attachments(conversation)
+        .await?
+        .into_iter()
+        .find(|a| a.id == id && a.kind == "image")
+        .ok_or_else(|| ChatError::Invalid(format!("this conversation has no image {id}")))?;
+    let bytes = tokio::fs::read(engine.data_dir().attachments_dir().join(&image.path))
+        .await
+        .map_err(|e| ChatError::Invalid(format!("the image is no longer on this computer ({e})")))?;
+    Ok(format!("data:{};base64,{}", image.mime, STANDARD.encode(bytes)))
+}
+
 /// The images of one message, encoded for a provider. Missing files are skipped with a warning.
 pub async fn load_images(
     engine: &Engine,
