@@ -1,7 +1,8 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import type { Capture } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useLoad } from "../../lib/useLoad";
+import { useEscape } from "../../lib/useEscape";
 
 interface Props {
   captures: Capture[];
@@ -42,16 +43,7 @@ function CaptureViewer({ capture, onClose, onRemove }: { capture: Capture; onClo
   const view = useLoad(() => call(commands.captureView(capture.id)), capture.id);
   const src = view.value ?? null;
   const note = copyNote ?? (view.error ? errorMessage(view.error) : null);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") {
-        e.stopPropagation();
-        onClose();
-      }
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [capture.id, onClose]);
+  useEscape(onClose);
 
   const copy = async () => {
     try {

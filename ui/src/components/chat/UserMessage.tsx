@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { call, commands, errorMessage } from "../../ipc";
 import type { Message, MessageView } from "../../bindings";
 import { fileName } from "../../lib/filePicker";
+import { useEscape } from "../../lib/useEscape";
 
 interface Props {
   view?: MessageView;
@@ -86,16 +87,7 @@ function SentImages({ conversationId, ids, onClose }: { conversationId: string; 
       );
     }
   }, [conversationId, ids]);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") {
-        e.stopPropagation();
-        onClose();
-      }
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [onClose]);
+  useEscape(onClose);
   return (
     <div className="capture-viewer" role="dialog" aria-label="Images sent with the question" onClick={onClose}>
       <figure className="sent-images" onClick={(e) => e.stopPropagation()}>
