@@ -1,6 +1,6 @@
 // The layout guard, at the sizes users get: the default 450x450, the minimum 320x360 and the
 // 52x52 bubble. On every page and in the main states (a long model name in the picker, an
-// answer streaming, an approval card waiting, each Settings tab) every visible control is
+// answer streaming, an approval card waiting, each Settings tab, a voice error) every visible control is
 // inside the window and not covered, no text is cut or spilling, and nothing scrolls sideways
 // (lib/layout.js). A screenshot of each state is saved.
 import assert from "node:assert/strict";
@@ -78,6 +78,17 @@ describe("layout at the real window sizes", () => {
     await sound("450-approval");
     await (await $("button=Allow once")).click();
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("The sum is 5."), "the answer after the tool");
+    assertSound();
+  });
+
+  it("at 450x450: dictation that cannot start", async () => {
+    // No whisper model in this data folder (and no sound card on this machine): dictating
+    // says why in a note over the composer, with the command to fix it.
+    await (await $('button[aria-label="Dictate"]')).click();
+    const note = await $(".composer .composer-note.warn");
+    await note.waitForDisplayed({ timeout: 15000 });
+    assert.match(await note.getText(), /whisper model|No microphone found/);
+    await sound("450-voice-error");
     assertSound();
   });
 

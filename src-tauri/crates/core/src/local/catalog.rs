@@ -35,7 +35,7 @@ pub const CATALOG: &[CatalogEntry] = &[
         kv_bytes_per_token: 28 * 8 * (128 + 128) * 2,
         tools: true,
         thinking: true,
-        note: "Small and quick, reasons before it answers, can use tools",
+        note: "Small and quick, reasons before it answers",
     },
     CatalogEntry {
         id: "gemma3-1b",
@@ -51,7 +51,7 @@ pub const CATALOG: &[CatalogEntry] = &[
         kv_bytes_per_token: 26 * (256 + 256) * 2,
         tools: false,
         thinking: false,
-        note: "Google's small model; good at writing, no tools",
+        note: "Google's small model; good at writing",
     },
     CatalogEntry {
         id: "llama3.2-1b",
@@ -67,7 +67,7 @@ pub const CATALOG: &[CatalogEntry] = &[
         kv_bytes_per_token: 16 * 8 * (64 + 64) * 2,
         tools: true,
         thinking: false,
-        note: "Meta's small model; light on memory, can use tools",
+        note: "Meta's small model; light on memory",
     },
     CatalogEntry {
         id: "smollm2-1.7b",
@@ -99,7 +99,7 @@ pub const CATALOG: &[CatalogEntry] = &[
         kv_bytes_per_token: 28 * 8 * (128 + 128) * 2,
         tools: true,
         thinking: true,
-        note: "Noticeably better answers, still quick; reasons and uses tools",
+        note: "Noticeably better answers, still quick",
     },
     CatalogEntry {
         id: "llama3.2-3b",
