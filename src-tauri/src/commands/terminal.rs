@@ -2,7 +2,6 @@
 
 use perch_core::settings::{Settings, merge_edit};
 use perch_core::store::terminal::TerminalEvent;
-use perch_core::terminal::feed::PanelFeed;
 use perch_core::terminal::tools::working_folder;
 use perch_core::terminal::{SandboxView, TerminalSettings, TerminalUpdate};
 use serde::Serialize;
@@ -12,16 +11,17 @@ use tauri::ipc::Channel;
 use crate::error::{CommandError, CommandResult, ErrorKind};
 use crate::state::AppState;
 
-/// Streams the terminal's updates to the panel until it goes away, paced by `PanelFeed`: each
-/// command's output at most every 50 ms and 128 KB at a time, the newest, with what was skipped
-/// named, so a flood costs the page what it can show rather than everything printed.
+/// Streams the terminal's updates to the panel until it goes away or the page subscribes again
+/// (loaded anew: the old page's feed ends), paced by `PanelFeed`: each command's output at most
+/// every 50 ms and 128 KB at a time, the newest, with what was skipped named, so a flood costs
+/// the page what it can show rather than everything printed.
 #[tauri::command]
 #[specta::specta]
 pub fn terminal_subscribe(
     state: State<'_, AppState>,
     on_event: Channel<TerminalUpdate>,
 ) -> CommandResult<()> {
-    let mut feed = PanelFeed::new(state.engine()?.terminal().subscribe());
+    let mut feed = state.engine()?.terminal().panel_feed();
     tauri::async_runtime::spawn(async move {
         while let Some(update) = feed.next().await {
             if on_event.send(update).is_err() {

@@ -5,7 +5,10 @@
 //!   `thinking` or `redacted_thinking` blocks of that step, and every such block must come back
 //!   exactly as sent (its signature checks).
 //! - Gemini: in the current turn, the first `functionCall` part of each model step must carry
-//!   the `thoughtSignature` it was sent with.
+//!   the `thoughtSignature` it was sent with. A function's `parameters` take only Gemini's
+//!   OpenAPI-style Schema fields (an unknown one, such as JSON Schema's `additionalProperties`
+//!   or `$schema`, is refused by name, and `type` is one name, not a list);
+//!   `parametersJsonSchema` takes JSON Schema describing an object; the two exclude each other.
 //! - OpenAI: every tool call of an assistant message is answered by a `tool` message with its
 //!   id, and `tool` messages answer only such calls.
 //!
@@ -96,7 +99,98 @@ fn anthropic(body: &Value) -> Option<String> {
     })
 }
 
+/// The fields of Gemini's `Schema` (the OpenAPI subset `parameters` takes).
+const GEMINI_SCHEMA_FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+fn gemini_declarations(body: &Value) -> Option<String> {
+    for (t, tool) in items(&body["tools"]).iter().enumerate() {
+        for (f, decl) in items(&tool["functionDeclarations"]).iter().enumerate() {
+            let at = format!("tools[{t}].function_declarations[{f}]");
+            match (decl.get("parameters"), decl.get("parametersJsonSchema")) {
+                (Some(_), Some(_)) => {
+                    return Some(format!(
+                        "Invalid value at '{at}': parameters and parameters_json_schema are mutually exclusive."
+                    ));
+                }
+                (Some(schema), None) => {
+                    if let Some(problem) = gemini_schema(schema, &format!("{at}.parameters")) {
+                        return Some(problem);
+                    }
+                }
+                (None, Some(schema)) if schema["type"] != "object" => {
+                    return Some(format!(
+                        "Invalid value at '{at}.parameters_json_schema': the schema must describe an object."
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// Google's words for a `parameters` schema the Schema message cannot hold.
+fn gemini_schema(schema: &Value, at: &str) -> Option<String> {
+    let fields = schema.as_object()?;
+    for (name, value) in fields {
+        if !GEMINI_SCHEMA_FIELDS.contains(&name.as_str()) {
+            return Some(format!(
+                "Invalid JSON payload received. Unknown name \"{name}\" at '{at}': Cannot find field."
+            ));
+        }
+        if name == "type" && !value.is_string() {
+            return Some(format!(
+                "Invalid JSON payload received. Invalid value at '{at}.type' \
+                 (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), {value}"
+            ));
+        }
+    }
+    let mut nested: Vec<(&Value, String)> = Vec::new();
+    if let Some(properties) = fields.get("properties").and_then(Value::as_object) {
+        nested
+            .extend(properties.values().enumerate().map(|(i, v)| (v, format!("{at}.properties[{i}].value"))));
+    }
+    if let Some(item) = fields.get("items") {
+        nested.push((item, format!("{at}.items")));
+    }
+    if let Some(any) = fields.get("anyOf").and_then(Value::as_array) {
+        nested.extend(any.iter().enumerate().map(|(i, v)| (v, format!("{at}.any_of[{i}]"))));
+    }
+    for (value, path) in nested {
+        if let Some(problem) = gemini_schema(value, &path) {
+            return Some(problem);
+        }
+    }
+    None
+}
+
 fn gemini(body: &Value) -> Option<String> {
+    if let Some(problem) = gemini_declarations(body) {
+        return Some(problem);
+    }
     let contents = items(&body["contents"]);
     // The current turn starts at the last user content that is not only function responses.
     let start = contents
@@ -165,6 +259,39 @@ mod tests {
             { "role": "user", "content": [{ "type": "text", "text": "add" }] },
             { "role": "assistant", "content": [first, { "type": "tool_use", "id": "t1", "name": "add", "input": {} }] },
             { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": "5" }] } ] })
+    }
+
+    #[test]
+    fn gemini_parameters_take_only_its_schema_fields_and_json_schema_goes_in_its_own_field() {
+        let with = |decl: Value| json!({ "contents": [], "tools": [{ "functionDeclarations": [decl] }] });
+        let json_schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": { "limit": { "type": ["integer", "null"] } },
+            "additionalProperties": false,
+        });
+        let refused = |decl: Value| match check(Dialect::Gemini, &with(decl)) {
+            Err((400, body)) => body["error"]["message"].as_str().unwrap_or_default().to_owned(),
+            other => panic!("accepted: {other:?}"),
+        };
+        let message = refused(json!({ "name": "f", "parameters": json_schema.clone() }));
+        assert!(message.contains("Unknown name \"$schema\""), "{message}");
+        let nested = json!({ "type": "object", "properties": { "limit": { "type": ["integer", "null"] } } });
+        let message = refused(json!({ "name": "f", "parameters": nested }));
+        assert!(message.contains("parameters.properties[0].value.type"), "{message}");
+        let both = json!({ "name": "f", "parameters": { "type": "object" }, "parametersJsonSchema": json_schema.clone() });
+        assert!(refused(both).contains("mutually exclusive"));
+        assert!(
+            refused(json!({ "name": "f", "parametersJsonSchema": { "type": "string" } }))
+                .contains("an object")
+        );
+        // Gemini's own fields, and JSON Schema in its field, pass.
+        let openapi = json!({ "type": "object", "properties": { "a": { "type": "number", "nullable": true } }, "required": ["a"] });
+        assert!(check(Dialect::Gemini, &with(json!({ "name": "f", "parameters": openapi }))).is_ok());
+        assert!(
+            check(Dialect::Gemini, &with(json!({ "name": "f", "parametersJsonSchema": json_schema })))
+                .is_ok()
+        );
     }
 
     #[test]

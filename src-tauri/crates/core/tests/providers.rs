@@ -134,10 +134,17 @@ async fn requests_carry_the_system_prompt_images_tools_and_the_key() {
             text: "What is in this picture?".into(),
             images: vec![ImageData { mime: "image/png".into(), base64: "iVBORw0KGgo=".into() }],
         });
+        // A schema as rmcp servers publish it (JSON Schema 2020-12), which Gemini's `parameters`
+        // refuses: every provider must send it in a form its service takes.
         req.tools = vec![ToolSpec {
             name: "add".into(),
             description: "Add two numbers".into(),
-            input_schema: json!({ "type": "object", "properties": { "a": { "type": "number" } } }),
+            input_schema: json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": { "a": { "type": "number" }, "b": { "type": ["integer", "null"] } },
+                "additionalProperties": false,
+            }),
         }];
         let (_, error) = run(&*provider, req).await;
         assert!(error.is_none(), "{dialect:?}: {error:?}");
@@ -163,6 +170,10 @@ async fn requests_carry_the_system_prompt_images_tools_and_the_key() {
             Dialect::Gemini => {
                 assert_eq!(sent.header("x-goog-api-key"), Some(KEY));
                 assert_eq!(sent.body["generationConfig"]["thinkingConfig"]["includeThoughts"], true);
+                // The schema as published, in the field that takes JSON Schema.
+                let declaration = &sent.body["tools"][0]["functionDeclarations"][0];
+                assert_eq!(declaration["parametersJsonSchema"]["additionalProperties"], false);
+                assert!(declaration.get("parameters").is_none());
             }
         }
     }

@@ -301,6 +301,28 @@ async fn a_conversation_given_its_own_folder_runs_and_writes_there_only() {
     assert!(work.join("made.txt").is_file());
 }
 
+/// A page loaded again (freed while hidden, crashed) subscribes anew: the feed of the page it
+/// replaced ends instead of pushing every update into a page that is gone; the new one gets
+/// the command's output.
+#[tokio::test]
+async fn a_new_panel_feed_ends_the_one_it_replaces() {
+    let (_root, engine, _work) = setup().await;
+    let mut old = engine.terminal().panel_feed();
+    let mut new = engine.terminal().panel_feed();
+    let ended =
+        tokio::time::timeout(Duration::from_secs(5), old.next()).await.expect("the old feed ends at once");
+    assert!(ended.is_none(), "the replaced feed gave {ended:?}");
+    direct(&engine, "echo to-the-new-page", &CancellationToken::new()).await;
+    let mut seen = String::new();
+    while !seen.contains("to-the-new-page") {
+        match tokio::time::timeout(Duration::from_secs(10), new.next()).await.expect("an update") {
+            Some(TerminalUpdate::Output { data, .. }) => seen.push_str(&data),
+            Some(_) => {}
+            None => panic!("the current feed ended"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn no_command_runs_before_a_working_folder_is_chosen() {
     let (_root, engine, work) = setup().await;

@@ -105,8 +105,11 @@ impl Gemini {
             body["generationConfig"] = config;
         }
         if !request.tools.is_empty() {
+            // MCP servers publish JSON Schema (`$schema`, `additionalProperties`, `$defs`/`$ref`,
+            // `type: ["integer", "null"]`), which `parameters` (Gemini's OpenAPI subset) refuses
+            // with a 400; `parametersJsonSchema` takes it as it is.
             body["tools"] = json!([{ "functionDeclarations": request.tools.iter()
-                .map(|t| json!({ "name": t.name, "description": t.description, "parameters": t.input_schema }))
+                .map(|t| json!({ "name": t.name, "description": t.description, "parametersJsonSchema": t.input_schema }))
                 .collect::<Vec<_>>() }]);
         }
         body

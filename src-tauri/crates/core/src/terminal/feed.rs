@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::TerminalUpdate;
 
@@ -82,6 +83,8 @@ pub struct PanelFeed {
     sent: BTreeMap<u32, Instant>,
     ready: VecDeque<TerminalUpdate>,
     closed: bool,
+    /// Cancelled when a newer feed replaces this one.
+    replaced: CancellationToken,
 }
 
 impl PanelFeed {
@@ -92,12 +95,22 @@ impl PanelFeed {
             sent: BTreeMap::new(),
             ready: VecDeque::new(),
             closed: false,
+            replaced: CancellationToken::new(),
         }
+    }
+
+    /// The same feed, ending (`next` gives `None`) once `replaced` is cancelled.
+    pub fn until(mut self, replaced: CancellationToken) -> Self {
+        self.replaced = replaced;
+        self
     }
 
     /// The next update to show; None once the terminal is gone and everything was given.
     pub async fn next(&mut self) -> Option<TerminalUpdate> {
         loop {
+            if self.replaced.is_cancelled() {
+                return None;
+            }
             if let Some(update) = self.ready.pop_front() {
                 return Some(update);
             }
@@ -109,6 +122,7 @@ impl PanelFeed {
             let due = self.pending.keys().map(|job| self.due(*job)).min();
             tokio::select! {
                 biased;
+                () = self.replaced.cancelled() => return None,
                 received = self.updates.recv() => self.receive(received),
                 () = sleep_until(due) => {
                     let now = Instant::now();

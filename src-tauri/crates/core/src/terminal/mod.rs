@@ -124,6 +124,8 @@ pub struct Terminal {
     sessions: Mutex<HashMap<String, Session>>,
     watched: Mutex<HashSet<String>>,
     updates: broadcast::Sender<TerminalUpdate>,
+    /// Ends the page's feed when a newer one starts (a page loaded again subscribes anew).
+    panel: Mutex<CancellationToken>,
     /// A command that prints nothing for this long hands control back to the model.
     idle_return: Mutex<Duration>,
 }
@@ -156,12 +158,22 @@ impl Terminal {
             sessions: Mutex::default(),
             watched: Mutex::default(),
             updates: broadcast::channel(512).0,
+            panel: Mutex::new(CancellationToken::new()),
             idle_return: Mutex::new(Duration::from_secs(10)),
         }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<TerminalUpdate> {
         self.updates.subscribe()
+    }
+
+    /// The feed of the window's page: one at a time. A page loaded again (freed while hidden,
+    /// crashed, reloaded) subscribes anew, and the feed of the page it replaced ends, instead
+    /// of pushing every update into a page that is gone.
+    pub fn panel_feed(&self) -> feed::PanelFeed {
+        let token = CancellationToken::new();
+        std::mem::replace(&mut *lock(&self.panel), token.clone()).cancel();
+        feed::PanelFeed::new(self.updates.subscribe()).until(token)
     }
 
     pub(crate) fn emit(&self, update: TerminalUpdate) {
