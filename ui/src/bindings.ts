@@ -174,9 +174,10 @@ export const commands = {
 	/**  The push-to-talk shortcut's state, for Settings. */
 	voiceShortcutStatus: () => __TAURI_INVOKE<ShortcutStatus>("voice_shortcut_status"),
 	/**
-	 *  Streams the terminal's updates to the panel until it goes away, paced by `PanelFeed`: each
-	 *  command's output at most every 50 ms and 128 KB at a time, the newest, with what was skipped
-	 *  named, so a flood costs the page what it can show rather than everything printed.
+	 *  Streams the terminal's updates to the panel until it goes away or the page subscribes again
+	 *  (loaded anew: the old page's feed ends), paced by `PanelFeed`: each command's output at most
+	 *  every 50 ms and 128 KB at a time, the newest, with what was skipped named, so a flood costs
+	 *  the page what it can show rather than everything printed.
 	 */
 	terminalSubscribe: (onEvent: Channel<TerminalUpdate>) => typedError<null, CommandError>(__TAURI_INVOKE("terminal_subscribe", { onEvent })),
 	/**  Every command of a conversation, for the panel when it is reopened. */
@@ -956,6 +957,11 @@ export type ProviderSettings = {
 	gemini_url?: BaseUrl,
 	/**  More OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter). */
 	compatible?: CompatibleServer[],
+	/**
+	 *  The largest context window (tokens) Perch runs an Ollama model at; a model trained for
+	 *  less runs at its own. Memory grows with it (the model's cache), so it is capped.
+	 */
+	ollama_context?: number,
 };
 
 /**  How the push-to-talk shortcut works. */

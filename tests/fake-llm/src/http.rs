@@ -120,11 +120,13 @@ async fn handle(mut socket: TcpStream, state: Arc<Mutex<State>>) {
 
     let (dialect, models, key) = {
         let mut s = lock();
+        let ollama_chat = s.dialect == wire::Dialect::Ollama && request.path == "/api/chat";
         s.requests.push(Recorded {
             method: request.method.clone(),
             path: request.path.clone(),
             headers: request.headers.clone(),
             body: request.body.clone(),
+            seen: ollama_chat.then(|| crate::rules::ollama_window(&request.body)),
         });
         (s.dialect, s.models.clone(), s.api_key.clone())
     };

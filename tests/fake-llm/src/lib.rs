@@ -138,6 +138,10 @@ pub struct Recorded {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// What an Ollama model reads of a chat request: the messages that fit its context window
+    /// (`rules::ollama_window`).
+    #[serde(default)]
+    pub seen: Option<Vec<Value>>,
 }
 
 impl Recorded {

@@ -40,6 +40,24 @@ fn redacted_is_intact(data: &str) -> bool {
     data.rsplit_once('.').is_some_and(|(payload, sig)| sign(payload) == sig)
 }
 
+/// Ollama's context window when a request sets none (below 24 GiB of VRAM).
+pub const OLLAMA_DEFAULT_CONTEXT: u64 = 4096;
+
+/// What an Ollama model reads of a chat: Ollama runs it at `options.num_ctx` (its own small
+/// default without one) and cuts a longer prompt from the start, without an error, so the
+/// system prompt and the oldest messages go first. Tokens are counted as four characters.
+pub fn ollama_window(body: &Value) -> Vec<Value> {
+    let window = body["options"]["num_ctx"].as_u64().unwrap_or(OLLAMA_DEFAULT_CONTEXT);
+    let tokens = |m: &Value| m["content"].as_str().map_or(0, str::len).div_ceil(4) as u64 + 4;
+    let messages = items(&body["messages"]);
+    let mut total: u64 = messages.iter().map(tokens).sum();
+    let mut kept = messages.to_vec();
+    while total > window && !kept.is_empty() {
+        total -= tokens(&kept.remove(0));
+    }
+    kept
+}
+
 /// `Err((status, body))` when the service would refuse this chat request.
 pub fn check(dialect: Dialect, body: &Value) -> Result<(), (u16, Value)> {
     let refuse = |message: String| Err((400, error_body(dialect, 400, &message)));
@@ -292,6 +310,24 @@ mod tests {
             check(Dialect::Gemini, &with(json!({ "name": "f", "parametersJsonSchema": json_schema })))
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn ollama_reads_only_the_tail_that_fits_its_window() {
+        let message = |role: &str, chars: usize| json!({ "role": role, "content": "x".repeat(chars) });
+        let body = |num_ctx: Option<u64>| {
+            let mut b = json!({ "messages": [message("system", 400), message("user", 12_000), message("user", 8_000)] });
+            if let Some(n) = num_ctx {
+                b["options"] = json!({ "num_ctx": n });
+            }
+            b
+        };
+        // 5,000 tokens: past the 4k default, the system prompt and the first question are cut.
+        let seen = ollama_window(&body(None));
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0]["content"].as_str().unwrap().len(), 8_000);
+        // Run at a window that holds it all, it reads it all.
+        assert_eq!(ollama_window(&body(Some(8192))).len(), 3);
     }
 
     #[test]

@@ -20,6 +20,7 @@ export const SETTINGS: Settings = {
     anthropic_url: "https://api.anthropic.com",
     gemini_url: "https://generativelanguage.googleapis.com",
     compatible: [],
+    ollama_context: 16384,
   },
   models: { enabled: [], default_model: null, thinking: true },
   window: { mode: "normal", bounds: null, mini_origin: null },

@@ -102,6 +102,7 @@ async fn perch_answer(
         tools: Vec::new(),
         think: false,
         max_output_tokens: Some(max),
+        context_window: None,
     };
     let started = Instant::now();
     let mut stream = provider.stream_chat(request).await.unwrap();

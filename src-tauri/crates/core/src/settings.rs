@@ -65,6 +65,9 @@ pub struct ProviderSettings {
     pub gemini_url: BaseUrl,
     /// More OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, DeepSeek, OpenRouter).
     pub compatible: Vec<CompatibleServer>,
+    /// The largest context window (tokens) Perch runs an Ollama model at; a model trained for
+    /// less runs at its own. Memory grows with it (the model's cache), so it is capped.
+    pub ollama_context: u32,
 }
 
 impl Default for ProviderSettings {
@@ -76,6 +79,7 @@ impl Default for ProviderSettings {
             anthropic_url: url("https://api.anthropic.com"),
             gemini_url: url("https://generativelanguage.googleapis.com"),
             compatible: Vec::new(),
+            ollama_context: crate::providers::ollama::DEFAULT_CONTEXT,
         }
     }
 }

@@ -209,6 +209,35 @@ async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
     run_turn(&s.engine, again, &Collect::default()).await.unwrap();
 }
 
+/// Ollama runs a model at its own small window unless told, and cuts a longer prompt's start
+/// (the system prompt, attached files) without a word; the fake does the same. Perch sends the
+/// window it built the prompt for: the model's trained context up to the cap in Settings.
+#[tokio::test]
+async fn ollama_runs_at_the_window_the_prompt_was_built_for() {
+    let s = setup().await;
+    s.fake.push(Script::answer("Read it all."));
+    let question = format!("START {}", "word ".repeat(5_000));
+    let sink = Collect::default();
+    run_turn(&s.engine, ask(&question), &sink).await.unwrap();
+    let sent = s.fake.chat_requests().pop().unwrap();
+    // The fake's qwen3-vl is trained for 32k; the default cap is 16k.
+    assert_eq!(sent.body["options"]["num_ctx"], 16_384);
+    let seen = sent.seen.unwrap();
+    assert_eq!(seen[0]["role"], "system", "the model read the system prompt: {}", seen.len());
+    assert!(seen.iter().any(|m| m["content"].as_str().unwrap_or_default().starts_with("START")));
+    let started = sink.events().into_iter().find_map(|e| match e {
+        TurnEvent::Started(st) => Some(st.context_length),
+        _ => None,
+    });
+    assert_eq!(started, Some(Some(16_384)), "the gauge shows the window in use");
+
+    // A lower cap in Settings: the window and the budget follow it.
+    s.engine.settings().update(|st| st.providers.ollama_context = 8_192).await.unwrap();
+    s.fake.push(Script::answer("ok"));
+    run_turn(&s.engine, ask("Short one"), &Collect::default()).await.unwrap();
+    assert_eq!(s.fake.chat_requests().pop().unwrap().body["options"]["num_ctx"], 8_192);
+}
+
 #[tokio::test]
 async fn a_broken_stream_keeps_the_partial_answer_with_the_error() {
     let s = setup().await;

@@ -96,6 +96,12 @@ describe("ModelsSettings", () => {
     await userEvent.type(ollama, "http://gpu-box:11434{Enter}");
     const urls = calls.filter((c) => c.cmd === "set_provider_settings").at(-1)!.args.providers as Settings["providers"];
     expect(urls.ollama_url).toBe("http://gpu-box:11434");
+    // Ollama's window: what Perch runs its models at.
+    const window = screen.getByRole("spinbutton", { name: "Ollama context" });
+    await userEvent.clear(window);
+    await userEvent.type(window, "32768{Enter}");
+    const saved2 = calls.filter((c) => c.cmd === "set_provider_settings").at(-1)!.args.providers as Settings["providers"];
+    expect(saved2.ollama_context).toBe(32768);
   });
 
   it("refuses a bad server name or address next to the fields, keeping what was typed", async () => {

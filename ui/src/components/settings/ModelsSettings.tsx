@@ -1,10 +1,14 @@
 import { useEffect, useState } from "react";
-import type { CompatibleServer, KeysOverview, ModelInfo, Price, ProviderEndpoint, ProviderSettings } from "../../bindings";
+import type { CompatibleServer, KeysOverview, ModelInfo, Price, ProviderEndpoint } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 import { LocalModelsCard } from "./LocalModelsCard";
+import { NumberField } from "./ToolSettingsCard";
 
-const URLS: { key: keyof Omit<ProviderSettings, "compatible">; label: string; provider: string; env?: string }[] = [
+/** The providers' address fields. */
+type UrlKey = "ollama_url" | "openai_url" | "anthropic_url" | "gemini_url";
+
+const URLS: { key: UrlKey; label: string; provider: string; env?: string }[] = [
   { key: "ollama_url", label: "Ollama", provider: "ollama", env: "OLLAMA_HOST" },
   { key: "openai_url", label: "OpenAI", provider: "openai", env: "OPENAI_BASE_URL" },
   { key: "anthropic_url", label: "Anthropic", provider: "anthropic" },
@@ -67,7 +71,7 @@ function ProvidersCard() {
   // Fields Rust fills with defaults are optional in the generated types; they are always sent.
   const providers = { ...settings.providers, compatible: settings.providers.compatible ?? [] };
   // A bad address is said next to its field and kept there to fix; only a good one is saved.
-  const saveUrl = (key: keyof Omit<ProviderSettings, "compatible">) => {
+  const saveUrl = (key: UrlKey) => {
     const value = draft[key];
     if (value === undefined || value.trim() === providers[key]) return;
     const problem = urlProblem(value);
@@ -109,6 +113,14 @@ function ProvidersCard() {
           )}
         </label>
       ))}
+      <NumberField
+        label="Longest context for Ollama models (tokens; a model trained for less uses its own; more takes more memory)"
+        aria="Ollama context"
+        min={512}
+        step={1024}
+        value={providers.ollama_context ?? 16384}
+        onSave={(n) => void setProviders({ ...providers, ollama_context: n })}
+      />
       <div className="subhead">OpenAI-compatible servers</div>
       {providers.compatible.map((s) => (
         <div key={s.name} className="inline-row">

@@ -83,6 +83,7 @@ impl Sampler for EngineSampler {
                 tools: Vec::new(),
                 think: false,
                 max_output_tokens: Some(params.max_tokens),
+                context_window: None,
             };
             let answer = provider.complete(request).await.map_err(|e| e.to_string())?;
             Ok(CreateMessageResult::new(SamplingMessage::assistant_text(answer.text), model)

@@ -151,6 +151,7 @@ pub async fn run_turn_with(
                 tools: tools::specs(&offered),
                 think,
                 max_output_tokens: None,
+                context_window: context_length,
             };
             rounds::agent_loop(&*provider, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome)
                 .await;

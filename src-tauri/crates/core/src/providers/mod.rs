@@ -9,7 +9,7 @@ mod gemini;
 pub mod http;
 pub mod local;
 mod model_cache;
-mod ollama;
+pub mod ollama;
 mod openai;
 mod registry;
 mod types;

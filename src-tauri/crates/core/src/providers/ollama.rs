@@ -18,10 +18,17 @@ use super::{
     StreamEvent, ToolCall, ToolSpec, Usage,
 };
 
+/// The context window Perch runs Ollama models at by default: well past Ollama's own 4k
+/// default (which cuts a long prompt's start without a word), small enough for the model's
+/// cache to fit beside it in memory on an ordinary machine.
+pub const DEFAULT_CONTEXT: u32 = 16_384;
+
 pub struct Ollama {
     endpoint: http::Endpoint,
     client: reqwest::Client,
     timeouts: Timeouts,
+    /// The largest window a model runs at (Settings -> Models).
+    context_cap: u32,
 }
 
 impl Ollama {
@@ -35,7 +42,15 @@ impl Ollama {
             ),
             client,
             timeouts,
+            context_cap: DEFAULT_CONTEXT,
         }
+    }
+
+    /// Runs models at no more than `cap` tokens of context.
+    #[must_use]
+    pub fn with_context_cap(mut self, cap: u32) -> Self {
+        self.context_cap = cap.max(512);
+        self
     }
 
     async fn tags(&self) -> Result<Vec<String>, ProviderError> {
@@ -74,18 +89,20 @@ impl Ollama {
         .await
         .unwrap_or_default();
         let has = |c: &str| shown.capabilities.iter().any(|x| x == c);
-        let context_length = shown
+        // The window Perch runs it at: what it was trained for, up to the cap.
+        let trained = shown
             .model_info
             .iter()
             .find(|(k, _)| k.ends_with(".context_length"))
             .and_then(|(_, v)| v.as_u64())
             .and_then(|n| u32::try_from(n).ok());
+        let context_length = Some(trained.map_or(self.context_cap, |n| n.min(self.context_cap)));
         let capabilities =
             Capabilities { vision: has("vision"), tools: has("tools"), thinking: has("thinking") };
         ModelInfo::new("ollama", model.to_owned(), capabilities, context_length)
     }
 
-    fn body(request: &ChatRequest) -> Value {
+    fn body(&self, request: &ChatRequest) -> Value {
         let messages: Vec<Value> = request
             .messages
             .iter()
@@ -121,8 +138,12 @@ impl Ollama {
         if !request.tools.is_empty() {
             body["tools"] = request.tools.iter().map(ToolSpec::as_function).collect();
         }
+        // Always the window the prompt was built for: Ollama's own default is small, and it cuts
+        // the start of a longer prompt (the system prompt, attached files) without a word.
+        let window = request.context_window.unwrap_or(self.context_cap).min(self.context_cap);
+        body["options"] = json!({ "num_ctx": window });
         if let Some(max) = request.max_output_tokens {
-            body["options"] = json!({ "num_predict": max });
+            body["options"]["num_predict"] = json!(max);
         }
         body
     }
@@ -241,8 +262,7 @@ impl Provider for Ollama {
 
     fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
         Box::pin(async move {
-            let post =
-                self.client.post(format!("{}/api/chat", self.endpoint.url)).json(&Self::body(&request));
+            let post = self.client.post(format!("{}/api/chat", self.endpoint.url)).json(&self.body(&request));
             let response = match self.endpoint.send(post, &request.model).await {
                 Err(ProviderError::ModelNotFound { provider, model, .. }) => {
                     let available = self.tags().await.unwrap_or_default();

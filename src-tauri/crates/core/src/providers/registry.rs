@@ -109,6 +109,7 @@ impl ProviderEndpoint {
 /// from `clients`, which the engine keeps for the life of the process.
 pub struct Registry {
     endpoints: Vec<ProviderEndpoint>,
+    ollama_context: u32,
     keys: Arc<Keys>,
     clients: Clients,
     local: Option<(Arc<LocalModels>, LocalSettings)>,
@@ -116,7 +117,13 @@ pub struct Registry {
 
 impl Registry {
     pub fn new(settings: &ProviderSettings, keys: Arc<Keys>, clients: Clients) -> Self {
-        Self { endpoints: builtin_endpoints(settings), keys, clients, local: None }
+        Self {
+            endpoints: builtin_endpoints(settings),
+            ollama_context: settings.ollama_context,
+            keys,
+            clients,
+            local: None,
+        }
     }
 
     /// Every provider the engine offers for these settings, with its keys and its clients: the
@@ -158,7 +165,9 @@ impl Registry {
         };
         let http = self.clients.get(Timeouts::default());
         Ok(match endpoint.kind {
-            ProviderKind::Ollama => Arc::new(Ollama::new(&endpoint.url, http)),
+            ProviderKind::Ollama => {
+                Arc::new(Ollama::new(&endpoint.url, http).with_context_cap(self.ollama_context))
+            }
             ProviderKind::OpenAi if endpoint.needs_key && key.is_none() => return Err(missing()),
             ProviderKind::OpenAi => Arc::new(OpenAi::new(&endpoint.name, &endpoint.url, key, http)),
             ProviderKind::Anthropic => {

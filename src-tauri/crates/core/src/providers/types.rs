@@ -181,6 +181,9 @@ pub struct ChatRequest {
     /// Ask for the model's reasoning, where it can show it.
     pub think: bool,
     pub max_output_tokens: Option<u32>,
+    /// The context window the request was built for (Ollama runs the model at it; without it
+    /// Ollama uses its own small default and silently cuts the start of the prompt).
+    pub context_window: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
