@@ -24,7 +24,9 @@ pub struct Policy {
 
 impl Policy {
     fn host_allowed(&self, host: &str) -> bool {
-        self.allow_private || self.allowed_hosts.contains(&host.to_ascii_lowercase())
+        // An IPv6 literal is written `[::1]` in a URL and kept without brackets in the list.
+        let host = host.trim_matches(['[', ']']).to_ascii_lowercase();
+        self.allow_private || self.allowed_hosts.contains(&host)
     }
 
     /// Checks a URL before it is requested: http(s) only, and an IP literal host must be public.
@@ -105,7 +107,17 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
 }
 
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
+    let segments = ip.segments();
+    let first = segments[0];
+    // Addresses that carry an IPv4 address inside are judged by it: IPv4-compatible `::a.b.c.d`
+    // (::/96, deprecated but still routed by some stacks) and 6to4 `2002:aabb:ccdd::/48`.
+    let embedded = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    if segments[..6].iter().all(|s| *s == 0) {
+        return is_public_v4(embedded(segments[6], segments[7]));
+    }
+    if first == 0x2002 && !is_public_v4(embedded(segments[1], segments[2])) {
+        return false;
+    }
     !(ip.is_unspecified()
         || ip.is_loopback()
         || ip.is_multicast()
@@ -144,10 +156,18 @@ mod tests {
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
             "64:ff9b::a00:1",
+            "64:ff9b:1::a00:1",
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "::c0a8:101",
+            "2002:7f00:1::1",
+            "2002:c0a8:101::1",
         ] {
             assert!(!public(private), "{private} should not be public");
         }
-        for open in ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "172.32.0.1"] {
+        for open in
+            ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "172.32.0.1", "2002:101:101::1", "::1.1.1.1"]
+        {
             assert!(public(open), "{open} should be public");
         }
     }
@@ -164,5 +184,9 @@ mod tests {
         let allowed = Policy { allowed_hosts: ["127.0.0.1".to_owned()].into(), allow_private: false };
         assert!(allowed.check_url(&url("http://127.0.0.1:8080/")).is_ok());
         assert!(allowed.check_url(&url("http://127.0.0.2/")).is_err());
+        // `--allow-host ::1` (or `[::1]`, kept without brackets) lets `http://[::1]/` through.
+        let allowed_v6 = Policy { allowed_hosts: ["::1".to_owned()].into(), allow_private: false };
+        assert!(allowed_v6.check_url(&url("http://[::1]:8080/")).is_ok());
+        assert!(allowed_v6.check_url(&url("http://[::2]/")).is_err());
     }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { act, render, screen } from "@testing-library/react";
-import { SettingsProvider, useSettings } from "./settings";
+import { SettingsProvider, savingError, useSettings } from "./settings";
 import { useModels } from "./models";
 import { calls, onCommand } from "../test/tauri";
 import { SETTINGS } from "../test/fixtures";
@@ -18,6 +18,15 @@ function ModelCount() {
     </>
   );
 }
+
+describe("savingError", () => {
+  it("keeps the why of a value the engine could not read, without the command's words", () => {
+    expect(savingError({ kind: "invalid", message: 'invalid args `providers` for command `set_provider_settings`: "not a url" is not an http:// or https:// URL' })).toBe(
+      'That value cannot be used: "not a url" is not an http:// or https:// URL',
+    );
+    expect(savingError({ kind: "storage", message: "the disk is full" })).toBe("the disk is full");
+  });
+});
 
 describe("the settings context", () => {
   it("does not list the models again when an unrelated setting is saved, but does when the model choice changes", async () => {

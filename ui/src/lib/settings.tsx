@@ -68,7 +68,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       setSettings(await pending);
       setError(null);
     } catch (e) {
-      setError(errorMessage(e));
+      setError(savingError(e));
     }
   }, []);
   /** Saves one section as edited, with the copy the forms were drawn from as its `base`: the
@@ -141,6 +141,15 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
 
 export function useSettings() {
   return useContext(SettingsContext);
+}
+
+/** Why a save failed, in the user's words: a value the engine could not read arrives as
+ * "invalid args `providers` for command `set_provider_settings`: <why>", of which only the why
+ * means anything to them. */
+export function savingError(e: unknown): string {
+  const message = errorMessage(e);
+  const invalid = /^invalid args `[^`]*` for command `[^`]*`: (.*)$/s.exec(message);
+  return invalid ? `That value cannot be used: ${invalid[1]}` : message;
 }
 
 /** "system" follows the OS through CSS `color-scheme`; light and dark pin it. */

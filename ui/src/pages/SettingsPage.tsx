@@ -45,26 +45,29 @@ export function SettingsPage({ status }: { status: AppStatus }) {
 
   return (
     <section className="settings" aria-label="Settings">
-      <div className="segmented sections" role="tablist" aria-label="Settings sections">
-        {SECTIONS.map((s) => (
-          <button
-            key={s}
-            type="button"
-            role="tab"
-            aria-selected={section === s}
-            className={section === s ? "selected" : undefined}
-            onClick={() => setSection(s)}
-          >
-            {s}
-          </button>
-        ))}
-      </div>
-      {error && (
-        <div className="error-card" role="alert">
-          <strong>Settings could not be saved</strong>
-          <p>{error}</p>
+      {/* The tabs and a failed save stay in view however far the page is scrolled. */}
+      <div className="settings-head">
+        <div className="segmented sections" role="tablist" aria-label="Settings sections">
+          {SECTIONS.map((s) => (
+            <button
+              key={s}
+              type="button"
+              role="tab"
+              aria-selected={section === s}
+              className={section === s ? "selected" : undefined}
+              onClick={() => setSection(s)}
+            >
+              {s}
+            </button>
+          ))}
         </div>
-      )}
+        {error && (
+          <div className="error-card" role="alert">
+            <strong>Settings could not be saved</strong>
+            <p>{error}</p>
+          </div>
+        )}
+      </div>
       {section === "General" && <General status={status} />}
       {section === "Models" && <ModelsSettings />}
       {section === "Voice" && <VoiceSettingsCard />}
