@@ -155,6 +155,16 @@ async fn handle(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     if let Err((status, body)) = crate::rules::check(dialect, &request.body) {
         return respond(&mut socket, status, &body, &[]).await;
     }
+    if dialect == wire::Dialect::Ollama {
+        let capabilities = models
+            .iter()
+            .find(|m| wire::names_model(dialect, &m.name, &model))
+            .map(|m| m.capabilities.clone())
+            .unwrap_or_default();
+        if let Err((status, body)) = crate::rules::ollama_thinking(&request.body, &model, &capabilities) {
+            return respond(&mut socket, status, &body, &[]).await;
+        }
+    }
     let script = {
         let mut s = lock();
         let delay = s.default_delay_ms;

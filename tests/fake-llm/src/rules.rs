@@ -58,6 +58,16 @@ pub fn ollama_window(body: &Value) -> Vec<Value> {
     kept
 }
 
+/// Ollama refuses `think: true` for a model without the `thinking` capability (and takes
+/// `false` from any model).
+pub fn ollama_thinking(body: &Value, model: &str, capabilities: &[String]) -> Result<(), (u16, Value)> {
+    if body["think"] == true && !capabilities.iter().any(|c| c == "thinking") {
+        let message = format!("\"{model}\" does not support thinking");
+        return Err((400, error_body(Dialect::Ollama, 400, &message)));
+    }
+    Ok(())
+}
+
 /// `Err((status, body))` when the service would refuse this chat request.
 pub fn check(dialect: Dialect, body: &Value) -> Result<(), (u16, Value)> {
     let refuse = |message: String| Err((400, error_body(dialect, 400, &message)));

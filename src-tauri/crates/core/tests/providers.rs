@@ -180,6 +180,23 @@ async fn requests_carry_the_system_prompt_images_tools_and_the_key() {
     }
 }
 
+/// With reasoning off, Ollama is told so (a thinking model left to its default reasons anyway);
+/// asking a model that cannot think to think is refused, as Ollama refuses it.
+#[tokio::test]
+async fn ollama_is_told_when_not_to_think() {
+    let fake = fake(Dialect::Ollama).await;
+    let provider = client(Dialect::Ollama, &fake, "");
+    let mut req = request(Dialect::Ollama);
+    req.think = false;
+    let (_, error) = run(&*provider, req).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(fake.chat_requests().pop().unwrap().body["think"], false);
+    let mut req = request(Dialect::Ollama);
+    req.model = "llama3.2:3b".into();
+    let (_, error) = run(&*provider, req).await;
+    assert!(format!("{error:?}").contains("does not support thinking"), "{error:?}");
+}
+
 #[tokio::test]
 async fn tool_calls_arrive_whole_with_their_arguments() {
     for dialect in DIALECTS {
@@ -388,6 +405,7 @@ async fn ollama_model_names_are_read_as_ollama_reads_them() {
     // The chat goes out with the name as written, which Ollama resolves the same way.
     let mut req = request(Dialect::Ollama);
     req.model = "llama3.2".into();
+    req.think = false; // it cannot think, and Ollama refuses to make it
     let (events, error) = run(&*ollama, req).await;
     assert!(error.is_none(), "{error:?}");
     assert!(!text_of(&events).is_empty());

@@ -132,9 +132,10 @@ impl Ollama {
             })
             .collect();
         let mut body = json!({ "model": request.model, "messages": messages, "stream": true });
-        if request.think {
-            body["think"] = json!(true);
-        }
+        // Always said: a thinking model left to its default reasons anyway, and (with Settings'
+        // "show the reasoning" off) its thinking would arrive as the answer's text. Ollama
+        // refuses `true` for a model that cannot think, never `false`.
+        body["think"] = json!(request.think);
         if !request.tools.is_empty() {
             body["tools"] = request.tools.iter().map(ToolSpec::as_function).collect();
         }
