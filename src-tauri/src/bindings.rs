@@ -17,6 +17,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
         .commands(collect_commands![
             app::app_status,
+            app::desktop_status,
             app::get_settings,
             app::set_theme,
             app::quit_app,

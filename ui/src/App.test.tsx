@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { act, render, screen } from "@testing-library/react";
+import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import App from "./App";
 import { calls, emitEvent, onCommand } from "./test/tauri";
@@ -71,15 +71,17 @@ describe("App", () => {
   });
 
   it("draws square corners where the desktop composites nothing", async () => {
-    healthyApp({ composited: false });
+    healthyApp();
+    onCommand("desktop_status", () => ({ composited: false, tray: true }));
     render(<App />);
     await screen.findByRole("heading", { name: "Ask anything" });
-    expect(document.documentElement.dataset.composited).toBe("no");
+    await waitFor(() => expect(document.documentElement.dataset.composited).toBe("no"));
     delete document.documentElement.dataset.composited;
   });
 
   it("closes to the bubble where the desktop has no tray, and says why once", async () => {
-    healthyApp({ tray: false });
+    healthyApp();
+    onCommand("desktop_status", () => ({ composited: true, tray: false }));
     localStorage.removeItem("perch.no-tray-said");
     render(<App />);
     const close = await screen.findByRole("button", { name: "Close to the bubble" });

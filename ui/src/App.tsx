@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { HashRouter } from "react-router";
 import type { AppStatus, WindowMode } from "./bindings";
-import { call, commands, errorMessage, events } from "./ipc";
+import { commands, events } from "./ipc";
 import { Layout } from "./components/Layout";
 import { restored } from "./components/TitleBar";
 import { MiniBubble } from "./components/MiniBubble";
@@ -44,24 +44,27 @@ function MainApp() {
   }, []);
 
   useEffect(() => {
-    call(commands.appStatus()).then(
-      (s) => {
-        // Without a compositor transparent pixels are black: square corners, an opaque bubble.
-        if (!s.composited) document.documentElement.dataset.composited = "no";
-        setStatus(s);
-      },
-      (e) =>
-        setStatus({
-          version: "",
-          fatal: errorMessage(e),
-          data_dir: null,
-          data_dir_source: null,
-          schema_version: null,
-          notices: [],
-          composited: true,
-          tray: true,
-        }),
+    commands.appStatus().then(setStatus, (e) =>
+      setStatus({
+        version: "",
+        fatal: String(e),
+        data_dir: null,
+        data_dir_source: null,
+        schema_version: null,
+        notices: [],
+      }),
     );
+  }, []);
+
+  // What the desktop offers, asked once the window is drawn (the session bus may be slow):
+  // until it answers, a tray and a compositor are assumed, as before it was asked at all.
+  const [tray, setTray] = useState(true);
+  useEffect(() => {
+    void commands.desktopStatus().then((d) => {
+      // Without a compositor transparent pixels are black: square corners, an opaque bubble.
+      if (!d.composited) document.documentElement.dataset.composited = "no";
+      setTray(d.tray);
+    });
   }, []);
 
   if (!status) return null;
@@ -78,7 +81,7 @@ function MainApp() {
       <QuestionsProvider>
         <TerminalProvider>
           <HashRouter>
-            <Layout status={status} />
+            <Layout status={status} tray={tray} />
           </HashRouter>
           <QuestionDialogs />
         </TerminalProvider>

@@ -7,7 +7,13 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 
 /** Commands */
 export const commands = {
-	appStatus: () => typedError<AppStatus, CommandError>(__TAURI_INVOKE("app_status")),
+	appStatus: () => __TAURI_INVOKE<AppStatus>("app_status"),
+	/**
+	 *  Whether the desktop composites windows (without it the UI draws square corners and an
+	 *  opaque bubble) and shows tray icons (without one Close shrinks Perch to its bubble). Asked
+	 *  after the first paint, not before it.
+	 */
+	desktopStatus: () => __TAURI_INVOKE<DesktopStatus>("desktop_status"),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
 	setTheme: (theme: ThemePreference) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_theme", { theme })),
 	/**  Ctrl+Q: saves the window placement and exits. */
@@ -228,16 +234,6 @@ export type AppStatus = {
 	data_dir_source: DataDirSource | null,
 	schema_version: number | null,
 	notices: StartupNotice[],
-	/**
-	 *  Whether the desktop composites windows; without it the UI draws square corners and an
-	 *  opaque bubble (transparent pixels would be black).
-	 */
-	composited: boolean,
-	/**
-	 *  Whether the desktop shows tray icons; without one, Close shrinks Perch to its bubble
-	 *  instead of hiding it where nobody can reach it.
-	 */
-	tray: boolean,
 };
 
 /**  How long the user's answer to a tool approval holds. */
@@ -472,6 +468,14 @@ export type DataDirSource =
 "dev" | 
 /**  The OS app-data dir. */
 "default";
+
+/**  What the window can count on here. */
+export type DesktopStatus = {
+	/**  Windows are composited: transparency is drawn, not black. */
+	composited: boolean,
+	/**  Tray icons are shown, so Close can hide Perch into one. */
+	tray: boolean,
+};
 
 /**  What a dictation tells the window (or the terminal), in order. */
 export type DictationEvent = 

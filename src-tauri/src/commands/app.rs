@@ -17,17 +17,11 @@ pub struct AppStatus {
     pub data_dir_source: Option<DataDirSource>,
     pub schema_version: Option<i64>,
     pub notices: Vec<StartupNotice>,
-    /// Whether the desktop composites windows; without it the UI draws square corners and an
-    /// opaque bubble (transparent pixels would be black).
-    pub composited: bool,
-    /// Whether the desktop shows tray icons; without one, Close shrinks Perch to its bubble
-    /// instead of hiding it where nobody can reach it.
-    pub tray: bool,
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn app_status(state: State<'_, AppState>) -> CommandResult<AppStatus> {
+pub fn app_status(state: State<'_, AppState>) -> AppStatus {
     let mut status = AppStatus {
         version: perch_core::VERSION.into(),
         fatal: None,
@@ -35,8 +29,6 @@ pub async fn app_status(state: State<'_, AppState>) -> CommandResult<AppStatus> 
         data_dir_source: None,
         schema_version: None,
         notices: Vec::new(),
-        composited: perch_core::desktop::composited(None),
-        tray: perch_core::desktop::has_tray().await,
     };
     match &state.engine {
         Ok(engine) => {
@@ -47,7 +39,16 @@ pub async fn app_status(state: State<'_, AppState>) -> CommandResult<AppStatus> 
         }
         Err(reason) => status.fatal = Some(reason.to_string()),
     }
-    Ok(status)
+    status
+}
+
+/// Whether the desktop composites windows (without it the UI draws square corners and an
+/// opaque bubble) and shows tray icons (without one Close shrinks Perch to its bubble). Asked
+/// after the first paint, not before it.
+#[tauri::command]
+#[specta::specta]
+pub async fn desktop_status() -> perch_core::desktop::DesktopStatus {
+    perch_core::desktop::status().await
 }
 
 #[tauri::command]

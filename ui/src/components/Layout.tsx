@@ -12,13 +12,13 @@ const HistoryPage = lazy(() => import("../pages/HistoryPage").then((m) => ({ def
 const ReviewPage = lazy(() => import("../pages/ReviewPage").then((m) => ({ default: m.ReviewPage })));
 const SettingsPage = lazy(() => import("../pages/SettingsPage").then((m) => ({ default: m.SettingsPage })));
 
-export function Layout({ status }: { status: AppStatus }) {
+export function Layout({ status, tray = true }: { status: AppStatus; tray?: boolean }) {
   // A page that failed to render is tried afresh when the user moves to another (a reset, not
   // a remount: the chat keeps its answer when its address changes from / to /chat/<id>).
   const { pathname } = useLocation();
   return (
     <div className="shell">
-      <TitleBar tray={status.tray} />
+      <TitleBar tray={tray} />
       <Notices notices={status.notices} />
       <FailureNotices />
       <main className="page">

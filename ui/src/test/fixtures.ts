@@ -8,8 +8,6 @@ export const STATUS: AppStatus = {
   data_dir_source: "default",
   schema_version: 2,
   notices: [],
-  composited: true,
-  tray: true,
 };
 
 export const SETTINGS: Settings = {
@@ -117,6 +115,7 @@ export function conversation(id: string, title: string, updated_at: number): Con
 export function healthyApp(overrides: Partial<AppStatus> = {}) {
   let settings = { ...SETTINGS };
   onCommand("app_status", () => ({ ...STATUS, ...overrides }));
+  onCommand("desktop_status", () => ({ composited: true, tray: true }));
   onCommand("get_window_mode", () => "normal");
   onCommand("get_settings", () => settings);
   onCommand("set_theme", ({ theme }) => (settings = { ...settings, theme: theme as Settings["theme"] }));

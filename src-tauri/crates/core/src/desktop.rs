@@ -4,6 +4,21 @@
 //! and an opaque bubble. A system tray: without one, "Close to tray" would hide Perch where
 //! nobody can reach it; the UI closes to the bubble instead.
 
+/// What the window can count on here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, specta::Type)]
+pub struct DesktopStatus {
+    /// Windows are composited: transparency is drawn, not black.
+    pub composited: bool,
+    /// Tray icons are shown, so Close can hide Perch into one.
+    pub tray: bool,
+}
+
+/// Asks the display and the session bus; never on the way to the window's first paint (the
+/// bus may be slow to answer, or not at all).
+pub async fn status() -> DesktopStatus {
+    DesktopStatus { composited: composited(None), tray: has_tray().await }
+}
+
 /// Whether windows are composited on the display named by `DISPLAY` (or `display`): the X11
 /// compositing manager owns the `_NET_WM_CM_S<screen>` selection. A Wayland session always
 /// composites; where nothing can be asked (no display, another platform), `true`, so nothing

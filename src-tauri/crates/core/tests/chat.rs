@@ -172,7 +172,6 @@ async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
     while sink.count_text() < 10 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert!(s.engine.live_turns().running(&cid).is_some());
     let mut attached = s.engine.live_turns().attach(&cid).unwrap();
 
     // A second question into the same conversation is refused, and saves nothing.

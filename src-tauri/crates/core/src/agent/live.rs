@@ -115,14 +115,6 @@ impl LiveTurns {
         Ok(LiveGuard { turns: self, run_id: run_id.to_owned() })
     }
 
-    /// The run answering in a conversation, if one is.
-    pub fn running(&self, conversation_id: &str) -> Option<String> {
-        self.lock()
-            .iter()
-            .find(|(_, l)| l.conversation_id.as_deref() == Some(conversation_id))
-            .map(|(r, _)| r.clone())
-    }
-
     /// Follows the turn answering in `conversation_id`: the receiver gets what it reported so
     /// far, then every event up to `Finished`. `None` when no turn is answering there.
     pub fn attach(&self, conversation_id: &str) -> Option<mpsc::UnboundedReceiver<TurnEvent>> {

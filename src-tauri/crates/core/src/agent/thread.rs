@@ -168,30 +168,21 @@ pub async fn export(engine: &crate::Engine, id: &str, path: &std::path::Path) ->
             _ => {}
         }
     }
-    let mut copied = std::collections::HashSet::new();
+    // Each copied image's link, by attachment id; a missing image is named instead of linked.
+    let mut links = HashMap::new();
     for a in &images {
         let file = std::path::Path::new(&a.path)
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let target = folder.join(&file);
-        match tokio::fs::copy(source.join(&a.path), &target).await {
+        match tokio::fs::copy(source.join(&a.path), folder.join(&file)).await {
             Ok(_) => {
-                copied.insert(a.id);
+                links.insert(a.id, format!("{}/{file}", folder_name.replace(' ', "%20")));
             }
-            // A missing image is named in the text instead of linked.
             Err(e) => tracing::warn!(error = %e, file, "an image of the conversation could not be copied"),
         }
     }
-    let markdown = to_markdown(&detail, &attachments, &|a| {
-        copied.contains(&a.id).then(|| {
-            let file = std::path::Path::new(&a.path)
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            format!("{}/{}", folder_name.replace(' ', "%20"), file)
-        })
-    });
+    let markdown = to_markdown(&detail, &attachments, &|a| links.get(&a.id).cloned());
     tokio::fs::write(path, markdown).await.map_err(|e| ExportError::io(path, e))
 }
 
