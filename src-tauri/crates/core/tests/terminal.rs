@@ -323,6 +323,23 @@ async fn a_new_panel_feed_ends_the_one_it_replaces() {
     }
 }
 
+/// The red team: a working folder that passed when it was chosen is swapped for a link to
+/// Perch's data folder (it could as well be home). Commands must not write through it.
+#[tokio::test]
+async fn a_working_folder_swapped_for_a_link_after_it_was_chosen_writes_nothing_there() {
+    let (_root, engine, work) = setup().await;
+    // Control: the folder as chosen takes the write.
+    let out = direct(&engine, "touch made.txt && echo made || echo refused", &CancellationToken::new()).await;
+    assert!(out.text.contains("made") && work.join("made.txt").is_file(), "{}", out.text);
+    let data = engine.data_dir().root().to_path_buf();
+    std::fs::remove_dir_all(&work).unwrap();
+    std::os::unix::fs::symlink(&data, &work).unwrap();
+    let out =
+        direct(&engine, "touch pwned.txt && echo made || echo refused", &CancellationToken::new()).await;
+    assert!(!data.join("pwned.txt").exists(), "a write landed in Perch's data: {}", out.text);
+    assert!(out.is_error && out.text.contains("No working folder"), "{}", out.text);
+}
+
 #[tokio::test]
 async fn no_command_runs_before_a_working_folder_is_chosen() {
     let (_root, engine, work) = setup().await;

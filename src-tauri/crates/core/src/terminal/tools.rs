@@ -162,6 +162,18 @@ impl TerminalServer {
             }
         }
         let terminal = engine.terminal().clone();
+        // Checked again at every use, and used as what it now is: a folder that passed when it
+        // was chosen may since have been replaced by a link to home or to Perch's data. One
+        // that no longer passes counts as not chosen, so the card asks for a folder again.
+        if let Some(folder) = chosen_folder(&settings) {
+            match terminal.check_folder(&folder) {
+                Ok(dir) => settings.working_folder = dir.display().to_string(),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the working folder no longer passes the checks");
+                    settings.working_folder.clear();
+                }
+            }
+        }
         Some((engine, terminal, settings))
     }
 
