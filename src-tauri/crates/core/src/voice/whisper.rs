@@ -201,8 +201,8 @@ impl Model {
             let ctx = (audio.len() * 1500 / (30 * WHISPER_RATE as usize) + 128).min(1500);
             params.set_audio_ctx(ctx as i32);
         }
-        if let Some(flag) = abort.clone() {
-            params.set_abort_callback_safe(move || flag.load(Ordering::Relaxed));
+        if let Some(flag) = &abort {
+            stop_when_set(&mut params, flag);
         }
         let outcome = state.full(params, audio);
         if abort.is_some_and(|f| f.load(Ordering::Relaxed)) {
@@ -224,6 +224,25 @@ impl Model {
         let text = segments.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
         let language = whisper_rs::get_lang_str(state.full_lang_id_from_state()).map(str::to_owned);
         Ok(Transcript { text, segments, language, elapsed: started.elapsed() })
+    }
+}
+
+/// Makes whisper.cpp stop between steps once `flag` is set. The flag must outlive the pass
+/// that uses `params` (`transcribe` holds its `Arc` until `full` returns).
+///
+/// whisper-rs 0.16's `set_abort_callback_safe` is not used: its trampoline casts the user data
+/// to the closure's type while it stores a boxed trait object, so it reads unrelated memory (and
+/// it leaks that box on every call). This is the raw callback over the flag's own address.
+#[allow(unsafe_code)]
+fn stop_when_set(params: &mut FullParams<'_, '_>, flag: &Arc<AtomicBool>) {
+    unsafe extern "C" fn flag_is_set(data: *mut std::ffi::c_void) -> bool {
+        // SAFETY: `data` is the `AtomicBool` inside the caller's `Arc`, alive for the pass.
+        unsafe { (*(data as *const AtomicBool)).load(Ordering::Relaxed) }
+    }
+    // SAFETY: the callback only reads the atomic, from whichever thread whisper.cpp calls it on.
+    unsafe {
+        params.set_abort_callback(Some(flag_is_set));
+        params.set_abort_callback_user_data(Arc::as_ptr(flag) as *mut std::ffi::c_void);
     }
 }
 
@@ -256,6 +275,39 @@ mod tests {
         assert!(is_non_speech("[BLANK_AUDIO]"));
         assert!(is_non_speech(" (music) "));
         assert!(!is_non_speech("Take a screenshot."));
+    }
+
+    /// The abort path as `transcribe` installs it, run by the real whisper.cpp on the test
+    /// model (`make deps` builds it): unset, every pass runs to its end; set, whisper.cpp itself
+    /// stops the pass (not only Perch's check afterwards).
+    #[test]
+    fn a_pass_runs_to_the_end_unless_its_flag_is_set_and_then_whisper_stops() {
+        let path = std::env::var_os("PERCH_WHISPER_TEST_MODEL").map(PathBuf::from).unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/perch/models/ggml-tiny.en.bin")
+        });
+        assert!(path.is_file(), "the whisper test model {} is missing: run `make deps`", path.display());
+        let model = Model::load(&path).unwrap();
+        // Two seconds of a tone: whisper decodes it (to nothing much) in well under a second.
+        let audio: Vec<f32> =
+            (0..2 * WHISPER_RATE as usize).map(|i| (i as f32 * 0.05).sin() * 0.3).collect();
+        let pass = |flag: &Arc<AtomicBool>| {
+            let mut state = model.ctx.create_state().unwrap();
+            let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+            params.set_n_threads(2);
+            params.set_language(Some("en"));
+            stop_when_set(&mut params, flag);
+            state.full(params, &audio)
+        };
+        let unset = Arc::new(AtomicBool::new(false));
+        for round in 0..5 {
+            assert!(pass(&unset).is_ok(), "round {round}: a pass nobody stopped was aborted");
+        }
+        let set = Arc::new(AtomicBool::new(true));
+        assert!(pass(&set).is_err(), "whisper.cpp ran a whole pass with its abort flag set");
+        let options = TranscribeOptions { threads: 2, ..TranscribeOptions::default() };
+        assert!(matches!(model.transcribe(&audio, &options, Some(set)), Err(VoiceError::Cancelled)));
+        assert!(model.transcribe(&audio, &options, Some(unset)).is_ok());
     }
 
     #[test]
