@@ -15,7 +15,7 @@ use perch_llm_protocol::wire::{ChatParams, ErrorKind, Reply, RequestId, Stop, Us
 use crate::Out;
 use crate::cancel::Cancels;
 use crate::output::{self, Parser, Piece};
-use crate::prompt::Template;
+use crate::prompt::{Origin, Template};
 
 /// A request that could not be answered, as the protocol reports it.
 #[derive(Debug)]
@@ -58,10 +58,15 @@ impl<'m> Session<'m> {
     ) -> Result<(Stop, Usage), Failure> {
         let started = Instant::now();
         let prompt = self.template.render(self.model, &params.messages, &params.tools, params.think)?;
+        let text = prompt.text();
         let vocab = self.model.vocab();
         // Templates that write the BOS token themselves must not get a second one.
-        let add_bos = self.template.bos.is_empty() || !prompt.starts_with(&self.template.bos);
-        let tokens = vocab.tokenize(prompt.as_bytes(), add_bos, true);
+        let mut add_bos = self.template.bos.is_empty() || !text.starts_with(&self.template.bos);
+        let mut tokens = Vec::new();
+        for (piece, origin) in prompt.pieces() {
+            tokens.extend(vocab.tokenize(piece.as_bytes(), add_bos, origin == Origin::Template));
+            add_bos = false;
+        }
         let n_ctx = self.ctx.n_ctx() as usize;
         if tokens.len() + 1 >= n_ctx {
             return Err(Failure::new(
@@ -84,7 +89,7 @@ impl<'m> Session<'m> {
 
         let generating = Instant::now();
         let format = if params.tools.is_empty() { None } else { self.template.features.tools };
-        let opened_thinking = prompt.trim_end().ends_with("<think>");
+        let opened_thinking = text.trim_end().ends_with("<think>");
         let mut parser = Parser::new(format, opened_thinking);
         let mut sampler = sampler(params);
         let mut utf8 = Vec::new();

@@ -4,6 +4,11 @@
 //! blocks trimmed, Python string methods available. A file without a template gets ChatML.
 //! A template MiniJinja cannot run falls back to llama.cpp's built-in templates (without
 //! tools), so an unusual template costs tools, not the model.
+//!
+//! Text from the conversation (a web page, a file, a tool's result) must never become a role
+//! boundary: each message's content enters the template wrapped in two private-use markers, and
+//! the rendered prompt is tokenized piece by piece, special tokens parsed only in the template's
+//! own text (see [`Prompt`]).
 
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use minijinja::syntax::SyntaxConfig;
@@ -60,8 +65,8 @@ impl Template {
         messages: &[Message],
         tools: &[Value],
         think: bool,
-    ) -> Result<String, Failure> {
-        match self.render_jinja(messages, tools, think) {
+    ) -> Result<Prompt, Failure> {
+        let rendered = match self.render_jinja(messages, tools, think) {
             Ok(prompt) => Ok(prompt),
             // The template itself refused these messages (`raise_exception`): say why.
             Err(e) if e.kind() == JinjaError::InvalidOperation => Err(Failure::new(
@@ -73,7 +78,8 @@ impl Template {
                 let messages: Vec<Value> = messages.iter().map(as_template_message).collect();
                 self.builtin_render(model, &messages_without_tools(&messages))
             }
-        }
+        };
+        rendered.map(|marked| Prompt { marked })
     }
 
     /// The prompt from the Jinja template alone.
@@ -127,7 +133,7 @@ fn as_template_message(m: &Message) -> Value {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    let mut v = json!({ "role": role, "content": m.content });
+    let mut v = json!({ "role": role, "content": as_data(&m.content) });
     if !m.tool_calls.is_empty() {
         v["tool_calls"] = m
             .tool_calls
@@ -161,6 +167,79 @@ fn messages_without_tools(messages: &[Value]) -> Vec<(String, String)> {
             }
         })
         .collect()
+}
+
+/// Starts and ends a stretch of conversation text in a rendered prompt (Unicode private use:
+/// no tokenizer or template gives them a meaning, and they are removed from the text itself).
+const DATA_START: char = '\u{E000}';
+const DATA_END: char = '\u{E001}';
+
+/// A message's text, marked as data for the template. The whitespace around it stays outside
+/// the markers, so a template's `trim` or `strip()` still works; text that is only whitespace
+/// (or empty) stays as it is, so `if message.content` still sees nothing there.
+fn as_data(text: &str) -> String {
+    let core = text.trim();
+    if core.is_empty() {
+        return text.to_owned();
+    }
+    let lead = &text[..text.len() - text.trim_start().len()];
+    let trail = &text[text.trim_end().len()..];
+    let clean: String = core
+        .chars()
+        .map(|c| if c == DATA_START || c == DATA_END { char::REPLACEMENT_CHARACTER } else { c })
+        .collect();
+    format!("{lead}{DATA_START}{clean}{DATA_END}{trail}")
+}
+
+/// Where a piece of the prompt came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The chat template's own text: `<|im_start|>` there is the special token.
+    Template,
+    /// The conversation's text: `<|im_start|>` there is eleven characters.
+    Data,
+}
+
+/// A rendered prompt whose pieces know their origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    marked: String,
+}
+
+impl Prompt {
+    /// The prompt's text as the model reads it.
+    pub fn text(&self) -> String {
+        self.marked.chars().filter(|&c| c != DATA_START && c != DATA_END).collect()
+    }
+
+    /// The prompt in order, each piece with its origin. A template that cut a message apart
+    /// (a `split` losing one of its markers) is read cautiously: an end marker with no start
+    /// makes everything since the previous piece data, and a start with no end runs to the end.
+    pub fn pieces(&self) -> Vec<(&str, Origin)> {
+        let mut pieces: Vec<(&str, Origin)> = Vec::new();
+        let (mut start, mut inside) = (0, false);
+        for (at, c) in self.marked.char_indices() {
+            match (c, inside) {
+                (DATA_START, false) => {
+                    pieces.push((&self.marked[start..at], Origin::Template));
+                    (start, inside) = (at + c.len_utf8(), true);
+                }
+                (DATA_END, _) => {
+                    pieces.push((&self.marked[start..at], Origin::Data));
+                    (start, inside) = (at + c.len_utf8(), false);
+                }
+                // A second start inside data: the text stays data, the marker goes.
+                (DATA_START, true) => {
+                    pieces.push((&self.marked[start..at], Origin::Data));
+                    start = at + c.len_utf8();
+                }
+                _ => {}
+            }
+        }
+        pieces.push((&self.marked[start..], if inside { Origin::Data } else { Origin::Template }));
+        pieces.retain(|(text, _)| !text.is_empty());
+        pieces
+    }
 }
 
 #[cfg(test)]

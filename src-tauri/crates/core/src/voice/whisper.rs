@@ -289,8 +289,7 @@ mod tests {
         assert!(path.is_file(), "the whisper test model {} is missing: run `make deps`", path.display());
         let model = Model::load(&path).unwrap();
         // Two seconds of a tone: whisper decodes it (to nothing much) in well under a second.
-        let audio: Vec<f32> =
-            (0..2 * WHISPER_RATE as usize).map(|i| (i as f32 * 0.05).sin() * 0.3).collect();
+        let audio: Vec<f32> = (0..2 * WHISPER_RATE as usize).map(|i| (i as f32 * 0.05).sin() * 0.3).collect();
         let pass = |flag: &Arc<AtomicBool>| {
             let mut state = model.ctx.create_state().unwrap();
             let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
