@@ -9,12 +9,13 @@
 //! used. A web process that crashes is reloaded the same way instead of leaving a blank window,
 //! unless it keeps crashing.
 
-use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tauri::{AppHandle, Manager, WebviewWindow};
+
+use perch_core::crash_loop::CrashLoop;
 
 use crate::page_process;
 use crate::state::AppState;
@@ -30,23 +31,19 @@ const GROWN_BY: u64 = 48 << 20;
 /// How long after a load the page is measured: its start-up work done, its first frames drawn.
 const SETTLE: Duration = Duration::from_secs(10);
 
-/// Crashes within [`CRASH_WINDOW`] after which the page is no longer reloaded on its own. A page
-/// whose process dies as it starts (WebKit aborts when it cannot open an EGL display, for one)
-/// was otherwise loaded again and again, some 15 times a second, for as long as the app ran.
-const CRASHES_TO_GIVE_UP: usize = 3;
-const CRASH_WINDOW: Duration = Duration::from_secs(60);
+/// Crashes in a row after which the page is loaded again on its own, counted while it never
+/// stayed up for [`HEALTHY_AFTER`]. A page whose process dies as it starts (WebKit aborts when
+/// it cannot open an EGL display, for one) was otherwise loaded again and again, some 15 times a
+/// second, for as long as the app ran.
+const RELOADS: u32 = 2;
+const HEALTHY_AFTER: Duration = Duration::from_secs(60);
 
-/// The page's recent crashes, to tell a crash from a crash loop.
-#[derive(Default)]
-struct Crashes(VecDeque<Instant>);
+/// The page's crashes, to tell a crash from a crash loop.
+struct Crashes(CrashLoop);
 
-impl Crashes {
-    /// Counts a crash at `now`: true when the page should be loaded again, false when this is
-    /// the [`CRASHES_TO_GIVE_UP`]th within [`CRASH_WINDOW`].
-    fn reload_after(&mut self, now: Instant) -> bool {
-        self.0.retain(|&at| now.saturating_duration_since(at) < CRASH_WINDOW);
-        self.0.push_back(now);
-        self.0.len() < CRASHES_TO_GIVE_UP
+impl Default for Crashes {
+    fn default() -> Self {
+        Self(CrashLoop::new(RELOADS, HEALTHY_AFTER))
     }
 }
 
@@ -68,6 +65,7 @@ pub struct HiddenPage {
 /// The page finished loading: once it settles, note what its process takes.
 pub fn loaded(app: &AppHandle) {
     let page = app.state::<HiddenPage>();
+    page.crashes.lock().unwrap_or_else(|e| e.into_inner()).0.started(Instant::now());
     let load = page.loads.fetch_add(1, Ordering::SeqCst) + 1;
     page.settled_size.store(0, Ordering::SeqCst);
     let app = app.clone();
@@ -165,6 +163,8 @@ pub fn shown(app: &AppHandle) {
         && let Ok(window) = crate::window::main_window(app)
     {
         tracing::info!("loading the page again after it was released while hidden");
+        // The user asked for the window: crashes before this no longer count.
+        page.crashes.lock().unwrap_or_else(|e| e.into_inner()).0.forgive();
         reload(&window);
     }
 }
@@ -222,16 +222,16 @@ pub fn watch_crashes(window: &WebviewWindow) {
                 }
                 let Ok(window) = crate::window::main_window(&app) else { return };
                 let page = app.state::<HiddenPage>();
-                let again =
-                    page.crashes.lock().unwrap_or_else(|e| e.into_inner()).reload_after(Instant::now());
-                if !again {
+                let again = page.crashes.lock().unwrap_or_else(|e| e.into_inner()).0.crashed(Instant::now());
+                if again.is_none() {
                     // Loaded again when the window next shows, which is the user asking for it.
                     page.released.store(true, Ordering::SeqCst);
                     tracing::error!(
                         ?reason,
-                        "the page's web process ended unexpectedly {CRASHES_TO_GIVE_UP} times within {} s; \
-                         not loading it again until the window is shown",
-                        CRASH_WINDOW.as_secs()
+                        "the page's web process ended unexpectedly {} times in a row, each within {} s of \
+                         loading; not loading it again until the window is shown",
+                        RELOADS + 1,
+                        HEALTHY_AFTER.as_secs()
                     );
                     tell_the_page_keeps_crashing(&app);
                     return;
@@ -255,38 +255,12 @@ fn tell_the_page_keeps_crashing(app: &AppHandle) {
     use tauri_plugin_dialog::{DialogExt, MessageDialogKind};
     app.dialog()
         .message(format!(
-            "Perch's window stopped working {CRASHES_TO_GIVE_UP} times within a minute: WebKit's \
+            "Perch's window stopped working {} times in a row, each soon after it loaded: WebKit's \
              web process crashed each time, and the log says why. Perch keeps running; the window \
-             is loaded again the next time you open it."
+             is loaded again the next time you open it.",
+            RELOADS + 1
         ))
         .title("Perch's window keeps crashing")
         .kind(MessageDialogKind::Error)
         .show(|_| {});
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_crash_loop_stops_the_reloads_and_crashes_far_apart_do_not() {
-        let start = Instant::now();
-        let mut crashes = Crashes::default();
-        assert!(crashes.reload_after(start));
-        assert!(crashes.reload_after(start + Duration::from_millis(60)));
-        assert!(!crashes.reload_after(start + Duration::from_millis(120)), "the third within a minute");
-
-        // A page that crashes now and then is always loaded again.
-        let mut crashes = Crashes::default();
-        for hour in 0..10 {
-            assert!(crashes.reload_after(start + Duration::from_secs(3600 * hour)));
-            assert!(crashes.reload_after(start + Duration::from_secs(3600 * hour + 1)));
-        }
-        // The window slides: two old crashes and one new are not a loop.
-        let mut crashes = Crashes::default();
-        assert!(crashes.reload_after(start));
-        assert!(crashes.reload_after(start + Duration::from_secs(30)));
-        assert!(crashes.reload_after(start + Duration::from_secs(61)));
-        assert!(!crashes.reload_after(start + Duration::from_secs(62)));
-    }
 }

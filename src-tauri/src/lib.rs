@@ -86,17 +86,9 @@ pub fn run() {
         if let RunEvent::Exit = event {
             window::save_now(app);
             if let Ok(engine) = &app.state::<AppState>().engine {
-                // Answers in flight are stopped and saved before the process ends.
-                tauri::async_runtime::block_on(engine.stop_all_runs(std::time::Duration::from_secs(2)));
-                // Nor does a terminal command: each group is killed and its end awaited.
-                let left =
-                    tauri::async_runtime::block_on(engine.stop_terminal(std::time::Duration::from_secs(2)));
-                if left > 0 {
-                    tracing::warn!(left, "terminal commands still ending at exit");
-                }
-                // No MCP server outlives the app: each is closed, and killed if it lingers.
-                tauri::async_runtime::block_on(engine.stop_mcp_servers());
-                engine.shutdown();
+                // Nothing Perch started outlives it: answers are saved, commands, MCP servers
+                // and the local model runtime ended (each killed if it lingers).
+                tauri::async_runtime::block_on(engine.shutdown(std::time::Duration::from_secs(2)));
             }
         }
     });

@@ -147,8 +147,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
             turn.await??
         }
     };
-    engine.stop_mcp_servers().await;
-    engine.local().runtime().stop().await;
+    engine.shutdown(std::time::Duration::from_secs(2)).await;
     match answer.status {
         MessageStatus::Error => bail!("{}", answer.error.unwrap_or_else(|| "the answer failed".into())),
         MessageStatus::Stopped => {

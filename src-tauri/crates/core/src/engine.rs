@@ -254,7 +254,7 @@ impl Engine {
     }
 
     /// Stops every answer in flight and waits (up to `wait`) until each has saved what arrived.
-    pub async fn stop_all_runs(&self, wait: Duration) {
+    async fn stop_all_runs(&self, wait: Duration) {
         if self.inner.runs.cancel_all() == 0 {
             return;
         }
@@ -289,12 +289,19 @@ impl Engine {
         self.inner.terminal.shutdown(wait).await
     }
 
-    /// Stops what the engine runs in the background, before the process exits. Synchronous:
-    /// dropping the server closes it and removes its socket.
-    pub fn shutdown(&self) {
-        self.inner.runs.cancel_all();
+    /// Stops everything the engine runs, before the process exits: answers in flight are
+    /// stopped and saved, the terminal's commands killed and awaited, the MCP servers closed,
+    /// the local model runtime stopped, dictation ended and the review socket removed. Each
+    /// waits at most `wait` (the MCP servers and the runtime their own short grace).
+    pub async fn shutdown(&self, wait: Duration) {
+        self.stop_all_runs(wait).await;
+        let left = self.stop_terminal(wait).await;
+        if left > 0 {
+            tracing::warn!(left, "terminal commands still ending at exit");
+        }
+        tokio::join!(self.stop_mcp_servers(), self.inner.local.runtime().stop());
         self.inner.voice.shutdown();
-        self.inner.terminal.kill_all();
+        // Dropping the server closes it and removes its socket.
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());
     }

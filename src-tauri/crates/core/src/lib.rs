@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod capture;
+pub mod crash_loop;
 pub mod desktop;
 pub mod doctor;
 pub mod engine;

@@ -212,6 +212,58 @@ async fn a_sidecar_killed_mid_answer_is_reported_and_started_again() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_engines_shutdown_ends_the_local_runtime() {
+    let s = setup(|_| {}).await;
+    run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();
+    let pid = s.engine.local().runtime().status().pid.unwrap();
+    assert!(Path::new(&format!("/proc/{pid}")).exists());
+    s.engine.shutdown(Duration::from_secs(2)).await;
+    assert_eq!(s.engine.local().runtime().status().state, RuntimeState::Stopped);
+    eventually(10, "the runtime to be gone", || (!Path::new(&format!("/proc/{pid}")).exists()).then_some(()))
+        .await;
+}
+
+/// A runtime that dies while loading, every time, is started again three times and then left
+/// for the user's next question (which starts the count over). Its program is a script that
+/// answers `ready` and dies on the load, as a llama.cpp crash on a bad model would.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runtime_that_dies_loading_every_time_is_a_crash_loop() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = setup(|_| {}).await;
+    let script = s.tmp.path().join("dies-loading");
+    let starts = s.tmp.path().join("starts");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho started >> '{}'\necho '{{\"event\":\"ready\",\"version\":\"t\",\"system_info\":\"\"}}'\nread line\nkill -9 $$\n",
+            starts.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runtime = perch_core::local::Runtime::new(Some(script));
+    let model = s.engine.local().list().await.into_iter().find(|m| m.name == "smollm2").unwrap();
+    let settings = LocalSettings::default();
+    let params = perch_llm_protocol::wire::ChatParams::default();
+    let first = runtime.chat(&model, &settings, params.clone()).await.map(|_| ()).unwrap_err();
+    assert!(first.to_string().contains("while loading"), "{first}");
+    let status = eventually(60, "the restarts to end", || {
+        let st = runtime.status();
+        (st.state == RuntimeState::Crashed && st.message.as_deref().is_some_and(|m| m.contains("in a row")))
+            .then_some(st)
+    })
+    .await;
+    assert_eq!(status.restarts, 3, "{status:?}");
+    let count = || std::fs::read_to_string(&starts).unwrap().lines().count();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(), 4, "the first start and three restarts, then no more");
+    // The next question is the user asking: it starts again, and the loop is counted anew.
+    assert!(runtime.chat(&model, &settings, params).await.is_err());
+    eventually(60, "the second round of restarts", || (runtime.status().restarts == 6).then_some(())).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_idle_model_is_unloaded_and_its_memory_freed() {
     let s = setup(|l| l.keep_alive_secs = 1).await;
     run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();

@@ -1,11 +1,12 @@
 //! Cancellation: the stdin reader marks a request cancelled the moment its `cancel` line
 //! arrives, while the model keeps working on the main thread; the generation loop looks before
 //! every token. The reader also notes how many tokens the request had produced by then, so the
-//! reply can say how many came after (0 or 1).
+//! reply can say how many came after (0 or 1). When stdin closes (Perch exited or died), every
+//! request is cancelled: nobody is left to read the answer.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use perch_llm_protocol::wire::RequestId;
 
@@ -15,6 +16,8 @@ pub struct Cancels {
     cancelled: Mutex<HashMap<RequestId, u64>>,
     /// Tokens the running request has produced.
     produced: AtomicU64,
+    /// Stdin closed: everything is cancelled, and nothing more is served.
+    closed: AtomicBool,
 }
 
 impl Cancels {
@@ -24,7 +27,16 @@ impl Cancels {
     }
 
     pub fn is_cancelled(&self, id: RequestId) -> bool {
-        self.lock().contains_key(&id)
+        self.is_closed() || self.lock().contains_key(&id)
+    }
+
+    /// Stdin closed: the running request stops before its next token.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
     }
 
     /// A new request starts: nothing produced yet.

@@ -76,6 +76,8 @@ fn read_stdin(requests: Sender<Request>, cancels: Arc<Cancels>, mut out: Out) {
                 }),
             }
         }
+        // Perch is gone: stop generating now rather than at the end of the answer.
+        cancels.close();
     });
 }
 

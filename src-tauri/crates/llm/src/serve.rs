@@ -29,7 +29,7 @@ impl Server<'_> {
     /// Serves until stdin closes.
     pub fn run(&mut self) {
         let mut next = None;
-        while let Some(request) = next.take().or_else(|| self.requests.recv().ok()) {
+        while let Some(request) = next.take().or_else(|| self.next_request()) {
             match request {
                 Request::Load { id, params } => {
                     let started = Instant::now();
@@ -115,7 +115,7 @@ impl Server<'_> {
         };
         self.out.send(&Reply::Loaded { id, model: report.clone() });
         loop {
-            match self.requests.recv().ok()? {
+            match self.next_request()? {
                 Request::Chat { id, params } => {
                     self.cancels.start();
                     match session.chat(id, &params, self.cancels, self.out) {
@@ -139,6 +139,13 @@ impl Server<'_> {
                 Request::Cancel { .. } => {}
             }
         }
+    }
+
+    /// The next request, or none once stdin has closed (what is still queued is not served:
+    /// nobody would read the answer).
+    fn next_request(&self) -> Option<Request> {
+        let request = self.requests.recv().ok()?;
+        (!self.cancels.is_closed()).then_some(request)
     }
 
     fn fail(&mut self, id: RequestId, e: Failure) {

@@ -251,3 +251,25 @@ fn closing_stdin_ends_the_process() {
     let status = s.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn closing_stdin_mid_answer_stops_generating_and_serves_nothing_queued() {
+    let mut s = Sidecar::start();
+    s.load(1, &smollm2_gguf(), 2048);
+    s.send(&Request::Chat { id: 2, params: ask("Write a very long story about a lighthouse keeper.", 1500) });
+    // Queued behind the answer: never served once Perch has gone.
+    s.send(&Request::Chat { id: 3, params: ask("And another one.", 1500) });
+    assert!(matches!(s.next(), Reply::Text { .. }), "the answer started");
+    drop(s.stdin.take());
+    let mut replies = Vec::new();
+    while let Ok(reply) = s.replies.recv_timeout(PATIENCE) {
+        replies.push(reply);
+    }
+    let ends: Vec<&Reply> = replies.iter().filter(|r| matches!(r, Reply::Done { .. })).collect();
+    match ends.as_slice() {
+        [Reply::Done { id: 2, stop: Stop::Cancelled, .. }] => {}
+        other => panic!("the answer ran on after stdin closed, or the queued one was served: {other:?}"),
+    }
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}

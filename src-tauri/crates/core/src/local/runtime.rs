@@ -14,14 +14,15 @@ use super::library::LocalModel;
 use super::settings::LocalSettings;
 use super::sidecar::Sidecar;
 use super::{LocalError, machine};
+use crate::crash_loop::CrashLoop;
 
 /// The sidecar's program name; it is installed beside Perch's executables.
 pub const PROGRAM: &str = "perch-llm";
 /// How long a stopping sidecar may take before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(2);
-/// More crashes than this within `CRASH_WINDOW` and it is not restarted again by itself.
-const MAX_CRASHES: usize = 3;
-const CRASH_WINDOW: Duration = Duration::from_secs(60);
+/// Crashes in a row it is started again after; a run this long (loading included) was healthy.
+const RESTARTS: u32 = 3;
+const HEALTHY_AFTER: Duration = Duration::from_secs(120);
 /// Prompt tokens evaluated at once.
 const BATCH: u32 = 512;
 
@@ -63,7 +64,6 @@ impl Default for RuntimeStatus {
     }
 }
 
-#[derive(Default)]
 struct State {
     sidecar: Option<Arc<Sidecar>>,
     /// What the running sidecar has loaded.
@@ -71,7 +71,19 @@ struct State {
     /// What to load again after a crash.
     wanted: Option<(LocalModel, LocalSettings)>,
     keep_alive: Duration,
-    crashes: Vec<Instant>,
+    crashes: CrashLoop,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            sidecar: None,
+            loaded: None,
+            wanted: None,
+            keep_alive: Duration::ZERO,
+            crashes: CrashLoop::new(RESTARTS, HEALTHY_AFTER),
+        }
+    }
 }
 
 pub(crate) struct Inner {
@@ -170,6 +182,7 @@ impl Runtime {
                     s.pid = None;
                 });
                 let sidecar = self.spawn().await?;
+                state.crashes.started(Instant::now());
                 state.sidecar = Some(sidecar.clone());
                 state.loaded = None;
                 sidecar
@@ -238,17 +251,17 @@ impl Runtime {
                 return;
             }
             tracing::warn!(%how, "the local model runtime stopped unexpectedly");
-            let now = Instant::now();
-            state.crashes.retain(|t| now.duration_since(*t) < CRASH_WINDOW);
-            state.crashes.push(now);
-            let again = state.crashes.len() <= MAX_CRASHES;
+            let again = state.crashes.crashed(Instant::now()).is_some();
             let message = if again {
                 format!(
                     "The local model runtime stopped unexpectedly (it {how}). Perch is starting it again."
                 )
             } else {
+                // The user's next question is a new start; the count begins again there.
+                state.crashes.forgive();
                 format!(
-                    "The local model runtime stopped unexpectedly (it {how}) {MAX_CRASHES} times in a minute; Perch will start it again with your next question."
+                    "The local model runtime stopped unexpectedly (it {how}), {} times in a row; Perch will start it again with your next question.",
+                    RESTARTS + 1
                 )
             };
             self.set(|s| {

@@ -12,10 +12,11 @@ use super::super::handler::PerchClient;
 use super::super::launch::{self, Launched};
 use super::super::{McpEvent, PromptArgumentView, PromptView, ResourceView, ServerStatus, ToolView};
 use super::{FIRST_BACKOFF, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot, idle};
+use crate::crash_loop::CrashLoop;
 
 impl McpManager {
     pub(super) async fn supervise(&self, name: &str, slot: &Arc<Slot>, stop: &CancellationToken) {
-        let mut failures = 0u32;
+        let mut crashes = CrashLoop::new(MAX_RESTARTS, HEALTHY_AFTER);
         loop {
             slot.state().status = Some(ServerStatus::Starting);
             slot.log().new_run();
@@ -49,7 +50,7 @@ impl McpManager {
                 () = stop.cancelled() => return,
                 l = launch::launch(&config.transport, handler, &env, start_timeout, on_stderr) => l,
             };
-            let started = Instant::now();
+            crashes.started(Instant::now());
             let mut permanent = false;
             let mut rested = false;
             let outcome = match launched {
@@ -108,20 +109,17 @@ impl McpManager {
                 let words = log.last_words();
                 if words.is_empty() { reason } else { format!("{reason}. It said: {}", words.join(" | ")) }
             };
-            if started.elapsed() >= HEALTHY_AFTER {
-                failures = 0;
-            }
-            failures += 1;
             if permanent {
-                failures = MAX_RESTARTS + 1;
+                crashes.give_up();
             }
+            let again = crashes.crashed(Instant::now());
             {
                 let mut s = slot.state();
                 s.failed_attempts += 1;
                 if permanent {
                     s.status = Some(ServerStatus::Error);
                     s.last_error = Some(reason);
-                } else if failures > MAX_RESTARTS {
+                } else if again.is_none() {
                     s.status = Some(ServerStatus::Error);
                     s.last_error = Some(format!("gave up after {MAX_RESTARTS} restarts: {reason}"));
                 } else {
@@ -131,10 +129,8 @@ impl McpManager {
                 }
             }
             self.changed(name);
-            if failures > MAX_RESTARTS {
-                return;
-            }
-            let backoff = (FIRST_BACKOFF * 2u32.pow(failures - 1)).min(MAX_BACKOFF);
+            let Some(in_a_row) = again else { return };
+            let backoff = (FIRST_BACKOFF * 2u32.pow(in_a_row - 1)).min(MAX_BACKOFF);
             tokio::select! {
                 () = stop.cancelled() => return,
                 () = tokio::time::sleep(backoff) => {}
