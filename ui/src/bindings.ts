@@ -143,7 +143,7 @@ export const commands = {
 	/**  Asks the user for a folder to search instead of the usual ones; `None` when cancelled. */
 	filesChooseFolder: () => typedError<string | null, CommandError>(__TAURI_INVOKE("files_choose_folder")),
 	/**  Stops the running search (the picker closed). */
-	filesCancel: () => __TAURI_INVOKE<void>("files_cancel"),
+	filesCancel: () => typedError<null, CommandError>(__TAURI_INVOKE("files_cancel")),
 	/**
 	 *  Checks a file for attaching (binary, size, encoding); `first_lines` accepts the offer made
 	 *  for a file too large.

@@ -49,6 +49,8 @@ struct Inner {
     questions: Arc<Questions>,
     mcp: Arc<McpManager>,
     picker: crate::agent::picker::ToolPicker,
+    /// The `@` picker's search: a new one cancels the one before.
+    file_search: crate::files::Picker,
     local: Arc<crate::local::LocalModels>,
     voice: Arc<crate::voice::Voice>,
     owner: Option<ProcessOwner>,
@@ -103,6 +105,7 @@ impl Engine {
             questions,
             mcp,
             picker: crate::agent::picker::ToolPicker::new(data_dir_root, http.clone()),
+            file_search: crate::files::Picker::default(),
             local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
             voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
             owner,
@@ -168,6 +171,32 @@ impl Engine {
     /// Local models and the sidecar that runs them.
     pub fn local(&self) -> &Arc<crate::local::LocalModels> {
         &self.inner.local
+    }
+
+    /// Searches for files to attach (see [`crate::files::search_roots`] for where), streaming
+    /// updates to `report`; a new search cancels the running one.
+    pub async fn search_files(
+        &self,
+        query: String,
+        chosen_root: Option<PathBuf>,
+        report: impl FnMut(&crate::files::SearchUpdate) + Send + 'static,
+    ) -> Result<crate::files::SearchUpdate, crate::files::FilesError> {
+        let configured = self.settings().get().await.tools.roots;
+        let roots = crate::files::search_roots(chosen_root.as_deref(), &configured);
+        let cancel = self.inner.file_search.begin();
+        let options = crate::files::SearchOptions::default();
+        let first = roots.first().cloned().unwrap_or_default();
+        let walk = tokio::task::spawn_blocking(move || {
+            crate::files::search(&roots, &query, &options, &cancel, report)
+        });
+        walk.await.unwrap_or_else(|e| {
+            Err(crate::files::FilesError::Io { path: first, source: std::io::Error::other(e.to_string()) })
+        })
+    }
+
+    /// Stops the running file search (the picker closed).
+    pub fn cancel_file_search(&self) {
+        self.inner.file_search.cancel();
     }
 
     /// Screen captures waiting for a question, and the frozen screen while selecting.

@@ -9,9 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
+use perch_core::agent::attachments::{self, Attachable};
 use perch_core::agent::{
     ChatError, FileInput, ImageInput, TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, thread,
 };
+use perch_core::files::FilesError;
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::providers::ProviderError;
 use perch_core::settings::BaseUrl;
@@ -381,14 +383,9 @@ async fn an_export_carries_its_images_beside_it() {
     assert_eq!(std::fs::read(&copied[0]).unwrap(), std::fs::read(original).unwrap());
     // The chat shows the sent image large from the same file.
     let attachments = s.engine.store().attachments(&answer.conversation_id).await.unwrap();
-    let url =
-        perch_core::agent::attachments::image_url(&s.engine, &answer.conversation_id, attachments[0].id)
-            .await
-            .unwrap();
+    let url = attachments::image_url(&s.engine, &answer.conversation_id, attachments[0].id).await.unwrap();
     assert_eq!(url, "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==");
-    assert!(
-        perch_core::agent::attachments::image_url(&s.engine, "another", attachments[0].id).await.is_err()
-    );
+    assert!(attachments::image_url(&s.engine, "another", attachments[0].id).await.is_err());
     // Nowhere to write: a clear error, nothing half-written.
     let err = thread::export(&s.engine, &answer.conversation_id, &out.path().join("missing/dir/x.md")).await;
     assert!(err.unwrap_err().to_string().contains("could not be written"));
@@ -599,4 +596,43 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     assert!(matches!(err, ChatError::File(_)), "{err:?}");
     assert!(err.to_string().contains("no longer exists"), "{err}");
     assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before);
+
+    // The first lines of a large log: its lines are counted off the async threads, and a Stop
+    // (here one that arrived before the turn began) ends the count and saves nothing.
+    let log = folder.path().join("big.log");
+    std::fs::write(&log, "a line of a long log\n".repeat(200_000)).unwrap();
+    let mut stopped = ask("What went wrong?");
+    stopped.run_id = Some("stop-while-reading".into());
+    let part = FileInput { path: log.to_string_lossy().into_owned(), first_lines: Some(10) };
+    stopped.kind = TurnKind::Ask { text: "What went wrong?".into(), images: Vec::new(), files: vec![part] };
+    s.engine.runs().cancel("stop-while-reading");
+    let err = run_turn(&s.engine, stopped.clone(), &Collect::default()).await.unwrap_err();
+    assert!(matches!(err, ChatError::File(FilesError::Stopped { .. })), "{err:?}");
+    assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before);
+    stopped.run_id = None;
+    let answer = run_turn(&s.engine, stopped, &Collect::default()).await.unwrap();
+    let sent = s.fake.chat_requests().pop().unwrap();
+    let question = sent.body["messages"][1]["content"].as_str().unwrap();
+    assert!(question.contains("lines=\"1-10 of 200000\""), "{question}");
+    assert_eq!(answer.status, MessageStatus::Complete);
+}
+
+#[test]
+fn a_huge_image_is_refused_before_it_is_read_and_a_picked_text_file_becomes_a_chip() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.png");
+    let file = std::fs::File::create(&huge).unwrap();
+    use std::io::Write as _;
+    (&file).write_all(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    file.set_len(21 << 20).unwrap(); // sparse: 21 MB on paper, nothing on disk
+    let err = attachments::check(&huge, None).unwrap_err();
+    assert!(matches!(err, FilesError::ImageTooLarge { bytes, .. } if bytes == 21 << 20), "{err:?}");
+    assert!(err.to_string().contains("at most 20 MB"), "{err}");
+    let small = dir.path().join("small.png");
+    std::fs::write(&small, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    assert!(matches!(attachments::check(&small, None).unwrap(), Attachable::Image { .. }));
+    let text = dir.path().join("notes.md");
+    std::fs::write(&text, "# Notes\n").unwrap();
+    let Attachable::Text { name, bytes, .. } = attachments::check(&text, None).unwrap() else { panic!() };
+    assert_eq!((name.as_str(), bytes), ("notes.md", 8));
 }

@@ -2,21 +2,68 @@
 //! hash, referenced by rows, and read back for the model when a question is sent or answered
 //! again. A text file is stored as the block the model read (its path, and which lines).
 
+use std::path::Path;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
 
+use super::context::estimate_tokens;
 use super::{ChatError, FileInput, ImageInput};
 use crate::Engine;
-use crate::files::{self, Limits, TextFile};
+use crate::files::{self, FileKind, FilesError, Limits, MAX_IMAGE_BYTES, TextFile};
 use crate::providers::ImageData;
 use crate::store::{Message, NewAttachment, Role};
 
 /// The mime type of a stored file block.
 const FILE_BLOCK_MIME: &str = "text/plain";
 
-/// Images larger than this are refused (providers refuse them too).
-pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
+/// A picked or dropped file, checked: a text chip, an image chip, or too large (with the
+/// number of first lines that would fit, to offer instead).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Attachable {
+    Text { path: String, name: String, bytes: u32, tokens: u32, first_lines: Option<u32> },
+    Image { image: ImageInput },
+    TooLarge { path: String, message: String, lines_that_fit: u32 },
+}
+
+/// Checks a file before it becomes a chip (binary, size, encoding); `first_lines` accepts the
+/// offer made for a file too large. An image is measured before it is read, so a huge one is
+/// refused without being loaded. Blocking: run it off the async threads.
+pub fn check(path: &Path, first_lines: Option<u32>) -> Result<Attachable, FilesError> {
+    let name = path.file_name().map_or_else(|| path.to_string_lossy(), |n| n.to_string_lossy()).into_owned();
+    if let FileKind::Image { mime, bytes } = files::inspect(path)? {
+        if bytes > MAX_IMAGE_BYTES {
+            return Err(FilesError::ImageTooLarge { path: path.to_owned(), bytes });
+        }
+        let data = std::fs::read(path).map_err(|source| FilesError::Io { path: path.to_owned(), source })?;
+        let base64 = STANDARD.encode(data);
+        return Ok(Attachable::Image {
+            image: ImageInput { name, mime: mime.into(), base64, capture: None },
+        });
+    }
+    let display = path.to_string_lossy().into_owned();
+    let first = first_lines.map(|n| n as usize);
+    match files::read_text(path, &Limits::default(), first, &CancellationToken::new()) {
+        Ok(text) => Ok(Attachable::Text {
+            bytes: u32::try_from(text.text.len()).unwrap_or(u32::MAX),
+            tokens: u32::try_from(estimate_tokens(&text.block())).unwrap_or(u32::MAX),
+            name,
+            first_lines,
+            path: display,
+        }),
+        // The chip names the file, and the offer is a button: the message says only why.
+        Err(FilesError::TooLarge { bytes, limit, lines_that_fit, .. }) => Ok(Attachable::TooLarge {
+            message: format!("{name} is {} KB; a file may be at most {} KB.", bytes / 1024, limit / 1024),
+            path: display,
+            lines_that_fit: u32::try_from(lines_that_fit).unwrap_or(u32::MAX),
+        }),
+        Err(e) => Err(e),
+    }
+}
 
 fn extension(mime: &str) -> &'static str {
     match mime {
@@ -66,8 +113,8 @@ async fn save_file(
     name: &str,
     original: Option<&str>,
 ) -> Result<(), ChatError> {
-    if bytes.len() > MAX_IMAGE_BYTES {
-        return Err(ChatError::Invalid(format!("{name} is larger than 20 MB")));
+    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+        return Err(ChatError::Invalid(format!("{name} is larger than {} MB", MAX_IMAGE_BYTES >> 20)));
     }
     let hash = format!("{:x}", Sha256::digest(&bytes));
     let file = format!("{hash}.{}", extension(mime));
@@ -84,18 +131,25 @@ async fn save_file(
 }
 
 /// Reads a question's files before anything is saved: a file that is missing, binary or too
-/// large refuses the question (the UI keeps it).
-pub fn read_files(inputs: &[FileInput]) -> Result<Vec<TextFile>, ChatError> {
-    let limits = Limits::default();
-    let read = inputs
-        .iter()
-        .map(|f| {
-            let first = f.first_lines.map(|n| n as usize);
-            files::read_text(std::path::Path::new(&f.path), &limits, first)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    files::within_message_limit(&read, &limits)?;
-    Ok(read)
+/// large refuses the question (the UI keeps it). Off the async threads; `stop` (the turn's
+/// Stop) ends it, even in the middle of counting a huge log's lines.
+pub async fn read_files(inputs: &[FileInput], stop: &CancellationToken) -> Result<Vec<TextFile>, ChatError> {
+    if inputs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (inputs, stop) = (inputs.to_vec(), stop.clone());
+    let read = tokio::task::spawn_blocking(move || {
+        let limits = Limits::default();
+        let read = inputs
+            .iter()
+            .map(|f| files::read_text(Path::new(&f.path), &limits, f.first_lines.map(|n| n as usize), &stop))
+            .collect::<Result<Vec<_>, _>>()?;
+        files::within_message_limit(&read, &limits)?;
+        Ok::<_, FilesError>(read)
+    });
+    let read =
+        read.await.map_err(|e| ChatError::Invalid(format!("reading the attached files failed: {e}")))?;
+    Ok(read?)
 }
 
 /// Stores each file as the block the model reads, named by its path.

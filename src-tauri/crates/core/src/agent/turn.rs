@@ -40,7 +40,7 @@ pub async fn run_turn_with(
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let files = match &request.kind {
-        TurnKind::Ask { files, .. } => attachments::read_files(files)?,
+        TurnKind::Ask { files, .. } => attachments::read_files(files, &run.token).await?,
         _ => Vec::new(),
     };
     let settings = engine.settings().get().await;

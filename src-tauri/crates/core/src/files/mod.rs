@@ -6,10 +6,10 @@
 mod read;
 mod search;
 
-pub use read::{FileKind, Limits, TextFile, inspect, read_text, within_message_limit};
+pub use read::{FileKind, Limits, MAX_IMAGE_BYTES, TextFile, inspect, read_text, within_message_limit};
 pub use search::{Hit, Picker, SearchOptions, SearchUpdate, search};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why a file cannot be attached. Each says what the user can do about it.
 #[derive(Debug, thiserror::Error)]
@@ -30,10 +30,24 @@ pub enum FilesError {
     MessageTooLarge { bytes: u64, limit: u64 },
     #[error("{} is not UTF-8 and its encoding could not be read without losing characters", .path.display())]
     Encoding { path: PathBuf },
+    #[error("{} is {} MB; an image may be at most {} MB", .path.display(), .bytes >> 20, MAX_IMAGE_BYTES >> 20)]
+    ImageTooLarge { path: PathBuf, bytes: u64 },
+    #[error("stopped while reading {}; nothing was sent", .path.display())]
+    Stopped { path: PathBuf },
     #[error("{} could not be read: {source}", .path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("no folder to search: add one in Settings -> Tools (folders) or choose one in the picker")]
     NoRoots,
+}
+
+/// Where the `@` picker searches: the folder the user chose in it, else the folders in
+/// Settings -> Tools, else the home folder.
+pub fn search_roots(chosen: Option<&Path>, configured: &[String]) -> Vec<PathBuf> {
+    match chosen {
+        Some(root) => vec![root.to_owned()],
+        None if configured.is_empty() => dirs::home_dir().into_iter().collect(),
+        None => configured.iter().map(PathBuf::from).collect(),
+    }
 }
 
 /// A file as the model reads it: delimited, with its path, and saying when it is only a part.

@@ -7,8 +7,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use encoding_rs::Encoding;
+use tokio_util::sync::CancellationToken;
 
 use super::FilesError;
+
+/// Images larger than this are refused (providers refuse them too).
+pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 
 /// Size limits for attached text.
 #[derive(Debug, Clone, Copy)]
@@ -133,7 +137,14 @@ fn lines_within(bytes: &[u8], limit: u64) -> usize {
 
 /// Reads a text file for the model. `first_lines` keeps only that many lines (the offer made
 /// when a file is too large); otherwise a file over the limit is refused with that offer.
-pub fn read_text(path: &Path, limits: &Limits, first_lines: Option<usize>) -> Result<TextFile, FilesError> {
+/// Blocking, and for a part of a large file it reads the whole file to count its lines: run it
+/// off the async threads; `stop` ends that count early.
+pub fn read_text(
+    path: &Path,
+    limits: &Limits,
+    first_lines: Option<usize>,
+    stop: &CancellationToken,
+) -> Result<TextFile, FilesError> {
     if let FileKind::Image { .. } = inspect(path)? {
         return Err(FilesError::Binary { path: path.to_owned() });
     }
@@ -159,17 +170,20 @@ pub fn read_text(path: &Path, limits: &Limits, first_lines: Option<usize>) -> Re
     let Some(keep) = first_lines else {
         return Ok(TextFile { path: path.to_owned(), text, encoding, shown_lines: None });
     };
-    let total = if whole { text.lines().count() } else { count_lines(path)? };
+    let total = if whole { text.lines().count() } else { count_lines(path, stop)? };
     let kept: Vec<&str> = text.lines().take(keep).collect();
     let shown = (kept.len() < total).then_some((kept.len(), total));
     Ok(TextFile { path: path.to_owned(), text: kept.join("\n"), encoding, shown_lines: shown })
 }
 
-/// Lines in a whole file, streamed (it may be large).
-fn count_lines(path: &Path) -> Result<usize, FilesError> {
+/// Lines in a whole file, streamed (it may be a 5 GB log), until `stop`.
+fn count_lines(path: &Path, stop: &CancellationToken) -> Result<usize, FilesError> {
     let mut file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let (mut buf, mut lines, mut last) = (vec![0u8; 64 * 1024], 0usize, b'\n');
     loop {
+        if stop.is_cancelled() {
+            return Err(FilesError::Stopped { path: path.to_owned() });
+        }
         let n = file.read(&mut buf).map_err(|e| io_error(path, e))?;
         if n == 0 {
             break;
@@ -193,6 +207,11 @@ pub fn within_message_limit(files: &[TextFile], limits: &Limits) -> Result<(), F
 mod tests {
     use super::*;
 
+    /// A read nobody stops.
+    fn go() -> CancellationToken {
+        CancellationToken::new()
+    }
+
     fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
@@ -206,7 +225,7 @@ mod tests {
         assert_eq!(inspect(&text).unwrap(), FileKind::Text { bytes: 13 });
         let bin = write(dir.path(), "a.out", b"\x7fELF\x02\x01\x01\0\0\0rest");
         assert!(matches!(inspect(&bin), Err(FilesError::Binary { .. })));
-        assert!(matches!(read_text(&bin, &Limits::default(), None), Err(FilesError::Binary { .. })));
+        assert!(matches!(read_text(&bin, &Limits::default(), None, &go()), Err(FilesError::Binary { .. })));
         let png = write(dir.path(), "shot", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
         assert!(matches!(inspect(&png), Ok(FileKind::Image { mime: "image/png", .. })));
         assert!(matches!(inspect(dir.path()), Err(FilesError::NotAFile { .. })));
@@ -217,7 +236,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "gone.txt", b"soon gone");
         std::fs::remove_file(&path).unwrap();
-        let err = read_text(&path, &Limits::default(), None).unwrap_err();
+        let err = read_text(&path, &Limits::default(), None, &go()).unwrap_err();
         assert!(matches!(err, FilesError::Missing { .. }));
         assert!(err.to_string().contains("no longer exists"), "{err}");
     }
@@ -229,17 +248,17 @@ mod tests {
         // UTF-16LE with its mark: NUL bytes, yet text.
         let mut utf16 = vec![0xFF, 0xFE];
         utf16.extend("héllo wörld\n".encode_utf16().flat_map(u16::to_le_bytes));
-        let f = read_text(&write(dir.path(), "u16.txt", &utf16), &limits, None).unwrap();
+        let f = read_text(&write(dir.path(), "u16.txt", &utf16), &limits, None, &go()).unwrap();
         assert_eq!((f.text.as_str(), f.encoding), ("héllo wörld\n", "UTF-16LE"));
         // Latin-1 French prose (not UTF-8): detected and decoded, no replacement characters.
         let latin = b"Le caf\xe9 de la gare est ferm\xe9 le dimanche, d\xe9sol\xe9 pour la g\xeane.\n";
-        let f = read_text(&write(dir.path(), "fr.txt", latin), &limits, None).unwrap();
+        let f = read_text(&write(dir.path(), "fr.txt", latin), &limits, None, &go()).unwrap();
         assert!(f.text.contains("café") && f.text.contains("gêne"), "{}", f.text);
         assert!(!f.text.contains('\u{FFFD}'));
         assert_eq!(f.encoding, "windows-1252");
         // A UTF-8 mark followed by malformed bytes: refused rather than mangled.
         let bad = write(dir.path(), "bad.txt", b"\xEF\xBB\xBFok \xC3\x28 broken");
-        assert!(matches!(read_text(&bad, &limits, None), Err(FilesError::Encoding { .. })));
+        assert!(matches!(read_text(&bad, &limits, None, &go()), Err(FilesError::Encoding { .. })));
     }
 
     #[test]
@@ -248,11 +267,11 @@ mod tests {
         let limits = Limits { file_bytes: 1000, message_bytes: 1500 };
         let body: String = (1..=300).map(|i| format!("line {i:03} é\n")).collect(); // 12 bytes a line
         let path = write(dir.path(), "big.log", body.as_bytes());
-        let err = read_text(&path, &limits, None).unwrap_err();
+        let err = read_text(&path, &limits, None, &go()).unwrap_err();
         let FilesError::TooLarge { lines_that_fit, bytes, .. } = &err else { panic!("{err}") };
         assert_eq!((*lines_that_fit, *bytes), (83, 3600));
         assert!(err.to_string().contains("first 83 lines"), "{err}");
-        let part = read_text(&path, &limits, Some(83)).unwrap();
+        let part = read_text(&path, &limits, Some(83), &go()).unwrap();
         assert_eq!(part.text.lines().count(), 83);
         assert_eq!(part.text.lines().last(), Some("line 083 é"));
         assert_eq!(part.shown_lines, Some((83, 300)));
@@ -260,12 +279,17 @@ mod tests {
             part.block().starts_with(&format!("<file path=\"{}\" lines=\"1-83 of 300\">", path.display()))
         );
         // Two parts over the message's limit are refused together.
-        let again = read_text(&path, &limits, Some(83)).unwrap();
+        let again = read_text(&path, &limits, Some(83), &go()).unwrap();
         assert!(within_message_limit(std::slice::from_ref(&part), &limits).is_ok());
         let err = within_message_limit(&[part, again], &limits).unwrap_err();
         assert!(matches!(err, FilesError::MessageTooLarge { bytes: 1990, limit: 1500 }), "{err}");
+        // Counting a large file's lines stops when the question is stopped.
+        let stopped = CancellationToken::new();
+        stopped.cancel();
+        let err = read_text(&path, &limits, Some(83), &stopped).unwrap_err();
+        assert!(matches!(err, FilesError::Stopped { .. }), "{err}");
         // A small file asked for by its first lines is kept whole and not marked as a part.
         let small = write(dir.path(), "small.txt", b"a\nb\n");
-        assert_eq!(read_text(&small, &limits, Some(10)).unwrap().shown_lines, None);
+        assert_eq!(read_text(&small, &limits, Some(10), &go()).unwrap().shown_lines, None);
     }
 }

@@ -67,7 +67,7 @@ pub struct SearchUpdate {
 }
 
 /// Starts and cancels searches: a new query cancels the one before.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Picker {
     current: Mutex<Option<CancellationToken>>,
 }

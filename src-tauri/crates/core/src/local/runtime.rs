@@ -173,6 +173,11 @@ impl Runtime {
         {
             return Ok(sidecar.clone());
         }
+        // The header is read from disk (megabytes for a large vocabulary): off the async threads.
+        let path = PathBuf::from(&model.path);
+        tokio::task::spawn_blocking(move || perch_llm_protocol::gguf::inspect(&path))
+            .await
+            .map_err(|e| LocalError::Runtime { message: format!("checking the model file failed: {e}") })??;
         check_fits(model, &params, settings, running.as_ref().map(|s| s.pid()))?;
         let sidecar = match running {
             Some(s) => s,
@@ -355,15 +360,14 @@ pub fn effective_context(model: &LocalModel, settings: &LocalSettings) -> u32 {
     if settings.context_length == 0 { trained } else { settings.context_length.min(trained) }
 }
 
-/// Refuses, before anything is loaded, a file that is not whole or a model that does not fit in
-/// the memory that is free (counting what the running sidecar would give back).
+/// Refuses, before anything is loaded, a model that does not fit in the memory that is free
+/// (counting what the running sidecar would give back).
 fn check_fits(
     model: &LocalModel,
     params: &LoadParams,
     settings: &LocalSettings,
     running: Option<u32>,
 ) -> Result<(), LocalError> {
-    perch_llm_protocol::gguf::inspect(std::path::Path::new(&model.path))?;
     let need = machine::memory_need(model.size, model.kv_bytes_per_token.unwrap_or(0), params.context_length);
     let freed = running.and_then(machine::process_memory).unwrap_or(0);
     let free = machine::available_memory().map(|m| m + freed);
