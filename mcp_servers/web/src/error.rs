@@ -30,6 +30,8 @@ pub enum WebError {
     ContentType(String),
     #[error("no readable text found on the page")]
     NoText,
+    #[error("nothing there: {0}")]
+    PastTheEnd(String),
     #[error("this PDF has no text layer; it may be scanned images")]
     PdfNoText,
     #[error("this PDF is encrypted and needs a password to open, so its text cannot be read")]

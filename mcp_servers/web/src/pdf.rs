@@ -22,7 +22,9 @@ pub struct PdfText {
     /// The Info dictionary's title, if it has a non-blank one.
     pub title: Option<String>,
     pub page_count: usize,
-    /// The text of the pages read, from page 1 on; fewer than `page_count` when reading
+    /// The number of the first page read (1 unless a later one was asked for).
+    pub first_page: usize,
+    /// The text of the pages read, from `first_page` on; fewer than the rest when reading
     /// stopped early. A page without text is an empty string.
     pub pages: Vec<String>,
     /// Reading stopped before the last page because the time budget was spent.
@@ -31,15 +33,25 @@ pub struct PdfText {
     pub repaired: bool,
 }
 
-/// Reads `bytes` as a PDF. Stops after the page that brings the text past `enough_chars`
-/// characters, or when `budget` has passed.
-pub fn read(bytes: &[u8], enough_chars: usize, budget: Duration) -> Result<PdfText, WebError> {
+/// Reads `bytes` as a PDF from page `first_page` (1-based) on. Stops after the page that brings
+/// the text past `enough_chars` characters, or when `budget` has passed.
+pub fn read(
+    bytes: &[u8],
+    first_page: usize,
+    enough_chars: usize,
+    budget: Duration,
+) -> Result<PdfText, WebError> {
     // lopdf reports most damage as errors, but a parser fed hostile input can still panic.
-    catch_unwind(AssertUnwindSafe(|| read_unguarded(bytes, enough_chars, budget)))
+    catch_unwind(AssertUnwindSafe(|| read_unguarded(bytes, first_page, enough_chars, budget)))
         .unwrap_or_else(|_| Err(WebError::PdfCorrupt("the PDF reader could not make sense of it".into())))
 }
 
-fn read_unguarded(bytes: &[u8], enough_chars: usize, budget: Duration) -> Result<PdfText, WebError> {
+fn read_unguarded(
+    bytes: &[u8],
+    first_page: usize,
+    enough_chars: usize,
+    budget: Duration,
+) -> Result<PdfText, WebError> {
     let started = Instant::now();
     let options = LoadOptions { max_decompressed_size: Some(MAX_INFLATED), ..LoadOptions::default() };
     let doc = Document::load_mem_with_options(bytes, options).map_err(load_error)?;
@@ -52,11 +64,18 @@ fn read_unguarded(bytes: &[u8], enough_chars: usize, budget: Duration) -> Result
     if numbers.is_empty() {
         return Err(WebError::PdfCorrupt("no pages found".into()));
     }
+    let first_page = first_page.max(1);
+    if first_page > numbers.len() {
+        return Err(WebError::PastTheEnd(format!(
+            "page {first_page}: the document has {} pages",
+            numbers.len()
+        )));
+    }
     let mut pages = Vec::new();
     let mut chars = 0;
     let mut out_of_time = false;
     let mut first_error = None;
-    for &number in &numbers {
+    for &number in &numbers[first_page - 1..] {
         if chars > enough_chars {
             break;
         }
@@ -91,7 +110,14 @@ fn read_unguarded(bytes: &[u8], enough_chars: usize, budget: Duration) -> Result
             WebError::PdfNoText
         });
     }
-    Ok(PdfText { title: info_title(&doc), page_count: numbers.len(), pages, out_of_time, repaired })
+    Ok(PdfText {
+        title: info_title(&doc),
+        page_count: numbers.len(),
+        first_page,
+        pages,
+        out_of_time,
+        repaired,
+    })
 }
 
 fn load_error(error: lopdf::Error) -> WebError {
@@ -163,7 +189,7 @@ mod tests {
     const PLENTY: Duration = Duration::from_secs(30);
 
     fn read_all(bytes: &[u8]) -> Result<PdfText, WebError> {
-        read(bytes, usize::MAX, PLENTY)
+        read(bytes, 1, usize::MAX, PLENTY)
     }
 
     /// The field notes re-saved encrypted (RC4, 128 bits) with `user_password` to open them.
@@ -209,13 +235,13 @@ mod tests {
 
     #[test]
     fn stops_reading_once_there_is_enough_text() {
-        let doc = read(FIELD_NOTES, 10, PLENTY).unwrap();
+        let doc = read(FIELD_NOTES, 1, 10, PLENTY).unwrap();
         assert_eq!((doc.page_count, doc.pages.len()), (2, 1));
     }
 
     #[test]
     fn a_spent_time_budget_stops_reading() {
-        assert!(matches!(read(FIELD_NOTES, usize::MAX, Duration::ZERO), Err(WebError::PdfTimeout(0))));
+        assert!(matches!(read(FIELD_NOTES, 1, usize::MAX, Duration::ZERO), Err(WebError::PdfTimeout(0))));
     }
 
     #[test]

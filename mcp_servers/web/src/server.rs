@@ -8,11 +8,11 @@ use std::time::Duration;
 use clap::Parser;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{Implementation, RequestMetaObject, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use crate::extract;
+use crate::extract::{self, Part};
 use crate::fetch::{Fetcher, Limits};
 use crate::guard::Policy;
 use crate::search::{self, Backend, Searcher};
@@ -56,8 +56,37 @@ struct SearchArgs {
 struct ReadArgs {
     /// The page's full address, starting with http:// or https://.
     url: String,
-    /// The most characters of page text to return (default 20000, at most 200000).
+    /// Where to begin in the page's text, in characters (default 0). A part that does not reach
+    /// the end says which start to ask for next.
+    start: Option<usize>,
+    /// For a PDF: the page to begin reading at (default 1).
+    page: Option<usize>,
+    /// The most characters of text to return (default: as much as the client reads at once,
+    /// else 20000).
     max_chars: Option<usize>,
+}
+
+/// The request `_meta` key in which Perch says how many characters of a tool's result its
+/// model reads (the engine sends it with every call: `mcp::manager::calls`). A part that would
+/// be cut there is made smaller here instead, so the note saying where to continue is read.
+const RESULT_CHARS_META: &str = "app.perch/resultChars";
+/// Room left in that budget for the framing: the untrusted-content line, title, URL, preface and
+/// the closing note.
+const FRAMING_CHARS: usize = 1_000;
+
+/// The part of a page `args` and the client's budget ask for.
+fn part_for(args: &ReadArgs, meta: &RequestMetaObject) -> Part {
+    let budget = meta.0.0.get(RESULT_CHARS_META).and_then(serde_json::Value::as_u64).map(|b| b as usize);
+    let fits = budget.map(|b| b.saturating_sub(FRAMING_CHARS));
+    let max_chars = match (args.max_chars, fits) {
+        (Some(asked), Some(fits)) => asked.min(fits),
+        (asked, fits) => asked.or(fits).unwrap_or(Part::default().max_chars),
+    };
+    Part {
+        start: args.start.unwrap_or(0),
+        max_chars: max_chars.clamp(500, 200_000),
+        first_page: args.page.unwrap_or(1).max(1),
+    }
 }
 
 #[derive(Clone)]
@@ -98,16 +127,21 @@ impl Web {
     #[tool(
         description = "Read a web page: returns its title, final URL and main text as Markdown (links kept), \
         without menus and ads. Also reads plain text, JSON and PDF documents (their text page by page, \
-        marked `--- page N ---`; scanned PDFs without a text layer cannot be read). Pages on this \
-        computer or the local network are refused unless the user allowed them.",
+        marked `--- page N ---`; scanned PDFs without a text layer cannot be read). A long page comes \
+        in parts: each part that does not reach the end says the `start` (or PDF `page`) to ask for \
+        next. Pages on this computer or the local network are refused unless the user allowed them.",
         annotations(read_only_hint = true, open_world_hint = true)
     )]
-    async fn read_page(&self, Parameters(args): Parameters<ReadArgs>) -> Result<String, String> {
-        let max_chars = args.max_chars.unwrap_or(20_000).clamp(500, 200_000);
+    async fn read_page(
+        &self,
+        Parameters(args): Parameters<ReadArgs>,
+        meta: RequestMetaObject,
+    ) -> Result<String, String> {
+        let part = part_for(&args, &meta);
         let page = self.fetcher.fetch(&args.url).await.map_err(|e| e.to_string())?;
         // Extraction is CPU work on a whole document: off the protocol loop.
         let pdf_budget = self.pdf_budget;
-        tokio::task::spawn_blocking(move || extract::render(&page, max_chars, pdf_budget))
+        tokio::task::spawn_blocking(move || extract::render(&page, part, pdf_budget))
             .await
             .map_err(|e| format!("reading the page failed unexpectedly: {e}"))?
             .map_err(|e| e.to_string())

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, MetaObject, RequestMetaObject};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt, object};
@@ -187,14 +187,26 @@ async fn reads_the_article_as_markdown_without_the_page_furniture() {
         assert!(!page.contains(furniture), "{furniture} should be gone: {page}");
     }
 
-    let cut = ok(
-        &client,
-        "read_page",
-        object!({"url": format!("http://127.0.0.1:{port}/article"), "max_chars": 600}),
-    )
-    .await;
-    assert!(cut.contains("only the first 600 characters"), "{cut}");
-    assert!(!cut.contains("will not move"), "{cut}");
+    // A client that reads 1,600 characters of a result (Perch says so in `_meta`) gets a part
+    // that fits with its framing, ending with where to go on; the next part starts there.
+    let url = format!("http://127.0.0.1:{port}/article");
+    let mut params = CallToolRequestParams::new("read_page").with_arguments(object!({ "url": url.clone() }));
+    let mut meta = serde_json::Map::new();
+    meta.insert("app.perch/resultChars".into(), 1600.into());
+    params.meta = Some(RequestMetaObject(MetaObject(meta)));
+    let first = text(&client.call_tool(params).await.unwrap());
+    assert!(first.chars().count() <= 1600, "{} characters: {first}", first.chars().count());
+    assert!(!first.contains("will not move"), "{first}");
+    let start: usize = first.rsplit("start=").next().unwrap().trim_end_matches(".]").parse().unwrap();
+    assert!(first.contains(&format!("[Characters 1-{start} of ")), "{first}");
+    let rest = ok(&client, "read_page", object!({"url": url.clone(), "start": start})).await;
+    assert!(
+        rest.contains(&format!("[Continuing from character {start}.]")) && rest.contains("will not move")
+    );
+    assert!(!rest.contains("read_page with"), "the rest reaches the end: {rest}");
+    // Asked for less than the budget, the smaller part is given.
+    let small = ok(&client, "read_page", object!({"url": url.clone(), "max_chars": 500})).await;
+    assert!(small.contains("[Characters 1-") && small.chars().count() < first.chars().count());
     client.cancel().await.unwrap();
 }
 

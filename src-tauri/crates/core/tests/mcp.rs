@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use perch_core::mcp::{CallError, McpManager, ServerStatus};
+use perch_core::mcp::{CallError, CallOrigin, McpManager, ServerStatus};
 use perch_core::questions::Questions;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -464,5 +464,58 @@ async fn a_stored_search_key_reaches_the_web_server_and_no_other() {
     m.ensure_connected("web", WAIT).await.unwrap();
     let refused = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await.unwrap();
     assert!(refused.is_error && refused.text.contains("BRAVE_API_KEY"), "{refused:?}");
+    m.shutdown().await;
+}
+
+/// Serves one long plain-text page on loopback; returns its URL.
+async fn long_page() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let body: String = (1..=400).map(|i| format!("Paragraph {i} of the long report.\n\n")).collect();
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request).await;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+        }
+    });
+    format!("http://127.0.0.1:{port}/report.txt")
+}
+
+/// The bundled web server hears how much of a result the model reads (`_meta` on the call)
+/// and returns a part that fits, ending with where to continue, so the agent never has to cut
+/// a page and lose that note.
+#[tokio::test]
+async fn a_long_page_comes_in_parts_that_fit_what_the_model_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let web = json!({ "web": { "command": repo_target_bin("perch-mcp-web"), "args": ["--allow-host", "127.0.0.1"] } });
+    let m = manager(tmp.path(), web);
+    m.ensure_connected("web", WAIT).await.unwrap();
+    let url = long_page().await;
+    let read = |origin: CallOrigin, a: Value| {
+        let m = m.clone();
+        async move {
+            m.call_tool_from(&origin, "web", "read_page", args(a), &CancellationToken::new(), None).await
+        }
+    };
+    let budget = CallOrigin { result_chars: Some(3_000), ..CallOrigin::default() };
+    let first = read(budget.clone(), json!({ "url": url })).await.unwrap().text;
+    assert!(first.chars().count() <= 3_000, "{} characters", first.chars().count());
+    assert!(first.contains("Paragraph 1 of") && !first.contains("Paragraph 400 of"), "{first}");
+    let start: usize = first.rsplit("start=").next().unwrap().trim_end_matches(".]").parse().unwrap();
+    // The next part begins where that one ended.
+    let next = read(budget, json!({ "url": url, "start": start })).await.unwrap().text;
+    assert!(next.contains(&format!("[Continuing from character {start}.]")), "{next}");
+    let first_last = first.lines().filter(|l| l.starts_with("Paragraph")).last().unwrap();
+    let n: usize = first_last.split(' ').nth(1).unwrap().parse().unwrap();
+    assert!(next.contains(&format!("Paragraph {} of", n + 1)), "no paragraph lost between parts: {next}");
+    // A client that says nothing gets the server's default part, larger than that budget.
+    let plain = read(CallOrigin::default(), json!({ "url": url })).await.unwrap().text;
+    assert!(plain.chars().count() > 3_000);
     m.shutdown().await;
 }

@@ -111,7 +111,13 @@ impl CallContext<'_> {
             message_id: Some(self.message_id),
             run_id: Some(self.run_id.to_owned()),
             call_id: Some(record.id.clone()),
+            result_chars: Some(self.result_chars()),
         }
+    }
+
+    /// The most of a result the model reads; the rest is cut (`ToolOutput::truncate`).
+    fn result_chars(&self) -> u32 {
+        self.settings.max_result_chars.max(500)
     }
 
     async fn gate(&self, record: &ToolCallRecord, tool: &OfferedTool) -> Gate {
@@ -299,7 +305,7 @@ impl CallContext<'_> {
             }
             Err(e) => (ToolCallStatus::Error, ToolOutput::error(format!("The tool could not run: {e}."))),
         };
-        output.truncate(self.settings.max_result_chars.max(500) as usize);
+        output.truncate(self.result_chars() as usize);
         finish(&mut record, status, output.clone());
         self.save(&record).await;
         CallResult { call, output, denied: false }

@@ -20,6 +20,10 @@ pub struct CallOrigin {
     pub run_id: Option<String>,
     /// Perch's id of the tool call (the card's).
     pub call_id: Option<String>,
+    /// How many characters of the result the model reads (the agent cuts the rest). Sent to the
+    /// server with the call (`_meta`), so one that returns parts (the bundled web server's
+    /// `read_page`) returns a part that fits, ending with where to continue.
+    pub result_chars: Option<u32>,
 }
 
 /// A built-in server's verdict on a call, before the approval gate's rules.

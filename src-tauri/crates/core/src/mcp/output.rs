@@ -79,7 +79,7 @@ impl ToolOutput {
         self.text.truncate(end);
         self.text.push_str(&format!(
             "\n\n[Perch cut this result: {cut} more characters of {total} were left out. \
-             Ask for a smaller part if you need them.]"
+             If the tool can return a part (a start, an offset, a page), ask for the part you need.]"
         ));
         self.truncated_chars = u32::try_from(cut).unwrap_or(u32::MAX);
     }

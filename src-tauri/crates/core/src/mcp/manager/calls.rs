@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    GetPromptRequestParams, ReadResourceRequestParams, ServerResult,
+    GetPromptRequestParams, MetaObject, ReadResourceRequestParams, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use rmcp::{Peer, RoleClient};
@@ -18,6 +18,10 @@ use super::super::{CallError, CallOrigin, Progress, ServerStatus, ToolOutput, Ve
 use super::idle::InFlight;
 use super::{McpManager, Slot};
 use crate::questions::ApprovalChoice;
+
+/// The `_meta` key for [`CallOrigin::result_chars`] (the bundled web server reads it under the
+/// same name: `mcp_servers/web/src/server.rs`).
+const RESULT_CHARS_META: &str = "app.perch/resultChars";
 
 impl McpManager {
     pub(super) fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
@@ -112,10 +116,13 @@ impl McpManager {
             }
             other => CallError::Protocol { server: server.to_owned(), message: other.to_string() },
         };
-        let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(protocol)?;
+        let mut options = PeerRequestOptions::no_options();
+        if let Some(chars) = origin.result_chars {
+            let mut meta = Map::new();
+            meta.insert(RESULT_CHARS_META.to_owned(), Value::from(chars));
+            options = options.with_meta(RequestMetaObject(MetaObject(meta)));
+        }
+        let handle = peer.send_request_with_option(request, options).await.map_err(protocol)?;
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
         if let Some(tx) = progress {
             slot.progress.lock().unwrap_or_else(|p| p.into_inner()).insert(token.clone(), tx);
