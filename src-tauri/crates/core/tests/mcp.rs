@@ -511,7 +511,7 @@ async fn a_long_page_comes_in_parts_that_fit_what_the_model_reads() {
     // The next part begins where that one ended.
     let next = read(budget, json!({ "url": url, "start": start })).await.unwrap().text;
     assert!(next.contains(&format!("[Continuing from character {start}.]")), "{next}");
-    let first_last = first.lines().filter(|l| l.starts_with("Paragraph")).last().unwrap();
+    let first_last = first.lines().rfind(|l| l.starts_with("Paragraph")).unwrap();
     let n: usize = first_last.split(' ').nth(1).unwrap().parse().unwrap();
     assert!(next.contains(&format!("Paragraph {} of", n + 1)), "no paragraph lost between parts: {next}");
     // A client that says nothing gets the server's default part, larger than that budget.
