@@ -18,6 +18,11 @@ const MAX_ARRAY: u64 = 64 << 20;
 const MAX_TENSORS: u64 = 1 << 20;
 const MAX_KEYS: u64 = 1 << 16;
 const MAX_DIMS: u32 = 4;
+/// `general.alignment` above this is damage (llama.cpp's files use 32).
+const MAX_ALIGNMENT: i64 = 1 << 20;
+/// Arrays inside arrays deeper than this are damage (real files nest none); each level is a
+/// recursion, so a crafted file could otherwise exhaust the stack.
+const MAX_NESTING: usize = 4;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
@@ -105,7 +110,9 @@ impl Header {
         let kv_heads = self.arch_int("attention.head_count_kv").unwrap_or(heads);
         let key = self.arch_int("attention.key_length").unwrap_or(embd / heads);
         let value = self.arch_int("attention.value_length").unwrap_or(embd / heads);
-        u64::try_from(layers * kv_heads * (key + value) * 2).ok()
+        // Header values are the file's word: a damaged one must not wrap into a small cost.
+        let per_layer = kv_heads.checked_mul(key.checked_add(value)?)?.checked_mul(2)?;
+        u64::try_from(layers.checked_mul(per_layer)?).ok()
     }
 }
 
@@ -134,7 +141,7 @@ pub fn inspect(path: &Path) -> Result<Header, GgufError> {
     for _ in 0..key_count {
         let key = r.string("a metadata key")?;
         let kind = r.u32("a metadata type")?;
-        let value = r.value(kind, &key)?;
+        let value = r.value(kind, &key, 0)?;
         metadata.insert(key, value);
     }
     let mut data_bytes = 0u64;
@@ -161,11 +168,14 @@ pub fn inspect(path: &Path) -> Result<Header, GgufError> {
         data_bytes = data_bytes.max(offset.saturating_add(bytes));
     }
     let alignment = match metadata.get("general.alignment") {
-        Some(Value::Int(n)) if *n > 0 => *n as u64,
-        _ => 32,
+        None => 32,
+        // The format asks for a power of two; a larger one than this is damage, not layout.
+        Some(Value::Int(n)) if (1..=MAX_ALIGNMENT).contains(n) && n.count_ones() == 1 => *n as u64,
+        Some(other) => return Err(r.damaged(format!("general.alignment is {other:?}"))),
     };
-    let data_offset = r.offset.div_ceil(alignment) * alignment;
-    let expected = data_offset + data_bytes;
+    let too_large = || r.damaged("its tensors end beyond any possible file".into());
+    let data_offset = r.offset.div_ceil(alignment).checked_mul(alignment).ok_or_else(too_large)?;
+    let expected = data_offset.checked_add(data_bytes).ok_or_else(too_large)?;
     if file_size < expected {
         return Err(GgufError::Truncated { path: shown, expected, actual: file_size });
     }
@@ -268,7 +278,7 @@ impl Reader {
         String::from_utf8(buf).map_err(|_| self.damaged(format!("{what} is not UTF-8 text")))
     }
 
-    fn value(&mut self, kind: u32, key: &str) -> Result<Value, GgufError> {
+    fn value(&mut self, kind: u32, key: &str, depth: usize) -> Result<Value, GgufError> {
         let what = format!("the value of {key}");
         Ok(match kind {
             0 => Value::Int(self.exact::<1>(&what)?[0].into()),
@@ -280,12 +290,15 @@ impl Reader {
             6 => Value::Float(f32::from_le_bytes(self.exact::<4>(&what)?).into()),
             7 => Value::Bool(self.exact::<1>(&what)?[0] != 0),
             8 => Value::Str(self.string(&what)?),
+            9 if depth >= MAX_NESTING => {
+                return Err(self.damaged(format!("{key} nests arrays more than {MAX_NESTING} deep")));
+            }
             9 => {
                 let element = self.u32(&what)?;
                 let count = self.bounded_u64(&format!("the length of {what}"), MAX_ARRAY)?;
                 let mut ints = Vec::new();
                 for _ in 0..count {
-                    match self.value(element, key)? {
+                    match self.value(element, key, depth + 1)? {
                         Value::Int(n) if ints.len() < 4096 => ints.push(n),
                         _ => {}
                     }

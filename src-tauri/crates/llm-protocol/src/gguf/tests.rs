@@ -115,3 +115,66 @@ fn kv_cache_cost_follows_the_attention_shape() {
     // 2 layers x 3 KV heads x (64 + 64) x 2 bytes.
     assert_eq!(h.kv_bytes_per_token(), Some(2 * 3 * 128 * 2));
 }
+
+/// A GGUF with no tensors and only `entries` (key, type, encoded value) as metadata.
+fn with_metadata(entries: &[(&str, u32, Vec<u8>)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend(b"GGUF");
+    b.extend(3u32.to_le_bytes());
+    b.extend(0u64.to_le_bytes());
+    b.extend((entries.len() as u64).to_le_bytes());
+    for (key, kind, value) in entries {
+        b.extend((key.len() as u64).to_le_bytes());
+        b.extend(key.as_bytes());
+        b.extend(kind.to_le_bytes());
+        b.extend(value);
+    }
+    // The (empty) tensor data starts at the next multiple of the default alignment.
+    b.resize(b.len().div_ceil(32) * 32, 0);
+    b
+}
+
+#[test]
+fn header_values_that_would_overflow_are_damage_not_wrapped_numbers() {
+    // A tensor said to start near the end of the address space.
+    let mut bytes = gguf(3, 36);
+    // The tensor's offset follows its name, dimension count, one dimension and type.
+    let at = bytes.windows(17).position(|w| w == b"token_embd.weight").unwrap() + 17 + 4 + 8 + 4;
+    bytes[at..at + 8].copy_from_slice(&(u64::MAX - 8).to_le_bytes());
+    let e = inspect(write(&bytes).path()).unwrap_err();
+    assert!(e.to_string().contains("beyond any possible file"), "{e}");
+
+    // An alignment that is not a power of two, or absurdly large.
+    for alignment in [48u64, 1 << 40, 0] {
+        let bytes = with_metadata(&[("general.alignment", 10, alignment.to_le_bytes().to_vec())]);
+        let e = inspect(write(&bytes).path()).unwrap_err();
+        assert!(e.to_string().contains("general.alignment"), "{alignment}: {e}");
+    }
+    let mut fine = with_metadata(&[("general.alignment", 4, 64u32.to_le_bytes().to_vec())]);
+    fine.resize(fine.len().div_ceil(64) * 64, 0);
+    assert_eq!(inspect(write(&fine).path()).unwrap().data_offset % 64, 0);
+
+    // Attention sizes whose product overflows: no cost, rather than a wrapped small one.
+    let int = |key: &'static str, n: i64| (key, 11u32, n.to_le_bytes().to_vec());
+    let bytes = with_metadata(&[
+        ("general.architecture", 8, [5u64.to_le_bytes().to_vec(), b"llama".to_vec()].concat()),
+        int("llama.block_count", i64::MAX / 2),
+        int("llama.embedding_length", 4096),
+        int("llama.attention.head_count", 32),
+    ]);
+    let h = inspect(write(&bytes).path()).unwrap();
+    assert_eq!(h.kv_bytes_per_token(), None);
+}
+
+#[test]
+fn arrays_nested_too_deep_are_refused_before_they_exhaust_the_stack() {
+    // 100,000 arrays each holding one array: a recursion per level if it were followed.
+    let mut value = Vec::new();
+    for _ in 0..100_000 {
+        value.extend(9u32.to_le_bytes());
+        value.extend(1u64.to_le_bytes());
+    }
+    let bytes = with_metadata(&[("tokenizer.deep", 9, value)]);
+    let e = inspect(write(&bytes).path()).unwrap_err();
+    assert!(e.to_string().contains("nests arrays more than 4 deep"), "{e}");
+}
