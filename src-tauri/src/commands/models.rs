@@ -5,7 +5,7 @@ use perch_core::mcp::ServerStatus;
 use perch_core::mcp::secrets::{gets_search_keys, is_web_search_key};
 use perch_core::prices::{self, Price};
 use perch_core::providers::{
-    ProviderEndpoint, ProviderError, ProviderModels, Registry, builtin_endpoints, pick_default,
+    ProviderEndpoint, ProviderError, ProviderModels, builtin_endpoints, pick_default,
 };
 use perch_core::settings::{ModelSettings, ProviderSettings, Settings, merge_edit};
 use serde::Serialize;
@@ -27,7 +27,7 @@ pub struct ModelsOverview {
 pub async fn models_list(state: State<'_, AppState>, all: bool) -> CommandResult<ModelsOverview> {
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
-    let providers = Registry::of(engine, &settings).list_models(all).await;
+    let providers = engine.registry(&settings).list_models(all).await;
     let available: Vec<_> = providers.iter().flat_map(|p| p.models.iter().cloned()).collect();
     let default_model = pick_default(settings.models.default_model.as_deref(), &available);
     Ok(ModelsOverview { providers, default_model })
@@ -82,7 +82,7 @@ pub struct KeysOverview {
 pub async fn keys_overview(state: State<'_, AppState>) -> CommandResult<KeysOverview> {
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings);
+    let registry = engine.registry(&settings);
     let wanted = perch_core::keys::known(&registry);
     let keys = engine.keys().clone();
     blocking(move || {
@@ -120,7 +120,7 @@ pub async fn key_set(state: State<'_, AppState>, provider: String, key: String) 
         });
     }
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings);
+    let registry = engine.registry(&settings);
     let name = registry.endpoint(&provider)?.name.clone();
     let secret = Secret::new(key.trim());
     if secret.expose().is_empty() {

@@ -9,7 +9,7 @@ use perch_core::Engine;
 use perch_core::agent::{
     FileInput, ImageInput, TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools,
 };
-use perch_core::providers::{Registry, pick_default};
+use perch_core::providers::pick_default;
 use perch_core::questions::{
     Answer, ApprovalChoice, ApprovalDetail, ApprovalQuestion, Question, QuestionChange,
 };
@@ -312,7 +312,7 @@ async fn default_model(engine: &Engine) -> anyhow::Result<String> {
     if let Some(model) = settings.models.default_model.clone() {
         return Ok(model);
     }
-    let registry = Registry::of(engine, &settings);
+    let registry = engine.registry(&settings);
     let available: Vec<_> = registry.list_models(false).await.into_iter().flat_map(|p| p.models).collect();
     pick_default(None, &available)
         .context("no model is available: download a local model (`perch local download qwen3-0.6b`), start Ollama (`ollama serve`), or add a provider key with `perch keys set`; or pass --model provider:model")
@@ -337,7 +337,7 @@ fn read_image(path: &PathBuf) -> anyhow::Result<ImageInput> {
 
 pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
     let settings = engine.settings().get().await;
-    let registry = Registry::of(&engine, &settings);
+    let registry = engine.registry(&settings);
     let listing = registry.list_models(true).await;
     if json {
         return print_json(&listing);

@@ -8,7 +8,7 @@ use clap::Subcommand;
 use perch_core::Engine;
 use perch_core::keys::{KeySource, Secret};
 use perch_core::mcp::secrets::is_web_search_key;
-use perch_core::providers::{ProviderError, Registry};
+use perch_core::providers::ProviderError;
 
 use crate::output::print_json;
 
@@ -31,7 +31,7 @@ pub enum KeysCommand {
 
 pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
     let settings = engine.settings().get().await;
-    let registry = Registry::of(&engine, &settings);
+    let registry = engine.registry(&settings);
     let keys = engine.keys().clone();
     let backend = {
         let keys = keys.clone();

@@ -24,7 +24,7 @@ use futures::StreamExt;
 use perch_core::Engine;
 use perch_core::local::LocalSettings;
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
-use perch_core::providers::{ChatMessage, ChatRequest, Provider, Registry, StreamEvent};
+use perch_core::providers::{ChatMessage, ChatRequest, Provider, StreamEvent};
 use serde_json::{Value, json};
 
 mod common;
@@ -222,7 +222,7 @@ async fn main() {
     engine.settings().update(|s| s.local = local).await.unwrap();
     engine.local().add(&gguf(), Some("bench")).await.unwrap();
     let settings = engine.settings().get().await;
-    let provider = Registry::of(&engine, &settings).provider("local").await.unwrap();
+    let provider = engine.registry(&settings).provider("local").await.unwrap();
 
     // Start-up: the sidecar and the model, made ready by a one-token answer.
     let cold = Instant::now();

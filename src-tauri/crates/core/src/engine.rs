@@ -37,12 +37,12 @@ pub struct Engine {
 struct Inner {
     data_dir: DataDir,
     store: Store,
-    settings: SettingsHandle,
+    settings: Arc<SettingsHandle>,
     opened: OpenReport,
     reviews: SharedReviews,
     review_server: Mutex<Option<ReviewServer>>,
     keys: Arc<Keys>,
-    runs: Runs,
+    runs: Arc<Runs>,
     live: crate::agent::live::LiveTurns,
     models: ModelCache,
     http: crate::providers::http::Clients,
@@ -69,7 +69,7 @@ pub struct StartupNotice {
 impl Engine {
     pub async fn start(data_dir: DataDir) -> Result<Self, StartError> {
         let (store, opened) = Store::open(&data_dir.db_path(), Integrity::Quick).await?;
-        let settings = SettingsHandle::load(store.clone()).await?;
+        let settings = Arc::new(SettingsHandle::load(store.clone()).await?);
         tracing::info!(data_dir = %data_dir.root().display(), schema = opened.schema_version, "engine started");
         let owner = ProcessOwner::claim(data_dir.root())
             .inspect_err(|e| tracing::warn!(error = %e, "could not claim this process's answers"))
@@ -98,7 +98,7 @@ impl Engine {
             reviews,
             review_server: Mutex::new(None),
             keys,
-            runs: Runs::default(),
+            runs: Arc::default(),
             live: Default::default(),
             models: ModelCache::default(),
             http: http.clone(),
@@ -114,10 +114,21 @@ impl Engine {
             terminal,
         };
         let engine = Self { inner: Arc::new(inner) };
-        let sampler = crate::agent::sampling::EngineSampler(engine.downgrade());
+        let sampler = crate::agent::sampling::ModelSampler {
+            settings: engine.inner.settings.clone(),
+            questions: engine.inner.questions.clone(),
+            keys: engine.inner.keys.clone(),
+            http: engine.inner.http.clone(),
+            local: engine.inner.local.clone(),
+        };
         engine.inner.mcp.set_sampler(Arc::new(sampler));
         engine.inner.terminal.set_enabled(engine.settings().get().await.terminal.enabled);
-        let terminal = crate::terminal::tools::TerminalServer::new(engine.downgrade());
+        let terminal = crate::terminal::tools::TerminalServer::new(
+            engine.inner.terminal.clone(),
+            engine.inner.settings.clone(),
+            engine.inner.store.clone(),
+            engine.inner.runs.clone(),
+        );
         engine.inner.mcp.add_builtin(Arc::new(terminal));
         Ok(engine)
     }
@@ -150,6 +161,16 @@ impl Engine {
         &self.inner.models
     }
     /// The HTTP clients every provider and download of this engine reuses.
+    /// The providers these settings configure, with the engine's keys, clients and local models.
+    pub fn registry(&self, settings: &crate::settings::Settings) -> crate::providers::Registry {
+        crate::providers::Registry::with_local(
+            settings,
+            self.inner.keys.clone(),
+            self.inner.http.clone(),
+            self.inner.local.clone(),
+        )
+    }
+
     pub fn http_clients(&self) -> &crate::providers::http::Clients {
         &self.inner.http
     }
@@ -349,22 +370,5 @@ impl Engine {
             });
         }
         notices
-    }
-}
-
-/// An engine handle that does not keep it alive (for parts the engine itself owns, such as the
-/// MCP manager's sampler).
-#[derive(Clone, Debug)]
-pub struct WeakEngine(std::sync::Weak<Inner>);
-
-impl WeakEngine {
-    pub fn upgrade(&self) -> Option<Engine> {
-        self.0.upgrade().map(|inner| Engine { inner })
-    }
-}
-
-impl Engine {
-    pub fn downgrade(&self) -> WeakEngine {
-        WeakEngine(Arc::downgrade(&self.inner))
     }
 }

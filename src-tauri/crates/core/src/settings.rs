@@ -201,7 +201,7 @@ impl Default for ToolSettings {
             // The terminal's interactive trio is offered with every message (while the
             // terminal is on), so a command the model starts can always be followed up.
             always_on: ["run_command", "read_output", "send_input"]
-                .map(|t| format!("{}:{t}", crate::terminal::tools::SERVER))
+                .map(|t| format!("{}:{t}", crate::terminal::settings::SERVER))
                 .to_vec(),
             retriever: RetrieverChoice::Auto,
             ollama_embedding_model: "all-minilm".into(),

@@ -13,7 +13,6 @@ use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, th
 use perch_core::local::{LocalError, LocalSettings, ModelSource, RuntimeState};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::prices;
-use perch_core::providers::Registry;
 use perch_core::store::{Message, MessageStatus};
 use perch_llm_protocol::test_support::smollm2_gguf;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -96,7 +95,7 @@ async fn a_local_model_answers_through_the_turn_with_usage_and_no_cost() {
 
     // The models list shows it with its context length and capabilities.
     let settings = s.engine.settings().get().await;
-    let listing = Registry::of(&s.engine, &settings).list_models(false).await;
+    let listing = s.engine.registry(&settings).list_models(false).await;
     let local = listing.iter().find(|p| p.provider == "local").unwrap();
     assert_eq!(local.models[0].id, "local:smollm2");
     assert_eq!(local.models[0].context_length, Some(1024));

@@ -9,12 +9,25 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::WeakEngine;
-use crate::mcp::handler::Sampler;
-use crate::providers::{ChatMessage, ChatRequest, ModelId, Registry};
-use crate::questions::{Answer, Question, SamplingQuestion};
+use std::sync::Arc;
 
-pub struct EngineSampler(pub WeakEngine);
+use crate::keys::Keys;
+use crate::local::LocalModels;
+use crate::mcp::handler::Sampler;
+use crate::providers::http::Clients;
+use crate::providers::{ChatMessage, ChatRequest, ModelId, Registry};
+use crate::questions::{Answer, Question, Questions, SamplingQuestion};
+use crate::settings::SettingsHandle;
+
+/// Answers servers' sampling requests with the user's default model, once the user allows it.
+/// It holds what it needs (each also the engine's), not the engine.
+pub struct ModelSampler {
+    pub settings: Arc<SettingsHandle>,
+    pub questions: Arc<Questions>,
+    pub keys: Arc<Keys>,
+    pub http: Clients,
+    pub local: Arc<LocalModels>,
+}
 
 fn text_of(message: &SamplingMessage) -> String {
     message
@@ -30,16 +43,17 @@ fn text_of(message: &SamplingMessage) -> String {
         .join("\n")
 }
 
-impl Sampler for EngineSampler {
+impl Sampler for ModelSampler {
     fn create_message(
         &self,
         server: String,
         params: CreateMessageRequestParams,
     ) -> BoxFuture<'static, Result<CreateMessageResult, String>> {
-        let weak = self.0.clone();
+        let (sources, questions) =
+            ((self.keys.clone(), self.http.clone(), self.local.clone()), self.questions.clone());
+        let handle = self.settings.clone();
         Box::pin(async move {
-            let engine = weak.upgrade().ok_or("Perch is closing")?;
-            let settings = engine.settings().get().await;
+            let settings = handle.get().await;
             let model = settings
                 .models
                 .default_model
@@ -60,7 +74,7 @@ impl Sampler for EngineSampler {
                 max_tokens: params.max_tokens,
                 model: model.clone(),
             });
-            match engine.questions().ask(question, &CancellationToken::new()).await {
+            match questions.ask(question, &CancellationToken::new()).await {
                 Some(Answer::Sampling { approve: true }) => {}
                 _ => return Err("the user declined the sampling request".into()),
             }
@@ -75,7 +89,8 @@ impl Sampler for EngineSampler {
                     ChatMessage::assistant(text_of(m))
                 });
             }
-            let registry = Registry::of(&engine, &settings);
+            let (keys, http, local) = sources;
+            let registry = Registry::with_local(&settings, keys, http, local);
             let provider = registry.provider(&id.provider).await.map_err(|e| e.to_string())?;
             let request = ChatRequest {
                 model: id.model.clone(),

@@ -6,7 +6,7 @@ use super::{
     TurnRequest, TurnSink, TurnStarted, attachments, context, rounds, thread, tools,
 };
 use crate::Engine;
-use crate::providers::{ChatMessage, ChatRequest, ModelId, ProviderError, Registry};
+use crate::providers::{ChatMessage, ChatRequest, ModelId, ProviderError};
 use crate::store::{ConversationDetail, Message, MessageStatus, MessageUpdate, NewMessage, Role};
 
 /// Why a question into a conversation still being answered is refused.
@@ -44,7 +44,7 @@ pub async fn run_turn_with(
         _ => Vec::new(),
     };
     let settings = engine.settings().get().await;
-    let registry = Registry::of(engine, &settings);
+    let registry = engine.registry(&settings);
     let provider = registry.provider(&id.provider).await?;
     let info = engine.model_info(&*provider, &id).await;
     if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)

@@ -129,18 +129,23 @@ impl Registry {
     /// Every provider the engine offers for these settings, with its keys and its clients: the
     /// built-in and added ones, and local models (listed right after Ollama, so a machine with a
     /// local model and no Ollama starts with it).
-    pub fn of(engine: &crate::Engine, settings: &Settings) -> Self {
-        let mut registry =
-            Self::new(&settings.providers, engine.keys().clone(), engine.http_clients().clone());
-        let local = ProviderEndpoint {
+    /// (`Engine::registry` passes the engine's own.)
+    pub fn with_local(
+        settings: &Settings,
+        keys: Arc<Keys>,
+        clients: Clients,
+        local: Arc<LocalModels>,
+    ) -> Self {
+        let mut registry = Self::new(&settings.providers, keys, clients);
+        let endpoint = ProviderEndpoint {
             name: super::local::NAME.into(),
             kind: ProviderKind::Local,
-            url: engine.local().dir().display().to_string(),
+            url: local.dir().display().to_string(),
             key_env: None,
             needs_key: false,
         };
-        registry.endpoints.insert(1, local);
-        registry.local = Some((engine.local().clone(), settings.local.clone()));
+        registry.endpoints.insert(1, endpoint);
+        registry.local = Some((local, settings.local.clone()));
         registry
     }
 

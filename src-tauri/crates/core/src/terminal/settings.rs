@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The terminal's name as a tool server (`terminal:run_command`); here, beside its settings, so
+/// the settings' defaults can name its tools without reaching into the server.
+pub const SERVER: &str = "terminal";
+
 /// When Perch asks before a command runs (the blocklist and the sandbox apply at every level).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]

@@ -15,24 +15,36 @@ use tokio_util::sync::CancellationToken;
 
 use super::policy::{self, Check, Context, Decision};
 use super::{Session, Terminal, TerminalSettings, exec, find};
-use crate::engine::WeakEngine;
+use crate::agent::runs::Runs;
 use crate::mcp::{BuiltinServer, CallError, CallOrigin, Progress, ToolOutput, ToolView, Vetting};
 use crate::questions::{ApprovalChoice, ApprovalDetail};
+use crate::settings::SettingsHandle;
+use crate::store::Store;
 use crate::store::terminal::TerminalEvent;
 
-pub const SERVER: &str = "terminal";
+pub use super::settings::SERVER;
 
 /// What the model reads when the blocklist refuses a line (it is never told the rules).
 const NOT_ALLOWED: &str = "This command was not run: it is not allowed on this computer. Do not try to \
     reach the same result another way; tell the user what you wanted to do and why.";
 
+/// The terminal as an MCP-style built-in server. It holds the few things it reaches, each also
+/// the engine's, and not the engine itself: dependencies run from the engine to the terminal.
 pub struct TerminalServer {
-    engine: WeakEngine,
+    terminal: Arc<Terminal>,
+    settings: Arc<SettingsHandle>,
+    store: Store,
+    runs: Arc<Runs>,
 }
 
 impl TerminalServer {
-    pub fn new(engine: WeakEngine) -> Self {
-        Self { engine }
+    pub fn new(
+        terminal: Arc<Terminal>,
+        settings: Arc<SettingsHandle>,
+        store: Store,
+        runs: Arc<Runs>,
+    ) -> Self {
+        Self { terminal, settings, store, runs }
     }
 }
 
@@ -149,19 +161,18 @@ pub fn working_folder(asked: Option<&str>, settings: &TerminalSettings) -> PathB
 }
 
 impl TerminalServer {
-    /// The engine, the terminal and the terminal settings this call is held to: the
-    /// conversation's own working folder, where it was given one, in place of Settings'.
-    async fn parts(&self, origin: &CallOrigin) -> Option<(crate::Engine, Arc<Terminal>, TerminalSettings)> {
-        let engine = self.engine.upgrade()?;
-        let mut settings = engine.settings().get().await.terminal;
+    /// The terminal and the terminal settings this call is held to: the conversation's own
+    /// working folder, where it was given one, in place of Settings'.
+    async fn parts(&self, origin: &CallOrigin) -> (Arc<Terminal>, TerminalSettings) {
+        let mut settings = self.settings.get().await.terminal;
         if let Some(cid) = &origin.conversation_id {
-            match engine.store().conversation_folder(cid).await {
+            match self.store.conversation_folder(cid).await {
                 Ok(Some(folder)) => settings.working_folder = folder,
                 Ok(None) => {}
                 Err(e) => tracing::warn!(error = %e, "could not read the conversation's working folder"),
             }
         }
-        let terminal = engine.terminal().clone();
+        let terminal = self.terminal.clone();
         // Checked again at every use, and used as what it now is: a folder that passed when it
         // was chosen may since have been replaced by a link to home or to Perch's data. One
         // that no longer passes counts as not chosen, so the card asks for a folder again.
@@ -174,13 +185,11 @@ impl TerminalServer {
                 }
             }
         }
-        Some((engine, terminal, settings))
+        (terminal, settings)
     }
 
     async fn vet_command(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
-        let Some((engine, terminal, settings)) = self.parts(origin).await else {
-            return Vetting::Refuse("Perch is shutting down.".into());
-        };
+        let (terminal, settings) = self.parts(origin).await;
         let command = text(arguments, "command").unwrap_or_default();
         if chosen_folder(&settings).is_none() {
             // The first command: the card asks for the folder, and Run waits for it.
@@ -222,7 +231,7 @@ impl TerminalServer {
         // A session is granted for its folder: a command elsewhere is asked about.
         let session =
             origin.run_id.as_deref().and_then(|r| terminal.session(r)).filter(|s| cwd.starts_with(&s.folder));
-        let remembered = engine.store().is_approval_remembered(&assessment.hash()).await.unwrap_or(false);
+        let remembered = self.store.is_approval_remembered(&assessment.hash()).await.unwrap_or(false);
         let ctx = Context {
             ask_level: settings.ask_level,
             remembered,
@@ -256,9 +265,7 @@ impl TerminalServer {
     }
 
     async fn vet_input(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
-        let Some((_, terminal, settings)) = self.parts(origin).await else {
-            return Vetting::Refuse("Perch is shutting down.".into());
-        };
+        let (terminal, settings) = self.parts(origin).await;
         let id = job_id(arguments);
         if terminal.job(id).is_err() {
             return Vetting::Refuse(format!("There is no running command with id {id}."));
@@ -308,7 +315,7 @@ impl TerminalServer {
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> Result<ToolOutput, CallError> {
-        let (engine, terminal, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
+        let (terminal, settings) = self.parts(origin).await;
         if chosen_folder(&settings).is_none() {
             return Ok(ToolOutput::error(NO_FOLDER));
         }
@@ -323,7 +330,7 @@ impl TerminalServer {
         }
         let timeout = settings.timeout_for(arguments.get("timeout").and_then(Value::as_u64));
         if let Some(run) = &origin.run_id
-            && let Some(ended) = engine.runs().ended(run)
+            && let Some(ended) = self.runs.ended(run)
         {
             terminal.watch_run(run, ended);
         }
@@ -353,8 +360,7 @@ impl TerminalServer {
         cancel: &CancellationToken,
         tool: &str,
     ) -> Result<ToolOutput, CallError> {
-        let engine = self.engine.upgrade().ok_or(CallError::Cancelled)?;
-        let terminal = engine.terminal().clone();
+        let terminal = self.terminal.clone();
         let id = job_id(arguments);
         let job = terminal
             .job(id)
@@ -382,7 +388,7 @@ impl TerminalServer {
         arguments: &Value,
         start: bool,
     ) -> Result<ToolOutput, CallError> {
-        let (engine, terminal, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
+        let (terminal, settings) = self.parts(origin).await;
         let Some(run) = origin.run_id.as_deref() else {
             return Ok(ToolOutput::error("Session mode exists only inside an answer."));
         };
@@ -396,7 +402,7 @@ impl TerminalServer {
         let Some(folder) = chosen_folder(&settings) else {
             return Ok(ToolOutput::error(NO_FOLDER));
         };
-        if let Some(ended) = engine.runs().ended(run) {
+        if let Some(ended) = self.runs.ended(run) {
             terminal.watch_run(run, ended);
         }
         terminal.start_session(
@@ -462,10 +468,7 @@ impl BuiltinServer for TerminalServer {
     }
 
     fn tools(&self) -> Vec<ToolView> {
-        match self.engine.upgrade() {
-            Some(e) if e.terminal().enabled() => tool_views(),
-            _ => Vec::new(),
-        }
+        if self.terminal.enabled() { tool_views() } else { Vec::new() }
     }
 
     fn vet<'a>(
@@ -479,7 +482,7 @@ impl BuiltinServer for TerminalServer {
                 "run_command" => self.vet_command(origin, arguments).await,
                 "send_input" => self.vet_input(origin, arguments).await,
                 "request_session_mode" => {
-                    let Some((_, _, settings)) = self.parts(origin).await else { return Vetting::Default };
+                    let (_, settings) = self.parts(origin).await;
                     let Some(folder) = chosen_folder(&settings) else {
                         return Vetting::Refuse(NO_FOLDER.into());
                     };
@@ -507,7 +510,7 @@ impl BuiltinServer for TerminalServer {
         choice: ApprovalChoice,
     ) -> BoxFuture<'a, ()> {
         async move {
-            let Some((engine, terminal, settings)) = self.parts(origin).await else { return };
+            let (terminal, settings) = self.parts(origin).await;
             if tool != "run_command" {
                 return;
             }
@@ -517,8 +520,7 @@ impl BuiltinServer for TerminalServer {
             match choice {
                 // Lines Perch cannot check are never remembered (the card offers no "always").
                 ApprovalChoice::Always if assessment.check == Check::Clear => {
-                    if let Err(e) =
-                        engine.store().remember_approval(&assessment.hash(), &assessment.label).await
+                    if let Err(e) = self.store.remember_approval(&assessment.hash(), &assessment.label).await
                     {
                         tracing::warn!(error = %e, "could not remember the approval");
                     }
@@ -572,13 +574,13 @@ impl BuiltinServer for TerminalServer {
                 "request_session_mode" => self.session(origin, arguments, true).await,
                 "end_session_mode" => self.session(origin, arguments, false).await,
                 "get_environment" => {
-                    let (_, terminal, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
+                    let (terminal, settings) = self.parts(origin).await;
                     let cwd = working_folder(None, &settings);
                     let sandbox = terminal.sandbox_view(&cwd, &settings).await;
                     Ok(ToolOutput { text: find::environment(&cwd, &sandbox).await, ..ToolOutput::default() })
                 }
                 "find_files" => {
-                    let (_, _, settings) = self.parts(origin).await.ok_or(CallError::Cancelled)?;
+                    let (_, settings) = self.parts(origin).await;
                     let dir = working_folder(text(arguments, "directory").as_deref(), &settings);
                     let pattern = text(arguments, "pattern").unwrap_or_default();
                     Ok(find::find_files(dir, pattern).await)
