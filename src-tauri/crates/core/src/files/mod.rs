@@ -5,6 +5,7 @@
 
 mod read;
 mod search;
+pub mod walk;
 
 pub use read::{FileKind, Limits, MAX_IMAGE_BYTES, TextFile, inspect, read_text, within_message_limit};
 pub use search::{Hit, Picker, SearchOptions, SearchUpdate, search};

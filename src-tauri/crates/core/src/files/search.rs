@@ -1,5 +1,5 @@
-//! The `@` picker's search: walks the user's folders as ripgrep does (`.gitignore` and hidden
-//! files respected, build folders skipped), ranks relative paths with nucleo's fuzzy matcher
+//! The `@` picker's search: walks the user's folders with the one walk (`super::walk`:
+//! `.gitignore` respected, hidden files and build folders skipped), ranks relative paths with nucleo's fuzzy matcher
 //! (helix's, tuned for paths) while walking, and reports the best so far early and then
 //! periodically, so the first results show before a large tree is walked. The walk stops at a
 //! cap on files visited and when a newer query cancels it.
@@ -15,10 +15,7 @@ use nucleo_matcher::{Config, Matcher, Utf32Str};
 use tokio_util::sync::CancellationToken;
 
 use super::FilesError;
-
-/// Folders that hold build output or installed dependencies, skipped even without a `.gitignore`.
-const BUILD_FOLDERS: &[&str] =
-    &["node_modules", "target", "build", "dist", "__pycache__", ".venv", "venv", ".tox", ".gradle", ".next"];
+use super::walk::WalkOptions;
 
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
@@ -134,17 +131,8 @@ pub fn search(
     mut report: impl FnMut(&SearchUpdate),
 ) -> Result<SearchUpdate, FilesError> {
     let roots: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
-    let Some((first, rest)) = roots.split_first() else {
-        return Err(FilesError::NoRoots);
-    };
-    let mut builder = ignore::WalkBuilder::new(first);
-    for root in rest {
-        builder.add(root);
-    }
-    // .gitignore applies in folders that are not (yet) git repositories too.
-    builder.require_git(false).filter_entry(|e| {
-        !(e.file_type().is_some_and(|t| t.is_dir()) && BUILD_FOLDERS.iter().any(|b| e.file_name() == *b))
-    });
+    let paths: Vec<&Path> = roots.iter().map(|r| r.as_path()).collect();
+    let walker = super::walk::walk(&paths, WalkOptions::default(), |_| false).ok_or(FilesError::NoRoots)?;
 
     let pattern = Pattern::parse(query.trim(), CaseMatching::Smart, Normalization::Smart);
     let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
@@ -159,7 +147,7 @@ pub fn search(
         capped,
     };
 
-    for entry in builder.build() {
+    for entry in walker {
         if cancel.is_cancelled() {
             break;
         }

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use super::sandbox::SandboxView;
+use crate::files::walk::{self, WalkOptions};
 use crate::mcp::ToolOutput;
 
 /// At most this many files are listed.
 const MAX_FOUND: usize = 200;
 const MAX_DEPTH: usize = 12;
-const SKIPPED: &[&str] = &[".git", "node_modules", "target", ".venv", "__pycache__", ".cache"];
 
 /// What the model should know about this terminal.
 pub async fn environment(cwd: &Path, sandbox: &SandboxView) -> String {
@@ -46,29 +46,29 @@ fn matches(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-fn walk(root: &Path, dir: &Path, pattern: &str, depth: usize, out: &mut Vec<PathBuf>) {
-    if depth > MAX_DEPTH || out.len() >= MAX_FOUND || super::tools::is_credential_path(dir) {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
+/// Up to [`MAX_FOUND`] paths under `root` whose name (or, for a pattern with a `/`, whose path
+/// below `root`) matches `pattern`, in name order: the one walk (`files::walk`), dotfiles
+/// included, credential stores never entered.
+fn find(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    let options = WalkOptions { hidden: true, max_depth: Some(MAX_DEPTH), sorted: true };
+    let Some(walker) = walk::walk(&[root], options, super::tools::is_credential_path) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    // The root itself is the walk's first entry; it is where the search happens, not a match.
+    for entry in walker.flatten().filter(|e| e.depth() > 0) {
         let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let relative = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned();
-        let subject = if pattern.contains('/') { relative } else { name.clone() };
+        let name = entry.file_name().to_string_lossy();
+        let relative = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+        let subject = if pattern.contains('/') { relative } else { name };
         if matches(pattern.as_bytes(), subject.as_bytes()) {
-            out.push(path.clone());
+            out.push(path.to_path_buf());
             if out.len() >= MAX_FOUND {
-                return;
+                break;
             }
         }
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && !SKIPPED.contains(&name.as_str()) {
-            walk(root, &path, pattern, depth + 1, out);
-        }
     }
+    out
 }
 
 pub async fn find_files(dir: PathBuf, pattern: String) -> ToolOutput {
@@ -76,8 +76,7 @@ pub async fn find_files(dir: PathBuf, pattern: String) -> ToolOutput {
         return ToolOutput::error(format!("The folder {} does not exist.", dir.display()));
     }
     let found = tokio::task::spawn_blocking(move || {
-        let mut out = Vec::new();
-        walk(&dir, &dir, pattern.trim(), 0, &mut out);
+        let out = find(&dir, pattern.trim());
         (dir, out)
     })
     .await;
@@ -98,6 +97,33 @@ pub async fn find_files(dir: PathBuf, pattern: String) -> ToolOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_walks_with_the_one_walk_ignore_rules_dotfiles_and_skipped_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in [
+            "src/main.rs",
+            "src/gen/out.rs",
+            ".github/ci.rs",
+            "node_modules/pkg/index.rs",
+            "target/debug/build.rs",
+            ".git/hooks/hook.rs",
+            "notes.txt",
+        ] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, b"x").unwrap();
+        }
+        std::fs::write(root.join(".gitignore"), "gen/\n").unwrap();
+        let found: Vec<String> =
+            find(root, "*.rs").iter().map(|p| p.strip_prefix(root).unwrap().display().to_string()).collect();
+        // Name order, dotfiles in, .gitignore'd and build folders out, in a folder that is not
+        // a git repository.
+        assert_eq!(found, [".github/ci.rs", "src/main.rs"]);
+        assert_eq!(find(root, "src/**/*.rs").len(), 1);
+        assert!(find(root, "*.md").is_empty());
+    }
 
     #[test]
     fn globs_match_names_and_paths() {
