@@ -194,7 +194,7 @@ async fn terminal_sandbox() -> Probe {
             available: false,
             detail: format!(
                 "terminal commands are not sandboxed ({}); Perch asks before every command",
-                why.unwrap_or_else(|| "unknown".into())
+                why.map_or_else(|| "unknown".into(), |w| w.to_string())
             ),
         },
     }

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use perch_core::review::references::ReferenceError;
 use perch_core::review::{ReviewError, ReviewService};
 use perch_core::store::{Integrity, Store};
 use perch_ipc::{Mode, PresentReview};
@@ -71,7 +72,7 @@ async fn references_open_only_when_they_are_in_the_review_and_inside_its_folder(
     assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("{} 7\n", canonical.display()));
 
     let outside = reviews.open_reference(doc.id, "../outside.txt:1", &editor, &[]).await.unwrap_err();
-    assert!(matches!(&outside, ReviewError::Reference(m) if m.contains("outside")), "{outside}");
+    assert!(matches!(&outside, ReviewError::Reference(ReferenceError::Outside { .. })), "{outside}");
     let unknown = reviews.open_reference(doc.id, "src/other.rs:1", &editor, &[]).await.unwrap_err();
     assert!(unknown.to_string().contains("not a reference in this review"), "{unknown}");
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1, "nothing else was opened");

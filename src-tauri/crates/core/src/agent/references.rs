@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::Engine;
 use crate::review::ReviewError;
 use crate::review::editor;
-use crate::review::references::{self, FileReference};
+use crate::review::references::{self, FileReference, ReferenceError};
 
 const FOLDERS: &str = "your folders (Settings -> Tools -> Folders)";
 
@@ -26,13 +26,13 @@ pub async fn check(engine: &Engine, message_id: i64) -> Result<Vec<FileReference
         found
             .into_iter()
             .map(|mut reference| {
-                reference.problem = resolve(&bases, &reference).err();
+                reference.problem = resolve(&bases, &reference).err().map(|e| e.to_string());
                 reference
             })
             .collect()
     })
     .await
-    .map_err(|e| ReviewError::Reference(format!("the references could not be checked: {e}")))
+    .map_err(|e| ReferenceError::Interrupted(e.to_string()).into())
 }
 
 /// Opens reference `target` of answer `message_id` in the editor `template` names.
@@ -47,21 +47,20 @@ pub async fn open(
     let reference = references::extract(&content)
         .into_iter()
         .find(|r| r.target == target)
-        .ok_or_else(|| ReviewError::Reference(format!("{target} is not a reference in this answer")))?;
+        .ok_or_else(|| ReferenceError::Unknown { target: target.to_owned(), source_name: "answer" })?;
     let roots = engine.settings().get().await.tools.roots;
     let checked = reference.clone();
     let file = tokio::task::spawn_blocking(move || resolve(&folders(&roots), &checked))
         .await
-        .map_err(|e| ReviewError::Reference(e.to_string()))?
-        .map_err(ReviewError::Reference)?;
+        .map_err(|e| ReferenceError::Interrupted(e.to_string()))??;
     editor::open(template, &file, reference.line.max(1), envs).await?;
     Ok(())
 }
 
 /// The folders that exist, canonical, or why there are none. Blocking (file system).
-fn folders(roots: &[String]) -> Result<Vec<PathBuf>, String> {
+fn folders(roots: &[String]) -> Result<Vec<PathBuf>, ReferenceError> {
     if roots.is_empty() {
-        return Err(format!("files open from {FOLDERS}, and none is set"));
+        return Err(ReferenceError::NoFolders(FOLDERS));
     }
     let found: Vec<PathBuf> = roots
         .iter()
@@ -71,16 +70,19 @@ fn folders(roots: &[String]) -> Result<Vec<PathBuf>, String> {
         .filter(|p| p.is_dir())
         .collect();
     if found.is_empty() {
-        return Err("none of your folders exists (Settings -> Tools -> Folders)".into());
+        return Err(ReferenceError::FoldersMissing);
     }
     Ok(found)
 }
 
 /// The file `reference` opens, or why it cannot.
-fn resolve(bases: &Result<Vec<PathBuf>, String>, reference: &FileReference) -> Result<PathBuf, String> {
+fn resolve(
+    bases: &Result<Vec<PathBuf>, ReferenceError>,
+    reference: &FileReference,
+) -> Result<PathBuf, ReferenceError> {
     let bases = bases.as_ref().map_err(Clone::clone)?;
     if reference.line == 0 {
-        return Err("line numbers start at 1".into());
+        return Err(ReferenceError::LineZero);
     }
     references::resolve_in(bases, &reference.path, FOLDERS)
 }
@@ -108,22 +110,23 @@ mod tests {
         let found = |t: &str| resolve(&bases, &reference(t));
         assert_eq!(found("src/auth.rs:45").unwrap(), a.join("src/auth.rs").canonicalize().unwrap());
         assert_eq!(found("lib/x.ts:3-9").unwrap(), b.join("lib/x.ts").canonicalize().unwrap());
-        assert!(found("../secret.txt:1").unwrap_err().contains("outside your folders"));
+        assert!(matches!(found("../secret.txt:1"), Err(ReferenceError::Outside { .. })));
+        assert!(found("../secret.txt:1").unwrap_err().to_string().contains("outside your folders"));
         let absolute = format!("{}:1", tmp.path().join("secret.txt").display());
-        assert!(found(&absolute).unwrap_err().contains("outside your folders"));
-        assert!(found("src/missing.rs:1").unwrap_err().contains("does not exist"));
-        assert!(found("src/auth.rs:0").unwrap_err().contains("start at 1"));
+        assert!(matches!(found(&absolute), Err(ReferenceError::Outside { .. })));
+        assert!(matches!(found("src/missing.rs:1"), Err(ReferenceError::Missing(_))));
+        assert_eq!(found("src/auth.rs:0"), Err(ReferenceError::LineZero));
     }
 
     #[test]
     fn without_folders_nothing_opens_and_the_reason_says_where_to_add_one() {
         let none = folders(&[]);
+        let why = resolve(&none, &reference("src/a.rs:1")).unwrap_err();
         assert!(
-            resolve(&none, &reference("src/a.rs:1")).unwrap_err().contains("Settings -> Tools -> Folders")
+            matches!(why, ReferenceError::NoFolders(_))
+                && why.to_string().contains("Settings -> Tools -> Folders")
         );
         let missing = folders(&["/no/such/folder".into(), "relative/dir".into()]);
-        assert!(
-            resolve(&missing, &reference("src/a.rs:1")).unwrap_err().contains("none of your folders exists")
-        );
+        assert_eq!(resolve(&missing, &reference("src/a.rs:1")), Err(ReferenceError::FoldersMissing));
     }
 }

@@ -24,6 +24,7 @@ pub use catalog::{CATALOG, CatalogEntry, CatalogModel};
 pub use library::{Deleted, LocalModel, ModelSource};
 pub use runtime::{Answer, Runtime, RuntimeState, RuntimeStatus};
 pub use settings::LocalSettings;
+pub use sidecar::SidecarError;
 
 /// Fetch catalogue files from `{mirror}/{file name}` instead of Hugging Face.
 pub const MIRROR_ENV: &str = "PERCH_MODEL_MIRROR";
@@ -44,6 +45,8 @@ pub enum LocalError {
     Unsupported { message: String },
     #[error("the model could not be loaded: {message}")]
     LoadFailed { message: String },
+    #[error(transparent)]
+    Sidecar(#[from] SidecarError),
     #[error("{message}")]
     Runtime { message: String },
     #[error("{message}")]

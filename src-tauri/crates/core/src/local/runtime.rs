@@ -143,10 +143,7 @@ impl Runtime {
     ) -> Result<Answer, LocalError> {
         let busy = self.inner.busy.clone().lock_owned().await;
         let sidecar = self.ensure_loaded(model, settings).await?;
-        let (id, replies) = sidecar
-            .request(|id| Request::Chat { id, params })
-            .await
-            .map_err(|message| LocalError::Runtime { message })?;
+        let (id, replies) = sidecar.request(|id| Request::Chat { id, params }).await?;
         self.set(|s| s.state = RuntimeState::Answering);
         Ok(Answer {
             id,
@@ -235,8 +232,7 @@ impl Runtime {
                 tokio::spawn(Runtime { inner }.exited(how, asked));
             }
         })
-        .await
-        .map_err(|message| LocalError::Runtime { message })?;
+        .await?;
         tokio::spawn(watch_idle(Arc::downgrade(&self.inner), Arc::downgrade(&sidecar)));
         tracing::info!(pid = sidecar.pid(), "local model runtime started");
         Ok(sidecar)
@@ -388,10 +384,7 @@ fn check_fits(
 }
 
 async fn load(sidecar: &Sidecar, params: &LoadParams) -> Result<ModelReport, LocalError> {
-    let (_, mut replies) = sidecar
-        .request(|id| Request::Load { id, params: params.clone() })
-        .await
-        .map_err(|message| LocalError::Runtime { message })?;
+    let (_, mut replies) = sidecar.request(|id| Request::Load { id, params: params.clone() }).await?;
     match replies.recv().await {
         Some(Reply::Loaded { model, .. }) => Ok(model),
         Some(Reply::Error { kind: ErrorKind::UnsupportedArchitecture, message, .. }) => {

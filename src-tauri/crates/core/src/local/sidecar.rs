@@ -3,7 +3,7 @@
 //! every open request sees its channel close, and the exit (status or signal) is described.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,20 +39,35 @@ impl std::fmt::Debug for Sidecar {
     }
 }
 
+/// Why the runtime could not be started or spoken to.
+#[derive(Debug, thiserror::Error)]
+pub enum SidecarError {
+    #[error("could not start {}: {source}", .program.display())]
+    Spawn { program: PathBuf, source: std::io::Error },
+    #[error("{} stopped as it started: {how}", .program.display())]
+    EndedAtStart { program: PathBuf, how: String },
+    #[error("{} did not start within {secs} s", .program.display())]
+    SlowStart { program: PathBuf, secs: u64 },
+    #[error("the local model runtime is stopping")]
+    Stopping,
+    #[error("the local model runtime is not running ({how})")]
+    NotRunning { how: String },
+}
+
 impl Sidecar {
     /// Starts the program and waits for its `ready` line. `on_exit` runs once the process has
     /// ended, with how it ended and whether Perch had asked it to stop.
     pub async fn spawn(
         program: &Path,
         on_exit: impl FnOnce(String, bool) + Send + 'static,
-    ) -> Result<Arc<Self>, String> {
+    ) -> Result<Arc<Self>, SidecarError> {
         let mut child = tokio::process::Command::new(program)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("could not start {}: {e}", program.display()))?;
+            .map_err(|source| SidecarError::Spawn { program: program.to_owned(), source })?;
         let pid = child.id().unwrap_or_default();
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (exit_tx, exit) = watch::channel(None);
@@ -70,7 +85,11 @@ impl Sidecar {
             tokio::spawn(log_stderr(stderr, tail.clone()));
         }
         let (ready_tx, ready) = oneshot::channel();
-        let Some(stdout) = stdout else { return Err("the runtime has no stdout".into()) };
+        let Some(stdout) = stdout else {
+            // Piped above, so always there; said plainly if a platform ever differs.
+            let how = "it has no output pipe".to_owned();
+            return Err(SidecarError::EndedAtStart { program: program.to_owned(), how });
+        };
         tokio::spawn(read_replies(
             stdout,
             Arc::downgrade(&sidecar),
@@ -83,11 +102,11 @@ impl Sidecar {
         match tokio::time::timeout(READY_WITHIN, ready).await {
             Ok(Ok(())) => Ok(sidecar),
             Ok(Err(_)) => {
-                Err(format!("{} stopped as it started: {}", program.display(), sidecar.exit_reason()))
+                Err(SidecarError::EndedAtStart { program: program.to_owned(), how: sidecar.exit_reason() })
             }
             Err(_) => {
                 sidecar.kill();
-                Err(format!("{} did not start within {} s", program.display(), READY_WITHIN.as_secs()))
+                Err(SidecarError::SlowStart { program: program.to_owned(), secs: READY_WITHIN.as_secs() })
             }
         }
     }
@@ -110,7 +129,7 @@ impl Sidecar {
     pub async fn request(
         &self,
         make: impl FnOnce(RequestId) -> Request,
-    ) -> Result<(RequestId, mpsc::UnboundedReceiver<Reply>), String> {
+    ) -> Result<(RequestId, mpsc::UnboundedReceiver<Reply>), SidecarError> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = mpsc::unbounded_channel();
         self.routes.lock().unwrap_or_else(|p| p.into_inner()).insert(id, tx);
@@ -126,12 +145,12 @@ impl Sidecar {
         let _ = self.write(&Request::Cancel { id }).await;
     }
 
-    async fn write(&self, request: &Request) -> Result<(), String> {
+    async fn write(&self, request: &Request) -> Result<(), SidecarError> {
         let mut stdin = self.stdin.lock().await;
-        let Some(pipe) = stdin.as_mut() else { return Err("the local model runtime is stopping".into()) };
+        let Some(pipe) = stdin.as_mut() else { return Err(SidecarError::Stopping) };
         pipe.write_all(wire::line(request).as_bytes())
             .await
-            .map_err(|_| format!("the local model runtime is not running ({})", self.exit_reason()))
+            .map_err(|_| SidecarError::NotRunning { how: self.exit_reason() })
     }
 
     /// Closes its stdin (it exits by itself) and waits up to `grace` before killing it.

@@ -71,45 +71,74 @@ pub fn extract(markdown: &str) -> Vec<FileReference> {
     out
 }
 
+/// Why a reference cannot be opened (its card shows the sentence).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("the base folder {0:?} is not an absolute path")]
+    BaseNotAbsolute(String),
+    #[error("the base folder {} does not exist", .0.display())]
+    BaseMissing(PathBuf),
+    #[error("the base folder {} is not a folder", .0.display())]
+    BaseNotAFolder(PathBuf),
+    #[error("{0} does not exist")]
+    Missing(String),
+    #[error("{path} is outside {bases}")]
+    Outside { path: String, bases: String },
+    #[error("{0} is not a file")]
+    NotAFile(String),
+    #[error("line numbers start at 1")]
+    LineZero,
+    #[error("{target} is not a reference in this {source_name}")]
+    Unknown { target: String, source_name: &'static str },
+    #[error("files open from {0}, and none is set")]
+    NoFolders(&'static str),
+    #[error("none of your folders exists (Settings -> Tools -> Folders)")]
+    FoldersMissing,
+    #[error("the references could not be checked: {0}")]
+    Interrupted(String),
+}
+
 /// The base folder of a review: a path or a `file://` URI naming an existing folder.
-pub fn base_dir(base_uri: &str) -> Result<PathBuf, String> {
+pub fn base_dir(base_uri: &str) -> Result<PathBuf, ReferenceError> {
     let raw = base_uri.trim();
     let path = match raw.strip_prefix("file://") {
         Some(rest) => PathBuf::from(percent_decode(rest)),
         None => PathBuf::from(raw),
     };
     if !path.is_absolute() {
-        return Err(format!("the base folder {raw:?} is not an absolute path"));
+        return Err(ReferenceError::BaseNotAbsolute(raw.to_owned()));
     }
-    let canonical =
-        path.canonicalize().map_err(|_| format!("the base folder {} does not exist", path.display()))?;
+    let canonical = path.canonicalize().map_err(|_| ReferenceError::BaseMissing(path.clone()))?;
     if !canonical.is_dir() {
-        return Err(format!("the base folder {} is not a folder", path.display()));
+        return Err(ReferenceError::BaseNotAFolder(path));
     }
     Ok(canonical)
 }
 
 /// Resolves `path` against the canonical `base`: the file must exist and lie inside `base`
 /// once `..` and symlinks are followed.
-pub fn resolve(base: &Path, path: &str) -> Result<PathBuf, String> {
+pub fn resolve(base: &Path, path: &str) -> Result<PathBuf, ReferenceError> {
     resolve_in(std::slice::from_ref(&base.to_path_buf()), path, "the review's folder")
 }
 
 /// Resolves `path` inside one of the canonical `bases` (the first that holds it), with the
 /// same checks as [`resolve`]; `bases_name` says what they are when the file is outside all.
-pub fn resolve_in(bases: &[PathBuf], path: &str, bases_name: &str) -> Result<PathBuf, String> {
+pub fn resolve_in(bases: &[PathBuf], path: &str, bases_name: &str) -> Result<PathBuf, ReferenceError> {
+    let outside = || ReferenceError::Outside { path: path.to_owned(), bases: bases_name.to_owned() };
     let mut first_problem = None;
     for base in bases {
         let found =
-            base.join(path).canonicalize().map_err(|_| format!("{path} does not exist")).and_then(|file| {
-                if !file.starts_with(base) {
-                    Err(format!("{path} is outside {bases_name}"))
-                } else if !file.is_file() {
-                    Err(format!("{path} is not a file"))
-                } else {
-                    Ok(file)
-                }
-            });
+            base.join(path).canonicalize().map_err(|_| ReferenceError::Missing(path.to_owned())).and_then(
+                |file| {
+                    if !file.starts_with(base) {
+                        Err(outside())
+                    } else if !file.is_file() {
+                        Err(ReferenceError::NotAFile(path.to_owned()))
+                    } else {
+                        Ok(file)
+                    }
+                },
+            );
         match found {
             Ok(file) => return Ok(file),
             Err(problem) => {
@@ -117,7 +146,7 @@ pub fn resolve_in(bases: &[PathBuf], path: &str, bases_name: &str) -> Result<Pat
             }
         }
     }
-    Err(first_problem.unwrap_or_else(|| format!("{path} is outside {bases_name}")))
+    Err(first_problem.unwrap_or_else(outside))
 }
 
 /// Extracts and resolves every reference of a review. Blocking (file system).
@@ -127,9 +156,9 @@ pub fn check_all(markdown: &str, base_uri: &str) -> Vec<FileReference> {
         .into_iter()
         .map(|mut reference| {
             reference.problem = match &base {
-                Err(e) => Some(e.clone()),
-                Ok(_) if reference.line == 0 => Some("line numbers start at 1".into()),
-                Ok(base) => resolve(base, &reference.path).err(),
+                Err(e) => Some(e.to_string()),
+                Ok(_) if reference.line == 0 => Some(ReferenceError::LineZero.to_string()),
+                Ok(base) => resolve(base, &reference.path).err().map(|e| e.to_string()),
             };
             reference
         })
@@ -196,14 +225,13 @@ mod tests {
 
         assert!(resolve(&base, "src/main.rs").is_ok());
         assert!(resolve(&base, "./src/../src/main.rs").is_ok());
-        assert!(resolve(&base, "../secret.txt").unwrap_err().contains("outside"));
-        assert!(
-            resolve(&base, tmp.path().join("secret.txt").to_str().unwrap()).unwrap_err().contains("outside")
-        );
+        let outside = |r: Result<PathBuf, ReferenceError>| matches!(r, Err(ReferenceError::Outside { .. }));
+        assert!(outside(resolve(&base, "../secret.txt")));
+        assert!(outside(resolve(&base, tmp.path().join("secret.txt").to_str().unwrap())));
         #[cfg(unix)]
-        assert!(resolve(&base, "link.txt").unwrap_err().contains("outside"), "symlinks out are refused");
-        assert!(resolve(&base, "src/missing.rs").unwrap_err().contains("does not exist"));
-        assert!(resolve(&base, "src").unwrap_err().contains("not a file"));
+        assert!(outside(resolve(&base, "link.txt")), "symlinks out are refused");
+        assert_eq!(resolve(&base, "src/missing.rs"), Err(ReferenceError::Missing("src/missing.rs".into())));
+        assert_eq!(resolve(&base, "src"), Err(ReferenceError::NotAFile("src".into())));
     }
 
     #[test]
@@ -213,8 +241,11 @@ mod tests {
         std::fs::create_dir(&spaced).unwrap();
         let url = format!("file://{}", spaced.display()).replace(' ', "%20");
         assert_eq!(base_dir(&url).unwrap(), spaced.canonicalize().unwrap());
-        assert!(base_dir("relative/dir").unwrap_err().contains("absolute"));
-        assert!(base_dir("/no/such/folder/anywhere").unwrap_err().contains("does not exist"));
+        assert!(matches!(base_dir("relative/dir"), Err(ReferenceError::BaseNotAbsolute(_))));
+        let gone = base_dir("/no/such/folder/anywhere").unwrap_err();
+        assert!(
+            matches!(gone, ReferenceError::BaseMissing(_)) && gone.to_string().contains("does not exist")
+        );
     }
 
     #[test]

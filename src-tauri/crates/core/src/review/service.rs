@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use super::editor::{self, EditorError};
-use super::references::{self, FileReference};
+use super::references::{self, FileReference, ReferenceError};
 use super::server::RequestHandler;
 use crate::store::{ReviewRow, Store, StoreError};
 
@@ -21,8 +21,8 @@ pub enum ReviewError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Editor(#[from] EditorError),
-    #[error("{0}")]
-    Reference(String),
+    #[error(transparent)]
+    Reference(#[from] ReferenceError),
     #[error("git could not run: {0}")]
     Git(String),
 }
@@ -142,15 +142,14 @@ impl ReviewService {
         let reference = references::extract(&row.content)
             .into_iter()
             .find(|r| r.target == target)
-            .ok_or_else(|| ReviewError::Reference(format!("{target} is not a reference in this review")))?;
+            .ok_or_else(|| ReferenceError::Unknown { target: target.to_owned(), source_name: "review" })?;
         let (base_uri, path) = (row.base_uri.clone(), reference.path.clone());
         let file = tokio::task::spawn_blocking(move || {
             let base = references::base_dir(&base_uri)?;
             references::resolve(&base, &path)
         })
         .await
-        .map_err(|e| ReviewError::Reference(e.to_string()))?
-        .map_err(ReviewError::Reference)?;
+        .map_err(|e| ReferenceError::Interrupted(e.to_string()))??;
         editor::open(template, &file, reference.line.max(1), envs).await?;
         Ok(())
     }
@@ -158,7 +157,7 @@ impl ReviewService {
     /// Runs `git commit` in the review's base folder with the review as the message.
     pub async fn commit(&self, id: i64, envs: &[(String, String)]) -> Result<CommitOutcome, ReviewError> {
         let row = self.store.review(id).await?;
-        let base = references::base_dir(&row.base_uri).map_err(ReviewError::Reference)?;
+        let base = references::base_dir(&row.base_uri)?;
         git_commit(&base, &row.content, envs).await
     }
 }

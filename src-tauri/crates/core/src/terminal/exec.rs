@@ -252,12 +252,23 @@ impl Job {
     }
 }
 
+/// Why a command could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("the command could not start: no terminal (PTY) could be opened ({0})")]
+    Pty(String),
+    #[error("the command could not start: {program} did not run ({message})")]
+    Spawn { program: String, message: String },
+    #[error("the command could not start: {0}")]
+    Io(#[from] std::io::Error),
+}
+
 /// Starts `spec` in a PTY. `happenings` receives output and notices; the job's exit is set
 /// when the command and everything left in its group have ended.
-pub fn start(spec: Spec, happenings: mpsc::Sender<Happening>) -> Result<Arc<Job>, String> {
+pub fn start(spec: Spec, happenings: mpsc::Sender<Happening>) -> Result<Arc<Job>, StartError> {
     let pair = native_pty_system()
         .openpty(PtySize { rows: 30, cols: 120, pixel_width: 0, pixel_height: 0 })
-        .map_err(|e| format!("could not open a terminal: {e}"))?;
+        .map_err(|e| StartError::Pty(e.to_string()))?;
     let mut cmd = CommandBuilder::new(spec.argv.first().map_or("/bin/sh", String::as_str));
     cmd.args(&spec.argv[1..]);
     cmd.cwd(&spec.cwd);
@@ -265,10 +276,12 @@ pub fn start(spec: Spec, happenings: mpsc::Sender<Happening>) -> Result<Arc<Job>
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
-    let mut child = pair.slave.spawn_command(cmd).map_err(|e| format!("could not start the command: {e}"))?;
+    let program = spec.argv.first().cloned().unwrap_or_else(|| "/bin/sh".into());
+    let mut child =
+        pair.slave.spawn_command(cmd).map_err(|e| StartError::Spawn { program, message: e.to_string() })?;
     drop(pair.slave);
-    let reader = pair.master.try_clone_reader().map_err(|e| e.to_string())?;
-    let writer = pair.master.take_writer().map_err(|e| e.to_string())?;
+    let reader = pair.master.try_clone_reader().map_err(|e| StartError::Pty(e.to_string()))?;
+    let writer = pair.master.take_writer().map_err(|e| StartError::Pty(e.to_string()))?;
     let pid = child.process_id();
     let job = Arc::new(Job {
         pid,
@@ -288,19 +301,13 @@ pub fn start(spec: Spec, happenings: mpsc::Sender<Happening>) -> Result<Arc<Job>
 
     // Output: a thread reads the PTY into a bounded channel, so a flood waits for us.
     let (bytes_tx, bytes_rx) = mpsc::channel::<Vec<u8>>(64);
-    std::thread::Builder::new()
-        .name("perch-pty-read".into())
-        .spawn(move || read_pty(reader, &bytes_tx))
-        .map_err(|e| e.to_string())?;
+    std::thread::Builder::new().name("perch-pty-read".into()).spawn(move || read_pty(reader, &bytes_tx))?;
     // Exit: a thread waits for the command itself.
     let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("perch-pty-wait".into())
-        .spawn(move || {
-            let status = child.wait().ok();
-            let _ = exit_tx.send(status);
-        })
-        .map_err(|e| e.to_string())?;
+    std::thread::Builder::new().name("perch-pty-wait".into()).spawn(move || {
+        let status = child.wait().ok();
+        let _ = exit_tx.send(status);
+    })?;
     let driven = job.clone();
     let master = pair.master;
     tokio::spawn(async move {
@@ -449,6 +456,23 @@ async fn flush(pending: &mut Vec<u8>, carry: &mut Vec<u8>, happenings: &mpsc::Se
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_program_that_cannot_run_is_a_spawn_error_naming_it() {
+        let spec = Spec {
+            argv: vec!["/nonexistent/perch-sandbox".into(), "--".into(), "true".into()],
+            cwd: std::env::temp_dir(),
+            env: Vec::new(),
+            timeout: Duration::from_secs(5),
+            max_output_bytes: 1024,
+        };
+        let (tx, _rx) = mpsc::channel(4);
+        match start(spec, tx) {
+            Err(StartError::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/perch-sandbox"),
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("a missing program started"),
+        }
+    }
 
     #[test]
     fn capped_keeps_head_and_tail_and_counts_the_rest() {

@@ -35,7 +35,7 @@ use crate::mcp::{CallOrigin, Progress};
 use crate::store::Store;
 use crate::store::terminal::TerminalEvent;
 pub use policy::{Assessment, Check, Decision, assess, decide};
-pub use sandbox::SandboxView;
+pub use sandbox::{SandboxUnavailable, SandboxView};
 pub use settings::{AskLevel, TerminalSettings};
 
 /// What happens in the terminal, for the panel and the tool cards.
@@ -85,8 +85,8 @@ pub enum TerminalError {
     NoFolder(String),
     #[error("there is no command with id {0} (it ended, or was never started)")]
     NoJob(u32),
-    #[error("the command could not start: {0}")]
-    Start(String),
+    #[error(transparent)]
+    Start(#[from] exec::StartError),
     #[error("the command has ended, so it cannot take input")]
     Ended,
     #[error("{0}")]
@@ -118,7 +118,7 @@ pub struct Terminal {
     data_dir: PathBuf,
     enabled: AtomicBool,
     launcher: Option<PathBuf>,
-    enforcement: OnceCell<Result<Enforcement, String>>,
+    enforcement: OnceCell<Result<Enforcement, SandboxUnavailable>>,
     jobs: Mutex<BTreeMap<u32, Entry>>,
     next_job: AtomicU32,
     sessions: Mutex<HashMap<String, Session>>,
@@ -196,14 +196,14 @@ impl Terminal {
     }
 
     /// What the sandbox enforces here (probed once), or why there is none.
-    pub async fn enforcement(&self) -> Result<Enforcement, String> {
+    pub async fn enforcement(&self) -> Result<Enforcement, SandboxUnavailable> {
         let launcher = self.launcher.clone();
         let found = self
             .enforcement
             .get_or_init(|| async move {
                 match &launcher {
                     Some(l) => sandbox::probe(l).await,
-                    None => Err(String::new()),
+                    None => Err(SandboxUnavailable::LauncherMissing),
                 }
             })
             .await;
@@ -300,7 +300,9 @@ impl Terminal {
                 (argv, sandbox::view(&policy, cwd, Some(&e), None))
             }
             (Err(why), _) => (shell_argv, sandbox::view(&policy, cwd, None, Some(&why))),
-            (Ok(_), None) => (shell_argv, sandbox::view(&policy, cwd, None, Some("the launcher is missing"))),
+            (Ok(_), None) => {
+                (shell_argv, sandbox::view(&policy, cwd, None, Some(&SandboxUnavailable::LauncherMissing)))
+            }
         };
         // The login shell's PATH, as MCP servers get: started from a desktop menu, Perch's own
         // PATH lacks what profiles add (nvm, cargo, ~/.local/bin).
@@ -313,7 +315,7 @@ impl Terminal {
             max_output_bytes: u64::from(settings.max_output_mb.max(1)) << 20,
         };
         let (tx, mut rx) = mpsc::channel(64);
-        let job = exec::start(spec, tx).map_err(TerminalError::Start)?;
+        let job = exec::start(spec, tx)?;
         let id = self.next_job.fetch_add(1, Ordering::Relaxed);
         lock(&self.jobs)
             .insert(id, Entry { job: job.clone(), run_id: origin.run_id.clone(), cwd: cwd.to_path_buf() });

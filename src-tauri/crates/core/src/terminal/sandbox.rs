@@ -17,6 +17,22 @@ pub struct SandboxView {
     pub summary: String,
 }
 
+/// Why commands cannot run in the full sandbox here: each case says what is wrong, and the UI
+/// and `perch doctor` can tell a missing launcher from a kernel that lacks a feature.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxUnavailable {
+    #[error("commands are not sandboxed on this operating system yet")]
+    UnsupportedSystem,
+    #[error("the sandbox launcher (perch-sandbox) is missing beside Perch")]
+    LauncherMissing,
+    #[error("could not start {}: {message}", .launcher.display())]
+    LauncherFailed { launcher: PathBuf, message: String },
+    #[error("the sandbox probe failed: {0}")]
+    ProbeFailed(String),
+    #[error("this system lacks {}", .0.join(", "))]
+    KernelLacks(Vec<String>),
+}
+
 /// The launcher: `PERCH_SANDBOX_BIN`, else beside the running executable or one folder up
 /// (test binaries run from `target/debug/deps`).
 pub fn launcher() -> Option<PathBuf> {
@@ -30,15 +46,19 @@ pub fn launcher() -> Option<PathBuf> {
 }
 
 /// What the launcher can enforce on this machine (it restricts a throwaway copy of itself).
-pub async fn probe(launcher: &Path) -> Result<Enforcement, String> {
+pub async fn probe(launcher: &Path) -> Result<Enforcement, SandboxUnavailable> {
     let out = tokio::process::Command::new(launcher)
         .args(["--private-tmp", "--no-network", "--probe"])
         .output()
         .await
-        .map_err(|e| format!("could not start {}: {e}", launcher.display()))?;
+        .map_err(|e| SandboxUnavailable::LauncherFailed {
+            launcher: launcher.to_owned(),
+            message: e.to_string(),
+        })?;
     let line = String::from_utf8_lossy(&out.stdout);
-    Enforcement::from_line(line.trim())
-        .ok_or_else(|| format!("the sandbox probe failed: {}", String::from_utf8_lossy(&out.stderr).trim()))
+    Enforcement::from_line(line.trim()).ok_or_else(|| {
+        SandboxUnavailable::ProbeFailed(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+    })
 }
 
 /// Where a command may write: the working folder and the writable folders from Settings,
@@ -118,16 +138,16 @@ pub fn is_writable(cwd: &Path, writable: &[PathBuf]) -> bool {
 /// Why there is no sandbox here, or what of it is missing (every command is then asked about).
 pub fn missing_reason(
     launcher: Option<&Path>,
-    found: Option<&Result<Enforcement, String>>,
-) -> Option<String> {
+    found: Option<&Result<Enforcement, SandboxUnavailable>>,
+) -> Option<SandboxUnavailable> {
     if !cfg!(target_os = "linux") {
-        return Some("commands are not sandboxed on this operating system yet".into());
+        return Some(SandboxUnavailable::UnsupportedSystem);
     }
     match (launcher, found) {
-        (None, _) => Some("the sandbox launcher (perch-sandbox) is missing beside Perch".into()),
+        (None, _) => Some(SandboxUnavailable::LauncherMissing),
         (_, Some(Err(e))) => Some(e.clone()),
         (_, Some(Ok(e))) if !e.missing().is_empty() => {
-            Some(format!("this system lacks {}", e.missing().join(", ")))
+            Some(SandboxUnavailable::KernelLacks(e.missing().iter().map(|m| (*m).to_owned()).collect()))
         }
         _ => None,
     }
@@ -137,7 +157,7 @@ pub fn view(
     policy: &Policy,
     cwd: &Path,
     enforcement: Option<&Enforcement>,
-    missing: Option<&str>,
+    missing: Option<&SandboxUnavailable>,
 ) -> SandboxView {
     // The temp folder is the command's own and empty: not worth naming on the card.
     let writable: Vec<String> = policy
@@ -154,7 +174,7 @@ pub fn view(
             summary: format!(
                 "Not sandboxed: {}. The command can change any file you can, reach your session and \
                  keep running after it ends.",
-                missing.unwrap_or("it is not available")
+                missing.map_or_else(|| "it is not available".to_owned(), ToString::to_string)
             ),
         };
     };
@@ -175,5 +195,24 @@ pub fn view(
             if network_blocked { "off" } else { "on" }
         ),
         writable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each way the sandbox can be missing is its own case, from real attempts.
+    #[tokio::test]
+    async fn a_missing_launcher_a_broken_one_and_a_failing_probe_are_told_apart() {
+        let missing = Path::new("/nonexistent/perch-sandbox");
+        assert!(matches!(probe(missing).await, Err(SandboxUnavailable::LauncherFailed { .. })));
+        // A program that runs but prints no probe line.
+        assert!(matches!(probe(Path::new("/bin/false")).await, Err(SandboxUnavailable::ProbeFailed(_))));
+        if cfg!(target_os = "linux") {
+            assert_eq!(missing_reason(None, None), Some(SandboxUnavailable::LauncherMissing));
+            let failed = Err(SandboxUnavailable::ProbeFailed("x".into()));
+            assert_eq!(missing_reason(Some(missing), Some(&failed)), failed.err());
+        }
     }
 }
