@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use perch_core::Engine;
 use perch_core::capture::{self, Capture, CaptureMode, CaptureSettings, FrozenScreen, Target, screen};
+use perch_core::review::server::RequestError;
 use perch_core::window_state::WindowMode;
 use perch_ipc::{AppCommand, ScreenshotMode};
 use serde_json::{Value, json};
@@ -355,8 +356,10 @@ pub fn serve_app_requests(app: &AppHandle, engine: &Engine) {
                 AppCommand::Show => window::set_mode(&app, WindowMode::Normal)
                     .and_then(|()| window::show(&app))
                     .map(|()| json!({ "message": "Perch is in front." }))
-                    .map_err(|e| e.to_string()),
-                AppCommand::Toggle => window::toggle(&app).map(|()| Value::Null).map_err(|e| e.to_string()),
+                    .map_err(|e| RequestError::Window(e.to_string())),
+                AppCommand::Toggle => window::toggle(&app)
+                    .map(|()| Value::Null)
+                    .map_err(|e| RequestError::Window(e.to_string())),
                 AppCommand::Screenshot { mode } => {
                     let mode = mode.map(|m| match m {
                         ScreenshotMode::Fullscreen => CaptureMode::Fullscreen,
@@ -365,7 +368,7 @@ pub fn serve_app_requests(app: &AppHandle, engine: &Engine) {
                     });
                     start(&app, mode).await.map(|message| json!({ "message": message })).map_err(|e| {
                         report(&app, &e);
-                        e.message
+                        RequestError::Window(e.message)
                     })
                 }
             };

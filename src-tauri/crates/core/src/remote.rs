@@ -9,13 +9,13 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::review::SharedReviews;
-use crate::review::server::RequestHandler;
+use crate::review::server::{RequestError, RequestHandler};
 
 /// One request and where its answer goes.
 #[derive(Debug)]
 pub struct AppRequest {
     pub command: AppCommand,
-    pub reply: oneshot::Sender<Result<Value, String>>,
+    pub reply: oneshot::Sender<Result<Value, RequestError>>,
 }
 
 #[derive(Debug, Default)]
@@ -32,17 +32,12 @@ impl AppControl {
     }
 
     /// Hands a request to the window and waits for its answer.
-    pub async fn send(&self, command: AppCommand) -> Result<Value, String> {
+    pub async fn send(&self, command: AppCommand) -> Result<Value, RequestError> {
         let window = self.window.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let Some(window) = window else {
-            return Err("this Perch has no window to show or capture with".into());
-        };
+        let Some(window) = window else { return Err(RequestError::NoWindow) };
         let (reply, answer) = oneshot::channel();
-        window
-            .send(AppRequest { command, reply })
-            .await
-            .map_err(|_| "Perch's window has closed".to_owned())?;
-        answer.await.map_err(|_| "Perch's window did not answer".to_owned())?
+        window.send(AppRequest { command, reply }).await.map_err(|_| RequestError::WindowClosed)?;
+        answer.await.map_err(|_| RequestError::NoAnswer)?
     }
 }
 
@@ -54,7 +49,7 @@ pub struct SocketHandler {
 }
 
 impl RequestHandler for SocketHandler {
-    async fn handle(&self, command: Command) -> Result<Value, String> {
+    async fn handle(&self, command: Command) -> Result<Value, RequestError> {
         match command {
             Command::App(app) => self.control.send(app).await,
             review => self.reviews.handle(review).await,
@@ -73,7 +68,8 @@ mod tests {
     async fn requests_reach_the_attached_window_or_are_refused() {
         let control = AppControl::default();
         let refused = control.send(AppCommand::Show).await.unwrap_err();
-        assert!(refused.contains("no window"), "{refused}");
+        assert!(matches!(refused, RequestError::NoWindow), "{refused}");
+        assert!(refused.to_string().contains("no window"));
 
         let mut window = control.attach();
         tokio::spawn(async move {

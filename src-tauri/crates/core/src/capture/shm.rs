@@ -94,7 +94,7 @@ fn reap() {
 impl Warm {
     /// Grabs `rect` of the root window into the shared memory and gives its first `len` bytes,
     /// or says why shared memory cannot be used.
-    pub(super) fn grab(&mut self, rect: Rect, len: usize) -> Result<&[u8], String> {
+    pub(super) fn grab(&mut self, rect: Rect, len: usize) -> Result<&[u8], ShmError> {
         if self.segment.as_ref().is_none_or(|s| s.map.len() < len) {
             if let Some(old) = self.segment.take() {
                 self.display.conn.send_request(&shm::Detach { shmseg: old.id });
@@ -116,29 +116,47 @@ impl Warm {
                 shmseg: segment.id,
                 offset: 0,
             }))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ShmError::Server(e.to_string()))?;
         if (reply.size() as usize) < len {
-            return Err(format!("the X server wrote {} bytes of the {len} asked for", reply.size()));
+            return Err(ShmError::Short { wrote: reply.size() as usize, asked: len });
         }
         Ok(&segment.map[..len])
     }
 }
 
+/// Why a grab cannot go through shared memory (the GetImage replies are used instead).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ShmError {
+    #[error("the X server offers no MIT-SHM")]
+    NoExtension,
+    #[error("MIT-SHM {major}.{minor} cannot take a file descriptor")]
+    TooOld { major: u16, minor: u16 },
+    #[error("the shared memory could not be made ({0})")]
+    Memory(#[from] std::io::Error),
+    #[error("the X server could not attach shared memory (a remote display?): {0}")]
+    Attach(String),
+    #[error("the X server refused: {0}")]
+    Server(String),
+    #[error("the X server wrote {wrote} bytes of the {asked} asked for")]
+    Short { wrote: usize, asked: usize },
+}
+
 /// A memfd of `len` bytes, mapped here and attached to the server.
-fn attach(d: &Display, len: usize) -> Result<Segment, String> {
+fn attach(d: &Display, len: usize) -> Result<Segment, ShmError> {
     if !d.conn.active_extensions().any(|e| e == xcb::Extension::Shm) {
-        return Err("the X server offers no MIT-SHM".into());
+        return Err(ShmError::NoExtension);
     }
-    let version =
-        d.conn.wait_for_reply(d.conn.send_request(&shm::QueryVersion {})).map_err(|e| e.to_string())?;
+    let version = d
+        .conn
+        .wait_for_reply(d.conn.send_request(&shm::QueryVersion {}))
+        .map_err(|e| ShmError::Server(e.to_string()))?;
     let (major, minor) = (version.major_version(), version.minor_version());
     if (major, minor) < (1, 2) {
-        return Err(format!("MIT-SHM {major}.{minor} cannot take a file descriptor"));
+        return Err(ShmError::TooOld { major, minor });
     }
-    let file = File::from(
-        memfd_create(c"perch-capture", MFdFlags::MFD_CLOEXEC).map_err(|e| format!("memfd_create: {e}"))?,
-    );
-    file.set_len(len as u64).map_err(|e| format!("sizing the shared memory: {e}"))?;
+    let file =
+        File::from(memfd_create(c"perch-capture", MFdFlags::MFD_CLOEXEC).map_err(std::io::Error::from)?);
+    file.set_len(len as u64)?;
     // Pages allocated in one call rather than one fault at a time as the server first writes.
     if let Err(e) = fallocate(&file, FallocateFlags::empty(), 0, i64::try_from(len).unwrap_or(i64::MAX)) {
         tracing::debug!(error = %e, "fallocate on the capture memfd");
@@ -147,12 +165,12 @@ fn attach(d: &Display, len: usize) -> Result<Segment, String> {
     // writes into it, during a GetImage Perch waits for with the warm slot locked, so nothing
     // changes the bytes while a slice of the map is read.
     #[allow(unsafe_code)]
-    let map = unsafe { MmapOptions::new().len(len).map(&file) }.map_err(|e| format!("mmap: {e}"))?;
+    let map = unsafe { MmapOptions::new().len(len).map(&file) }?;
     // libxcb closes the descriptor it is given once sent, so it gets one of its own.
-    let shared = file.try_clone().map_err(|e| format!("dup: {e}"))?;
+    let shared = file.try_clone()?;
     let id = d.conn.generate_id();
     d.conn
         .send_and_check_request(&shm::AttachFd { shmseg: id, shm_fd: shared.into_raw_fd(), read_only: false })
-        .map_err(|e| format!("the X server could not attach shared memory (a remote display?): {e}"))?;
+        .map_err(|e| ShmError::Attach(e.to_string()))?;
     Ok(Segment { id, map })
 }

@@ -21,10 +21,32 @@ use super::handshake::{self, Handshaking, lifecycle};
 /// timeout is shorter).
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Why a server did not start; a permanent failure (a missing program) is not retried.
-pub(crate) struct LaunchError {
-    pub message: String,
-    pub permanent: bool,
+/// Why a server did not start; a permanent failure (a missing program, a server that wants
+/// credentials) is not retried.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LaunchError {
+    #[error(transparent)]
+    Program(#[from] ResolveError),
+    #[error("could not start {}: {source}", .program.display())]
+    Spawn { program: PathBuf, source: std::io::Error },
+    #[error("header {name:?}: {message}")]
+    Header { name: String, message: String },
+    #[error("could not set up an HTTP client: {0}")]
+    HttpClient(#[from] reqwest::Error),
+    #[error("{}", .0.message)]
+    Handshake(handshake::Failure),
+}
+
+impl LaunchError {
+    /// Whether starting again cannot help: a missing program stays missing, and a server that
+    /// wants credentials will want them on every retry; a bad header is the user's to fix.
+    pub fn permanent(&self) -> bool {
+        match self {
+            Self::Program(_) | Self::Header { .. } => true,
+            Self::Handshake(f) => f.needs_auth,
+            Self::Spawn { .. } | Self::HttpClient(_) => false,
+        }
+    }
 }
 
 /// Why a server's program could not be found.
@@ -39,23 +61,9 @@ pub enum ResolveError {
     NotOnPath { command: String, hint: &'static str },
 }
 
-impl From<ResolveError> for LaunchError {
-    /// A missing program stays missing: not retried.
-    fn from(e: ResolveError) -> Self {
-        Self { message: e.to_string(), permanent: true }
-    }
-}
-
-impl From<String> for LaunchError {
-    fn from(message: String) -> Self {
-        Self { message, permanent: false }
-    }
-}
-
 impl From<handshake::Failure> for LaunchError {
     fn from(f: handshake::Failure) -> Self {
-        // A server that wants credentials will want them on every retry.
-        Self { message: f.message, permanent: f.needs_auth }
+        Self::Handshake(f)
     }
 }
 
@@ -115,7 +123,7 @@ pub(crate) async fn launch(
             let (child, stderr) = TokioChildProcess::builder(cmd)
                 .stderr(Stdio::piped())
                 .spawn()
-                .map_err(|e| format!("could not start {}: {e}", program.display()))?;
+                .map_err(|source| LaunchError::Spawn { program: program.clone(), source })?;
             let pid = child.id();
             if let Some(stderr) = stderr {
                 on_stderr(stderr);
@@ -133,10 +141,12 @@ pub(crate) async fn launch(
                     auth = Some(value.strip_prefix("Bearer ").unwrap_or(value).to_owned());
                     continue;
                 }
-                let name =
-                    http::HeaderName::try_from(name.as_str()).map_err(|e| format!("header {name:?}: {e}"))?;
-                let value =
-                    http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+                let bad = |e: &dyn std::fmt::Display| LaunchError::Header {
+                    name: name.clone(),
+                    message: e.to_string(),
+                };
+                let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| bad(&e))?;
+                let name = http::HeaderName::try_from(name.as_str()).map_err(|e| bad(&e))?;
                 custom.insert(name, value);
             }
             let mut config =
@@ -154,7 +164,7 @@ pub(crate) async fn launch(
 
 /// The client for a Streamable HTTP server, configured as rmcp's default one: no idle pool
 /// (a reused half-read connection stalls on delayed ACKs) and same-origin 307/308 redirects.
-fn http_client() -> Result<reqwest::Client, String> {
+fn http_client() -> Result<reqwest::Client, reqwest::Error> {
     let same_origin = reqwest::redirect::Policy::custom(|attempt| {
         let first = attempt.previous().first().map(reqwest::Url::origin);
         let allowed = matches!(attempt.status().as_u16(), 307 | 308)
@@ -162,11 +172,7 @@ fn http_client() -> Result<reqwest::Client, String> {
             && first.is_some_and(|o| o == attempt.url().origin());
         if allowed { attempt.follow() } else { attempt.stop() }
     });
-    crate::providers::http::client_builder()
-        .pool_max_idle_per_host(0)
-        .redirect(same_origin)
-        .build()
-        .map_err(|e| format!("could not set up an HTTP client: {e}"))
+    crate::providers::http::client_builder().pool_max_idle_per_host(0).redirect(same_origin).build()
 }
 
 #[cfg(test)]
@@ -181,7 +187,7 @@ mod tests {
         assert!(
             matches!(&err, ResolveError::NotOnPath { command, .. } if command == "perch-surely-missing-program")
         );
-        assert!(LaunchError::from(err).permanent);
+        assert!(LaunchError::from(err).permanent());
         assert_eq!(resolve("sh").await.unwrap().file_name().unwrap(), "sh");
     }
 }

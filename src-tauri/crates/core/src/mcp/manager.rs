@@ -412,9 +412,14 @@ impl McpManager {
     /// Fetches a server's tools, resources and prompts again.
     pub async fn refresh(&self, name: &str) -> Result<(), CallError> {
         let slot = self.slot(name)?;
-        self.fetch_lists(&slot)
-            .await
-            .map_err(|message| CallError::Protocol { server: name.to_owned(), message })?;
+        self.fetch_lists(&slot).await.map_err(|e| match e {
+            supervisor::ListError::NotConnected => {
+                CallError::NotRunning { server: name.to_owned(), status: e.to_string() }
+            }
+            supervisor::ListError::Service(e) => {
+                CallError::Protocol { server: name.to_owned(), message: e.to_string() }
+            }
+        })?;
         self.save_lists(name, &slot).await;
         self.changed(name);
         Ok(())

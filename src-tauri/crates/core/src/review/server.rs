@@ -17,7 +17,26 @@ use tokio_util::sync::CancellationToken;
 
 /// What answers requests; the engine's review service in the app, a stub in benchmarks.
 pub trait RequestHandler: Send + Sync + 'static {
-    fn handle(&self, command: Command) -> impl Future<Output = Result<Value, String>> + Send;
+    fn handle(&self, command: Command) -> impl Future<Output = Result<Value, RequestError>> + Send;
+}
+
+/// Why a request on the socket was not done; its sentence is the response's `error`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    #[error("this Perch has no window to show or capture with")]
+    NoWindow,
+    #[error("Perch's window has closed")]
+    WindowClosed,
+    #[error("Perch's window did not answer")]
+    NoAnswer,
+    #[error("the review service does not control the app")]
+    NotForReviews,
+    /// The window tried and could not (a capture refused, no display), in its own words.
+    #[error("{0}")]
+    Window(String),
+    #[error(transparent)]
+    Review(#[from] super::ReviewError),
 }
 
 #[derive(Debug, Clone)]
@@ -170,7 +189,7 @@ where
             Ok((id, command)) => {
                 match tokio::time::timeout(config.request_timeout, handler.handle(command)).await {
                     Ok(Ok(data)) => Response::ok(id, data),
-                    Ok(Err(message)) => Response::err(id, message),
+                    Ok(Err(e)) => Response::err(id, e.to_string()),
                     Err(_) => {
                         Response::err(id, format!("Perch did not finish within {:?}", config.request_timeout))
                     }

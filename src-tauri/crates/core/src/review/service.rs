@@ -11,7 +11,7 @@ use tokio::sync::broadcast;
 
 use super::editor::{self, EditorError};
 use super::references::{self, FileReference, ReferenceError};
-use super::server::RequestHandler;
+use super::server::{RequestError, RequestHandler};
 use crate::store::{ReviewRow, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -221,13 +221,13 @@ fn title_of(markdown: &str) -> String {
 }
 
 impl RequestHandler for ReviewService {
-    async fn handle(&self, command: Command) -> Result<Value, String> {
+    async fn handle(&self, command: Command) -> Result<Value, RequestError> {
         match command {
             Command::Ping => Ok(json!({ "pong": true, "version": crate::VERSION })),
             Command::GetSelection => Ok(json!(self.selection())),
-            Command::App(_) => Err("the review service does not control the app".into()),
+            Command::App(_) => Err(RequestError::NotForReviews),
             Command::PresentReview(review) => {
-                let document = self.present(review).await.map_err(|e| e.to_string())?;
+                let document = self.present(review).await?;
                 let broken: Vec<Value> = document
                     .references
                     .iter()

@@ -14,6 +14,15 @@ use super::super::{McpEvent, PromptArgumentView, PromptView, ResourceView, Serve
 use super::{FIRST_BACKOFF, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot, idle};
 use crate::crash_loop::CrashLoop;
 
+/// Why a server's lists could not be fetched.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ListError {
+    #[error("it is not connected")]
+    NotConnected,
+    #[error(transparent)]
+    Service(#[from] rmcp::service::ServiceError),
+}
+
 impl McpManager {
     pub(super) async fn supervise(&self, name: &str, slot: &Arc<Slot>, stop: &CancellationToken) {
         let mut crashes = CrashLoop::new(MAX_RESTARTS, HEALTHY_AFTER);
@@ -78,8 +87,8 @@ impl McpManager {
                     }
                 }
                 Err(e) => {
-                    permanent = e.permanent;
-                    Err(e.message)
+                    permanent = e.permanent();
+                    Err(e.to_string())
                 }
             };
             {
@@ -166,10 +175,10 @@ impl McpManager {
     }
 
     /// Fetches tools, resources and prompts (those the server offers).
-    pub(super) async fn fetch_lists(&self, slot: &Slot) -> Result<(), String> {
-        let Some(peer) = slot.state().peer.clone() else { return Err("not connected".into()) };
+    pub(super) async fn fetch_lists(&self, slot: &Slot) -> Result<(), ListError> {
+        let Some(peer) = slot.state().peer.clone() else { return Err(ListError::NotConnected) };
         let caps = peer.peer_info().map(|i| i.capabilities.clone());
-        let tools = peer.list_all_tools().await.map_err(|e| e.to_string())?;
+        let tools = peer.list_all_tools().await?;
         let tools = tools
             .into_iter()
             .map(|t| {
