@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 
-use perch_core::remote::{AppControl, SocketHandler};
 use perch_core::review::ReviewService;
 use perch_core::review::server::{self, ServerConfig};
+use perch_core::socket_requests::{AppControl, SocketHandler};
 use perch_core::store::{Integrity, Store};
 use perch_ipc::AppCommand;
 use serde_json::json;

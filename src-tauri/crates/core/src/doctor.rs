@@ -83,11 +83,11 @@ pub async fn run() -> DoctorReport {
             detail: format!("the probe failed: {e}"),
         })
     };
-    let (audio, keyring, ollama, launchers, capture, sandbox) = tokio::join!(
+    let (audio, keyring, ollama, runners, capture, sandbox) = tokio::join!(
         blocking(probes::audio_input, "audio input"),
         blocking(probes::keyring, "keyring"),
         probes::ollama(&ollama_url),
-        probes::launchers(),
+        probes::package_runners(),
         blocking(crate::capture::probe, "screen capture"),
         terminal_sandbox(),
     );
@@ -95,7 +95,7 @@ pub async fn run() -> DoctorReport {
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
         components.push(probes::global_shortcuts_portal().await);
     }
-    components.extend(launchers);
+    components.extend(runners);
     DoctorReport { version: crate::VERSION, data_dir, database, components }
 }
 

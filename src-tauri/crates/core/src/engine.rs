@@ -55,7 +55,7 @@ struct Inner {
     voice: Arc<crate::voice::Voice>,
     owner: Option<ProcessOwner>,
     captures: Arc<crate::capture::Captures>,
-    control: Arc<crate::remote::AppControl>,
+    control: Arc<crate::socket_requests::AppControl>,
     terminal: Arc<crate::terminal::Terminal>,
 }
 
@@ -226,7 +226,7 @@ impl Engine {
     }
 
     /// App requests from the socket (show, toggle, screenshot), for the window to answer.
-    pub fn app_control(&self) -> &Arc<crate::remote::AppControl> {
+    pub fn app_control(&self) -> &Arc<crate::socket_requests::AppControl> {
         &self.inner.control
     }
 
@@ -272,7 +272,7 @@ impl Engine {
         config.limits.max_content_chars = settings.max_content_chars.max(1) as usize;
         config.limits.max_line_bytes = settings.max_line_bytes.max(1024) as usize;
         config.idle_timeout = Duration::from_secs(settings.idle_timeout_secs.max(1).into());
-        let handler = crate::remote::SocketHandler {
+        let handler = crate::socket_requests::SocketHandler {
             reviews: self.inner.reviews.clone(),
             control: self.inner.control.clone(),
         };

@@ -1,12 +1,12 @@
 //! Probes of the machine's optional parts: display server, audio input, OS keyring, Ollama,
-//! MCP launchers. Each answers truthfully and quickly; none is required to run Perch.
+//! MCP package runners (npx, uvx). Each answers truthfully and quickly; none is required to run Perch.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::launchers;
+use crate::shell_path;
 
 /// One optional part and whether this machine has it.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -188,10 +188,10 @@ pub async fn ollama(base_url: &str) -> Probe {
 }
 
 /// The programs MCP servers are commonly launched with, found on the login PATH.
-pub async fn launchers() -> Vec<Probe> {
+pub async fn package_runners() -> Vec<Probe> {
     let mut out = Vec::new();
     for program in ["npx", "uvx", "node", "python3"] {
-        out.push(match launchers::find(program).await {
+        out.push(match shell_path::find(program).await {
             Some(path) => Probe::yes(program, path.display().to_string()),
             None => Probe::no(program, "not found on the login PATH"),
         });

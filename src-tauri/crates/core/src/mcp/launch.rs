@@ -1,5 +1,5 @@
 //! Starting one connection: find the program (bundled servers beside our own executable,
-//! launchers such as `npx` on the login PATH), spawn it in its own process group with stderr
+//! package runners such as `npx` on the login PATH), spawn it in its own process group with stderr
 //! captured, or open a Streamable HTTP session; then the MCP handshake, newest protocol first.
 
 use std::collections::HashMap;
@@ -87,7 +87,7 @@ pub(crate) async fn resolve(command: &str) -> Result<PathBuf, ResolveError> {
     {
         return Ok(found);
     }
-    crate::launchers::find(command).await.ok_or_else(|| {
+    crate::shell_path::find(command).await.ok_or_else(|| {
         let hint = match command {
             "npx" | "node" | "npm" => " Install Node.js (https://nodejs.org) and start Perch again.",
             "uvx" | "uv" => " Install uv (https://docs.astral.sh/uv/) and start Perch again.",
@@ -109,7 +109,7 @@ pub(crate) async fn launch(
     match transport {
         Transport::Stdio { command, args, env, cwd } => {
             let program = resolve(command).await?;
-            let path = crate::launchers::login_path().await.clone();
+            let path = crate::shell_path::login_path().await.clone();
             let mut cmd = process_wrap::tokio::CommandWrap::with_new(&program, |c| {
                 c.args(args).env("PATH", &path).envs(extra_env.iter().map(|(k, v)| (k, v))).envs(env);
                 if let Some(dir) = cwd {

@@ -44,7 +44,7 @@ pub async fn template_or_default(configured: &str) -> Result<String, EditorError
         return Ok(configured.trim().to_owned());
     }
     let (code, zed) =
-        (crate::launchers::find("code").await.is_some(), crate::launchers::find("zed").await.is_some());
+        (crate::shell_path::find("code").await.is_some(), crate::shell_path::find("zed").await.is_some());
     let env = |name: &str| std::env::var(name).ok();
     default_template(|p| (p == "code" && code) || (p == "zed" && zed), env("VISUAL"), env("EDITOR"))
         .ok_or(EditorError::NoEditor)

@@ -306,7 +306,7 @@ impl Terminal {
         };
         // The login shell's PATH, as MCP servers get: started from a desktop menu, Perch's own
         // PATH lacks what profiles add (nvm, cargo, ~/.local/bin).
-        let path = crate::launchers::login_path().await;
+        let path = crate::shell_path::login_path().await;
         let spec = exec::Spec {
             argv,
             cwd: cwd.to_path_buf(),

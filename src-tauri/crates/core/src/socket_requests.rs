@@ -1,6 +1,7 @@
-//! Requests for the app itself that arrive on the local socket (`show`, `toggle`,
-//! `screenshot`), handed to whoever drives the window: the desktop shell attaches and answers
-//! them. With no window attached (the engine under the CLI or in tests) they are refused.
+//! Requests that arrive on the local socket: reviews go to the review service, and requests for
+//! the app itself (`show`, `toggle`, `screenshot`) to whoever drives the window: the desktop
+//! shell attaches and answers them. With no window attached (the engine under the CLI or in
+//! tests) they are refused.
 
 use std::sync::{Arc, Mutex};
 
