@@ -31,8 +31,8 @@ const GROWN_BY: u64 = 48 << 20;
 /// How long after a load the page is measured: its start-up work done, its first frames drawn.
 const SETTLE: Duration = Duration::from_secs(10);
 
-/// Crashes in a row after which the page is loaded again on its own, counted while it never
-/// stayed up for [`HEALTHY_AFTER`]. A page whose process dies as it starts (WebKit aborts when
+/// How many crashes in a row are answered with a reload (the next one is a loop), counted while
+/// the page never stayed up for [`HEALTHY_AFTER`]. A page whose process dies as it starts (WebKit aborts when
 /// it cannot open an EGL display, for one) was otherwise loaded again and again, some 15 times a
 /// second, for as long as the app ran.
 const RELOADS: u32 = 2;
