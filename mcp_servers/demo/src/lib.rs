@@ -78,7 +78,89 @@ impl ServerHandler for Demo {}
 pub async fn main() -> std::process::ExitCode {
     let args = Args::parse();
     perch_mcp_stdio::init_logging(&["perch_mcp_demo"], &args.log_level);
-    perch_mcp_stdio::serve(Demo::new()).await
+    match pipes() {
+        Some(pipes) => {
+            let code = serve_on(Demo::new(), pipes).await;
+            blocking_again();
+            code
+        }
+        None => perch_mcp_stdio::serve(Demo::new()).await,
+    }
+}
+
+/// stdin and stdout as the runtime's own non-blocking pipes, when both are pipes (a client that
+/// starts the server gives it pipes). tokio's `stdin()` and `stdout()` run every read and write
+/// on a blocking thread and hand the result over: a `demo.add` call cost the server ten thread
+/// switches instead of one, and twice the CPU time (`benches/mcp.rs`). `None` for anything else
+/// (a terminal, a file, a socket), which keeps tokio's blocking handles.
+#[cfg(unix)]
+fn pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use std::fs::File;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    use tokio::net::unix::pipe;
+    // Duplicates: the descriptors 0 and 1 stay open, as the rest of the process expects.
+    let input = File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let output = File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let is_pipe = |f: &File| f.metadata().is_ok_and(|m| m.file_type().is_fifo());
+    // Both or neither: one made non-blocking under tokio's blocking handle would fail its reads.
+    if !is_pipe(&input) || !is_pipe(&output) {
+        return None;
+    }
+    let input = pipe::Receiver::from_file(input).ok()?;
+    match pipe::Sender::from_file(output) {
+        Ok(output) => Some((input, output)),
+        Err(_) => {
+            let _ = input.into_blocking_fd();
+            None
+        }
+    }
+}
+
+/// Leaves stdin and stdout blocking again, as they were: a launcher that shares them (a shell
+/// script that started the server) finds them as it left them.
+#[cfg(unix)]
+fn blocking_again() {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+    if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
+        && let Ok(input) = pipe::Receiver::from_owned_fd_unchecked(fd)
+    {
+        let _ = input.into_blocking_fd();
+    }
+    if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
+        && let Ok(output) = pipe::Sender::from_owned_fd_unchecked(fd)
+    {
+        let _ = output.into_blocking_fd();
+    }
+}
+
+#[cfg(not(unix))]
+fn pipes() -> Option<(tokio::io::Stdin, tokio::io::Stdout)> {
+    None
+}
+
+#[cfg(not(unix))]
+fn blocking_again() {}
+
+/// [`perch_mcp_stdio::serve`] on the given reader and writer.
+async fn serve_on<R, W>(server: Demo, (input, output): (R, W)) -> std::process::ExitCode
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    use rmcp::ServiceExt;
+    let served = match server.serve((input, output)).await {
+        Ok(running) => running.waiting().await.map(|_| ()).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "the MCP session ended with an error");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
 #[cfg(test)]

@@ -83,24 +83,30 @@ fn report(label: &str, seconds: &[f64], total: f64) {
     );
 }
 
-async fn round_trip(python: Option<&str>) {
-    let tmp = tempfile::tempdir().unwrap();
-    let m = manager(tmp.path(), json!({ "demo": { "command": bundled("perch-mcp-demo") } }));
-    m.ensure_connected("demo", Duration::from_secs(30)).await.unwrap();
+/// `n` sequential calls of `demo.add`: each call's time, and the whole run's.
+async fn calls_through(m: Arc<McpManager>, n: usize) -> (Vec<f64>, f64) {
     let cancel = CancellationToken::new();
     let args = |i: usize| json!({ "a": i, "b": 1 }).as_object().cloned();
-    for i in 0..50 {
-        m.call_tool("demo", "add", args(i), &cancel, None).await.unwrap();
-    }
-    let mut times = Vec::with_capacity(calls());
+    let mut times = Vec::with_capacity(n);
     let start = Instant::now();
-    for i in 0..calls() {
+    for i in 0..n {
         let t = Instant::now();
         let out = m.call_tool("demo", "add", args(i), &cancel, None).await.unwrap();
         times.push(t.elapsed().as_secs_f64());
         assert_eq!(out.text, (i + 1).to_string());
     }
-    let total = start.elapsed().as_secs_f64();
+    (times, start.elapsed().as_secs_f64())
+}
+
+async fn round_trip(python: Option<&str>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({ "demo": { "command": bundled("perch-mcp-demo") } }));
+    m.ensure_connected("demo", Duration::from_secs(30)).await.unwrap();
+    // The calls run as a task on the runtime, as the agent's tool calls do (inside the turn's
+    // task), not on the bench's main thread: from there every call also wakes a worker to send
+    // it and is woken back across threads, about 3 of its 5 thread switches.
+    tokio::spawn(calls_through(m.clone(), 50)).await.unwrap();
+    let (times, total) = tokio::spawn(calls_through(m.clone(), calls())).await.unwrap();
     m.shutdown().await;
     println!("tool-call round trip, demo.add over stdio, {} sequential calls:", calls());
     report("  Perch (perch-core McpManager)", &times, total);

@@ -9,14 +9,12 @@ use rmcp::model::{
     GetPromptRequestParams, MetaObject, ReadResourceRequestParams, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::super::{CallError, CallOrigin, Progress, ServerStatus, ToolOutput, Vetting};
-use super::idle::InFlight;
-use super::{McpManager, Slot};
+use super::super::{CallError, CallOrigin, Progress, ToolOutput, Vetting};
+use super::McpManager;
 use crate::questions::ApprovalChoice;
 
 /// The `_meta` key for [`CallOrigin::result_chars`] (the bundled web server reads it under the
@@ -24,29 +22,6 @@ use crate::questions::ApprovalChoice;
 const RESULT_CHARS_META: &str = "app.perch/resultChars";
 
 impl McpManager {
-    pub(super) fn connected_peer(&self, name: &str) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
-        let slot = self.slot(name)?;
-        let s = slot.state();
-        match (&s.peer, s.status) {
-            (Some(peer), Some(ServerStatus::Connected)) => {
-                let peer = peer.clone();
-                drop(s);
-                Ok((slot, peer))
-            }
-            (_, status) => {
-                let status = match status {
-                    Some(ServerStatus::Starting) => "it is starting".to_owned(),
-                    Some(ServerStatus::Disconnected) => {
-                        format!("it is restarting after: {}", s.last_error.clone().unwrap_or_default())
-                    }
-                    Some(ServerStatus::Error) => s.last_error.clone().unwrap_or_else(|| "it failed".into()),
-                    _ => "it is stopped; start it in Settings > MCP servers".into(),
-                };
-                Err(CallError::NotRunning { server: name.to_owned(), status })
-            }
-        }
-    }
-
     /// Calls a tool. `cancel` stops it (the server is told); `progress` receives its progress.
     pub async fn call_tool(
         self: &Arc<Self>,
@@ -99,9 +74,11 @@ impl McpManager {
             let arguments = Value::Object(arguments.unwrap_or_default());
             return builtin.call(origin, tool, &arguments, cancel, progress).await;
         }
-        let (slot, peer) = self.peer_for_call(server).await?;
-        let _in_flight = InFlight::new(&slot);
-        let timeout_secs = slot.config().timeout_secs;
+        let (in_flight, peer) = self.peer_for_call(server).await?;
+        let slot = in_flight.slot();
+        // Only the timeout: the whole configuration (command, arguments, environment) is not
+        // cloned for every call.
+        let timeout_secs = slot.config.lock().unwrap_or_else(|p| p.into_inner()).timeout_secs;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(args) = arguments {
             params = params.with_arguments(args);
@@ -124,6 +101,7 @@ impl McpManager {
         }
         let handle = peer.send_request_with_option(request, options).await.map_err(protocol)?;
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        let routed = progress.is_some();
         if let Some(tx) = progress {
             slot.progress.lock().unwrap_or_else(|p| p.into_inner()).insert(token.clone(), tx);
         }
@@ -135,7 +113,9 @@ impl McpManager {
             },
             () = cancel.cancelled() => Err(CallError::Cancelled),
         };
-        slot.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(&token);
+        if routed {
+            slot.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(&token);
+        }
         if matches!(outcome, Err(CallError::Timeout { .. } | CallError::Cancelled)) {
             let reason = if cancel.is_cancelled() { "stopped by the user" } else { "timed out" };
             let _ =
@@ -152,8 +132,7 @@ impl McpManager {
 
     /// Reads a resource, as text (binary contents are described).
     pub async fn read_resource(self: &Arc<Self>, server: &str, uri: &str) -> Result<String, CallError> {
-        let (slot, peer) = self.peer_for_call(server).await?;
-        let _in_flight = InFlight::new(&slot);
+        let (_in_flight, peer) = self.peer_for_call(server).await?;
         let result = peer
             .read_resource(ReadResourceRequestParams::new(uri))
             .await
@@ -183,8 +162,7 @@ impl McpManager {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<String, CallError> {
-        let (slot, peer) = self.peer_for_call(server).await?;
-        let _in_flight = InFlight::new(&slot);
+        let (_in_flight, peer) = self.peer_for_call(server).await?;
         let mut params = GetPromptRequestParams::new(name);
         if !arguments.is_empty() {
             params = params.with_arguments(arguments);

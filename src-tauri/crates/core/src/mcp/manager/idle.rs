@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::super::config::ServerConfig;
 use super::super::launch::START_TIMEOUT;
 use super::super::{CallError, PromptView, ResourceView, ServerStatus, ToolView};
-use super::{McpManager, Slot};
+use super::{McpManager, Slot, State};
 
 /// Where the lists of idle-stopping servers are kept, one file per server.
 const LISTS_DIR: &str = "mcp_lists";
@@ -104,18 +104,45 @@ impl McpManager {
         }
     }
 
-    /// The peer for a call, starting an idle server first.
+    /// The peer for a call, starting an idle server first, and the call counted as in flight.
+    /// One lookup of the slot and one lock of its state for a connected server: the peer, its
+    /// status and the count are read and written together.
     pub(super) async fn peer_for_call(
         self: &Arc<Self>,
         name: &str,
-    ) -> Result<(Arc<Slot>, Peer<RoleClient>), CallError> {
+    ) -> Result<(InFlight, Peer<RoleClient>), CallError> {
         let slot = self.slot(name)?;
         if slot.state().status == Some(ServerStatus::Idle) {
             tracing::info!(server = name, "starting an idle MCP server for a call");
             let wait = START_TIMEOUT.min(Duration::from_secs(slot.config().timeout_secs.into()));
             self.ensure_connected(name, wait).await?;
         }
-        self.connected_peer(name)
+        let peer = {
+            let mut s = slot.state();
+            let peer = connected(name, &s)?;
+            s.calls_in_flight += 1;
+            s.last_used = Some(Instant::now());
+            peer
+        };
+        Ok((InFlight(slot), peer))
+    }
+}
+
+/// The peer of a connected server, or why there is none.
+fn connected(name: &str, s: &State) -> Result<Peer<RoleClient>, CallError> {
+    match (&s.peer, s.status) {
+        (Some(peer), Some(ServerStatus::Connected)) => Ok(peer.clone()),
+        (_, status) => {
+            let status = match status {
+                Some(ServerStatus::Starting) => "it is starting".to_owned(),
+                Some(ServerStatus::Disconnected) => {
+                    format!("it is restarting after: {}", s.last_error.clone().unwrap_or_default())
+                }
+                Some(ServerStatus::Error) => s.last_error.clone().unwrap_or_else(|| "it failed".into()),
+                _ => "it is stopped; start it in Settings > MCP servers".into(),
+            };
+            Err(CallError::NotRunning { server: name.to_owned(), status })
+        }
     }
 }
 
@@ -139,15 +166,12 @@ pub(super) async fn until_idle(slot: &Slot, idle_secs: u32) {
 }
 
 /// A call in flight: the server is not stopped under it, and its end restarts the quiet spell.
+/// Counted by [`McpManager::peer_for_call`].
 pub(super) struct InFlight(Arc<Slot>);
 
 impl InFlight {
-    pub(super) fn new(slot: &Arc<Slot>) -> Self {
-        let mut s = slot.state();
-        s.calls_in_flight += 1;
-        s.last_used = Some(Instant::now());
-        drop(s);
-        Self(slot.clone())
+    pub(super) fn slot(&self) -> &Slot {
+        &self.0
     }
 }
 
