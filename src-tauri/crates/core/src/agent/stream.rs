@@ -2,14 +2,20 @@
 //! what arrived on a timer, so a kill loses at most [`SAVE_EVERY`] of it even while the model
 //! is silent (thinking, loading, or waiting on a tool).
 
+use std::sync::Mutex;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::{Outcome, TurnEvent, TurnSink};
-use crate::providers::{ChatRequest, Provider, SignedThinking, StreamEvent, ToolCall, Usage};
+use crate::providers::{
+    ChatRequest, EventStream, ModelInfo, Provider, ProviderError, SignedThinking, StreamEvent, ToolCall,
+    Usage,
+};
 use crate::store::Store;
 
 /// How often a streaming answer is saved, so a crash or a kill loses at most this much.
@@ -115,6 +121,78 @@ impl Progress<'_> {
         match self.store.save_progress(self.message_id, &out.text, thinking).await {
             Ok(()) => self.saved = now,
             Err(e) => tracing::warn!(error = %e, "could not save the answer's progress"),
+        }
+    }
+}
+
+/// A provider whose first chat was sent ahead: the turn sends its first request as soon as the
+/// context and the tools are known and saves the answer's row meanwhile (see `turn`), then
+/// the agent loop asks this provider for that request and gets the one already under way.
+/// Later requests (after tool calls) go to the provider as usual.
+pub(super) struct SentEarly<'a> {
+    provider: &'a dyn Provider,
+    first: Mutex<Option<Early<'a>>>,
+}
+
+type Started<'a> = BoxFuture<'a, Result<EventStream, ProviderError>>;
+
+/// The first request: on its way, or answered (the response's head, or why it failed).
+enum Early<'a> {
+    Sending(Started<'a>),
+    Answered(Result<EventStream, ProviderError>),
+}
+
+impl<'a> SentEarly<'a> {
+    /// Sends `first` (the request the agent loop will make first) through `provider`.
+    pub(super) fn send(provider: &'a dyn Provider, first: ChatRequest) -> Self {
+        Self { provider, first: Mutex::new(Some(Early::Sending(provider.stream_chat(first)))) }
+    }
+
+    /// A provider that sends nothing ahead (the answer is blocked, or the turn already stopped).
+    pub(super) fn nothing(provider: &'a dyn Provider) -> Self {
+        Self { provider, first: Mutex::new(None) }
+    }
+
+    /// Runs `work` to its end while the first request goes out (its answer is kept).
+    pub(super) async fn alongside<T>(&self, work: impl Future<Output = T>) -> T {
+        let mut work = std::pin::pin!(work);
+        std::future::poll_fn(|cx| {
+            self.poll_sending(cx);
+            work.as_mut().poll(cx)
+        })
+        .await
+    }
+
+    fn poll_sending(&self, cx: &mut Context<'_>) {
+        let mut first = self.first.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Early::Sending(sending)) = first.as_mut()
+            && let Poll::Ready(answered) = sending.as_mut().poll(cx)
+        {
+            *first = Some(Early::Answered(answered));
+        }
+    }
+}
+
+impl Provider for SentEarly<'_> {
+    fn name(&self) -> &str {
+        self.provider.name()
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        self.provider.list_models()
+    }
+
+    fn model_info(&self, model: &str) -> BoxFuture<'_, Result<ModelInfo, ProviderError>> {
+        self.provider.model_info(model)
+    }
+
+    /// The first call returns the request sent ahead (`request` is the same one: the agent loop
+    /// starts with the request the turn sent); later calls go to the provider.
+    fn stream_chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<EventStream, ProviderError>> {
+        match self.first.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(Early::Sending(sending)) => sending,
+            Some(Early::Answered(answered)) => Box::pin(std::future::ready(answered)),
+            None => self.provider.stream_chat(request),
         }
     }
 }

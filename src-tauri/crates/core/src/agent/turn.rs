@@ -1,13 +1,23 @@
 //! One turn: validate, save the question, build the context, offer tools, run the loop, and
-//! save the answer as complete, stopped or failed.
+//! save the answer as complete, stopped or failed. The first request goes out as soon as the
+//! context and the tools are known, while the answer's row is saved (and, for a first question
+//! with nothing attached, the conversation and the question too): the store's round trips are
+//! not paid before the model hears the question.
+
+use std::pin::Pin;
+
+use futures::future::MaybeDone;
 
 use super::{
     ChatError, MAX_MESSAGE_CHARS, Outcome, TurnError, TurnEvent, TurnFinished, TurnKind, TurnOptions,
-    TurnRequest, TurnSink, TurnStarted, attachments, context, rounds, thread, tools,
+    TurnRequest, TurnSink, TurnStarted, attachments, context, rounds, stream, thread, tools,
 };
 use crate::Engine;
+use crate::files::TextFile;
 use crate::providers::{ChatMessage, ChatRequest, ModelId, ProviderError};
-use crate::store::{ConversationDetail, Message, MessageStatus, MessageUpdate, NewMessage, Role};
+use crate::store::{
+    Conversation, ConversationDetail, Message, MessageStatus, MessageUpdate, NewMessage, Role,
+};
 
 /// Why a question into a conversation still being answered is refused.
 pub const BUSY: &str =
@@ -54,87 +64,112 @@ pub async fn run_turn_with(
         return Err(ProviderError::NoVision { model: request.model.clone() }.into());
     }
     let store = engine.store();
-
-    // The conversation, loaded once: the turn keeps its copy up to date as it adds messages.
-    let mut detail = match &request.conversation_id {
-        Some(cid) => store.conversation(cid).await?,
-        None => {
-            let title = match &request.kind {
-                TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => title_from(text),
-                TurnKind::Regenerate { .. } => String::new(),
-            };
-            let conversation = store.create_conversation(&title, Some(&request.model)).await?;
-            ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() }
-        }
-    };
-    let conversation_id = detail.conversation.id.clone();
-    store.set_conversation_model(&conversation_id, &request.model).await?;
-    // The question (or the answer being replaced).
-    let (user_message, replaces) = match &request.kind {
-        TurnKind::Ask { text, images, .. } => {
-            let m = store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
-            attachments::save_images(engine, m.id, images).await?;
-            attachments::save_text_files(engine, m.id, &files).await?;
-            (Some(m), None)
-        }
-        TurnKind::Edit { message_id, text } => {
-            let old = last_of(&detail.messages, *message_id, Role::User)?;
-            let mut edited = NewMessage::text(Role::User, text.clone());
-            edited.alternative_of = Some(thread::group_of(old));
-            let m = store.add_message(&conversation_id, edited).await?;
-            attachments::copy_attachments(engine, old.id, m.id).await?;
-            (Some(m), None)
-        }
-        TurnKind::Regenerate { message_id } => {
-            let old = last_of(&detail.messages, *message_id, Role::Assistant)?;
-            (None, Some(thread::group_of(old)))
-        }
-    };
-    detail.messages.extend(user_message.clone());
-
-    // The context, from the thread as it now stands (without the answer being replaced).
-    let mut visible = thread::visible(&detail.messages);
-    visible.retain(|m| Some(thread::group_of(m)) != replaces);
-    let question = visible.iter().rev().find(|m| m.role == Role::User).map(|m| m.id);
-    let images = match question {
-        Some(qid) => attachments::load_images(engine, &conversation_id, qid).await?,
-        None => Vec::new(),
-    };
-    let context_length = info.as_ref().ok().and_then(|i| i.context_length);
     let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
-    let noted: Vec<Message> =
-        visible.iter().map(|m| context::with_tool_notes(m, &detail.tool_calls)).collect();
-    let noted = attachments::with_file_blocks(engine, &conversation_id, noted).await?;
-    let noted: Vec<&Message> = noted.iter().collect();
-    let built = context::build(&context::system_prompt(&today), &noted, images, context_length);
+    let context_length = info.as_ref().ok().and_then(|i| i.context_length);
+
+    // The conversation so far, loaded once (the turn keeps its copy up to date).
+    let history = match &request.conversation_id {
+        Some(cid) => Some(store.conversation(cid).await?),
+        None => None,
+    };
+    // The context. A question with nothing attached adds only its text to it: the request goes
+    // out before the question is saved, and it is saved (with its conversation, if new) while
+    // the request is under way (below). Otherwise the question is saved first and the context
+    // read back with its attachments.
+    let plain = match &request.kind {
+        TurnKind::Ask { text, images, .. } if images.is_empty() && files.is_empty() => Some(text),
+        _ => None,
+    };
+    let (built, question, asked) = match plain {
+        Some(text) => {
+            let built = context_before(engine, history.as_ref(), text, &today, context_length).await?;
+            (built, text.clone(), Asked::Pending { text, conversation: history.map(|h| h.conversation) })
+        }
+        None => {
+            let saved = save_question(engine, &request, history, &files).await?;
+            let built = context_of(engine, &saved, &today, context_length).await?;
+            (built, latest_question(&saved.detail.messages), Asked::Saved(Box::new(saved)))
+        }
+    };
     let think = settings.models.thinking && info.as_ref().is_ok_and(|i| i.capabilities.thinking);
 
     let mut answer = NewMessage::text(Role::Assistant, "");
     answer.model = Some(request.model.clone());
     answer.status = MessageStatus::Streaming;
     answer.owner = engine.owner_id().map(str::to_owned);
-    answer.alternative_of = replaces;
-    let assistant = store.add_message(&conversation_id, answer).await?;
+    // What `Started` reports: the question (saved now, when it has nothing attached) and the
+    // answer's row, inserted as `streaming` with this process as its owner.
+    let saving = async {
+        let saved = match asked {
+            Asked::Saved(saved) => *saved,
+            Asked::Pending { text, conversation } => {
+                let conversation = match conversation {
+                    Some(open) => {
+                        store.set_conversation_model(&open.id, &request.model).await?;
+                        open
+                    }
+                    // A new conversation is created with its model.
+                    None => store.create_conversation(&title_from(text), Some(&request.model)).await?,
+                };
+                let m =
+                    store.add_message(&conversation.id, NewMessage::text(Role::User, text.clone())).await?;
+                let detail =
+                    ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() };
+                Saved { detail, user_message: Some(m), replaces: None }
+            }
+        };
+        answer.alternative_of = saved.replaces;
+        let conversation_id = saved.detail.conversation.id.clone();
+        let assistant = store.add_message(&conversation_id, answer).await?;
+        let header = store.conversation_header(&conversation_id).await?;
+        Ok::<_, ChatError>((conversation_id, saved.user_message, assistant, header))
+    };
+
+    // The tools and the first request go out while that is saved: the first token is read only
+    // after `Started`, which needs the rows. A model that is missing or cannot be
+    // reached is recorded as the answer's error, so the question is kept with an error card;
+    // other lookup failures (a server without a model list) do not stop the attempt.
+    let mut saving = std::pin::pin!(futures::future::maybe_done(saving));
+    let blocked = matches!(&info, Err(e) if blocks_the_answer(e));
+    let (early, offered, chat) = if blocked {
+        (stream::SentEarly::nothing(&*provider), Vec::new(), None)
+    } else {
+        let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
+        let tools = tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &question);
+        let offered = alongside(saving.as_mut(), tools).await;
+        let chat = ChatRequest {
+            model: id.model.clone(),
+            messages: built.messages,
+            tools: tools::specs(&offered),
+            think,
+            max_output_tokens: None,
+            context_window: context_length,
+        };
+        let early = if run.token.is_cancelled() {
+            stream::SentEarly::nothing(&*provider)
+        } else {
+            stream::SentEarly::send(&*provider, chat.clone())
+        };
+        (early, offered, Some(chat))
+    };
+    early.alongside(saving.as_mut()).await;
+    let Some(saved) = saving.as_mut().take_output() else {
+        return Err(ChatError::Invalid("the answer could not be started".into()));
+    };
+    let (conversation_id, user_message, assistant, header) = saved?;
     sink.send(TurnEvent::Started(Box::new(TurnStarted {
         run_id: run.id.clone(),
-        conversation: store.conversation_header(&conversation_id).await?,
+        conversation: header,
         user_message,
         assistant_message: assistant.clone(),
         omitted: u32::try_from(built.omitted).unwrap_or(u32::MAX),
         context_length,
     })));
 
-    // A model that is missing or cannot be reached is recorded as the answer's error, so the
-    // question is kept with an error card; other lookup failures (a server without a model
-    // list) do not stop the attempt.
     let mut outcome = Outcome::default();
-    match info {
-        Err(e) if blocks_the_answer(&e) => outcome.error = Some(e),
-        info => {
-            let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
-            let offered =
-                tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &detail.messages)
-                    .await;
+    match chat {
+        None => outcome.error = info.err(),
+        Some(chat) => {
             let calls = tools::CallContext {
                 engine,
                 settings: &settings.tools,
@@ -145,16 +180,7 @@ pub async fn run_turn_with(
                 sink,
                 extra_rules: &options.extra_rules,
             };
-            let chat = ChatRequest {
-                model: id.model.clone(),
-                messages: built.messages,
-                tools: tools::specs(&offered),
-                think,
-                max_output_tokens: None,
-                context_window: context_length,
-            };
-            rounds::agent_loop(&*provider, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome)
-                .await;
+            rounds::agent_loop(&early, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome).await;
         }
     }
     let status = match (&outcome.error, outcome.stopped) {
@@ -176,6 +202,152 @@ pub async fn run_turn_with(
     Ok(message)
 }
 
+/// The question: saved (with the conversation it went into) before the context was built, or
+/// one with nothing attached, saved while the request goes out (its conversation created then,
+/// when new).
+enum Asked<'a> {
+    Saved(Box<Saved>),
+    Pending { text: &'a String, conversation: Option<Conversation> },
+}
+
+/// The question, and the conversation it went into, as saved before the context is built.
+struct Saved {
+    detail: ConversationDetail,
+    user_message: Option<Message>,
+    /// The answer being replaced (a regenerated one).
+    replaces: Option<i64>,
+}
+
+/// The context for a question with nothing attached, before it is saved: the thread so far
+/// (with its questions' attached files) and the question. What [`context_of`] reads back once
+/// the question is saved, without the reads: the question has no attachments to find.
+async fn context_before(
+    engine: &Engine,
+    history: Option<&ConversationDetail>,
+    text: &str,
+    today: &str,
+    context_length: Option<u32>,
+) -> Result<context::Built, ChatError> {
+    let mut noted = Vec::new();
+    if let Some(detail) = history.filter(|d| !d.messages.is_empty()) {
+        let visible: Vec<Message> = thread::visible(&detail.messages)
+            .into_iter()
+            .map(|m| context::with_tool_notes(m, &detail.tool_calls))
+            .collect();
+        noted = attachments::with_file_blocks(engine, &detail.conversation.id, visible).await?;
+    }
+    // A new question is never an alternative: the thread with it is the thread, then it.
+    noted.push(Message {
+        id: 0,
+        conversation_id: String::new(),
+        role: Role::User,
+        content: text.to_owned(),
+        thinking: None,
+        model: None,
+        status: MessageStatus::Complete,
+        error: None,
+        input_tokens: None,
+        output_tokens: None,
+        created_at: 0,
+        alternative_of: None,
+    });
+    let noted: Vec<&Message> = noted.iter().collect();
+    Ok(context::build(&context::system_prompt(today), &noted, Vec::new(), context_length))
+}
+
+/// Saves the question (or finds the answer being replaced) in its conversation (`history`, or
+/// a new one).
+async fn save_question(
+    engine: &Engine,
+    request: &TurnRequest,
+    history: Option<ConversationDetail>,
+    files: &[TextFile],
+) -> Result<Saved, ChatError> {
+    let store = engine.store();
+    let (mut detail, new) = match history {
+        Some(detail) => (detail, false),
+        None => {
+            let title = match &request.kind {
+                TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => title_from(text),
+                TurnKind::Regenerate { .. } => String::new(),
+            };
+            let conversation = store.create_conversation(&title, Some(&request.model)).await?;
+            (ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() }, true)
+        }
+    };
+    let conversation_id = detail.conversation.id.clone();
+    // A new conversation was created with the model; an open one is told it alongside the
+    // question (one wait for the store instead of two).
+    let set_model = async {
+        if new { Ok(()) } else { store.set_conversation_model(&conversation_id, &request.model).await }
+    };
+    let question = async {
+        match &request.kind {
+            TurnKind::Ask { text, images, .. } => {
+                let m =
+                    store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
+                attachments::save_images(engine, m.id, images).await?;
+                attachments::save_text_files(engine, m.id, files).await?;
+                Ok::<_, ChatError>((Some(m), None))
+            }
+            TurnKind::Edit { message_id, text } => {
+                let old = last_of(&detail.messages, *message_id, Role::User)?;
+                let mut edited = NewMessage::text(Role::User, text.clone());
+                edited.alternative_of = Some(thread::group_of(old));
+                let m = store.add_message(&conversation_id, edited).await?;
+                attachments::copy_attachments(engine, old.id, m.id).await?;
+                Ok((Some(m), None))
+            }
+            TurnKind::Regenerate { message_id } => {
+                let old = last_of(&detail.messages, *message_id, Role::Assistant)?;
+                Ok((None, Some(thread::group_of(old))))
+            }
+        }
+    };
+    let (set_model, question) = tokio::join!(set_model, question);
+    set_model?;
+    let (user_message, replaces) = question?;
+    detail.messages.extend(user_message.clone());
+    Ok(Saved { detail, user_message, replaces })
+}
+
+/// The context from the thread as it now stands (without the answer being replaced), with the
+/// question's images and every question's attached files.
+async fn context_of(
+    engine: &Engine,
+    saved: &Saved,
+    today: &str,
+    context_length: Option<u32>,
+) -> Result<context::Built, ChatError> {
+    let conversation_id = &saved.detail.conversation.id;
+    let mut visible = thread::visible(&saved.detail.messages);
+    visible.retain(|m| Some(thread::group_of(m)) != saved.replaces);
+    let question = visible.iter().rev().find(|m| m.role == Role::User).map(|m| m.id);
+    let noted: Vec<Message> =
+        visible.iter().map(|m| context::with_tool_notes(m, &saved.detail.tool_calls)).collect();
+    // Two reads of the store, asked for together.
+    let images = async {
+        match question {
+            Some(qid) => attachments::load_images(engine, conversation_id, qid).await,
+            None => Ok(Vec::new()),
+        }
+    };
+    let (images, noted) =
+        tokio::try_join!(images, attachments::with_file_blocks(engine, conversation_id, noted))?;
+    let noted: Vec<&Message> = noted.iter().collect();
+    Ok(context::build(&context::system_prompt(today), &noted, images, context_length))
+}
+
+/// Runs `work` while `beside` (a part of the turn that need not wait for it) goes on too.
+async fn alongside<F: Future, T>(mut beside: Pin<&mut MaybeDone<F>>, work: impl Future<Output = T>) -> T {
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|cx| {
+        let _ = beside.as_mut().poll(cx);
+        work.as_mut().poll(cx)
+    })
+    .await
+}
+
 /// The tools this turn offers: none when tools are off, the model cannot use them, or images
 /// are attached (a setting); else the top K for the question plus the always-on ones.
 async fn tools_for_turn(
@@ -184,7 +356,7 @@ async fn tools_for_turn(
     options: &TurnOptions,
     model_can_use_tools: bool,
     request: &[ChatMessage],
-    thread: &[Message],
+    question: &str,
 ) -> Vec<tools::OfferedTool> {
     let has_images =
         request.iter().any(|m| matches!(m, ChatMessage::User { images, .. } if !images.is_empty()));
@@ -199,7 +371,7 @@ async fn tools_for_turn(
     let always_on = always_on_tools(engine, &settings.tools);
     let ollama = crate::providers::ollama_url(&settings.providers);
     let (picked, report) =
-        engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, &latest_question(thread)).await;
+        engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, question).await;
     if let Some(r) = report {
         tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
     }
