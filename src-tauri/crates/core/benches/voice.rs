@@ -1,11 +1,23 @@
 //! Voice figures, side by side with the seed's stack in one run, on the same WAV files (speech
 //! from espeak-ng) and the same model weights (whisper tiny.en: ggml f16 for whisper.cpp, the
 //! CTranslate2 original it was converted from for faster-whisper), greedy decoding, 2 threads:
-//! - release-to-text: a 5 s utterance dictated through the whole pipeline (a WAV source paced
+//! - release-to-text: a 6 s utterance dictated through the whole pipeline (a WAV source paced
 //!   like a microphone, partial text on, model warm), timed from the stop to the final text;
 //! - real-time factor of file transcription, and the model's load time;
-//! - word error rate over the sentences;
+//! - word error rate over the sentences, and over the utterance;
 //! - peak memory (PSS from /proc/PID/smaps_rollup, sampled every 10 ms) while transcribing.
+//!
+//! Decoding on each side. faster-whisper 1.2.1 as the seed called it (`compute_type="float32"`,
+//! `cpu_threads=2`, `beam_size=1`, `language="en"`, `condition_on_previous_text=False`,
+//! `vad_filter=False`), its documented defaults otherwise: temperature fallback 0.0 to 1.0 in
+//! steps of 0.2 with `best_of=5`, `suppress_blank`, `suppress_tokens=[-1]` (non-speech tokens),
+//! timestamps on, log-probability, compression-ratio and no-speech thresholds -1.0, 2.4 and
+//! 0.6, f16 weights computed in float32. Perch: `Model::transcribe` as the app calls it:
+//! greedy, whisper.cpp's fallback (steps of 0.2, best of 5, entropy and log-probability
+//! thresholds 2.4 and -1.0, no-speech 0.6), blank and non-speech tokens suppressed, timestamps
+//! on, no previous text, and the encoder's window cut to the audio and 2.56 s of silence after
+//! it (`whisper::encoder_positions`; faster-whisper always encodes a whole 30 s window), f16
+//! weights and activations as whisper.cpp computes them.
 //!
 //! `make bench` passes the venv's Python with faster-whisper (`PERCH_BENCH_PYTHON`) and the
 //! model built by `make deps` (`PERCH_WHISPER_TEST_MODEL`).
@@ -110,12 +122,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// When the final text came, and how long its final pass took.
 #[derive(Default)]
-struct Finals(Mutex<Vec<Instant>>);
+struct Finals(Mutex<Vec<(Instant, u32)>>);
 impl DictationSink for Finals {
     fn send(&self, update: DictationUpdate) {
-        if matches!(update.event, DictationEvent::Final { .. }) {
-            self.0.lock().unwrap().push(Instant::now());
+        if let DictationEvent::Final { transcribe_ms, .. } = update.event {
+            self.0.lock().unwrap().push((Instant::now(), transcribe_ms));
         }
     }
 }
@@ -175,7 +188,7 @@ fn main() {
         keep_model_secs: 600,
         ..VoiceSettings::default()
     };
-    let mut releases = Vec::new();
+    let (mut releases, mut final_passes, mut utterance_wer) = (Vec::new(), Vec::new(), 0.0);
     for run in 0..=runs {
         let sink = Arc::new(Finals::default());
         let source = AudioSource::Wav { path: utterance.clone(), realtime: true };
@@ -185,12 +198,14 @@ fn main() {
         let released = Instant::now();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let outcome = runtime.block_on(voice.finish_dictation()).unwrap();
-        let at = sink.0.lock().unwrap()[0];
+        let (at, transcribe_ms) = sink.0.lock().unwrap()[0];
         if run > 0 {
             // The first run loads the model; the rest are what a user feels.
             releases.push(at.duration_since(released).as_secs_f64());
+            final_passes.push(f64::from(transcribe_ms) / 1000.0);
         }
-        assert!(word_error_rate(UTTERANCE, &outcome.text) < 0.5, "{}", outcome.text);
+        utterance_wer = word_error_rate(UTTERANCE, &outcome.text);
+        assert!(utterance_wer < 0.5, "{}", outcome.text);
     }
 
     // faster-whisper on the same files and the same weights.
@@ -231,6 +246,7 @@ fn main() {
         .skip(1)
         .map(|f| f["seconds"].as_f64().unwrap())
         .collect();
+    let fw_utterance_wer = word_error_rate(UTTERANCE, release_report["files"][0]["text"].as_str().unwrap());
 
     let n = sentences.len() as f64;
     println!(
@@ -245,6 +261,12 @@ fn main() {
         median(fw_release) * 1000.0
     );
     println!(
+        "{:<44} {:>16.0} {:>16}",
+        "  of which the final pass (ms, median)",
+        median(final_passes) * 1000.0,
+        "-"
+    );
+    println!(
         "{:<44} {:>16.3} {:>16.3}",
         "real-time factor (busy / audio)",
         busy_total / audio_total,
@@ -257,6 +279,7 @@ fn main() {
         report["load"].as_f64().unwrap() * 1000.0
     );
     println!("{:<44} {:>16.3} {:>16.3}", "word error rate (mean)", wer_total / n, fw_wer / n);
+    println!("{:<44} {:>16.3} {:>16.3}", "word error rate, the utterance", utterance_wer, fw_utterance_wer);
     println!("{:<44} {:>16.0} {:>16.0}", "peak memory, PSS (MiB)", ours_peak, theirs_peak);
     println!("{:<44} {:>16.0} {:>16}", "  of which before loading the model (MiB)", baseline, "-");
     for ((sentence, mine), theirs) in sentences.iter().zip(&ours).zip(fw_files) {
