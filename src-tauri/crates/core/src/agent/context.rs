@@ -200,20 +200,7 @@ mod tests {
     }
 
     fn msg(id: i64, role: Role, content: &str) -> Message {
-        Message {
-            id,
-            conversation_id: "c".into(),
-            role,
-            content: content.into(),
-            thinking: None,
-            model: None,
-            status: MessageStatus::Complete,
-            error: None,
-            input_tokens: None,
-            output_tokens: None,
-            created_at: id,
-            alternative_of: None,
-        }
+        Message { id, conversation_id: "c".into(), created_at: id, ..Message::unsaved(role, content) }
     }
 
     #[test]

@@ -237,20 +237,7 @@ async fn context_before(
         noted = attachments::with_file_blocks(engine, &detail.conversation.id, visible).await?;
     }
     // A new question is never an alternative: the thread with it is the thread, then it.
-    noted.push(Message {
-        id: 0,
-        conversation_id: String::new(),
-        role: Role::User,
-        content: text.to_owned(),
-        thinking: None,
-        model: None,
-        status: MessageStatus::Complete,
-        error: None,
-        input_tokens: None,
-        output_tokens: None,
-        created_at: 0,
-        alternative_of: None,
-    });
+    noted.push(Message::unsaved(Role::User, text));
     let noted: Vec<&Message> = noted.iter().collect();
     Ok(context::build(&context::system_prompt(today), &noted, Vec::new(), context_length))
 }

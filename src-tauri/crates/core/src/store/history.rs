@@ -72,6 +72,26 @@ pub struct Message {
     pub alternative_of: Option<i64>,
 }
 
+impl Message {
+    /// A complete message not (yet) in the store: id 0, no conversation, no time.
+    pub fn unsaved(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            id: 0,
+            conversation_id: String::new(),
+            role,
+            content: content.into(),
+            thinking: None,
+            model: None,
+            status: MessageStatus::Complete,
+            error: None,
+            input_tokens: None,
+            output_tokens: None,
+            created_at: 0,
+            alternative_of: None,
+        }
+    }
+}
+
 /// A new message to append; the store fills in id and time.
 #[derive(Debug, Clone)]
 pub struct NewMessage {
