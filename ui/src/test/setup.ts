@@ -4,6 +4,7 @@ import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "./tauri";
 import { resetDictation } from "../lib/dictation";
 import { resetFailures } from "../lib/failures";
+import { restored } from "../components/TitleBar";
 
 // The app loads the markdown renderer, and KaTeX, lazily. Load them once here, so no test's wait
 // includes compiling them (over a second on a busy machine), and give waits room on slow machines.
@@ -16,6 +17,9 @@ afterEach(() => {
   clearMocks();
   resetDictation();
   resetFailures();
+  // A test that brought the window back from the bubble (on a mocked clock) must not leave the
+  // next test's Close inside the settling time.
+  restored.at = Number.NEGATIVE_INFINITY;
   // Pages live in the URL hash; each test starts on Chat.
   window.location.hash = "";
 });
