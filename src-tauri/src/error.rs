@@ -4,6 +4,7 @@
 use perch_core::StartError;
 use perch_core::agent::ChatError;
 use perch_core::mcp::CallError;
+use perch_core::mcp::manager::SignInFailure;
 use perch_core::mcp::{ConfigError, EditError};
 use perch_core::providers::{ProviderError, ProviderErrorKind};
 use perch_core::questions::AnswerError;
@@ -39,6 +40,8 @@ pub enum ErrorKind {
     NotRunning,
     /// The MCP server went away while working (it crashed or was closed).
     Closed,
+    /// The MCP server wants the user to sign in (or to allow more) first: offer Sign in.
+    NeedsSignIn,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type, thiserror::Error)]
@@ -151,8 +154,32 @@ impl From<CallError> for CommandError {
             CallError::Cancelled => ErrorKind::Cancelled,
             CallError::Closed { .. } => ErrorKind::Closed,
             CallError::Protocol { .. } => ErrorKind::External,
+            CallError::NeedsSignIn { .. } => ErrorKind::NeedsSignIn,
         };
         Self::new(kind, e.to_string())
+    }
+}
+
+impl From<SignInFailure> for CommandError {
+    fn from(e: SignInFailure) -> Self {
+        use perch_core::mcp::sign_in::SignInError as E;
+        use perch_core::oauth::loopback::CallbackError;
+        match e {
+            SignInFailure::Server(e) => e.into(),
+            SignInFailure::SignIn(E::Browser(CallbackError::Cancelled)) => {
+                Self::new(ErrorKind::Cancelled, e.to_string())
+            }
+            SignInFailure::SignIn(E::Browser(CallbackError::TimedOut(_))) => {
+                Self::new(ErrorKind::Timeout, e.to_string())
+            }
+            SignInFailure::SignIn(E::NotHttp(_) | E::InsecureEndpoint { .. }) => {
+                Self::new(ErrorKind::Invalid, e.to_string())
+            }
+            SignInFailure::NoKeyStore | SignInFailure::Store(_) | SignInFailure::SignIn(E::Store { .. }) => {
+                Self::new(ErrorKind::Storage, e.to_string())
+            }
+            _ => Self::new(ErrorKind::External, e.to_string()),
+        }
     }
 }
 

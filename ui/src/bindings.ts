@@ -107,6 +107,15 @@ export const commands = {
 	mcpRemove: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_remove", { name })),
 	mcpSetEnabled: (name: string, enabled: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_set_enabled", { name, enabled })),
 	mcpLogs: (name: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_logs", { name })),
+	/**
+	 *  Signs in to a server in the user's browser and returns when it is done (or failed, or was
+	 *  cancelled); the server then starts with its tokens. `scope` asks for more than was granted.
+	 */
+	mcpSignIn: (name: string, scope: string | null) => typedError<SignInView, CommandError>(__TAURI_INVOKE("mcp_sign_in", { name, scope })),
+	/**  Stops waiting for the browser of a sign-in under way. */
+	mcpCancelSignIn: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_cancel_sign_in", { name })),
+	/**  Signs out: revoked at the server where it can be, forgotten here. True when the server was told. */
+	mcpSignOut: (name: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("mcp_sign_out", { name })),
 	mcpReadResource: (name: string, uri: string) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_read_resource", { name, uri })),
 	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
 	setToolSettings: (base: ToolSettings, tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { base, tools })),
@@ -562,7 +571,9 @@ export type ErrorKind =
 /**  The MCP server is not running: start it (Settings -> MCP servers). */
 "not_running" | 
 /**  The MCP server went away while working (it crashed or was closed). */
-"closed";
+"closed" | 
+/**  The MCP server wants the user to sign in (or to allow more) first: offer Sign in. */
+"needs_sign_in";
 
 /**
  *  A text file attached to a question (`@` in the composer, `perch ask --file`), read when the
@@ -849,6 +860,18 @@ export type MonitorInfo = {
 /**  The tray or another process asked the UI to show a page. */
 export type NavigateRequested = {
 	route: Route,
+};
+
+/**
+ *  A client registered with a server's authorization server beforehand (`"oauth": {...}` in
+ *  the entry): used instead of a client ID metadata document or dynamic registration.
+ */
+export type OAuthClient = {
+	clientId: string | null,
+	/**  Scopes to ask for instead of those the server advertises. */
+	scopes: string[] | null,
+	/**  The loopback port the registration's redirect URI names (otherwise a random one). */
+	redirectPort: number | null,
 };
 
 export type OpenQuestion = {
@@ -1167,7 +1190,9 @@ export type ServerStatus =
  *  Not running to save memory (stopped after a quiet spell, or not started at launch): its
  *  tools are still offered, and the next call starts it.
  */
-"idle";
+"idle" | 
+/**  It wants the user to sign in (OAuth) before it can be used; not retried until they do. */
+"needs_sign_in";
 
 /**  One server as the dashboard and `perch mcp list` show it. */
 export type ServerView = {
@@ -1184,6 +1209,10 @@ export type ServerView = {
 	tools: ToolView[],
 	resources: ResourceView[],
 	prompts: PromptView[],
+	/**  Its sign-in, for a server signed in to (no token: who issued it, scopes, expiry). */
+	sign_in: SignInView | null,
+	/**  The page of a sign-in under way, to open again or copy when the browser did not show it. */
+	sign_in_page: string | null,
 };
 
 export type Settings = {
@@ -1219,6 +1248,17 @@ export type ShortcutStatus = {
 	 *  (Wayland's portal): the user may have picked another key in its dialog.
 	 */
 	assigned: string | null,
+};
+
+/**  The sign-in state of one server, as the dashboard and `perch mcp list` show it. No token. */
+export type SignInView = {
+	signed_in: boolean,
+	/**  Who issued the tokens. */
+	issuer: string | null,
+	scopes: string[],
+	/**  When the access token runs out (ms since the epoch); a refresh token renews it. */
+	expires_at: number | null,
+	can_refresh: boolean,
 };
 
 /**  What happened at start that a person should hear about. */
@@ -1386,6 +1426,11 @@ export type ToolSettings = {
 	ollama_embedding_model?: string,
 	/**  Folders servers may work in (MCP roots). */
 	roots?: string[],
+	/**
+	 *  Perch's client ID metadata document, the client ID it signs in to MCP servers with where
+	 *  their authorization server takes one (else it registers). A fork hosts its own.
+	 */
+	client_metadata_url?: string,
 };
 
 export type ToolView = {
@@ -1398,7 +1443,9 @@ export type ToolView = {
 	destructive: boolean,
 };
 
-export type Transport = { type: "stdio"; command: string; args: string[]; env: { [key in string]: string }; cwd: string | null } | { type: "http"; url: string; headers: { [key in string]: string } };
+export type Transport = { type: "stdio"; command: string; args: string[]; env: { [key in string]: string }; cwd: string | null } | { type: "http"; url: string; headers: { [key in string]: string }; 
+/**  How to sign in, when the server's authorization server wants a client of its own. */
+oauth: OAuthClient | null };
 
 /**  Why an answer failed, for the error card. */
 export type TurnError = {

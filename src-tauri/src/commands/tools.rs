@@ -2,6 +2,7 @@
 //! questions (tool approvals, elicitation, sampling).
 
 use perch_core::agent::picker::{DownloadProgress, ModelStatus};
+use perch_core::mcp::sign_in::SignInView;
 use perch_core::mcp::{ConfigProblem, ServerView};
 use perch_core::questions::{Answer, OpenQuestion};
 use perch_core::settings::{Settings, ToolSettings, merge_edit};
@@ -67,6 +68,39 @@ pub async fn mcp_remove(state: State<'_, AppState>, name: String) -> CommandResu
 #[specta::specta]
 pub async fn mcp_set_enabled(state: State<'_, AppState>, name: String, enabled: bool) -> CommandResult<()> {
     state.engine()?.mcp().set_enabled(&name, enabled).await.map_err(Into::into)
+}
+
+/// Signs in to a server in the user's browser and returns when it is done (or failed, or was
+/// cancelled); the server then starts with its tokens. `scope` asks for more than was granted.
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_sign_in(
+    state: State<'_, AppState>,
+    name: String,
+    scope: Option<String>,
+) -> CommandResult<SignInView> {
+    let engine = state.engine()?;
+    let open = Box::new(|page: &str| {
+        // Where no browser opens, the dashboard shows the page's address to open or copy.
+        if let Err(e) = perch_core::oauth::browser::open(page) {
+            tracing::warn!(error = %e, "could not open the sign-in page in a browser");
+        }
+    });
+    engine.sign_in_mcp(&name, scope, open).await.map_err(Into::into)
+}
+
+/// Stops waiting for the browser of a sign-in under way.
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_cancel_sign_in(state: State<'_, AppState>, name: String) -> CommandResult<()> {
+    state.engine()?.mcp().cancel_sign_in(&name).map_err(Into::into)
+}
+
+/// Signs out: revoked at the server where it can be, forgotten here. True when the server was told.
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_sign_out(state: State<'_, AppState>, name: String) -> CommandResult<bool> {
+    state.engine()?.mcp().sign_out(&name).await.map_err(Into::into)
 }
 
 #[tauri::command]

@@ -33,6 +33,7 @@ const COMMAND_NEXT_STEP: Record<ErrorKind, string | null> = {
   cancelled: null,
   not_running: "Start the server first (Settings → MCP servers).",
   closed: "The server stopped while working; see its log, then restart it.",
+  needs_sign_in: "Sign in to it in Settings → MCP servers, then try again.",
 };
 
 /** The next step for anything a command threw, or `null` when there is none to add. */

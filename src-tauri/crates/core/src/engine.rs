@@ -88,6 +88,7 @@ impl Engine {
             crate::capture::Captures::open(data_dir.captures_dir(), settings.get().await.capture.keep());
         let mcp = McpManager::new(data_dir.root(), Some(data_dir.logs_dir().join("mcp")), questions.clone());
         mcp.set_secret_env(crate::mcp::secrets::from_keys(keys.clone()));
+        mcp.set_keys(keys.clone());
         let terminal = Arc::new(crate::terminal::Terminal::new(store.clone(), data_dir.root()));
         let http = crate::providers::http::Clients::default();
         let inner = Inner {
@@ -144,6 +145,19 @@ impl Engine {
     }
     pub fn open_report(&self) -> &OpenReport {
         &self.inner.opened
+    }
+
+    /// Signs in to an MCP server (see `mcp::sign_in`) with Perch's client ID metadata document
+    /// from the settings; `open` shows the sign-in page (the browser, or a terminal's URL).
+    pub async fn sign_in_mcp(
+        &self,
+        server: &str,
+        scope: Option<String>,
+        open: crate::mcp::sign_in::OpenUrl,
+    ) -> Result<crate::mcp::sign_in::SignInView, crate::mcp::manager::SignInFailure> {
+        let document = self.settings().get().await.tools.client_metadata_url;
+        let document = Some(document).filter(|d| !d.trim().is_empty());
+        self.mcp().sign_in(server, document, scope, open).await
     }
 
     pub fn keys(&self) -> &Arc<Keys> {

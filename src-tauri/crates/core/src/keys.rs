@@ -85,11 +85,14 @@ pub struct KeyBackend {
 pub struct Keys {
     dir: PathBuf,
     backend: OnceLock<KeySource>,
+    /// The file store is read, changed and written whole, and its key is made on first use:
+    /// one change at a time, or two writers lose each other's keys (or the key file itself).
+    file: std::sync::Mutex<()>,
 }
 
 impl Keys {
     pub fn new(data_dir: &Path) -> Self {
-        Self { dir: data_dir.to_path_buf(), backend: OnceLock::new() }
+        Self { dir: data_dir.to_path_buf(), backend: OnceLock::new(), file: std::sync::Mutex::new(()) }
     }
 
     /// Which store is in use; decided once, by trying to write to the keyring. (Reading is no
@@ -112,6 +115,14 @@ impl Keys {
         KeyBackend { source, warning }
     }
 
+    /// Keys in the encrypted file whatever the machine offers, as `PERCH_KEY_STORE=file` does
+    /// for a whole process: for tests, which must never touch the user's keyring.
+    pub fn in_file(data_dir: &Path) -> Self {
+        let keys = Self::new(data_dir);
+        let _ = keys.backend.set(KeySource::File);
+        keys
+    }
+
     /// The key for `provider`: the environment variable first, then the store. Blocking.
     pub fn get(&self, provider: &str, env: Option<&str>) -> Result<Option<(Secret, KeySource)>, KeyError> {
         if let Some(value) = env.and_then(|e| std::env::var(e).ok()).filter(|v| !v.trim().is_empty()) {
@@ -120,7 +131,10 @@ impl Keys {
         let source = self.backend().source;
         let stored = match source {
             KeySource::Keyring => keyring_get(provider)?,
-            _ => self.read_file()?.remove(provider).map(Secret),
+            _ => {
+                let _one_at_a_time = self.file.lock().unwrap_or_else(|p| p.into_inner());
+                self.read_file()?.remove(provider).map(Secret)
+            }
         };
         Ok(stored.map(|s| (s, source)))
     }
@@ -129,6 +143,7 @@ impl Keys {
         match self.backend().source {
             KeySource::Keyring => entry(provider)?.set_password(secret.expose()).map_err(keyring_error),
             _ => {
+                let _one_at_a_time = self.file.lock().unwrap_or_else(|p| p.into_inner());
                 let mut all = self.read_file()?;
                 all.insert(provider.to_owned(), secret.expose().to_owned());
                 self.write_file(&all)
@@ -143,6 +158,7 @@ impl Keys {
                 Err(e) => Err(keyring_error(e)),
             },
             _ => {
+                let _one_at_a_time = self.file.lock().unwrap_or_else(|p| p.into_inner());
                 let mut all = self.read_file()?;
                 if all.remove(provider).is_some() {
                     self.write_file(&all)?;
@@ -288,6 +304,8 @@ fn ensure_private(path: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     fn file_keys(dir: &Path) -> Keys {
@@ -331,6 +349,24 @@ mod tests {
         assert!(keys.get("openai", None).unwrap().is_some());
         // A fresh handle (a restart) reads the same store.
         assert!(file_keys(tmp.path()).get("openai", None).unwrap().is_some());
+    }
+
+    #[test]
+    fn keys_written_at_once_from_many_threads_are_all_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let keys = Arc::new(file_keys(tmp.path()));
+        let writers: Vec<_> = (0..16)
+            .map(|i| {
+                let keys = keys.clone();
+                std::thread::spawn(move || keys.set(&format!("k{i}"), &Secret::new(format!("value-{i}"))))
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap().unwrap();
+        }
+        for i in 0..16 {
+            assert_eq!(keys.get(&format!("k{i}"), None).unwrap().unwrap().0.expose(), format!("value-{i}"));
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod local;
 pub mod logging;
 pub mod mcp;
+pub mod oauth;
 pub mod owner;
 pub mod paths;
 pub mod permissions;

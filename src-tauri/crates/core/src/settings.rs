@@ -186,7 +186,13 @@ pub struct ToolSettings {
     pub ollama_embedding_model: String,
     /// Folders servers may work in (MCP roots).
     pub roots: Vec<String>,
+    /// Perch's client ID metadata document, the client ID it signs in to MCP servers with where
+    /// their authorization server takes one (else it registers). A fork hosts its own.
+    pub client_metadata_url: String,
 }
+
+/// Where the project serves `docs/oauth/client-metadata.json` (GitHub Pages of the repository).
+pub const CLIENT_METADATA_URL: &str = "https://perch-app.github.io/perch/oauth/client-metadata.json";
 
 impl Default for ToolSettings {
     fn default() -> Self {
@@ -206,6 +212,7 @@ impl Default for ToolSettings {
             retriever: RetrieverChoice::Auto,
             ollama_embedding_model: "all-minilm".into(),
             roots: Vec::new(),
+            client_metadata_url: CLIENT_METADATA_URL.into(),
         }
     }
 }

@@ -84,21 +84,35 @@ async fn unauthorized_server(challenge: bool) -> (String, Arc<std::sync::atomic:
 }
 
 #[tokio::test]
-async fn a_server_answering_401_needs_authorization_and_is_not_retried() {
+async fn a_server_answering_401_needs_sign_in_and_is_not_retried() {
     for challenge in [true, false] {
         let (url, seen) = unauthorized_server(challenge).await;
         let tmp = tempfile::tempdir().unwrap();
         let m = manager(tmp.path(), json!({ "private": { "type": "http", "url": url } }));
         let error = m.ensure_connected("private", WAIT).await.unwrap_err().to_string();
-        assert!(error.contains("needs authorization (HTTP 401)"), "challenge {challenge}: {error}");
+        assert!(error.contains("private needs you to sign in"), "challenge {challenge}: {error}");
         let view = m.server("private").unwrap();
-        assert_eq!(view.status, ServerStatus::Error, "not a passing fault: no restarts are scheduled");
+        assert_eq!(view.status, ServerStatus::NeedsSignIn, "not a passing fault: no restarts are scheduled");
         assert_eq!(view.restarts, 0);
         let requests = seen.load(std::sync::atomic::Ordering::SeqCst);
         tokio::time::sleep(Duration::from_millis(1500)).await; // past the first backoff (0.5 s)
         assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), requests, "nothing more was tried");
         m.shutdown().await;
     }
+}
+
+#[tokio::test]
+async fn a_token_header_the_server_refuses_is_the_users_to_fix_not_a_sign_in() {
+    let (url, _) = unauthorized_server(true).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(
+        tmp.path(),
+        json!({ "private": { "type": "http", "url": url, "headers": { "Authorization": "Bearer wrong" } } }),
+    );
+    let error = m.ensure_connected("private", WAIT).await.unwrap_err().to_string();
+    assert!(error.contains("refused the token in its \"Authorization\" header"), "{error}");
+    assert_eq!(m.server("private").unwrap().status, ServerStatus::Error);
+    m.shutdown().await;
 }
 
 #[tokio::test]

@@ -29,6 +29,8 @@ function server(name: string, over: Partial<ServerView> = {}): ServerView {
     ],
     resources: [],
     prompts: [],
+    sign_in: null,
+    sign_in_page: null,
     ...over,
   };
 }
@@ -81,6 +83,55 @@ describe("McpServers", () => {
     expect(web).toHaveTextContent("it starts again when one of its tools is called");
     await userEvent.click(within(web).getByRole("button", { name: "Start" }));
     expect(calls.find((c) => c.cmd === "mcp_start")?.args).toEqual({ name: "web" });
+  });
+
+  it("offers Sign in where a server needs it, shows the browser step, then who signed in, with Sign out", async () => {
+    const remote = (over: Partial<ServerView>) =>
+      server("linear", {
+        config: { ...server("linear").config, bundled: false, transport: { type: "http", url: "https://mcp.linear.app/mcp", headers: {}, oauth: null } },
+        status: "needs_sign_in",
+        pid: null,
+        tools: [],
+        last_error: "it needs you to sign in: use Sign in on its card, or run `perch mcp login linear`",
+        ...over,
+      });
+    let overview: McpOverview = { servers: [remote({})], problems: [] };
+    onCommand("mcp_overview", () => overview);
+    let finish: (v: unknown) => void = () => {};
+    onCommand("mcp_sign_in", () => new Promise((resolve) => (finish = resolve)));
+    onCommand("mcp_cancel_sign_in", () => null);
+    onCommand("mcp_sign_out", () => true);
+    render(<McpServers />);
+    const card = await screen.findByRole("group", { name: "Server linear" });
+    expect(within(card).getByTestId("status-linear")).toHaveTextContent("needs sign-in");
+    await userEvent.click(within(card).getByRole("button", { name: "Sign in" }));
+    expect(calls.find((c) => c.cmd === "mcp_sign_in")?.args).toEqual({ name: "linear", scope: null });
+
+    // The browser step: the page's address, to copy where no browser opened, and Cancel.
+    const page = "https://linear.app/oauth/authorize?client_id=perch&state=abc";
+    overview = { servers: [remote({ sign_in_page: page })], problems: [] };
+    emitEvent("mcp-changed", { event: { event: "changed", data: { server: "linear" } } });
+    const waiting = await screen.findByRole("status", { name: "Signing in to linear" });
+    expect(within(waiting).getByText(page)).toBeInTheDocument();
+    await userEvent.click(within(waiting).getByRole("button", { name: "Cancel" }));
+    expect(calls.find((c) => c.cmd === "mcp_cancel_sign_in")?.args).toEqual({ name: "linear" });
+
+    // Signed in: who issued it and what was allowed, and Sign out.
+    overview = {
+      servers: [
+        remote({
+          status: "connected",
+          last_error: null,
+          sign_in: { signed_in: true, issuer: "https://linear.app", scopes: ["read", "write"], expires_at: Date.now() + 3_600_000, can_refresh: true },
+        }),
+      ],
+      problems: [],
+    };
+    await act(async () => finish({ signed_in: true, issuer: "https://linear.app", scopes: ["read"], expires_at: null, can_refresh: true }));
+    emitEvent("mcp-changed", { event: { event: "changed", data: { server: "linear" } } });
+    expect(await within(await screen.findByRole("group", { name: "Server linear" })).findByText(/Signed in with https:\/\/linear.app, allowed read, write/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Sign out" }));
+    expect(calls.find((c) => c.cmd === "mcp_sign_out")?.args).toEqual({ name: "linear" });
   });
 
   it("adds a server from the form or pasted JSON and shows what was wrong", async () => {

@@ -11,7 +11,10 @@ const DOT: Record<ServerView["status"], string> = {
   error: "red",
   stopped: "grey",
   idle: "grey",
+  needs_sign_in: "amber",
 };
+
+const STATUS: Partial<Record<ServerView["status"], string>> = { needs_sign_in: "needs sign-in" };
 
 function uptime(since: number | null, now: number): string {
   if (since === null) return "";
@@ -95,7 +98,7 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
       </p>
       <dl className="facts">
         <dt>Status</dt>
-        <dd data-testid={`status-${name}`}>{server.config.enabled ? server.status : "off"}</dd>
+        <dd data-testid={`status-${name}`}>{server.config.enabled ? (STATUS[server.status] ?? server.status) : "off"}</dd>
         {server.pid !== null && (
           <>
             <dt>PID</dt>
@@ -124,6 +127,7 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         )}
       </dl>
       {server.last_error && <p className="error small">{server.last_error}</p>}
+      <SignIn server={server} act={act} />
       {server.status === "idle" && server.config.enabled && (
         <p className="muted small">
           Stopped while unused, to save memory; it starts again when one of its tools is called.
@@ -214,6 +218,74 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         </div>
       )}
     </fieldset>
+  );
+}
+
+/** A server's sign-in: Sign in when it asks for one, the browser step while it runs (with the
+ * page's address, for a browser that did not open), and who signed in with Sign out after. */
+function SignIn({ server, act }: { server: ServerView; act: (p: Promise<unknown>) => Promise<void> }) {
+  const name = server.config.name;
+  const page = server.sign_in_page;
+  const [copied, setCopied] = useState(false);
+  if (page !== null) {
+    return (
+      <div className="sign-in" role="status" aria-label={`Signing in to ${name}`}>
+        <p className="small">
+          {page ? "Finish signing in in your browser. If no page opened, open this address:" : "Opening your browser…"}
+        </p>
+        {page && (
+          <p className="small path" title={page}>
+            <code>{page}</code>
+          </p>
+        )}
+        <div className="buttons">
+          {page && (
+            <button
+              type="button"
+              onClick={() => void navigator.clipboard?.writeText(page).then(() => setCopied(true))}
+            >
+              {copied ? "Copied" : "Copy address"}
+            </button>
+          )}
+          <button type="button" onClick={() => void act(call(commands.mcpCancelSignIn(name)))}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    );
+  }
+  const signedIn = server.sign_in?.signed_in ? server.sign_in : null;
+  if (signedIn) {
+    const expires = signedIn.expires_at ? new Date(signedIn.expires_at) : null;
+    return (
+      <div className="sign-in">
+        <p className="small muted">
+          Signed in{signedIn.issuer ? ` with ${signedIn.issuer}` : ""}
+          {signedIn.scopes.length > 0 ? `, allowed ${signedIn.scopes.join(", ")}` : ""}
+          {expires && !signedIn.can_refresh && expires.getTime() < Date.now()
+            ? ". The sign-in has run out: sign in again."
+            : "."}
+        </p>
+        <div className="buttons">
+          {server.status === "needs_sign_in" && (
+            <button type="button" className="primary" onClick={() => void act(call(commands.mcpSignIn(name, null)))}>
+              Sign in again
+            </button>
+          )}
+          <button type="button" onClick={() => void act(call(commands.mcpSignOut(name)))}>
+            Sign out
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (server.status !== "needs_sign_in") return null;
+  return (
+    <div className="buttons">
+      <button type="button" className="primary" onClick={() => void act(call(commands.mcpSignIn(name, null)))}>
+        Sign in
+      </button>
+    </div>
   );
 }
 

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::keys::Secret;
+
 pub const BUNDLED: &str = include_str!("../../../../../mcp_servers/config/servers.json");
 pub const USER_FILE: &str = "mcp_servers.json";
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
@@ -20,8 +22,34 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Transport {
-    Stdio { command: String, args: Vec<String>, env: BTreeMap<String, String>, cwd: Option<String> },
-    Http { url: String, headers: BTreeMap<String, String> },
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<String>,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+        /// How to sign in, when the server's authorization server wants a client of its own.
+        oauth: Option<OAuthClient>,
+    },
+}
+
+/// A client registered with a server's authorization server beforehand (`"oauth": {...}` in
+/// the entry): used instead of a client ID metadata document or dynamic registration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthClient {
+    pub client_id: Option<String>,
+    /// Never sent to the UI or written back by Perch: it stays where the user put it.
+    #[serde(skip)]
+    #[specta(skip)]
+    pub client_secret: Option<Secret>,
+    /// Scopes to ask for instead of those the server advertises.
+    pub scopes: Option<Vec<String>>,
+    /// The loopback port the registration's redirect URI names (otherwise a random one).
+    pub redirect_port: Option<u16>,
 }
 
 /// One server, ready to start.
@@ -106,6 +134,7 @@ struct Entry {
     cwd: Option<String>,
     url: Option<String>,
     headers: Option<BTreeMap<String, String>>,
+    oauth: Option<OAuthEntry>,
     enabled: Option<bool>,
     /// Claude Desktop and others write this instead of `enabled`.
     disabled: Option<bool>,
@@ -113,6 +142,16 @@ struct Entry {
     timeout: Option<f64>,
     always_on: Option<Vec<String>>,
     stop_when_idle: Option<f64>,
+}
+
+/// `"oauth"` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OAuthEntry {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    scopes: Option<Vec<String>>,
+    redirect_port: Option<u16>,
 }
 
 /// The raw entries of one file, each with the line it starts on.
@@ -215,7 +254,7 @@ pub fn load_texts(bundled: &str, user: Option<&str>, user_path: &Path) -> Loaded
             Some((file, at, base, _)) => {
                 // The user's fields win; a new command or url replaces the whole transport.
                 if map.contains_key("command") || map.contains_key("url") {
-                    for key in ["command", "args", "env", "cwd", "url", "headers", "type"] {
+                    for key in ["command", "args", "env", "cwd", "url", "headers", "oauth", "type"] {
                         base.remove(key);
                     }
                 }
@@ -261,7 +300,16 @@ fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<Serve
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("\"url\" must start with http:// or https:// (it is {url:?})"));
             }
-            Transport::Http { url, headers: entry.headers.unwrap_or_default() }
+            let oauth = entry.oauth.map(|o| OAuthClient {
+                client_id: o.client_id.map(|c| expand(&c)).filter(|c| !c.is_empty()),
+                client_secret: o.client_secret.map(|c| expand(&c)).filter(|c| !c.is_empty()).map(Secret::new),
+                scopes: o.scopes,
+                redirect_port: o.redirect_port,
+            });
+            if oauth.as_ref().is_some_and(|o| o.client_secret.is_some() && o.client_id.is_none()) {
+                return Err("\"oauth\" has a \"clientSecret\" without its \"clientId\"".into());
+            }
+            Transport::Http { url, headers: entry.headers.unwrap_or_default(), oauth }
         }
         (_, Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
         (_, None, None) => return Err("needs a \"command\" (stdio) or a \"url\" (Streamable HTTP)".into()),

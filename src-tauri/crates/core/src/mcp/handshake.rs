@@ -99,11 +99,13 @@ pub(crate) struct Failure {
     pub message: String,
     /// The server wants credentials: retrying with the same ones cannot work.
     pub needs_auth: bool,
+    /// Its `WWW-Authenticate` challenge, where it sent one: where and how to sign in.
+    pub challenge: Option<String>,
 }
 
 impl Failure {
     fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), needs_auth: false }
+        Self { message: message.into(), needs_auth: false, challenge: None }
     }
 }
 
@@ -151,13 +153,13 @@ fn transport_failure(error: &(dyn std::error::Error + 'static)) -> Failure {
     while let Some(e) = current {
         if let Some(http) = e.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
             match http {
-                StreamableHttpError::AuthRequired(_) => return needs_auth(401),
-                StreamableHttpError::InsufficientScope(_) => return needs_auth(403),
-                StreamableHttpError::UnexpectedServerResponse(text) if text.starts_with("HTTP 401") => {
-                    return needs_auth(401);
+                StreamableHttpError::AuthRequired(_) | StreamableHttpError::InsufficientScope(_) => {
+                    return needs_auth(http.auth_challenge().map(str::to_owned));
                 }
-                StreamableHttpError::UnexpectedServerResponse(text) if text.starts_with("HTTP 403") => {
-                    return needs_auth(403);
+                StreamableHttpError::UnexpectedServerResponse(text)
+                    if text.starts_with("HTTP 401") || text.starts_with("HTTP 403") =>
+                {
+                    return needs_auth(None);
                 }
                 StreamableHttpError::HttpStatus(status) => {
                     return Failure::new(format!("it answered with HTTP status {}", status.status));
@@ -194,12 +196,11 @@ fn transport_failure(error: &(dyn std::error::Error + 'static)) -> Failure {
     Failure::new("the connection failed")
 }
 
-fn needs_auth(status: u16) -> Failure {
-    Failure {
-        message: format!(
-            "it needs authorization (HTTP {status}): add its token as an \"Authorization\" header \
-             in the server's settings (Settings -> MCP), then start it again"
-        ),
-        needs_auth: true,
-    }
+/// A server that refused the request for want of (better) credentials. The supervisor words
+/// it for the server's case: sign in, or a token header that was refused.
+fn needs_auth(challenge: Option<String>) -> Failure {
+    Failure { message: NEEDS_SIGN_IN.to_owned(), needs_auth: true, challenge }
 }
+
+/// What a server that wants credentials is said to need.
+pub(crate) const NEEDS_SIGN_IN: &str = "it needs you to sign in";

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::ClientServiceExt;
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::process::ChildStderr;
@@ -98,13 +99,15 @@ pub(crate) async fn resolve(command: &str) -> Result<PathBuf, ResolveError> {
     })
 }
 
-/// Spawns or connects, and completes the handshake. `stderr` receives the child's stderr.
+/// Spawns or connects, and completes the handshake. `stderr` receives the child's stderr;
+/// `signed_in` carries a Streamable HTTP server's stored sign-in (see `sign_in`).
 pub(crate) async fn launch(
     transport: &Transport,
     handler: PerchClient,
     extra_env: &[(String, String)],
     start_timeout: Duration,
     on_stderr: impl FnOnce(ChildStderr) + Send,
+    signed_in: Option<AuthClient<reqwest::Client>>,
 ) -> Result<Launched, LaunchError> {
     match transport {
         Transport::Stdio { command, args, env, cwd } => {
@@ -132,7 +135,7 @@ pub(crate) async fn launch(
             let client = handshake::complete(connecting, start_timeout).await?;
             Ok(Launched { client, pid })
         }
-        Transport::Http { url, headers } => {
+        Transport::Http { url, headers, .. } => {
             let mut custom = HashMap::new();
             let mut auth = None;
             for (name, value) in headers {
@@ -151,20 +154,42 @@ pub(crate) async fn launch(
             }
             let mut config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            if let Some(token) = auth {
-                config = config.auth_header(token);
-            }
-            let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
-            let connecting = handler.serve_with_lifecycle(Handshaking::new(transport), lifecycle());
-            let client = handshake::complete(connecting, start_timeout).await?;
-            Ok(Launched { client, pid: None })
+            // A token the user gave wins over a sign-in.
+            let connecting = match (auth, signed_in) {
+                (Some(token), _) => {
+                    config = config.auth_header(token);
+                    let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+                    handshake::complete(
+                        handler.serve_with_lifecycle(Handshaking::new(transport), lifecycle()),
+                        start_timeout,
+                    )
+                    .await
+                }
+                (None, Some(signed_in)) => {
+                    let transport = StreamableHttpClientTransport::with_client(signed_in, config);
+                    handshake::complete(
+                        handler.serve_with_lifecycle(Handshaking::new(transport), lifecycle()),
+                        start_timeout,
+                    )
+                    .await
+                }
+                (None, None) => {
+                    let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+                    handshake::complete(
+                        handler.serve_with_lifecycle(Handshaking::new(transport), lifecycle()),
+                        start_timeout,
+                    )
+                    .await
+                }
+            };
+            Ok(Launched { client: connecting?, pid: None })
         }
     }
 }
 
 /// The client for a Streamable HTTP server, configured as rmcp's default one: no idle pool
 /// (a reused half-read connection stalls on delayed ACKs) and same-origin 307/308 redirects.
-fn http_client() -> Result<reqwest::Client, reqwest::Error> {
+pub(crate) fn http_client() -> Result<reqwest::Client, reqwest::Error> {
     let same_origin = reqwest::redirect::Policy::custom(|attempt| {
         let first = attempt.previous().first().map(reqwest::Url::origin);
         let allowed = matches!(attempt.status().as_u16(), 307 | 308)

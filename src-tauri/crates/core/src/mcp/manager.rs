@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 mod calls;
 mod idle;
+mod signing;
+pub use signing::SignInFailure;
 mod supervisor;
 
 use rmcp::Peer;
@@ -48,6 +50,8 @@ pub struct McpManager {
     secret_env: std::sync::OnceLock<SecretEnv>,
     /// Servers built into Perch (the terminal), listed and called like the others.
     builtins: Mutex<Vec<Arc<dyn BuiltinServer>>>,
+    /// Where sign-ins are kept (the engine's key store); without it nothing signs in.
+    keys: std::sync::OnceLock<Arc<crate::keys::Keys>>,
 }
 
 /// The secret environment one server gets at start: stored keys that only that server may see,
@@ -89,6 +93,12 @@ struct State {
     /// Calls under way, and when the last one started or ended (for `stopWhenIdle`).
     calls_in_flight: u32,
     last_used: Option<Instant>,
+    /// The stored sign-in, as last read.
+    sign_in: Option<super::sign_in::SignInView>,
+    /// The `WWW-Authenticate` of the answer that asked for a sign-in.
+    challenge: Option<String>,
+    /// The sign-in under way: its page, and how to cancel it.
+    signing_in: Option<(String, CancellationToken)>,
 }
 
 impl Slot {
@@ -124,6 +134,7 @@ impl McpManager {
             env: Mutex::default(),
             secret_env: Default::default(),
             builtins: Mutex::default(),
+            keys: Default::default(),
         });
         manager.apply(config::load(data_dir));
         // Lists that a server says changed are fetched again.
@@ -155,6 +166,11 @@ impl McpManager {
 
     /// Sets, once, where servers' secrets come from; asked each time a server starts, so a key
     /// stored later reaches the server at its next start.
+    /// The key store sign-ins are kept in.
+    pub fn set_keys(&self, keys: Arc<crate::keys::Keys>) {
+        let _ = self.keys.set(keys);
+    }
+
     pub fn set_secret_env(&self, secrets: SecretEnv) {
         let _ = self.secret_env.set(secrets);
     }
@@ -390,6 +406,9 @@ impl McpManager {
                         status: error.unwrap_or_else(|| "it failed to start".into()),
                     });
                 }
+                Some(ServerStatus::NeedsSignIn) => {
+                    return Err(CallError::NeedsSignIn { server: name.to_owned(), scope: None });
+                }
                 Some(ServerStatus::Error | ServerStatus::Stopped) => {
                     return Err(CallError::NotRunning {
                         server: name.to_owned(),
@@ -517,5 +536,7 @@ fn view(slot: &Slot) -> ServerView {
         tools: s.tools.clone(),
         resources: s.resources.clone(),
         prompts: s.prompts.clone(),
+        sign_in: s.sign_in.clone(),
+        sign_in_page: s.signing_in.as_ref().map(|(page, _)| page.clone()),
     }
 }

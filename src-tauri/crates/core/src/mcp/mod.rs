@@ -11,6 +11,7 @@ mod logs;
 pub mod manager;
 pub mod output;
 pub mod secrets;
+pub mod sign_in;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -34,6 +35,8 @@ pub enum ServerStatus {
     /// Not running to save memory (stopped after a quiet spell, or not started at launch): its
     /// tools are still offered, and the next call starts it.
     Idle,
+    /// It wants the user to sign in (OAuth) before it can be used; not retried until they do.
+    NeedsSignIn,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -85,6 +88,10 @@ pub struct ServerView {
     pub tools: Vec<ToolView>,
     pub resources: Vec<ResourceView>,
     pub prompts: Vec<PromptView>,
+    /// Its sign-in, for a server signed in to (no token: who issued it, scopes, expiry).
+    pub sign_in: Option<sign_in::SignInView>,
+    /// The page of a sign-in under way, to open again or copy when the browser did not show it.
+    pub sign_in_page: Option<String>,
 }
 
 /// What changed, for the dashboard and tool cards.
@@ -125,6 +132,9 @@ pub enum CallError {
     Closed { server: String },
     #[error("{server}: {message}")]
     Protocol { server: String, message: String },
+    /// The server wants the user to sign in (or to grant more, `scope`) first.
+    #[error("{server} needs you to sign in{}", .scope.as_ref().map(|s| format!(" and allow {s}")).unwrap_or_default())]
+    NeedsSignIn { server: String, scope: Option<String> },
 }
 
 /// Why a change to the server list (import, remove, turn on or off) was refused.

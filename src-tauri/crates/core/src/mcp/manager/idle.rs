@@ -132,6 +132,9 @@ impl McpManager {
 fn connected(name: &str, s: &State) -> Result<Peer<RoleClient>, CallError> {
     match (&s.peer, s.status) {
         (Some(peer), Some(ServerStatus::Connected)) => Ok(peer.clone()),
+        (_, Some(ServerStatus::NeedsSignIn)) => {
+            Err(CallError::NeedsSignIn { server: name.to_owned(), scope: None })
+        }
         (_, status) => {
             let status = match status {
                 Some(ServerStatus::Starting) => "it is starting".to_owned(),

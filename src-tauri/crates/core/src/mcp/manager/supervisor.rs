@@ -55,9 +55,10 @@ impl McpManager {
                 }
             };
             let start_timeout = launch::START_TIMEOUT.min(Duration::from_secs(config.timeout_secs.into()));
+            let signed_in = self.stored_sign_in(slot, &config).await;
             let launched = tokio::select! {
                 () = stop.cancelled() => return,
-                l = launch::launch(&config.transport, handler, &env, start_timeout, on_stderr) => l,
+                l = launch::launch(&config.transport, handler, &env, start_timeout, on_stderr, signed_in) => l,
             };
             crashes.started(Instant::now());
             let mut permanent = false;
@@ -88,6 +89,12 @@ impl McpManager {
                 }
                 Err(e) => {
                     permanent = e.permanent();
+                    if let launch::LaunchError::Handshake(failure) = &e
+                        && failure.needs_auth
+                    {
+                        self.needs_sign_in(name, slot, &config, failure.challenge.clone());
+                        return;
+                    }
                     Err(e.to_string())
                 }
             };

@@ -1,0 +1,310 @@
+//! Signing in to MCP servers that need it, against a real authorization server: the official
+//! TypeScript SDK's (`tests/oauth-mcp/server.mjs`), which enforces PKCE, `state`, `resource`,
+//! `iss`, exact redirect URIs, client authentication and rotating refresh tokens. The browser
+//! step is what a browser does: follow the authorization page's redirect to Perch's loopback.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use perch_core::keys::Keys;
+use perch_core::mcp::manager::SignInFailure;
+use perch_core::mcp::sign_in::{OpenUrl, SignInError};
+use perch_core::mcp::{CallError, McpManager, ServerStatus, ServerView};
+use perch_core::oauth::loopback::CallbackError;
+use perch_core::questions::Questions;
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The fixture server, stopped when dropped (it also exits when its stdin closes).
+struct AuthServer {
+    _child: tokio::process::Child,
+    mcp: String,
+    issuer: String,
+    base: String,
+}
+
+impl AuthServer {
+    async fn start(args: &[&str]) -> Self {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let mut child = tokio::process::Command::new("node")
+            .arg(root.join("tests/oauth-mcp/server.mjs"))
+            .args(args)
+            .current_dir(&root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("node runs the OAuth fixture");
+        let stdout = child.stdout.take().unwrap();
+        let line = tokio::io::BufReader::new(stdout).lines().next_line().await.unwrap().expect("its address");
+        let first: Value = serde_json::from_str(&line).unwrap();
+        let mcp = first["mcp"].as_str().unwrap().to_owned();
+        let base = mcp.trim_end_matches("/mcp").to_owned();
+        Self { _child: child, issuer: first["issuer"].as_str().unwrap().to_owned(), mcp, base }
+    }
+
+    async fn state(&self) -> Value {
+        reqwest::get(format!("{}/test/state", self.base)).await.unwrap().json().await.unwrap()
+    }
+
+    async fn post(&self, path: &str, body: Value) {
+        let client = reqwest::Client::new();
+        let r = client.post(format!("{}{path}", self.base)).json(&body).send().await.unwrap();
+        assert!(r.status().is_success(), "{path}: {}", r.status());
+    }
+
+    /// Every token value the server ever issued.
+    async fn tokens(&self) -> Vec<String> {
+        let state = self.state().await;
+        let mut all = Vec::new();
+        for kind in ["access", "refresh"] {
+            for t in state["tokens"][kind].as_array().unwrap() {
+                all.push(t["token"].as_str().unwrap().to_owned());
+            }
+        }
+        for t in state["revoked"].as_array().unwrap() {
+            if let Some(token) = t["token"].as_str() {
+                all.push(token.to_owned());
+            }
+        }
+        all
+    }
+}
+
+/// A browser that approves: it loads the authorization page and follows where it sends the user
+/// (to Perch's loopback), reporting each page it opened.
+fn browser(opened: Arc<Mutex<Vec<String>>>) -> OpenUrl {
+    Box::new(move |page: &str| {
+        opened.lock().unwrap().push(page.to_owned());
+        let page = page.to_owned();
+        tokio::spawn(async move {
+            let client =
+                reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+            let answer = client.get(&page).send().await.unwrap();
+            let back =
+                answer.headers().get("location").expect("the server sends the user back").to_str().unwrap();
+            let landed = client.get(back).send().await.unwrap();
+            assert!(landed.status().is_success() || landed.status().as_u16() == 200, "{}", landed.status());
+        });
+    })
+}
+
+fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
+    std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let m = McpManager::new(dir, Some(dir.join("logs")), Arc::new(Questions::default()));
+    m.set_keys(Arc::new(Keys::in_file(dir)));
+    m
+}
+
+async fn until(m: &McpManager, name: &str, done: impl Fn(&ServerView) -> bool) -> ServerView {
+    for _ in 0..300 {
+        let v = m.server(name).unwrap();
+        if done(&v) {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{name} never got there: {:?}", m.server(name));
+}
+
+async fn whoami(m: &Arc<McpManager>, server: &str) -> String {
+    let out = m.call_tool(server, "whoami", None, &CancellationToken::new(), None).await.unwrap();
+    out.text
+}
+
+/// Every file under `dir`, as text.
+fn all_text(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut stack: Vec<PathBuf> = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            text.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
+        }
+    }
+    text
+}
+
+#[tokio::test]
+async fn a_server_that_needs_sign_in_waits_for_it_then_works_and_stays_signed_in() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } }));
+
+    let err = m.ensure_connected("notes", WAIT).await.unwrap_err();
+    assert_eq!(err, CallError::NeedsSignIn { server: "notes".into(), scope: None });
+    let view = m.server("notes").unwrap();
+    assert_eq!(view.status, ServerStatus::NeedsSignIn);
+    assert!(view.last_error.unwrap().contains("perch mcp login notes"));
+
+    let opened = Arc::new(Mutex::new(Vec::new()));
+    let signed = m.sign_in("notes", None, None, browser(opened.clone())).await.unwrap();
+    assert!(signed.signed_in && signed.can_refresh);
+    assert_eq!(signed.issuer.as_deref(), Some(server.issuer.as_str()));
+    assert!(signed.scopes.contains(&"mcp:tools".to_owned()), "the challenge's scope: {:?}", signed.scopes);
+    assert!(signed.expires_at.is_some());
+    let page = opened.lock().unwrap()[0].clone();
+    assert!(page.contains("code_challenge_method=S256") && page.contains("resource="), "{page}");
+
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    let me = whoami(&m, "notes").await;
+    assert!(me.contains("mcp:tools"), "{me}");
+
+    // What the server saw: a public client registered as a native app, PKCE, the resource.
+    let state = server.state().await;
+    let client = &state["clients"][0];
+    assert_eq!(client["token_endpoint_auth_method"], "none");
+    let authorize = &state["authorization_requests"][0];
+    assert_eq!(authorize["code_challenge_method"], "S256");
+    assert_eq!(authorize["resource"], server.mcp.as_str());
+    assert_eq!(state["token_requests"][0]["resource"], server.mcp.as_str());
+
+    // A restart connects with the stored sign-in, without a browser.
+    m.shutdown().await;
+    let again = manager(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } }));
+    again.ensure_connected("notes", WAIT).await.unwrap();
+    assert!(whoami(&again, "notes").await.contains("mcp:tools"));
+    assert!(again.server("notes").unwrap().sign_in.unwrap().signed_in);
+
+    // No token anywhere in the data folder (the database, logs, config, the sealed key file).
+    let everything = all_text(tmp.path());
+    for token in server.tokens().await {
+        assert!(!everything.contains(&token), "a token leaked into the data folder");
+    }
+    again.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_confidential_client_from_the_config_refreshes_with_its_secret_after_a_restart() {
+    let server = AuthServer::start(&["--client-id", "perch-test", "--client-secret", "s3cr3t-value"]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let entry = json!({ "notes": { "type": "http", "url": server.mcp,
+        "oauth": { "clientId": "perch-test", "clientSecret": "s3cr3t-value" } } });
+    let m = manager(tmp.path(), entry.clone());
+    assert!(m.ensure_connected("notes", WAIT).await.is_err());
+    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    m.shutdown().await;
+
+    // The access token dies; a restarted Perch refreshes it, authenticating as the client.
+    server.post("/test/expire-access", json!({})).await;
+    let again = manager(tmp.path(), entry);
+    again.ensure_connected("notes", WAIT).await.unwrap();
+    assert!(whoami(&again, "notes").await.contains("perch-test"));
+    let state = server.state().await;
+    let refreshes: Vec<&Value> = state["token_requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["grant_type"] == "refresh_token")
+        .collect();
+    assert!(!refreshes.is_empty(), "{state}");
+    assert!(refreshes.iter().all(|r| r["client_auth_method"] == "client_secret_basic" && r["status"] == 200));
+    assert!(
+        state["registrations"].as_array().is_none_or(Vec::is_empty),
+        "no registration for a configured client"
+    );
+    // The secret is not sent to the UI.
+    let shown = serde_json::to_string(&again.server("notes").unwrap()).unwrap();
+    assert!(!shown.contains("s3cr3t"), "{shown}");
+    again.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_revoked_sign_in_asks_again_instead_of_failing_forever() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let entry = json!({ "notes": { "type": "http", "url": server.mcp } });
+    let m = manager(tmp.path(), entry.clone());
+    let _ = m.ensure_connected("notes", WAIT).await;
+    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    m.shutdown().await;
+
+    server.post("/test/revoke-all", json!({})).await;
+    let again = manager(tmp.path(), entry);
+    let err = again.ensure_connected("notes", WAIT).await.unwrap_err();
+    assert!(matches!(err, CallError::NeedsSignIn { .. }), "{err}");
+    let view = again.server("notes").unwrap();
+    assert_eq!(view.status, ServerStatus::NeedsSignIn);
+    // Signing in again works.
+    again.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    until(&again, "notes", |v| v.status == ServerStatus::Connected).await;
+    again.shutdown().await;
+}
+
+#[tokio::test]
+async fn refused_consent_leaves_a_clear_state_and_nothing_waiting() {
+    let server = AuthServer::start(&["--deny"]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } }));
+    let _ = m.ensure_connected("notes", WAIT).await;
+    let err = m.sign_in("notes", None, None, browser(Default::default())).await.unwrap_err();
+    assert!(
+        matches!(&err, SignInFailure::SignIn(SignInError::Browser(CallbackError::Denied { error, .. })) if error == "access_denied"),
+        "{err}"
+    );
+    let view = m.server("notes").unwrap();
+    assert_eq!(view.status, ServerStatus::NeedsSignIn);
+    assert_eq!(view.sign_in_page, None, "no sign-in left waiting");
+
+    // A sign-in whose tab was closed is cancelled from the app.
+    let m2 = m.clone();
+    let waiting = tokio::spawn(async move { m2.sign_in("notes", None, None, Box::new(|_: &str| {})).await });
+    let page = until(&m, "notes", |v| v.sign_in_page.as_deref().is_some_and(|p| !p.is_empty())).await;
+    assert!(page.sign_in_page.unwrap().starts_with(&server.base));
+    m.cancel_sign_in("notes").unwrap();
+    let err = waiting.await.unwrap().unwrap_err();
+    assert!(matches!(err, SignInFailure::SignIn(SignInError::Browser(CallbackError::Cancelled))), "{err}");
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn signing_out_revokes_at_the_server_and_forgets_here() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } }));
+    let _ = m.ensure_connected("notes", WAIT).await;
+    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+
+    assert!(m.sign_out("notes").await.unwrap(), "the server was told");
+    let state = server.state().await;
+    let revocations = state["revocation_requests"].as_array().unwrap();
+    assert_eq!(revocations.len(), 1, "{state}");
+    assert_eq!(revocations[0]["token_type_hint"], "refresh_token");
+    assert_eq!(revocations[0]["status"], 200);
+    let view = until(&m, "notes", |v| v.status == ServerStatus::NeedsSignIn).await;
+    assert_eq!(view.sign_in, None);
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn ten_servers_sign_in_at_once() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..10).map(|i| format!("notes{i}")).collect();
+    let servers: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.clone(), json!({ "type": "http", "url": server.mcp }))).collect();
+    let m = manager(tmp.path(), Value::Object(servers));
+    futures::future::join_all(names.iter().map(|n| m.ensure_connected(n, WAIT))).await;
+    let signed = futures::future::join_all(
+        names.iter().map(|n| m.sign_in(n, None, None, browser(Default::default()))),
+    )
+    .await;
+    assert!(signed.iter().all(Result::is_ok), "{signed:?}");
+    for n in &names {
+        until(&m, n, |v| v.status == ServerStatus::Connected).await;
+    }
+    assert_eq!(server.state().await["clients"].as_array().unwrap().len(), 10, "one registration each");
+    m.shutdown().await;
+}
