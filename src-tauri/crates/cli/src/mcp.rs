@@ -148,6 +148,7 @@ fn print_server(s: &ServerView) {
         ServerStatus::Stopped if !s.config.enabled => "off",
         ServerStatus::Stopped => "stopped",
         ServerStatus::Idle => "idle",
+        ServerStatus::NeedsSignIn => "needs sign-in",
     };
     let pid = s.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
     let tools = if matches!(s.status, ServerStatus::Connected | ServerStatus::Idle) {
