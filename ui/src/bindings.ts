@@ -1382,7 +1382,9 @@ export type ToolCallStatus =
 /**  The user said no (or a rule did). */
 "denied" | 
 /**  Stopped before it finished. */
-"cancelled";
+"cancelled" | 
+/**  Could not run: its server wants the user to sign in first (the card offers Sign in). */
+"needs_sign_in";
 
 export type ToolImage = {
 	mime: string,

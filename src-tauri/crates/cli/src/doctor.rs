@@ -47,4 +47,11 @@ fn print_human(r: &DoctorReport) {
     for c in &r.components {
         println!("{}{:<13} {}", if c.available { "ok " } else { "-- " }, c.name, c.detail);
     }
+    if !r.sign_ins.is_empty() {
+        println!();
+        println!("MCP sign-ins:");
+        for s in &r.sign_ins {
+            println!("{}", crate::sign_in::line(&s.server, s.sign_in.as_ref()));
+        }
+    }
 }

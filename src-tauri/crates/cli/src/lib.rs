@@ -12,6 +12,7 @@ mod mcp;
 mod output;
 mod permissions;
 mod review;
+mod sign_in;
 mod terminal;
 mod voice;
 

@@ -1,13 +1,17 @@
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
 //! `perch mcp` and `perch ask` with tools, against the bundled servers built beside `perch`
-//! (as after `cargo build`) and a fake Ollama that asks for tool calls.
+//! (as after `cargo build`), a fake Ollama that asks for tool calls, and a fake Streamable HTTP
+//! server on the 2026-07-28 protocol that asks for input (`input_required`).
 
 mod common;
 
 use common::{err, out, perch};
 
+use std::sync::{Arc, Mutex};
+
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[test]
 fn mcp_call_works_on_the_bundled_demo_right_after_a_build() {
@@ -150,4 +154,171 @@ async fn ask_uses_tools_with_command_line_approval_and_declines_without_it() {
         .unwrap()
         .clone();
     assert!(told["content"].as_str().unwrap().contains("Nobody could be asked"), "{told}");
+}
+
+/// A stateless (2026-07-28) Streamable HTTP MCP server whose tools answer `input_required`:
+/// `confirm` asks for a form once, then answers with what the retry carried; `forever` asks
+/// on every round. Returns its URL and every `tools/call` request it received.
+async fn input_required_server() -> (String, Arc<Mutex<Vec<Value>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let seen = calls.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let (head, body) = read_http_request(&mut socket).await;
+                let (status, reply) = if head.starts_with("POST") {
+                    let request: Value = serde_json::from_slice(&body).unwrap();
+                    match mcp_answer(&request, &seen) {
+                        Some(result) => {
+                            ("200 OK", json!({ "jsonrpc": "2.0", "id": request["id"], "result": result }))
+                        }
+                        None => ("202 Accepted", Value::Null),
+                    }
+                } else {
+                    ("405 Method Not Allowed", Value::Null)
+                };
+                let body = if reply.is_null() { String::new() } else { reply.to_string() };
+                let response = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (url, calls)
+}
+
+/// The request line and headers, and the body (by Content-Length).
+async fn read_http_request(socket: &mut tokio::net::TcpStream) -> (String, Vec<u8>) {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    let end = loop {
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the request ended before its headers");
+        data.extend_from_slice(&buf[..n]);
+        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&data[..end]).into_owned();
+    let length = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap_or(0usize);
+    while data.len() < end + length {
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the request ended before its body");
+        data.extend_from_slice(&buf[..n]);
+    }
+    (head, data[end..end + length].to_vec())
+}
+
+/// The fake's result for one JSON-RPC message (`None` for a notification).
+fn mcp_answer(request: &Value, calls: &Mutex<Vec<Value>>) -> Option<Value> {
+    request.get("id")?;
+    let complete = |mut v: Value| {
+        v["resultType"] = json!("complete");
+        v
+    };
+    let form = json!({
+        "method": "elicitation/create",
+        "params": {
+            "message": "Go ahead?",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "confirmed": { "type": "boolean" },
+                    "reason": { "type": "string", "default": "none given" }
+                }
+            }
+        }
+    });
+    Some(match request["method"].as_str().unwrap() {
+        "server/discover" => complete(json!({
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": { "tools": {} },
+            "serverInfo": { "name": "asks-for-input", "version": "1.0.0" }
+        })),
+        "tools/list" => {
+            let tools: Vec<Value> = ["confirm", "forever"]
+                .iter()
+                .map(|name| json!({ "name": name, "inputSchema": { "type": "object", "properties": {} } }))
+                .collect();
+            complete(json!({ "ttlMs": 0, "cacheScope": "private", "tools": tools }))
+        }
+        "tools/call" => {
+            calls.lock().unwrap().push(request.clone());
+            let params = &request["params"];
+            if params["name"] == "confirm" && params.get("inputResponses").is_some() {
+                let text = json!({ "answers": params["inputResponses"], "state": params["requestState"] });
+                complete(json!({ "content": [{ "type": "text", "text": text.to_string() }] }))
+            } else {
+                json!({
+                    "resultType": "input_required",
+                    "inputRequests": { "go": form },
+                    "requestState": "opaque \"state\" 1"
+                })
+            }
+        }
+        _ => complete(json!({})),
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn mcp_call_answers_input_required_from_answers_and_retries_with_the_servers_state() {
+    let (url, calls) = input_required_server().await;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("mcp_servers.json"),
+        json!({ "mcpServers": { "asks": { "type": "http", "url": url } } }).to_string(),
+    )
+    .unwrap();
+    let run = |args: Vec<&'static str>| {
+        let data = tmp.path().to_owned();
+        tokio::task::spawn_blocking(move || perch(&data, &[], &args))
+    };
+
+    // The form gets the fields it asks for (not `unasked`), its default fills the rest, and the
+    // call goes again under a new id with the server's state exactly as it came.
+    let args = vec!["mcp", "call", "asks", "confirm", "{}", "--answers", r#"{"confirmed":true,"unasked":1}"#];
+    let o = run(args).await.unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let told: Value = serde_json::from_str(out(&o).trim()).unwrap();
+    assert_eq!(
+        told,
+        json!({
+            "answers": { "go": { "action": "accept", "content": { "confirmed": true, "reason": "none given" } } },
+            "state": "opaque \"state\" 1"
+        })
+    );
+    let sent = std::mem::take(&mut *calls.lock().unwrap());
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_ne!(sent[0]["id"], sent[1]["id"], "the retry is a new request");
+    assert!(
+        sent[0]["params"].get("requestState").is_none() && sent[0]["params"].get("inputResponses").is_none()
+    );
+
+    // Nobody to answer (no --answers, no terminal): the server hears the question was not answered.
+    let o = run(vec!["mcp", "call", "asks", "confirm", "{}"]).await.unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let told: Value = serde_json::from_str(out(&o).trim()).unwrap();
+    assert_eq!(told["answers"], json!({ "go": { "action": "cancel" } }));
+    calls.lock().unwrap().clear();
+
+    // A server that never stops asking is given up on after a bounded number of rounds.
+    let o = run(vec!["mcp", "call", "asks", "forever", "{}", "--answers", "{}"]).await.unwrap();
+    assert!(!o.status.success());
+    assert!(err(&o).contains("still asked for input after 10 rounds"), "{}", err(&o));
+    assert_eq!(calls.lock().unwrap().len(), 10);
+
+    let o = run(vec!["mcp", "call", "asks", "confirm", "{}", "--answers", "[1]"]).await.unwrap();
+    assert!(err(&o).contains("the answers must be a JSON object"), "{}", err(&o));
 }

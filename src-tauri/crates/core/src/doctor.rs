@@ -16,6 +16,15 @@ pub struct DoctorReport {
     pub data_dir: DataDirReport,
     pub database: DatabaseReport,
     pub components: Vec<Probe>,
+    /// Streamable HTTP servers that sign in rather than send a token of the user's.
+    pub sign_ins: Vec<SignInReport>,
+}
+
+/// One server's sign-in, from the key store (no server is started to find out).
+#[derive(Debug, Serialize)]
+pub struct SignInReport {
+    pub server: String,
+    pub sign_in: Option<crate::mcp::sign_in::SignInView>,
 }
 
 impl DoctorReport {
@@ -96,7 +105,26 @@ pub async fn run() -> DoctorReport {
         components.push(probes::global_shortcuts_portal().await);
     }
     components.extend(runners);
-    DoctorReport { version: crate::VERSION, data_dir, database, components }
+    let sign_ins = match &dir {
+        Some(dir) => sign_ins(dir).await,
+        None => Vec::new(),
+    };
+    DoctorReport { version: crate::VERSION, data_dir, database, components, sign_ins }
+}
+
+async fn sign_ins(dir: &DataDir) -> Vec<SignInReport> {
+    use crate::mcp::config::Transport;
+    let keys = std::sync::Arc::new(crate::keys::Keys::new(dir.root()));
+    let mut reports = Vec::new();
+    for server in crate::mcp::config::load(dir.root()).servers {
+        let Transport::Http { headers, .. } = &server.transport else { continue };
+        if !server.enabled || headers.keys().any(|k| k.eq_ignore_ascii_case("authorization")) {
+            continue;
+        }
+        let sign_in = crate::mcp::sign_in::view(keys.clone(), &server).await;
+        reports.push(SignInReport { server: server.name, sign_in });
+    }
+    reports
 }
 
 fn skipped_database() -> DatabaseReport {

@@ -27,6 +27,9 @@ pub enum StartError {
     Store(#[from] StoreError),
 }
 
+/// Overrides Settings -> Tools' client ID metadata document URL (an empty value: none).
+pub const CLIENT_METADATA_URL_ENV: &str = "PERCH_CLIENT_METADATA_URL";
+
 /// A cheap-to-clone handle on everything the app and the CLI share.
 #[derive(Clone, Debug)]
 pub struct Engine {
@@ -148,14 +151,18 @@ impl Engine {
     }
 
     /// Signs in to an MCP server (see `mcp::sign_in`) with Perch's client ID metadata document
-    /// from the settings; `open` shows the sign-in page (the browser, or a terminal's URL).
+    /// from the settings (or [`CLIENT_METADATA_URL_ENV`]); `open` shows the sign-in page (the browser, or a terminal's URL).
     pub async fn sign_in_mcp(
         &self,
         server: &str,
         scope: Option<String>,
         open: crate::mcp::sign_in::OpenUrl,
     ) -> Result<crate::mcp::sign_in::SignInView, crate::mcp::manager::SignInFailure> {
-        let document = self.settings().get().await.tools.client_metadata_url;
+        // The environment wins, for a fork's build or a test's own document.
+        let document = match std::env::var(CLIENT_METADATA_URL_ENV) {
+            Ok(url) => url,
+            Err(_) => self.settings().get().await.tools.client_metadata_url,
+        };
         let document = Some(document).filter(|d| !d.trim().is_empty());
         self.mcp().sign_in(server, document, scope, open).await
     }

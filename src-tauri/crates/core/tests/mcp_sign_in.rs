@@ -115,6 +115,16 @@ async fn until(m: &McpManager, name: &str, done: impl Fn(&ServerView) -> bool) -
     panic!("{name} never got there: {:?}", m.server(name));
 }
 
+/// A manager over `servers` whose `notes` server was met (it asked for a sign-in), signed in to
+/// and connected.
+async fn signed_in(dir: &Path, servers: Value) -> Arc<McpManager> {
+    let m = manager(dir, servers);
+    let _ = m.ensure_connected("notes", WAIT).await;
+    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    m
+}
+
 async fn whoami(m: &Arc<McpManager>, server: &str) -> String {
     let out = m.call_tool(server, "whoami", None, &CancellationToken::new(), None).await.unwrap();
     out.text
@@ -224,10 +234,7 @@ async fn a_revoked_sign_in_asks_again_instead_of_failing_forever() {
     let server = AuthServer::start(&[]).await;
     let tmp = tempfile::tempdir().unwrap();
     let entry = json!({ "notes": { "type": "http", "url": server.mcp } });
-    let m = manager(tmp.path(), entry.clone());
-    let _ = m.ensure_connected("notes", WAIT).await;
-    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
-    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    let m = signed_in(tmp.path(), entry.clone()).await;
     m.shutdown().await;
 
     server.post("/test/revoke-all", json!({})).await;
@@ -272,10 +279,7 @@ async fn refused_consent_leaves_a_clear_state_and_nothing_waiting() {
 async fn signing_out_revokes_at_the_server_and_forgets_here() {
     let server = AuthServer::start(&[]).await;
     let tmp = tempfile::tempdir().unwrap();
-    let m = manager(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } }));
-    let _ = m.ensure_connected("notes", WAIT).await;
-    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
-    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    let m = signed_in(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } })).await;
 
     assert!(m.sign_out("notes").await.unwrap(), "the server was told");
     let state = server.state().await;
@@ -306,5 +310,43 @@ async fn ten_servers_sign_in_at_once() {
         until(&m, n, |v| v.status == ServerStatus::Connected).await;
     }
     assert_eq!(server.state().await["clients"].as_array().unwrap().len(), 10, "one registration each");
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_tool_that_needs_more_scope_asks_for_it_and_works_after_a_step_up() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = signed_in(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } })).await;
+
+    let err = m.call_tool("notes", "secret_note", None, &CancellationToken::new(), None).await.unwrap_err();
+    let CallError::NeedsSignIn { scope: Some(scope), .. } = &err else { panic!("{err:?}") };
+    assert!(scope.contains("notes:read"), "{scope}");
+    // The card's Sign in asks for what was granted and what is missing.
+    let view = m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    assert!(
+        view.scopes.contains(&"notes:read".to_owned()) && view.scopes.contains(&"mcp:tools".to_owned()),
+        "{view:?}"
+    );
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    let out = m.call_tool("notes", "secret_note", None, &CancellationToken::new(), None).await.unwrap();
+    assert!(!out.is_error, "{}", out.text);
+    let asked = server.state().await["authorization_requests"][1]["scope"].as_str().unwrap().to_owned();
+    assert!(asked.contains("mcp:tools") && asked.contains("notes:read"), "the union: {asked}");
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn tokens_revoked_during_a_session_turn_a_call_into_a_sign_in_request() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = signed_in(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } })).await;
+    server.post("/test/revoke-all", json!({})).await;
+    let err = m.call_tool("notes", "whoami", None, &CancellationToken::new(), None).await.unwrap_err();
+    assert_eq!(err, CallError::NeedsSignIn { server: "notes".into(), scope: None });
+    // Signing in again brings it back.
+    m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
+    until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
+    assert!(whoami(&m, "notes").await.contains("mcp:tools"));
     m.shutdown().await;
 }

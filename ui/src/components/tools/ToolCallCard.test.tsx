@@ -37,6 +37,31 @@ const ASK: OpenQuestion = {
 };
 
 describe("ToolCallCard", () => {
+  it("offers Sign in on a call whose server needs one, and says when it is done", async () => {
+    let finish: (v: unknown) => void = () => {};
+    onCommand("mcp_sign_in", () => new Promise((resolve) => (finish = resolve)));
+    const failed: ToolCallRecord = {
+      ...CALL,
+      server: "linear",
+      tool: "list_issues",
+      status: "needs_sign_in",
+      output: { text: "The tool could not run: linear needs you to sign in.", is_error: true, images: [], truncated_chars: 0 },
+    };
+    render(
+      <QuestionsProvider>
+        <ToolCallCard call={failed} />
+      </QuestionsProvider>,
+    );
+    const action = screen.getByRole("group", { name: "Sign in to linear" });
+    expect(action).toHaveTextContent("linear needs you to sign in before its tools can run.");
+    expect(screen.getByText("needs sign-in")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(calls.find((c) => c.cmd === "mcp_sign_in")?.args).toEqual({ name: "linear", scope: null });
+    expect(action).toHaveTextContent("Finish signing in in your browser.");
+    finish({ signed_in: true, issuer: null, scopes: [], expires_at: null, can_refresh: true });
+    await waitFor(() => expect(action).toHaveTextContent("Signed in to linear. Ask again to run it."));
+  });
+
   it("asks inline, naming the server, the tool and its arguments, and sends the choice", async () => {
     onCommand("questions_pending", () => [ASK]);
     onCommand("question_answer", () => null);

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
+import { call as invoke, commands, errorMessage } from "../../ipc";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
@@ -12,6 +13,7 @@ const STATUS: Record<ToolCallRecord["status"], string> = {
   error: "failed",
   denied: "declined",
   cancelled: "stopped",
+  needs_sign_in: "needs sign-in",
 };
 
 /** "add" -> "Add", "read_text_file" -> "Read text file". */
@@ -61,6 +63,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
           <span>{progress.message ?? (percent !== null ? `${percent}%` : `${progress.progress ?? 0}`)}</span>
         </div>
       )}
+      {call.status === "needs_sign_in" && <SignInAction server={call.server} />}
       {ask?.question.kind === "tool_approval" && ask.question.detail && <TerminalApproval ask={ask} detail={ask.question.detail} />}
       {ask && !(ask.question.kind === "tool_approval" && ask.question.detail) && (
         <div className="approval" role="group" aria-label="Approve this tool call">
@@ -96,5 +99,51 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
         </div>
       )}
     </section>
+  );
+}
+
+/** A call that could not run because its server wants a sign-in: Sign in from the card, in the
+ * browser, then the user asks again. */
+function SignInAction({ server }: { server: string }) {
+  const [state, setState] = useState<"ready" | "waiting" | "done">("ready");
+  const [error, setError] = useState<string | null>(null);
+  const signIn = async () => {
+    setState("waiting");
+    setError(null);
+    try {
+      await invoke(commands.mcpSignIn(server, null));
+      setState("done");
+    } catch (e) {
+      setState("ready");
+      setError(errorMessage(e));
+    }
+  };
+  return (
+    <div className="approval" role="group" aria-label={`Sign in to ${server}`}>
+      <p>
+        {state === "done"
+          ? `Signed in to ${server}. Ask again to run it.`
+          : state === "waiting"
+            ? "Finish signing in in your browser."
+            : `${server} needs you to sign in before its tools can run.`}
+      </p>
+      {state !== "done" && (
+        <div className="buttons">
+          <button type="button" className="primary" disabled={state === "waiting"} onClick={() => void signIn()}>
+            Sign in
+          </button>
+          {state === "waiting" && (
+            <button type="button" onClick={() => void invoke(commands.mcpCancelSignIn(server)).catch(() => {})}>
+              Cancel
+            </button>
+          )}
+        </div>
+      )}
+      {error && (
+        <p className="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

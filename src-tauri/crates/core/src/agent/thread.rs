@@ -129,6 +129,7 @@ fn tool_call_markdown(call: &crate::store::tool_calls::ToolCallRecord) -> String
         ToolCallStatus::Error => " (failed)",
         ToolCallStatus::Denied => " (denied)",
         ToolCallStatus::Cancelled => " (stopped)",
+        ToolCallStatus::NeedsSignIn => " (needed a sign-in)",
         ToolCallStatus::Pending | ToolCallStatus::Running => " (did not finish)",
     };
     let mut out = match (call.server.as_str(), call.tool.as_str(), call.arguments.get("command")) {

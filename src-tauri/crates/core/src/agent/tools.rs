@@ -303,6 +303,14 @@ impl CallContext<'_> {
             Err(CallError::Cancelled) => {
                 (ToolCallStatus::Cancelled, ToolOutput::error("Stopped by the user."))
             }
+            // The card offers Sign in; the model is told why, so it can say so instead of retrying.
+            Err(e @ CallError::NeedsSignIn { .. }) => (
+                ToolCallStatus::NeedsSignIn,
+                ToolOutput::error(format!(
+                    "The tool could not run: {e}. The user has been shown a Sign in button; ask them to \
+                     sign in and then ask again."
+                )),
+            ),
             Err(e) => (ToolCallStatus::Error, ToolOutput::error(format!("The tool could not run: {e}."))),
         };
         output.truncate(self.result_chars() as usize);

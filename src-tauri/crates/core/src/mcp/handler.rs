@@ -12,11 +12,12 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use futures::future::BoxFuture;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationAction as McpAction, Implementation, ListRootsResult, ProgressNotificationParam,
-    ProgressToken, Root,
+    ElicitResult, ElicitationAction as McpAction, Implementation, InputRequest, ListRootsResult,
+    ProgressNotificationParam, ProgressToken, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -86,8 +87,31 @@ impl ClientHandler for PerchClient {
     }
 
     async fn list_roots(&self, _: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+        Ok(self.roots())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(self.elicit(request, &context.ct).await)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.sample(params).await
+    }
+}
+
+impl PerchClient {
+    /// The folders the user lets servers work in.
+    fn roots(&self) -> ListRootsResult {
         let roots = self.shared.roots.read().unwrap_or_else(|p| p.into_inner()).clone();
-        Ok(ListRootsResult::new(
+        ListRootsResult::new(
             roots
                 .iter()
                 .map(|p| {
@@ -96,14 +120,13 @@ impl ClientHandler for PerchClient {
                     root
                 })
                 .collect(),
-        ))
+        )
     }
 
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
+    /// Asks the user what the server wants filled in; `cancel` (the request's end) withdraws
+    /// the question. An accepted form carries the schema's defaults for the fields the user
+    /// left out (SEP-1034), so the server gets what the form showed.
+    async fn elicit(&self, request: ElicitRequestParams, cancel: &CancellationToken) -> ElicitResult {
         let (message, schema) = match request {
             ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => {
                 (message, serde_json::to_value(requested_schema).unwrap_or_default())
@@ -113,31 +136,30 @@ impl ClientHandler for PerchClient {
                 let text = format!("{message}\n\nThe server asks you to open: {url}");
                 (text, serde_json::json!({ "type": "object", "properties": {} }))
             }
-            _ => return Ok(ElicitResult::new(McpAction::Decline)),
+            _ => return ElicitResult::new(McpAction::Decline),
         };
-        let question =
-            Question::Elicitation(ElicitationQuestion { server: self.server.clone(), message, schema });
+        let question = Question::Elicitation(ElicitationQuestion {
+            server: self.server.clone(),
+            message,
+            schema: schema.clone(),
+        });
         let stop = self.shared.closing.child_token();
         let answer = tokio::select! {
             a = self.shared.questions.ask(question, &stop) => a,
-            () = context.ct.cancelled() => None,
+            () = cancel.cancelled() => None,
         };
-        Ok(match answer {
+        match answer {
             Some(Answer::Elicitation { action: ElicitationAction::Accept, content }) => {
-                ElicitResult::new(McpAction::Accept).with_content(content.unwrap_or(serde_json::json!({})))
+                ElicitResult::new(McpAction::Accept).with_content(with_defaults(&schema, content))
             }
             Some(Answer::Elicitation { action: ElicitationAction::Decline, .. }) => {
                 ElicitResult::new(McpAction::Decline)
             }
             _ => ElicitResult::new(McpAction::Cancel),
-        })
+        }
     }
 
-    async fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-        _: RequestContext<RoleClient>,
-    ) -> Result<CreateMessageResult, ErrorData> {
+    async fn sample(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, ErrorData> {
         let Some(sampler) = self.shared.sampler.get() else {
             return Err(ErrorData::internal_error("Perch cannot answer sampling requests here", None));
         };
@@ -145,5 +167,73 @@ impl ClientHandler for PerchClient {
             .create_message(self.server.clone(), params)
             .await
             .map_err(|e| ErrorData::internal_error(e, None))
+    }
+
+    /// Answers one input request of an `input_required` result (SEP-2322) as Perch answers
+    /// the same request sent on its own: the user is asked, the model samples, the roots are
+    /// listed. The answer is the result's JSON, for the retry's `inputResponses`.
+    pub(crate) async fn fulfil(
+        &self,
+        request: InputRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Value, ErrorData> {
+        let value = match request {
+            InputRequest::Elicitation(r) => serde_json::to_value(self.elicit(r.params, cancel).await),
+            InputRequest::CreateMessage(r) => serde_json::to_value(self.sample(r.params).await?),
+            InputRequest::ListRoots(_) => serde_json::to_value(self.roots()),
+            _ => {
+                return Err(ErrorData::invalid_request(
+                    "Perch does not know this kind of input request",
+                    None,
+                ));
+            }
+        };
+        value.map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+}
+
+/// An accepted form's content with the schema's default for every property it left out.
+fn with_defaults(schema: &Value, content: Option<Value>) -> Value {
+    let mut content = content.unwrap_or_else(|| serde_json::json!({}));
+    if let (Some(fields), Some(properties)) =
+        (content.as_object_mut(), schema.get("properties").and_then(Value::as_object))
+    {
+        for (name, property) in properties {
+            if let Some(default) = property.get("default")
+                && !fields.contains_key(name)
+            {
+                fields.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_accepted_form_gets_the_defaults_of_the_fields_left_out() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "name": { "type": "string", "default": "John Doe" },
+                "age": { "type": "integer", "default": 30 },
+                "status": { "type": "string", "enum": ["active", "inactive"], "default": "active" },
+                "verified": { "type": "boolean", "default": true },
+                "note": { "type": "string" }
+            }
+        });
+        let filled = with_defaults(&schema, Some(serde_json::json!({ "age": 41 })));
+        assert_eq!(
+            filled,
+            serde_json::json!({ "name": "John Doe", "age": 41, "status": "active", "verified": true })
+        );
+        // No content at all is an empty form: every default, nothing invented for the rest.
+        assert_eq!(with_defaults(&schema, None)["note"], Value::Null);
+        assert_eq!(with_defaults(&schema, None).as_object().unwrap().len(), 4);
+        // A schema without properties leaves the content alone.
+        assert_eq!(with_defaults(&serde_json::json!({}), None), serde_json::json!({}));
     }
 }

@@ -97,6 +97,8 @@ struct State {
     sign_in: Option<super::sign_in::SignInView>,
     /// The `WWW-Authenticate` of the answer that asked for a sign-in.
     challenge: Option<String>,
+    /// What a 403 asked to be allowed beyond the sign-in (a step-up), for the next sign-in.
+    wanted_scope: Option<String>,
     /// The sign-in under way: its page, and how to cancel it.
     signing_in: Option<(String, CancellationToken)>,
 }

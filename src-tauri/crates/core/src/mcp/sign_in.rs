@@ -139,6 +139,8 @@ pub async fn sign_in(
     let discovery = |e: AuthError| SignInError::Discovery { server: name.clone(), message: e.to_string() };
     let entry = SignInEntry::new(keys, record_name(&name));
 
+    // rmcp builds its own HTTP client for the authorization server, over the same rustls.
+    crate::providers::http::install_tls_provider();
     let mut manager = AuthorizationManager::new(url.as_str()).await.map_err(discovery)?;
     manager.set_credential_store(KeyCredentialStore::new(entry.clone(), url));
     let resolution =
@@ -245,6 +247,7 @@ pub async fn authorized_client(
     if record.resource != *url || !record.has_tokens() {
         return Ok(None);
     }
+    crate::providers::http::install_tls_provider();
     let Ok(mut manager) = AuthorizationManager::new(url.as_str()).await else { return Ok(None) };
     manager.set_credential_store(KeyCredentialStore::new(entry, url));
     manager.set_metadata(metadata);
@@ -369,6 +372,19 @@ mod tests {
         assert!(secret_in_body(&with(serde_json::json!(["client_secret_post"]))));
         assert!(!secret_in_body(&with(serde_json::json!(["client_secret_post", "client_secret_basic"]))));
         assert!(!secret_in_body(&with(serde_json::json!(["none"]))));
+    }
+
+    /// The document the project serves must name itself as the client, be the settings'
+    /// default, and allow the loopback redirect Perch uses (any port, RFC 8252 section 7.3).
+    #[test]
+    fn perchs_client_metadata_document_matches_what_perch_sends() {
+        let document: serde_json::Value =
+            serde_json::from_str(include_str!("../../../../../docs/oauth/client-metadata.json")).unwrap();
+        assert_eq!(document["client_id"], crate::settings::CLIENT_METADATA_URL);
+        assert_eq!(document["application_type"], "native");
+        assert_eq!(document["token_endpoint_auth_method"], "none");
+        let redirect = format!("http://127.0.0.1{}", crate::oauth::loopback::CALLBACK_PATH);
+        assert_eq!(document["redirect_uris"], serde_json::json!([redirect]));
     }
 
     #[test]

@@ -35,7 +35,7 @@ impl Default for Timeouts {
 /// Makes rustls' ring provider the process default, once. reqwest is built without a bundled
 /// provider (no aws-lc C build), so building a client before this panics; hence every client
 /// comes from [`client_builder`], which calls it.
-fn install_tls_provider() {
+pub(crate) fn install_tls_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // Fails only when another provider is already installed, which is just as good.

@@ -21,6 +21,8 @@ pub enum ToolCallStatus {
     Denied,
     /// Stopped before it finished.
     Cancelled,
+    /// Could not run: its server wants the user to sign in first (the card offers Sign in).
+    NeedsSignIn,
 }
 
 impl ToolCallStatus {
@@ -32,6 +34,7 @@ impl ToolCallStatus {
             Self::Error => "error",
             Self::Denied => "denied",
             Self::Cancelled => "cancelled",
+            Self::NeedsSignIn => "needs_sign_in",
         }
     }
     fn parse(s: &str) -> Self {
@@ -41,6 +44,7 @@ impl ToolCallStatus {
             "done" => Self::Done,
             "denied" => Self::Denied,
             "cancelled" => Self::Cancelled,
+            "needs_sign_in" => Self::NeedsSignIn,
             _ => Self::Error,
         }
     }

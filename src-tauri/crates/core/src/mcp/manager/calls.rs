@@ -1,20 +1,23 @@
-//! Calls on a connected server: tools (with timeout, cancellation and progress), resources
-//! and prompts.
+//! Calls on a connected server: tools (with timeout, cancellation, progress and the rounds of
+//! a multi round-trip request), resources and prompts.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    GetPromptRequestParams, MetaObject, ReadResourceRequestParams, RequestMetaObject, ServerResult,
+    GetPromptRequestParams, InputResponses, MetaObject, ReadResourceRequestParams, RequestMetaObject,
+    ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
+use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::super::handler::PerchClient;
 use super::super::{CallError, CallOrigin, Progress, ToolOutput, Vetting};
-use super::McpManager;
+use super::{McpManager, Slot};
 use crate::questions::ApprovalChoice;
 
 /// The `_meta` key for [`CallOrigin::result_chars`] (the bundled web server reads it under the
@@ -83,51 +86,68 @@ impl McpManager {
         if let Some(args) = arguments {
             params = params.with_arguments(args);
         }
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let protocol = |e: ServiceError| match e {
-            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                CallError::Closed { server: server.to_owned() }
-            }
-            ServiceError::McpError(e) if e.code.0 == -32602 && e.message.contains("tool") => {
-                CallError::UnknownTool { server: server.to_owned(), tool: tool.to_owned() }
-            }
-            other => CallError::Protocol { server: server.to_owned(), message: other.to_string() },
-        };
-        let mut options = PeerRequestOptions::no_options();
+        let mut meta = None;
         if let Some(chars) = origin.result_chars {
-            let mut meta = Map::new();
-            meta.insert(RESULT_CHARS_META.to_owned(), Value::from(chars));
-            options = options.with_meta(RequestMetaObject(MetaObject(meta)));
+            let mut map = Map::new();
+            map.insert(RESULT_CHARS_META.to_owned(), Value::from(chars));
+            meta = Some(RequestMetaObject(MetaObject(map)));
         }
-        let handle = peer.send_request_with_option(request, options).await.map_err(protocol)?;
-        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
-        let routed = progress.is_some();
-        if let Some(tx) = progress {
-            slot.progress.lock().unwrap_or_else(|p| p.into_inner()).insert(token.clone(), tx);
-        }
-        let timeout = Duration::from_secs(timeout_secs.into());
-        let outcome = tokio::select! {
-            r = tokio::time::timeout(timeout, handle.await_response()) => match r {
-                Ok(r) => r.map_err(protocol),
-                Err(_) => Err(CallError::Timeout { server: server.to_owned(), secs: timeout_secs }),
-            },
-            () = cancel.cancelled() => Err(CallError::Cancelled),
+        let handler = PerchClient {
+            server: server.to_owned(),
+            shared: self.shared.clone(),
+            progress: slot.progress.clone(),
         };
-        if routed {
-            slot.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(&token);
+        // A server may answer `input_required` (SEP-2322): Perch answers its requests (the
+        // user, through the same questions as for a request sent on its own) and sends the
+        // call again with the answers and the server's state, as it came, under a new id.
+        let round = Round { server, tool, timeout_secs, meta, progress };
+        let mut state_only_rounds = 0u32;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let result = match send_round(&peer, slot, &round, params.clone(), cancel).await? {
+                ServerResult::CallToolResult(result) => return Ok(ToolOutput::from_result(result)),
+                ServerResult::InputRequiredResult(result) => result,
+                other => {
+                    return Err(CallError::Protocol {
+                        server: server.to_owned(),
+                        message: format!("answered a tool call with something else: {other:?}"),
+                    });
+                }
+            };
+            let requests = result.input_requests.unwrap_or_default();
+            if requests.is_empty() && result.request_state.is_none() {
+                return Err(CallError::Protocol {
+                    server: server.to_owned(),
+                    message: "asked for input without saying what it needs".into(),
+                });
+            }
+            if requests.is_empty() {
+                // Only state: the server is working; ask again a little later each time.
+                state_only_rounds += 1;
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(100) * state_only_rounds.min(20)) => {}
+                    () = cancel.cancelled() => return Err(CallError::Cancelled),
+                }
+            }
+            let mut responses = InputResponses::new();
+            for (key, request) in requests {
+                let answer = handler.fulfil(request, cancel).await.map_err(|e| CallError::Protocol {
+                    server: server.to_owned(),
+                    message: format!("could not answer its request for input: {}", e.message),
+                })?;
+                responses.insert(key, answer);
+            }
+            if cancel.is_cancelled() {
+                return Err(CallError::Cancelled);
+            }
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = result.request_state;
         }
-        if matches!(outcome, Err(CallError::Timeout { .. } | CallError::Cancelled)) {
-            let reason = if cancel.is_cancelled() { "stopped by the user" } else { "timed out" };
-            let _ =
-                peer.notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason.into()))).await;
-        }
-        match outcome? {
-            ServerResult::CallToolResult(result) => Ok(ToolOutput::from_result(result)),
-            other => Err(CallError::Protocol {
-                server: server.to_owned(),
-                message: format!("answered a tool call with something else: {other:?}"),
-            }),
-        }
+        Err(CallError::Protocol {
+            server: server.to_owned(),
+            message: format!(
+                "still asked for input after {MAX_INPUT_ROUNDS} rounds, so the call was given up"
+            ),
+        })
     }
 
     /// Reads a resource, as text (binary contents are described).
@@ -181,4 +201,89 @@ impl McpManager {
             .collect();
         Ok(parts.join("\n\n"))
     }
+}
+
+/// Rounds of `input_required` answered before a call is given up (rmcp's own cap).
+const MAX_INPUT_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// What every round of one call shares.
+struct Round<'a> {
+    server: &'a str,
+    tool: &'a str,
+    timeout_secs: u32,
+    meta: Option<RequestMetaObject>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+/// Sends one `tools/call` and waits for its answer, within the server's timeout; a timeout or
+/// `cancel` tells the server (`notifications/cancelled`).
+async fn send_round(
+    peer: &Peer<RoleClient>,
+    slot: &Slot,
+    round: &Round<'_>,
+    params: CallToolRequestParams,
+    cancel: &CancellationToken,
+) -> Result<ServerResult, CallError> {
+    let (server, tool, timeout_secs) = (round.server, round.tool, round.timeout_secs);
+    let protocol = |e: ServiceError| match e {
+        ServiceError::TransportSend(ref sent) if let Some((challenge, scope)) = auth_refusal(sent) => {
+            // Kept for the sign-in the card offers: where to sign in, and what more to allow.
+            let mut s = slot.state();
+            s.challenge = Some(challenge);
+            s.wanted_scope = scope.clone();
+            CallError::NeedsSignIn { server: server.to_owned(), scope }
+        }
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            CallError::Closed { server: server.to_owned() }
+        }
+        ServiceError::McpError(e) if e.code.0 == -32602 && e.message.contains("tool") => {
+            CallError::UnknownTool { server: server.to_owned(), tool: tool.to_owned() }
+        }
+        other => CallError::Protocol { server: server.to_owned(), message: other.to_string() },
+    };
+    let mut options = PeerRequestOptions::no_options();
+    if let Some(meta) = round.meta.clone() {
+        options = options.with_meta(meta);
+    }
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = peer.send_request_with_option(request, options).await.map_err(protocol)?;
+    let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+    if let Some(tx) = round.progress.clone() {
+        slot.progress.lock().unwrap_or_else(|p| p.into_inner()).insert(token.clone(), tx);
+    }
+    let timeout = Duration::from_secs(timeout_secs.into());
+    let outcome = tokio::select! {
+        r = tokio::time::timeout(timeout, handle.await_response()) => match r {
+            Ok(r) => r.map_err(protocol),
+            Err(_) => Err(CallError::Timeout { server: server.to_owned(), secs: timeout_secs }),
+        },
+        () = cancel.cancelled() => Err(CallError::Cancelled),
+    };
+    if round.progress.is_some() {
+        slot.progress.lock().unwrap_or_else(|p| p.into_inner()).remove(&token);
+    }
+    if matches!(outcome, Err(CallError::Timeout { .. } | CallError::Cancelled)) {
+        let reason = if cancel.is_cancelled() { "stopped by the user" } else { "timed out" };
+        let _ = peer.notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason.into()))).await;
+    }
+    outcome
+}
+
+/// A request the server refused for want of credentials: 401 once the tokens could not be
+/// refreshed, or 403 `insufficient_scope` (a step-up). Its challenge, and the scope it wants.
+fn auth_refusal(error: &(dyn std::error::Error + 'static)) -> Option<(String, Option<String>)> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut current = Some(error);
+    while let Some(e) = current {
+        match e.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::AuthRequired(refused)) => {
+                return Some((refused.www_authenticate_header.clone(), None));
+            }
+            Some(StreamableHttpError::InsufficientScope(refused)) => {
+                return Some((refused.www_authenticate_header.clone(), refused.required_scope.clone()));
+            }
+            _ => current = e.source(),
+        }
+    }
+    None
 }

@@ -107,6 +107,7 @@ impl McpManager {
             s.signing_in = Some((String::new(), cancel.clone()));
             (s.challenge.clone(), s.sign_in.as_ref().map(|v| v.scopes.clone()).unwrap_or_default())
         };
+        let scope = scope.or_else(|| slot.state().wanted_scope.clone());
         // A step-up asks for what was granted and what is missing (the spec's scope union).
         let scopes = match scope {
             Some(more) => {
@@ -141,6 +142,7 @@ impl McpManager {
             if let Ok(view) = &outcome {
                 s.sign_in = Some(view.clone());
                 s.challenge = None;
+                s.wanted_scope = None;
             }
         }
         self.changed(name);
