@@ -83,7 +83,7 @@ pub async fn keys_overview(state: State<'_, AppState>) -> CommandResult<KeysOver
     let engine = state.engine()?;
     let settings = engine.settings().get().await;
     let registry = engine.registry(&settings);
-    let wanted = perch_core::keys::known(&registry);
+    let wanted = registry.keys_kept();
     let keys = engine.keys().clone();
     blocking(move || {
         let backend = keys.backend();

@@ -72,7 +72,7 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Status { provider, json } => {
             let mut statuses = Vec::new();
-            for (name, env) in perch_core::keys::known(&registry) {
+            for (name, env) in registry.keys_kept() {
                 if provider.as_ref().is_some_and(|p| p != &name) {
                     continue;
                 }

@@ -15,6 +15,9 @@ use serde::Serialize;
 const SERVICE: &str = "perch";
 const KEY_FILE: &str = "keys.key";
 const STORE_FILE: &str = "keys.enc";
+/// The web search services' keys: the name each is stored under (`perch keys set brave`) and
+/// the variable `perch-mcp-web` reads it from (`mcp::secrets` says who may see them).
+pub const WEB_SEARCH_KEYS: [(&str, &str); 2] = [("brave", "BRAVE_API_KEY"), ("tavily", "TAVILY_API_KEY")];
 /// Set to `file` to skip the OS keyring (tests, or keyrings that misbehave).
 pub const BACKEND_ENV: &str = "PERCH_KEY_STORE";
 
@@ -247,20 +250,6 @@ fn keyring_get(provider: &str) -> Result<Option<Secret>, KeyError> {
 }
 
 /// Whether the OS keyring accepts, returns and deletes an entry. Blocking.
-/// Every key Perch keeps, by stored name with the environment variable that overrides it:
-/// the model providers that take one, then the web search services (see `mcp::secrets`).
-pub fn known(registry: &crate::providers::Registry) -> Vec<(String, Option<String>)> {
-    let providers = registry.endpoints().iter().filter(|e| e.needs_key || e.key_env.is_some());
-    providers
-        .map(|e| (e.name.clone(), e.key_env.clone()))
-        .chain(
-            crate::mcp::secrets::WEB_SEARCH_KEYS
-                .iter()
-                .map(|(name, env)| ((*name).to_owned(), Some((*env).to_owned()))),
-        )
-        .collect()
-}
-
 pub fn keyring_works() -> bool {
     let Ok(probe) = keyring::Entry::new(SERVICE, "perch-keyring-probe") else { return false };
     let works = probe.set_password("probe").is_ok() && probe.get_password().is_ok_and(|v| v == "probe");

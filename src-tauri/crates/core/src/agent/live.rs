@@ -96,19 +96,25 @@ impl Drop for LiveGuard<'_> {
     }
 }
 
+/// Another turn is answering in the conversation: its run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Busy {
+    pub run_id: String,
+}
+
 impl LiveTurns {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Live>> {
         self.runs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Registers a turn into `conversation_id` (`None`: a new conversation); refused, with the
-    /// run already answering there, while another turn is open in it.
-    pub(crate) fn begin(&self, run_id: &str, conversation_id: Option<&str>) -> Result<LiveGuard<'_>, String> {
+    /// Registers a turn into `conversation_id` (`None`: a new conversation); refused, naming
+    /// the run already answering there, while another turn is open in it.
+    pub(crate) fn begin(&self, run_id: &str, conversation_id: Option<&str>) -> Result<LiveGuard<'_>, Busy> {
         let mut runs = self.lock();
         if let Some(cid) = conversation_id
             && let Some((open, _)) = runs.iter().find(|(_, l)| l.conversation_id.as_deref() == Some(cid))
         {
-            return Err(open.clone());
+            return Err(Busy { run_id: open.clone() });
         }
         let live = Live { conversation_id: conversation_id.map(str::to_owned), ..Live::default() };
         runs.insert(run_id.to_owned(), live);

@@ -9,9 +9,7 @@ use super::config::{ServerConfig, Transport};
 use super::manager::SecretEnv;
 use crate::keys::Keys;
 
-/// The search services' keys: the name each is stored under (`perch keys set brave`) and the
-/// variable `perch-mcp-web` reads it from.
-pub const WEB_SEARCH_KEYS: [(&str, &str); 2] = [("brave", "BRAVE_API_KEY"), ("tavily", "TAVILY_API_KEY")];
+pub use crate::keys::WEB_SEARCH_KEYS;
 
 const WEB_SERVER: &str = "perch-mcp-web";
 

@@ -116,6 +116,20 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// Every key Perch keeps, by stored name with the environment variable that overrides it:
+    /// the model providers that take one, then the web search services.
+    pub fn keys_kept(&self) -> Vec<(String, Option<String>)> {
+        let providers = self.endpoints().iter().filter(|e| e.needs_key || e.key_env.is_some());
+        providers
+            .map(|e| (e.name.clone(), e.key_env.clone()))
+            .chain(
+                crate::keys::WEB_SEARCH_KEYS
+                    .iter()
+                    .map(|(name, env)| ((*name).to_owned(), Some((*env).to_owned()))),
+            )
+            .collect()
+    }
+
     pub fn new(settings: &ProviderSettings, keys: Arc<Keys>, clients: Clients) -> Self {
         Self {
             endpoints: builtin_endpoints(settings),
