@@ -98,6 +98,11 @@ impl Keys {
         Self { dir: data_dir.to_path_buf(), backend: OnceLock::new(), file: std::sync::Mutex::new(()) }
     }
 
+    /// The data folder the file store (and its lock files) live in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Which store is in use; decided once, by trying to write to the keyring. (Reading is no
     /// test: a locked keyring answers reads with "no entry".) Blocking.
     pub fn backend(&self) -> KeyBackend {

@@ -154,6 +154,23 @@ fn entry_lock(name: &str) -> Arc<tokio::sync::Mutex<()>> {
     LOCKS.lock().unwrap_or_else(|p| p.into_inner()).entry(name.to_owned()).or_default().clone()
 }
 
+/// The lock the app and `perch mcp` share (both may refresh one sign-in: a rotating refresh
+/// token spent twice ends the sign-in at most servers). Held until dropped. Blocking.
+#[cfg(unix)]
+fn file_lock(dir: &std::path::Path) -> std::io::Result<nix::fcntl::Flock<std::fs::File>> {
+    let file =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(LOCK_FILE))?;
+    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, e)| e.into())
+}
+
+#[cfg(not(unix))]
+fn file_lock(_dir: &std::path::Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Beside the key store, in the data folder.
+const LOCK_FILE: &str = "sign-ins.lock";
+
 /// rmcp's credential store over one [`SignInEntry`], for one resource: what the authorization
 /// manager reads and writes as it signs in and refreshes.
 #[derive(Debug, Clone)]
@@ -220,8 +237,13 @@ impl CredentialStore for KeyCredentialStore {
     }
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
-        let guard = entry_lock(self.entry.name()).lock_owned().await;
-        Ok(Some(CredentialRefreshGuard::new(guard)))
+        let in_process = entry_lock(self.entry.name()).lock_owned().await;
+        let dir = self.entry.keys.dir().to_path_buf();
+        let across = tokio::task::spawn_blocking(move || file_lock(&dir))
+            .await
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?
+            .map_err(|e| AuthError::CredentialStoreError(format!("the sign-ins' lock file: {e}")))?;
+        Ok(Some(CredentialRefreshGuard::new((in_process, across))))
     }
 }
 
@@ -271,6 +293,20 @@ mod tests {
 
         store.clear().await.unwrap();
         assert!(entry.load().await.unwrap().is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_refresh_lock_excludes_another_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = file_lock(dir.path()).unwrap();
+        // Another open of the file (as another process has) cannot take it meanwhile.
+        let other = std::fs::File::options().write(true).open(dir.path().join(LOCK_FILE)).unwrap();
+        let refused = nix::fcntl::Flock::lock(other, nix::fcntl::FlockArg::LockExclusiveNonblock);
+        assert!(refused.is_err());
+        drop(held);
+        let other = std::fs::File::options().write(true).open(dir.path().join(LOCK_FILE)).unwrap();
+        assert!(nix::fcntl::Flock::lock(other, nix::fcntl::FlockArg::LockExclusiveNonblock).is_ok());
     }
 
     #[tokio::test]
