@@ -5,6 +5,7 @@
 
 use tauri_specta::{collect_commands, collect_events};
 
+use crate::add_link::AddLinkArrived;
 use crate::commands::{
     app, capture, chat, files, history, local, models, permissions, review, terminal, tools, voice, window,
 };
@@ -63,6 +64,9 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::mcp_stop,
             tools::mcp_restart,
             tools::mcp_refresh,
+            tools::mcp_catalog,
+            tools::mcp_add_links,
+            tools::mcp_add_link_dismiss,
             tools::mcp_import,
             tools::mcp_remove,
             tools::mcp_set_enabled,
@@ -127,7 +131,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             QuestionEvent,
             CapturesChanged,
             CaptureFailed,
-            VoiceUpdate
+            VoiceUpdate,
+            AddLinkArrived
         ])
         // Limits the UI checks before sending, so it never offers what the engine refuses.
         .constant("MAX_MESSAGE_CHARS", perch_core::agent::MAX_MESSAGE_CHARS)

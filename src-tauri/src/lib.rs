@@ -1,5 +1,6 @@
 //! Perch's desktop shell: wiring only. The engine lives in perch-core; commands in commands/.
 
+mod add_link;
 mod bindings;
 mod capture;
 mod commands;
@@ -40,6 +41,8 @@ pub fn run() {
                 tracing::warn!(error = %e, "could not show the window for a second launch");
             }
         }))
+        // Next, so a link a second launch hands over (`perch://mcp/add?...`) reaches it.
+        .plugin(tauri_plugin_deep_link::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
@@ -62,6 +65,7 @@ pub fn run() {
             app.manage(dictation::PushToTalk::default());
             app.manage(hidden_page::HiddenPage::default());
             window::create(app.handle())?;
+            add_link::start(app);
             if let Some(engine) = &engine {
                 reviews::start(app.handle(), engine);
                 tools::start(app.handle(), engine, first_paint);

@@ -11,6 +11,7 @@ import { SettingsProvider } from "./lib/settings";
 import { QuestionsProvider } from "./lib/questions";
 import { TerminalProvider } from "./lib/terminal";
 import { QuestionDialogs } from "./components/tools/QuestionDialogs";
+import { AddServerLinks } from "./components/settings/AddServerLinks";
 import { useGlobalShortcuts } from "./lib/shortcuts";
 import { CaptureOverlay } from "./components/capture/CaptureOverlay";
 
@@ -84,6 +85,7 @@ function MainApp() {
             <Layout status={status} tray={tray} />
           </HashRouter>
           <QuestionDialogs />
+          <AddServerLinks />
         </TerminalProvider>
       </QuestionsProvider>
     </SettingsProvider>

@@ -102,6 +102,12 @@ export const commands = {
 	mcpStop: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_stop", { name })),
 	mcpRestart: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_restart", { name })),
 	mcpRefresh: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_refresh", { name })),
+	/**  Well-known remote servers for the Add dialog (picking one only fills the form). */
+	mcpCatalog: () => __TAURI_INVOKE<CatalogEntry[]>("mcp_catalog"),
+	/**  Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first. */
+	mcpAddLinks: () => __TAURI_INVOKE<AddLinkRequest[]>("mcp_add_links"),
+	/**  The user answered a link (Add, which the UI saves through `mcp_import`, or Cancel). */
+	mcpAddLinkDismiss: (id: number) => __TAURI_INVOKE<boolean>("mcp_add_link_dismiss", { id }),
 	/**  Adds servers from pasted JSON (or the Add form, which builds the same JSON). */
 	mcpImport: (json: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_import", { json })),
 	mcpRemove: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_remove", { name })),
@@ -218,6 +224,7 @@ export const commands = {
 
 /** Events */
 export const events = {
+	addLinkArrived: makeEvent<AddLinkArrived, AddLinkArrived>("add-link-arrived"),
 	captureFailed: makeEvent<CaptureFailed, CaptureFailed>("capture-failed"),
 	capturesChanged: makeEvent<CapturesChanged, CapturesChanged>("captures-changed"),
 	mcpChanged: makeEvent<McpChanged, McpChanged>("mcp-changed"),
@@ -232,6 +239,18 @@ export const events = {
 export const MAX_MESSAGE_CHARS = 1000000 as const;
 
 /* Types */
+/**  An add-server link arrived: ask for the waiting links (`mcp_add_links`). */
+export type AddLinkArrived = {
+	id: number,
+};
+
+/**  A link the user has not answered yet: what it proposes, or why it cannot be used. */
+export type AddLinkRequest = {
+	id: number,
+	proposal: ProposedServer | null,
+	error: string | null,
+};
+
 export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean };
 
 /**  What the UI needs to know at start: the version, where data lives, and anything to report. */
@@ -384,6 +403,22 @@ export type CaptureSettings = {
 export type CapturesChanged = {
 	captures: Capture[],
 	focus: boolean,
+};
+
+/**  One well-known server. */
+export type CatalogEntry = {
+	/**  The name it gets in the servers file (a valid server name). */
+	name: string,
+	/**  Who runs it, as people call it. */
+	title: string,
+	/**  Its Streamable HTTP endpoint. */
+	url: string,
+	/**  One line on what it offers. */
+	about: string,
+	/**  What it takes to use it. */
+	needs: Needs,
+	/**  The publisher's page about it. */
+	docs: string,
 };
 
 /**  A catalogue entry as Settings shows it. */
@@ -862,6 +897,21 @@ export type NavigateRequested = {
 	route: Route,
 };
 
+/**  What a catalogue server needs before its tools can be used. */
+export type Needs = 
+/**  Nothing: it is public. */
+{ kind: "nothing" } | 
+/**  Signing in in the browser (OAuth), which the dashboard offers once the server is added. */
+{ kind: "sign_in" } | 
+/**  A token the user makes on the service's site, sent in a header with every request. */
+{ kind: "token"; 
+/**  The header, e.g. `Authorization`. */
+header: string; 
+/**  What goes before the token in the header's value, e.g. `Bearer `. */
+prefix: string; 
+/**  Where to make one. */
+where_to_get: string };
+
 /**
  *  A client registered with a server's authorization server beforehand (`"oauth": {...}` in
  *  the entry): used instead of a client ID metadata document or dynamic registration.
@@ -944,6 +994,20 @@ export type PromptView = {
 	description: string | null,
 	arguments: PromptArgumentView[],
 };
+
+/**  A server a link proposes to add, shown to the user before anything is saved. */
+export type ProposedServer = {
+	name: string,
+	transport: ProposedTransport,
+	/**  What Add saves through `mcp_import`: `{"mcpServers": {NAME: entry}}`. */
+	json: string,
+};
+
+export type ProposedTransport = 
+/**  A program Perch would run on this computer. */
+{ type: "stdio"; command: string; args: string[]; env: { [key in string]: string } } | 
+/**  A Streamable HTTP server at an address. */
+{ type: "http"; url: string; headers: { [key in string]: string } };
 
 /**  A place models come from. */
 export type ProviderEndpoint = {

@@ -2,6 +2,7 @@
 //! questions (tool approvals, elicitation, sampling).
 
 use perch_core::agent::picker::{DownloadProgress, ModelStatus};
+use perch_core::mcp::catalog::{CATALOG, CatalogEntry};
 use perch_core::mcp::sign_in::SignInView;
 use perch_core::mcp::{ConfigProblem, ServerView};
 use perch_core::questions::{Answer, OpenQuestion};
@@ -11,6 +12,7 @@ use serde_json::{Map, Value};
 use tauri::State;
 use tauri::ipc::Channel;
 
+use crate::add_link::{AddLinkRequest, AddLinks};
 use crate::error::CommandResult;
 use crate::state::AppState;
 
@@ -49,6 +51,27 @@ pub async fn mcp_restart(state: State<'_, AppState>, name: String) -> CommandRes
 #[specta::specta]
 pub async fn mcp_refresh(state: State<'_, AppState>, name: String) -> CommandResult<()> {
     state.engine()?.mcp().refresh(&name).await.map_err(Into::into)
+}
+
+/// Well-known remote servers for the Add dialog (picking one only fills the form).
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_catalog() -> Vec<CatalogEntry> {
+    CATALOG.to_vec()
+}
+
+/// Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first.
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_add_links(links: State<'_, AddLinks>) -> Vec<AddLinkRequest> {
+    links.pending()
+}
+
+/// The user answered a link (Add, which the UI saves through `mcp_import`, or Cancel).
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_add_link_dismiss(links: State<'_, AddLinks>, id: u32) -> bool {
+    links.dismiss(id)
 }
 
 /// Adds servers from pasted JSON (or the Add form, which builds the same JSON).

@@ -156,6 +156,55 @@ describe("McpServers", () => {
     expect(box).toHaveValue('{"broken": {"args": []}}');
   });
 
+  it("fills the Add form from a well-known server, marks the ones added, and saves only on Add", async () => {
+    const github = {
+      name: "github",
+      title: "GitHub",
+      url: "https://api.githubcopilot.com/mcp/",
+      about: "GitHub's own server.",
+      needs: { kind: "token", header: "Authorization", prefix: "Bearer ", where_to_get: "https://github.com/settings/personal-access-tokens/new" },
+      docs: "https://github.com/github/github-mcp-server",
+    };
+    const linear = { name: "linear", title: "Linear", url: "https://mcp.linear.app/mcp", about: "Linear issues.", needs: { kind: "sign_in" }, docs: "https://linear.app/docs/mcp" };
+    const sentry = { name: "sentry", title: "Sentry", url: "https://mcp.sentry.dev/mcp", about: "Sentry issues.", needs: { kind: "sign_in" }, docs: "https://docs.sentry.io/product/sentry-mcp/" };
+    // Linear is configured (under another name, with a trailing slash); a server named sentry is something else.
+    const http = (name: string, url: string) =>
+      server(name, { config: { ...server(name).config, bundled: false, transport: { type: "http", url, headers: {}, oauth: null } } });
+    onCommand("mcp_overview", () => ({ servers: [server("demo"), http("work-linear", "https://mcp.linear.app/mcp/"), server("sentry")], problems: [] }));
+    onCommand("mcp_catalog", () => [github, linear, sentry]);
+    onCommand("mcp_import", () => ["x"]);
+    render(<McpServers />);
+    await userEvent.click(await screen.findByText("Well-known servers", { selector: "summary" }));
+    const list = screen.getByRole("list", { name: "Well-known servers" });
+    const added = (title: string) => within(within(list).getByRole("listitem", { name: title })).queryByText("added", { selector: ".tag" });
+    expect(added("Linear")).toBeInTheDocument();
+    expect(added("GitHub")).toBeNull();
+    expect(added("Sentry")).toBeNull();
+    expect(within(list).getByRole("listitem", { name: "Linear" })).toHaveTextContent("Needs you to sign in");
+    expect(within(list).getByRole("listitem", { name: "GitHub" })).toHaveTextContent("sent as Authorization: Bearer");
+
+    // Picking fills the form and saves nothing.
+    await userEvent.click(within(list).getByRole("button", { name: "Sentry" }));
+    expect(screen.getByRole("textbox", { name: "Server name" })).toHaveValue("sentry-2");
+    expect(screen.getByRole("textbox", { name: "Server URL" })).toHaveValue("https://mcp.sentry.dev/mcp");
+    expect(calls.some((c) => c.cmd === "mcp_import")).toBe(false);
+    await userEvent.click(screen.getByRole("button", { name: "Add" }));
+    expect(JSON.parse(String(calls.find((c) => c.cmd === "mcp_import")?.args.json))).toEqual({
+      mcpServers: { "sentry-2": { type: "http", url: "https://mcp.sentry.dev/mcp" } },
+    });
+
+    // A server that takes a token asks for it, and sends it in its header.
+    calls.length = 0;
+    await userEvent.click(screen.getByText("Well-known servers", { selector: "summary" }));
+    await userEvent.click(within(list).getByRole("button", { name: "GitHub" }));
+    expect(screen.getByRole("textbox", { name: "Server name" })).toHaveValue("github");
+    await userEvent.type(screen.getByLabelText("Server token"), "ghp_secret");
+    await userEvent.click(screen.getByRole("button", { name: "Add" }));
+    expect(JSON.parse(String(calls.find((c) => c.cmd === "mcp_import")?.args.json))).toEqual({
+      mcpServers: { github: { type: "http", url: "https://api.githubcopilot.com/mcp/", headers: { Authorization: "Bearer ghp_secret" } } },
+    });
+  });
+
   it("tells a timed-out call from a stopped server, each with its next step", async () => {
     onCommand("mcp_overview", () => ({ servers: [server("demo")], problems: [] }));
     onCommand("mcp_refresh", () => {

@@ -1,8 +1,9 @@
 import { useEffect, useState } from "react";
-import type { McpOverview, ServerView } from "../../bindings";
+import type { CatalogEntry, McpOverview, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
 import { nextStep } from "../../lib/errors";
 import { useLoad } from "../../lib/useLoad";
+import { freeName, McpCatalog } from "./McpCatalog";
 
 const DOT: Record<ServerView["status"], string> = {
   connected: "green",
@@ -72,7 +73,7 @@ export function McpServers() {
       {overview.servers.map((s) => (
         <ServerCard key={s.config.name} server={s} now={now} act={act} />
       ))}
-      <AddServer act={act} />
+      <AddServer act={act} servers={overview.servers} />
     </>
   );
 }
@@ -127,7 +128,7 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         )}
       </dl>
       {server.last_error && <p className="error small">{server.last_error}</p>}
-      <SignIn server={server} act={act} />
+      <SignIn server={server} act={act} now={now} />
       {server.status === "idle" && server.config.enabled && (
         <p className="muted small">
           Stopped while unused, to save memory; it starts again when one of its tools is called.
@@ -223,7 +224,7 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
 
 /** A server's sign-in: Sign in when it asks for one, the browser step while it runs (with the
  * page's address, for a browser that did not open), and who signed in with Sign out after. */
-function SignIn({ server, act }: { server: ServerView; act: (p: Promise<unknown>) => Promise<void> }) {
+function SignIn({ server, act, now }: { server: ServerView; act: (p: Promise<unknown>) => Promise<void>; now: number }) {
   const name = server.config.name;
   const page = server.sign_in_page;
   const [copied, setCopied] = useState(false);
@@ -262,7 +263,7 @@ function SignIn({ server, act }: { server: ServerView; act: (p: Promise<unknown>
         <p className="small muted">
           Signed in{signedIn.issuer ? ` with ${signedIn.issuer}` : ""}
           {signedIn.scopes.length > 0 ? `, allowed ${signedIn.scopes.join(", ")}` : ""}
-          {expires && !signedIn.can_refresh && expires.getTime() < Date.now()
+          {expires && !signedIn.can_refresh && expires.getTime() < now
             ? ". The sign-in has run out: sign in again."
             : "."}
         </p>
@@ -331,19 +332,34 @@ function PromptRow({ server, prompt, description, args }: { server: string; prom
   );
 }
 
-/** Add a server with a small form, or by pasting JSON in the `mcpServers` shape. */
-function AddServer({ act }: { act: (p: Promise<unknown>) => Promise<void> }) {
+/** Add a server with a small form (which a well-known server can fill), or by pasting JSON in
+ * the `mcpServers` shape. */
+function AddServer({ act, servers }: { act: (p: Promise<unknown>) => Promise<void>; servers: ServerView[] }) {
   const [mode, setMode] = useState<"form" | "json">("form");
   const [name, setName] = useState("");
   const [command, setCommand] = useState("");
   const [url, setUrl] = useState("");
   const [json, setJson] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
+  // A picked server that takes a token in a header; the field shows while its address is kept.
+  const [picked, setPicked] = useState<CatalogEntry | null>(null);
+  const [token, setToken] = useState("");
+  const tokenHeader = picked?.needs.kind === "token" && url.trim() === picked.url ? picked.needs : null;
+  const pick = (entry: CatalogEntry) => {
+    setMode("form");
+    setName(freeName(entry.name, servers));
+    setUrl(entry.url);
+    setCommand("");
+    setPicked(entry);
+    setToken("");
+    setProblem(null);
+  };
   const submit = async () => {
     let text = json;
     if (mode === "form") {
       const parts = command.trim().split(/\s+/).filter(Boolean);
-      const entry = url.trim() ? { type: "http", url: url.trim() } : { command: parts[0] ?? "", args: parts.slice(1) };
+      const headers = tokenHeader && token.trim() ? { headers: { [tokenHeader.header]: tokenHeader.prefix + token.trim() } } : {};
+      const entry = url.trim() ? { type: "http", url: url.trim(), ...headers } : { command: parts[0] ?? "", args: parts.slice(1) };
       text = JSON.stringify({ mcpServers: { [name.trim()]: entry } });
     }
     try {
@@ -353,6 +369,8 @@ function AddServer({ act }: { act: (p: Promise<unknown>) => Promise<void> }) {
       setCommand("");
       setUrl("");
       setJson("");
+      setPicked(null);
+      setToken("");
     } catch (e) {
       setProblem(errorMessage(e));
     }
@@ -361,6 +379,7 @@ function AddServer({ act }: { act: (p: Promise<unknown>) => Promise<void> }) {
   return (
     <fieldset className="card">
       <legend>Add a server</legend>
+      <McpCatalog servers={servers} onPick={pick} />
       <div className="segmented" role="radiogroup" aria-label="How to add">
         {(["form", "json"] as const).map((m) => (
           <label key={m} className={mode === m ? "selected" : undefined}>
@@ -383,6 +402,15 @@ function AddServer({ act }: { act: (p: Promise<unknown>) => Promise<void> }) {
             Or URL (Streamable HTTP)
             <input aria-label="Server URL" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/mcp" />
           </label>
+          {tokenHeader && picked?.needs.kind === "token" && (
+            <label className="field">
+              <span>
+                Token, sent as {tokenHeader.header}: {tokenHeader.prefix}… (make one at{" "}
+                <span className="path">{picked.needs.where_to_get}</span>)
+              </span>
+              <input aria-label="Server token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+            </label>
+          )}
         </>
       ) : (
         <label className="field">

@@ -2,7 +2,9 @@
 //! ([`manager`]), and what Perch answers when a server asks something ([`handler`]).
 //! Built on rmcp, speaking the 2026-07-28 protocol and falling back for older servers.
 
+pub mod add_link;
 pub mod builtin;
+pub mod catalog;
 pub mod config;
 pub mod handler;
 mod handshake;
