@@ -5,7 +5,17 @@
 //!   like a microphone, partial text on, model warm), timed from the stop to the final text;
 //! - real-time factor of file transcription, and the model's load time;
 //! - word error rate over the sentences, and over the utterance;
-//! - peak memory (PSS from /proc/PID/smaps_rollup, sampled every 10 ms) while transcribing.
+//! - word error rate over a corpus large enough to compare the two ([`CORPUS`]: 66
+//!   dictation-like sentences of seven kinds, each spoken by two espeak-ng voices, 132 clips):
+//!   each side's mean over the clips and its errors over all words, how many clips each side got
+//!   better, the mean difference with two standard errors, by kind and by voice, and every clip
+//!   where the two transcripts differ; plus the real-time factor over the corpus;
+//! - peak memory (PSS from /proc/PID/smaps_rollup, sampled every 10 ms) while transcribing the
+//!   sentences.
+//!
+//! The corpus comes after the sentences, unwatched (sampling PSS costs up to a quarter of a
+//! core): Perch with the model it loaded for them, faster-whisper in one more Python process;
+//! each clip is transcribed on its own, as a dictation is.
 //!
 //! Decoding on each side. faster-whisper 1.2.1 as the seed called it (`compute_type="float32"`,
 //! `cpu_threads=2`, `beam_size=1`, `language="en"`, `condition_on_previous_text=False`,
@@ -21,6 +31,7 @@
 //!
 //! `make bench` passes the venv's Python with faster-whisper (`PERCH_BENCH_PYTHON`) and the
 //! model built by `make deps` (`PERCH_WHISPER_TEST_MODEL`).
+//! (Over 500 lines: the word error rate corpus, one sentence a line, is about 120 of them.)
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
@@ -30,7 +41,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use perch_core::voice::models::ModelStore;
-use perch_core::voice::text::word_error_rate;
+use perch_core::voice::text::{word_error_rate, words};
 use perch_core::voice::whisper::{Model, TranscribeOptions};
 use perch_core::voice::{
     AudioSource, DictationEvent, DictationSink, DictationUpdate, Voice, VoiceSettings, wav,
@@ -47,6 +58,124 @@ const SENTENCES: &[&str] = &[
 const UTTERANCE: &str =
     "Open the settings and turn on dark mode, then summarize the last three messages for me.";
 const THREADS: usize = 2;
+
+/// The word error rate corpus by kind: what people dictate to an assistant. Numbers are written
+/// as whisper writes them (digits from 10, times and percentages), which is also what espeak-ng
+/// reads aloud; "$50" is written "50 dollars" because espeak-ng reads it "dollar fifty".
+const CORPUS: &[(&str, &[&str])] = &[
+    (
+        "commands",
+        &[
+            "Open a new terminal and run the tests again.",
+            "Search my notes for the meeting with the design team.",
+            "Translate this paragraph into French, please.",
+            "Close all the windows except the browser.",
+            "Read me the first paragraph of this document.",
+            "Add milk, eggs and bread to my shopping list.",
+            "Play some relaxing music while I work.",
+            "Make the text a bit larger and easier to read.",
+            "Describe what you can see in this screenshot.",
+            "Write a polite reply declining the invitation.",
+        ],
+    ),
+    (
+        "names and places",
+        &[
+            "Send a message to Sarah saying I will be late.",
+            "Schedule a call with Michael Johnson on Thursday afternoon.",
+            "Ask Priya whether the report is ready.",
+            "Email Doctor Patel about my appointment next Monday.",
+            "What did Elizabeth say about the budget?",
+            "Book a table at the Italian restaurant on Main Street.",
+            "How far is it from London to Edinburgh by train?",
+            "Who wrote the novel Pride and Prejudice?",
+            "Show me photos from our trip to New York last summer.",
+            "Is GitHub down, or is it just my connection?",
+        ],
+    ),
+    (
+        "numbers",
+        &[
+            "Set an alarm for 6:45 tomorrow morning.",
+            "What is 15% of 240?",
+            "Convert 100 degrees Fahrenheit to Celsius.",
+            "My flight leaves at 7:30 on the 14th of June.",
+            "The meeting has been moved to room 312.",
+            "Transfer 50 dollars to my savings account.",
+            "Call me back in 10 minutes.",
+            "Page 42 has a typo in the second line.",
+            "Start a timer for 25 minutes.",
+            "The city has about 2 million people.",
+        ],
+    ),
+    (
+        "punctuation",
+        &[
+            "Wait, what? I thought you said Tuesday, not Wednesday!",
+            "First, save the file; then, commit the changes.",
+            "Well, that's odd: the build passed yesterday.",
+            "Don't forget: the deadline is Friday, not Monday.",
+            "It's fine, really, but let's check the numbers again.",
+            "Yes! That's exactly what I meant.",
+            "So, where were we?",
+            "No, no, the other one: the blue folder.",
+            "Hold on... let me think about that.",
+            "Really? You're sure it isn't broken?",
+        ],
+    ),
+    (
+        "long",
+        &[
+            "Could you write a short email to the whole team explaining that the release will be \
+             delayed by one week because we found a problem with the installer?",
+            "I'd like a summary of the three most important points from this article, written in \
+             plain language for someone who has never heard of the topic.",
+            "When you have a moment, please look through the changes in this pull request and tell \
+             me whether anything looks risky or untested.",
+            "Remind me on Sunday evening to prepare the slides for Monday's presentation and to \
+             print the handouts for everyone.",
+            "Find the paragraph where the author talks about climate change and rewrite it so that \
+             it is shorter and easier to follow.",
+            "Before we continue, can you check whether the backup finished last night and how much \
+             space is left on the external drive?",
+            "If the weather is good on Saturday we could take the children to the beach, otherwise \
+             we will stay at home and watch a film.",
+            "Please compare the two proposals, list their costs and risks side by side, and tell me \
+             which one you would choose and why.",
+        ],
+    ),
+    (
+        "short",
+        &[
+            "Thank you.",
+            "Go ahead.",
+            "Never mind.",
+            "Try again.",
+            "What time is it?",
+            "Copy that.",
+            "Stop the recording.",
+            "Yes, please.",
+        ],
+    ),
+    (
+        "technical",
+        &[
+            "Explain the difference between a process and a thread.",
+            "Why does this test fail on the second run?",
+            "Rename the variable to user count everywhere in this file.",
+            "Show me the error message from the last build.",
+            "How do I undo my last commit without losing the changes?",
+            "Write a function that sorts a list of names alphabetically.",
+            "Find every file that mentions the old server address.",
+            "What does this regular expression match?",
+            "Install the latest version of Python on this machine.",
+            "Why is the database query so slow?",
+        ],
+    ),
+];
+/// The corpus's espeak-ng voices and speeds (words per minute); the sentences above use
+/// espeak-ng's default voice (`en`, British) at 150.
+const VOICES: &[(&str, u32)] = &[("en-us", 150), ("en-gb", 175)];
 
 const FASTER_WHISPER: &str = r#"
 import json, sys, time
@@ -112,14 +241,75 @@ impl Drop for PeakMemory {
     }
 }
 
-fn speak(text: &str, path: &Path) {
-    let ok = Command::new("espeak-ng").args(["-s", "150", "-w"]).arg(path).arg(text).status();
+fn speak(text: &str, path: &Path, voice: &str, speed: u32) {
+    let ok = Command::new("espeak-ng")
+        .args(["-v", voice, "-s", &speed.to_string(), "-w"])
+        .arg(path)
+        .arg(text)
+        .status();
     assert!(ok.is_ok_and(|s| s.success()), "espeak-ng is needed: scripts/setup-system.sh --bench");
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// One corpus clip: what was said, by which voice.
+struct Clip {
+    kind: &'static str,
+    voice: &'static str,
+    speed: u32,
+    text: &'static str,
+    path: PathBuf,
+}
+
+/// Each side's word error rate on one clip, and the words said.
+struct Scored {
+    ours: f64,
+    theirs: f64,
+    words: usize,
+}
+
+/// Word error rates over some clips, Perch's then faster-whisper's: the mean over the clips, the
+/// errors over all words, the clips each side got better; and the mean of Perch's minus
+/// faster-whisper's with two standard errors (paired).
+struct Summary {
+    clips: usize,
+    mean: (f64, f64),
+    pooled: (f64, f64),
+    better: (usize, usize),
+    difference: f64,
+    two_se: f64,
+}
+
+fn summarize<'a>(scores: impl Iterator<Item = &'a Scored>) -> Summary {
+    let scores: Vec<&Scored> = scores.collect();
+    let n = scores.len() as f64;
+    let mean = |f: &dyn Fn(&Scored) -> f64| scores.iter().map(|s| f(s)).sum::<f64>() / n;
+    let all_words = scores.iter().map(|s| s.words).sum::<usize>() as f64;
+    let pooled =
+        |f: &dyn Fn(&Scored) -> f64| scores.iter().map(|s| f(s) * s.words as f64).sum::<f64>() / all_words;
+    let difference = mean(&|s| s.ours - s.theirs);
+    let variance =
+        scores.iter().map(|s| (s.ours - s.theirs - difference).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    Summary {
+        clips: scores.len(),
+        mean: (mean(&|s| s.ours), mean(&|s| s.theirs)),
+        pooled: (pooled(&|s| s.ours), pooled(&|s| s.theirs)),
+        better: (
+            scores.iter().filter(|s| s.ours < s.theirs).count(),
+            scores.iter().filter(|s| s.theirs < s.ours).count(),
+        ),
+        difference,
+        two_se: 2.0 * (variance / n).sqrt(),
+    }
+}
+
+fn print_mean(label: String, summary: &Summary) {
+    if summary.clips > 0 {
+        println!("{label:<44} {:>16.3} {:>16.3}", summary.mean.0, summary.mean.1);
+    }
 }
 
 /// When the final text came, and how long its final pass took.
@@ -149,14 +339,26 @@ fn main() {
         .enumerate()
         .map(|(i, s)| {
             let path = dir.path().join(format!("sentence-{i}.wav"));
-            speak(s, &path);
+            speak(s, &path, "en", 150);
             path
         })
         .collect();
     let utterance = dir.path().join("utterance.wav");
-    speak(UTTERANCE, &utterance);
+    speak(UTTERANCE, &utterance, "en", 150);
     let (utterance_audio, _) = wav::read_wav(&utterance).unwrap();
     let utterance_seconds = utterance_audio.len() as f64 / 16_000.0;
+    let mut clips = Vec::new();
+    for &(kind, texts) in CORPUS {
+        for &text in texts {
+            for &(voice, speed) in VOICES {
+                let path = dir.path().join(format!("corpus-{}.wav", clips.len()));
+                speak(text, &path, voice, speed);
+                clips.push(Clip { kind, voice, speed, text, path });
+            }
+        }
+    }
+    // A quick run: the first sentence in each voice.
+    clips.truncate(common::scaled(clips.len(), VOICES.len()));
 
     // whisper.cpp through Perch.
     let baseline = pss_kib(std::process::id()) as f64 / 1024.0;
@@ -166,19 +368,36 @@ fn main() {
     let load = started.elapsed().as_secs_f64();
     let options = TranscribeOptions { threads: THREADS, ..TranscribeOptions::default() };
     let (mut audio_total, mut busy_total, mut wer_total) = (0.0, 0.0, 0.0);
-    let mut ours = Vec::new();
-    for (file, sentence) in files.iter().zip(sentences) {
+    // A file as the app transcribes one: read, the speech cut out, one pass. Text, busy and
+    // audio seconds.
+    let transcribe = |file: &Path| {
         let t = Instant::now();
         let (samples, _) = wav::read_wav(file).unwrap();
         let span = perch_core::voice::vad::speech_span(&samples).unwrap();
         let text = model.transcribe(&samples[span], &options, None).unwrap().text;
-        busy_total += t.elapsed().as_secs_f64();
-        audio_total += samples.len() as f64 / 16_000.0;
+        (text, t.elapsed().as_secs_f64(), samples.len() as f64 / 16_000.0)
+    };
+    let mut ours = Vec::new();
+    for (file, sentence) in files.iter().zip(sentences) {
+        let (text, busy, audio) = transcribe(file);
+        busy_total += busy;
+        audio_total += audio;
         wer_total += word_error_rate(sentence, &text);
         ours.push(text);
     }
     let ours_peak = memory.peak_mib();
     drop(memory);
+    // The corpus with the same model, unwatched: sampling PSS costs up to a quarter of a core.
+    let (mut corpus_busy, mut corpus_audio) = (0.0, 0.0);
+    let ours_corpus: Vec<String> = clips
+        .iter()
+        .map(|clip| {
+            let (text, busy, audio) = transcribe(&clip.path);
+            corpus_busy += busy;
+            corpus_audio += audio;
+            text
+        })
+        .collect();
     drop(model);
 
     // Release-to-text through the dictation pipeline, model warm.
@@ -247,6 +466,15 @@ fn main() {
         .map(|f| f["seconds"].as_f64().unwrap())
         .collect();
     let fw_utterance_wer = word_error_rate(UTTERANCE, release_report["files"][0]["text"].as_str().unwrap());
+    // The corpus: one more process, unwatched like Perch's.
+    let corpus_child = Command::new(&python)
+        .args(["-c", FASTER_WHISPER, &ct2, &THREADS.to_string()])
+        .args(clips.iter().map(|c| &c.path))
+        .output()
+        .unwrap();
+    let corpus_report: serde_json::Value = serde_json::from_slice(&corpus_child.stdout).unwrap();
+    let fw_corpus = corpus_report["files"].as_array().unwrap();
+    let fw_corpus_busy: f64 = fw_corpus.iter().map(|f| f["seconds"].as_f64().unwrap()).sum();
 
     let n = sentences.len() as f64;
     println!(
@@ -282,10 +510,63 @@ fn main() {
     println!("{:<44} {:>16.3} {:>16.3}", "word error rate, the utterance", utterance_wer, fw_utterance_wer);
     println!("{:<44} {:>16.0} {:>16.0}", "peak memory, PSS (MiB)", ours_peak, theirs_peak);
     println!("{:<44} {:>16.0} {:>16}", "  of which before loading the model (MiB)", baseline, "-");
+    let fw_corpus: Vec<&str> = fw_corpus.iter().map(|f| f["text"].as_str().unwrap()).collect();
+    let scores: Vec<Scored> = clips
+        .iter()
+        .zip(ours_corpus.iter().zip(&fw_corpus))
+        .map(|(clip, (mine, theirs))| Scored {
+            ours: word_error_rate(clip.text, mine),
+            theirs: word_error_rate(clip.text, theirs),
+            words: words(clip.text).len(),
+        })
+        .collect();
+    let all = summarize(scores.iter());
+    let all_words: usize = scores.iter().map(|s| s.words).sum();
+    print_mean(format!("word error rate, corpus of {} clips (mean)", all.clips), &all);
+    println!(
+        "{:<44} {:>16.3} {:>16.3}",
+        format!("  errors / all {all_words} words"),
+        all.pooled.0,
+        all.pooled.1
+    );
+    println!(
+        "{:<44} {:>16} {:>16}",
+        format!("  clips better ({} the same)", all.clips - all.better.0 - all.better.1),
+        all.better.0,
+        all.better.1
+    );
+    println!(
+        "{:<44} {:>+16.3} {:>16}",
+        "  Perch's minus faster-whisper's (mean)",
+        all.difference,
+        format!("±{:.3} (2 SE)", all.two_se)
+    );
+    for &(kind, _) in CORPUS {
+        let of_kind = summarize(scores.iter().zip(&clips).filter(|(_, c)| c.kind == kind).map(|(s, _)| s));
+        print_mean(format!("  {kind}, {} clips (mean)", of_kind.clips), &of_kind);
+    }
+    for &(voice, speed) in VOICES {
+        let of_voice = summarize(scores.iter().zip(&clips).filter(|(_, c)| c.voice == voice).map(|(s, _)| s));
+        print_mean(format!("  {voice} at {speed} wpm, {} clips (mean)", of_voice.clips), &of_voice);
+    }
+    println!(
+        "{:<44} {:>16.3} {:>16.3}",
+        format!("real-time factor, corpus ({corpus_audio:.0} s of speech)"),
+        corpus_busy / corpus_audio,
+        fw_corpus_busy / corpus_audio
+    );
     for ((sentence, mine), theirs) in sentences.iter().zip(&ours).zip(fw_files) {
         println!(
             "  {sentence:?}\n    perch:          {mine:?}\n    faster-whisper: {:?}",
             theirs["text"].as_str().unwrap()
         );
+    }
+    println!("Corpus clips whose transcripts differ in their words (word error rate before each):");
+    for ((clip, score), (mine, theirs)) in clips.iter().zip(&scores).zip(ours_corpus.iter().zip(&fw_corpus)) {
+        if words(mine) != words(theirs) {
+            println!("  {}, {} at {} wpm: {:?}", clip.kind, clip.voice, clip.speed, clip.text);
+            println!("    perch          {:.3}: {mine:?}", score.ours);
+            println!("    faster-whisper {:.3}: {theirs:?}", score.theirs);
+        }
     }
 }
