@@ -120,6 +120,8 @@ unit: $(NPM_STAMP)
 	cargo test --workspace --locked
 	npm test -w ui
 	./scripts/check-toolchain.test.sh
+	# The sign-in fixture the engine and e2e tests use still refuses what a real server refuses.
+	node tests/oauth-mcp/check.mjs
 
 e2e: app-debug
 	rm -rf target/e2e-artifacts
