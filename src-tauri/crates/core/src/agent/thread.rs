@@ -247,22 +247,14 @@ pub fn alternatives(messages: &[Message]) -> HashMap<i64, Vec<&Message>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::MessageStatus;
 
     fn msg(id: i64, role: Role, alternative_of: Option<i64>) -> Message {
         Message {
             id,
             conversation_id: "c".into(),
-            role,
-            content: format!("m{id}"),
-            thinking: None,
-            model: None,
-            status: MessageStatus::Complete,
-            error: None,
-            input_tokens: None,
-            output_tokens: None,
             created_at: id,
             alternative_of,
+            ..Message::unsaved(role, format!("m{id}"))
         }
     }
 

@@ -650,13 +650,6 @@ mod tests {
     }
 
     fn urlencode(s: &str) -> String {
-        s.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
+        url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
     }
 }

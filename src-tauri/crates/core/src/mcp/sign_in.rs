@@ -231,25 +231,35 @@ fn token_error(e: &AuthError) -> String {
     text.chars().take(300).collect()
 }
 
-/// A client for a server signed in to earlier: the stored tokens go on every request, refreshed
-/// before they run out and once on a 401. `None` when there is no usable sign-in.
+/// The stored sign-in of `server`, if it is for the server's current URL (one key-store read).
+pub async fn stored(keys: Arc<Keys>, server: &ServerConfig) -> Result<Option<SignInRecord>, StoreError> {
+    let Transport::Http { url, .. } = &server.transport else { return Ok(None) };
+    let record = SignInEntry::new(keys, record_name(&server.name)).load().await?;
+    Ok(record.filter(|r| r.resource == *url))
+}
+
+/// A client for a server signed in to earlier (`record`, from [`stored`]): the tokens go on every
+/// request, refreshed before they run out and once on a 401. `None` when the record holds no
+/// usable sign-in.
 pub async fn authorized_client(
     keys: Arc<Keys>,
     server: &ServerConfig,
+    record: &SignInRecord,
     http: reqwest::Client,
-) -> Result<Option<AuthClient<reqwest::Client>>, StoreError> {
-    let Transport::Http { url, .. } = &server.transport else { return Ok(None) };
-    let entry = SignInEntry::new(keys, record_name(&server.name));
-    let Some(record) = entry.load().await? else { return Ok(None) };
+) -> Option<AuthClient<reqwest::Client>> {
     let (Some(metadata), Some(credentials)) = (record.metadata.clone(), record.credentials.as_ref()) else {
-        return Ok(None);
+        return None;
     };
-    if record.resource != *url || !record.has_tokens() {
-        return Ok(None);
+    if !record.has_tokens() {
+        return None;
     }
+    let url = &record.resource;
     crate::providers::http::install_tls_provider();
-    let Ok(mut manager) = AuthorizationManager::new(url.as_str()).await else { return Ok(None) };
-    manager.set_credential_store(KeyCredentialStore::new(entry, url));
+    let mut manager = AuthorizationManager::new(url.as_str()).await.ok()?;
+    manager.set_credential_store(KeyCredentialStore::new(
+        SignInEntry::new(keys, record_name(&server.name)),
+        url,
+    ));
     manager.set_metadata(metadata);
     let mut client = OAuthClientConfig::new(credentials.client_id.clone(), url.clone());
     if let Some(secret) = &record.client_secret {
@@ -257,17 +267,15 @@ pub async fn authorized_client(
     }
     if let Err(e) = manager.configure_client(client) {
         tracing::warn!(server = %server.name, error = %e, "the stored sign-in cannot be used");
-        return Ok(None);
+        return None;
     }
-    Ok(Some(AuthClient::new(http, manager)))
+    Some(AuthClient::new(http, manager))
 }
 
 /// The sign-in state of `server`, from the key store.
 pub async fn view(keys: Arc<Keys>, server: &ServerConfig) -> Option<SignInView> {
-    let Transport::Http { url, .. } = &server.transport else { return None };
-    match SignInEntry::new(keys, record_name(&server.name)).load().await {
-        Ok(Some(record)) if record.resource == *url => Some(SignInView::of(&record)),
-        Ok(_) => None,
+    match stored(keys, server).await {
+        Ok(record) => record.as_ref().map(SignInView::of),
         Err(e) => {
             tracing::warn!(server = %server.name, error = %e, "could not read the stored sign-in");
             None

@@ -43,10 +43,10 @@ pub async fn revoke(record: &SignInRecord) -> Result<bool, RevokeError> {
         }
         None => form.push(("client_id", &credentials.client_id)),
     }
-    let body: Vec<String> = form.iter().map(|(k, v)| format!("{k}={}", form_encode(v))).collect();
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
     let response = request
         .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(body.join("&"))
+        .body(body)
         .send()
         .await
         .map_err(|e| RevokeError::Unreachable(e.without_url().to_string()))?;
@@ -57,16 +57,7 @@ pub async fn revoke(record: &SignInRecord) -> Result<bool, RevokeError> {
     }
 }
 
-/// `application/x-www-form-urlencoded`, which RFC 6749 section 2.3.1 also asks of the client's
-/// ID and secret before HTTP Basic.
+/// RFC 6749 section 2.3.1: the client's ID and secret are form-encoded before HTTP Basic.
 fn form_encode(value: &str) -> String {
-    let mut out = String::new();
-    for byte in value.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => out.push(byte as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }

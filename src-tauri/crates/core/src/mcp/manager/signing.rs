@@ -45,15 +45,16 @@ impl McpManager {
         if !matches!(config.transport, Transport::Http { .. }) || has_own_token(config) {
             return None;
         }
-        slot.state().sign_in = sign_in::view(keys.clone(), config).await;
-        let http = super::super::launch::http_client().ok()?;
-        match sign_in::authorized_client(keys, config, http).await {
-            Ok(client) => client,
+        let record = match sign_in::stored(keys.clone(), config).await {
+            Ok(record) => record,
             Err(e) => {
                 tracing::warn!(server = %config.name, error = %e, "the stored sign-in could not be read");
                 None
             }
-        }
+        };
+        slot.state().sign_in = record.as_ref().map(SignInView::of);
+        let http = super::super::launch::http_client().ok()?;
+        sign_in::authorized_client(keys, config, &record?, http).await
     }
 
     /// A start was refused for want of credentials.
