@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/poll.rs"]
+mod poll;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -133,15 +136,13 @@ fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
     m
 }
 
+/// `name`'s view once `done` holds for it.
 async fn until(m: &McpManager, name: &str, done: impl Fn(&ServerView) -> bool) -> ServerView {
-    for _ in 0..300 {
-        let v = m.server(name).unwrap();
-        if done(&v) {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{name} never got there: {:?}", m.server(name));
+    poll::until(name, WAIT, || {
+        let view = m.server(name).unwrap();
+        std::future::ready(done(&view).then_some(view))
+    })
+    .await
 }
 
 /// A manager over `servers` whose `notes` server was met (it asked for a sign-in), signed in to
@@ -381,5 +382,122 @@ async fn tokens_revoked_during_a_session_turn_a_call_into_a_sign_in_request() {
     m.sign_in("notes", None, None, browser(Default::default())).await.unwrap();
     until(&m, "notes", |v| v.status == ServerStatus::Connected).await;
     assert!(whoami(&m, "notes").await.contains("mcp:tools"));
+    m.shutdown().await;
+}
+
+/// A hand-written HTTP server: answers each `GET`/`POST` path from `routes` (status, extra
+/// headers, body), 404 otherwise, and records every request's head.
+async fn canned_server(
+    routes: impl Fn(&str) -> Option<(u16, String, String)> + Send + Sync + 'static,
+) -> (String, Arc<Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (recorded, routes) = (seen.clone(), Arc::new(routes));
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let (recorded, routes) = (recorded.clone(), routes.clone());
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let n = socket.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+                let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+                recorded.lock().unwrap().push(head);
+                let (status, headers, body) =
+                    routes(&path).unwrap_or((404, String::new(), "{\"error\":\"not_found\"}".into()));
+                let response = format!(
+                    "HTTP/1.1 {status} X\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (base, seen)
+}
+
+/// Red team: the sign-in for a server is never sent to whatever its entry points at later. The
+/// user (or a pasted config, or an add-server link replacing it) moves `notes` to another
+/// address; Perch must connect there without the tokens. Control: the same sign-in does reach
+/// the server it was made for.
+#[tokio::test]
+async fn a_sign_in_is_never_sent_to_the_address_a_server_moved_to() {
+    let server = AuthServer::start(&[]).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = signed_in(tmp.path(), json!({ "notes": { "type": "http", "url": server.mcp } })).await;
+    assert!(whoami(&m, "notes").await.contains("mcp:tools"), "control: the tokens work where they belong");
+    m.shutdown().await;
+
+    let (elsewhere, seen) = canned_server(|_| {
+        Some((401, "WWW-Authenticate: Bearer realm=\"x\"\r\n".into(), "{\"error\":\"unauthorized\"}".into()))
+    })
+    .await;
+    let moved =
+        manager(tmp.path(), json!({ "notes": { "type": "http", "url": format!("{elsewhere}/mcp") } }));
+    let err = moved.ensure_connected("notes", WAIT).await.unwrap_err();
+    assert!(matches!(err, CallError::NeedsSignIn { .. }), "{err}");
+    let requests = seen.lock().unwrap().join("\n").to_ascii_lowercase();
+    assert!(!requests.is_empty(), "Perch did try the new address");
+    assert!(!requests.contains("authorization:"), "a credential went to the new address: {requests}");
+    for token in server.tokens().await {
+        assert!(!requests.contains(&token.to_ascii_lowercase()));
+    }
+    moved.shutdown().await;
+}
+
+/// Red team: an authorization server whose metadata sends the code and the client's secret to a
+/// plain-HTTP address elsewhere is refused before any browser opens.
+#[tokio::test]
+async fn metadata_naming_a_plain_http_token_endpoint_is_refused_before_the_browser() {
+    let base = Arc::new(std::sync::OnceLock::<String>::new());
+    let at = base.clone();
+    let (url, seen) = canned_server(move |path| {
+        let base = at.get().unwrap();
+        match path {
+            "/mcp" => Some((
+                401,
+                format!("WWW-Authenticate: Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\"\r\n"),
+                "{}".into(),
+            )),
+            "/.well-known/oauth-protected-resource/mcp" => Some((
+                200,
+                String::new(),
+                json!({ "resource": format!("{base}/mcp"), "authorization_servers": [base] }).to_string(),
+            )),
+            "/.well-known/oauth-authorization-server" => Some((
+                200,
+                String::new(),
+                json!({
+                    "issuer": base,
+                    "authorization_endpoint": format!("{base}/authorize"),
+                    "token_endpoint": "http://tokens.example.net/token",
+                    "registration_endpoint": format!("{base}/register"),
+                    "code_challenge_methods_supported": ["S256"],
+                })
+                .to_string(),
+            )),
+            _ => None,
+        }
+    })
+    .await;
+    base.set(url.clone()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager(tmp.path(), json!({ "notes": { "type": "http", "url": format!("{url}/mcp") } }));
+    let _ = m.ensure_connected("notes", WAIT).await;
+    assert_eq!(
+        m.server("notes").unwrap().status,
+        ServerStatus::NeedsSignIn,
+        "control: the server asks for a sign-in"
+    );
+    let opened = Arc::new(Mutex::new(Vec::new()));
+    let err = m.sign_in("notes", None, None, browser(opened.clone())).await.unwrap_err();
+    assert!(
+        matches!(&err, SignInFailure::SignIn(SignInError::InsecureEndpoint { url, .. }) if url == "http://tokens.example.net/token"),
+        "{err}"
+    );
+    assert!(opened.lock().unwrap().is_empty(), "no browser was opened");
+    let requests = seen.lock().unwrap().clone();
+    assert!(!requests.iter().any(|r| r.starts_with("POST /register")), "nothing was registered");
     m.shutdown().await;
 }
