@@ -98,7 +98,7 @@ app-release: $(NPM_STAMP)
 	# The command line is the app binary started as `perch`, and the bundled servers are
 	# perch-mcp started under their names, as the package installs them.
 	ln -sf perch-desktop $(CARGO_TARGET_DIR)/release/perch
-	for s in demo filesystem review web; do ln -sf perch-mcp $(CARGO_TARGET_DIR)/release/perch-mcp-$$s; done
+	for s in demo filesystem review web google; do ln -sf perch-mcp $(CARGO_TARGET_DIR)/release/perch-mcp-$$s; done
 
 # Development with hot reload of the UI.
 dev: deps-system $(NPM_STAMP)

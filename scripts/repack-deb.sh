@@ -15,7 +15,7 @@ dpkg-deb --raw-extract "$deb" "$work/root"
 [ -x "$work/root/usr/bin/perch-desktop" ] || { echo "$deb has no usr/bin/perch-desktop" >&2; exit 1; }
 [ -x "$work/root/usr/bin/perch-mcp" ] || { echo "$deb has no usr/bin/perch-mcp" >&2; exit 1; }
 links=(perch:perch-desktop)
-for server in demo filesystem review web; do links+=("perch-mcp-$server:perch-mcp"); done
+for server in demo filesystem review web google; do links+=("perch-mcp-$server:perch-mcp"); done
 for link in "${links[@]}"; do
   [ -e "$work/root/usr/bin/${link%%:*}" ] || ln -s "${link#*:}" "$work/root/usr/bin/${link%%:*}"
 done

@@ -1,7 +1,8 @@
 //! `perch-mcp`: the bundled MCP servers in one binary. The package installs `perch-mcp-demo`,
-//! `perch-mcp-filesystem`, `perch-mcp-review` and `perch-mcp-web` as links to it, and it runs
-//! the server its name says, with that server's arguments. Four binaries carried four copies
-//! of the runtime, the MCP SDK and the JSON code (about 7 MB of the package before xz).
+//! `perch-mcp-filesystem`, `perch-mcp-review`, `perch-mcp-web` and `perch-mcp-google` as links to
+//! it, and it runs the server its name says, with that server's arguments. Separate binaries
+//! carried a copy each of the runtime, the MCP SDK and the JSON code (about 7 MB of the package
+//! before xz for four).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -14,10 +15,12 @@ fn main() -> ExitCode {
         "perch-mcp-filesystem" => perch_mcp_filesystem::main(),
         "perch-mcp-review" => perch_mcp_review::main(),
         "perch-mcp-web" => perch_mcp_web::server::main(),
+        "perch-mcp-google" => perch_mcp_google::server::main(),
         _ => {
             eprintln!(
                 "perch-mcp runs Perch's bundled MCP servers by the name it is started under: \
-                 perch-mcp-demo, perch-mcp-filesystem, perch-mcp-review or perch-mcp-web (links to it)"
+                 perch-mcp-demo, perch-mcp-filesystem, perch-mcp-review, perch-mcp-web or perch-mcp-google \
+                 (links to it)"
             );
             ExitCode::from(2)
         }

@@ -1,4 +1,4 @@
-//! One binary, four servers: each link name starts its own server (seen in its `--help`, which
+//! One binary, five servers: each link name starts its own server (seen in its `--help`, which
 //! each server's argument parser writes), and any other name is refused with the list.
 #![allow(clippy::unwrap_used)]
 
@@ -18,6 +18,7 @@ fn each_name_runs_its_own_server() {
         ("perch-mcp-filesystem", "Usage: perch-mcp-filesystem"),
         ("perch-mcp-review", "Usage: perch-mcp-review"),
         ("perch-mcp-web", "Usage: perch-mcp-web"),
+        ("perch-mcp-google", "Usage: perch-mcp-google"),
     ] {
         let out = run_as(name, "--help");
         let help = String::from_utf8_lossy(&out.stdout);
@@ -31,5 +32,10 @@ fn another_name_is_refused_with_the_list() {
     let out = run_as("perch-mcp", "--help");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("perch-mcp-demo, perch-mcp-filesystem, perch-mcp-review or perch-mcp-web"), "{err}");
+    assert!(
+        err.contains(
+            "perch-mcp-demo, perch-mcp-filesystem, perch-mcp-review, perch-mcp-web or perch-mcp-google"
+        ),
+        "{err}"
+    );
 }

@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    perch_mcp_google::server::main()
+}
