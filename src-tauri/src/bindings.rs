@@ -7,7 +7,8 @@ use tauri_specta::{collect_commands, collect_events};
 
 use crate::add_link::AddLinkArrived;
 use crate::commands::{
-    app, capture, chat, files, history, local, models, permissions, review, terminal, tools, voice, window,
+    app, capture, chat, files, google, history, local, models, permissions, review, terminal, tools, voice,
+    window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
@@ -74,6 +75,11 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::mcp_sign_in,
             tools::mcp_cancel_sign_in,
             tools::mcp_sign_out,
+            google::google_status,
+            google::google_set_client,
+            google::google_connect,
+            google::google_cancel_connect,
+            google::google_disconnect,
             tools::mcp_read_resource,
             tools::mcp_get_prompt,
             tools::set_tool_settings,

@@ -183,6 +183,32 @@ impl From<SignInFailure> for CommandError {
     }
 }
 
+impl From<perch_core::google::ConnectError> for CommandError {
+    fn from(e: perch_core::google::ConnectError) -> Self {
+        use perch_core::google::ConnectError as E;
+        let kind = match &e {
+            E::Cancelled => ErrorKind::Cancelled,
+            E::TimedOut(_) => ErrorKind::Timeout,
+            E::NoClient | E::NothingChosen => ErrorKind::Invalid,
+            E::Store(_) => ErrorKind::Storage,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
+impl From<perch_core::google::ClientError> for CommandError {
+    fn from(e: perch_core::google::ClientError) -> Self {
+        Self::new(ErrorKind::Invalid, e.to_string())
+    }
+}
+
+impl From<perch_core::oauth::store::StoreError> for CommandError {
+    fn from(e: perch_core::oauth::store::StoreError) -> Self {
+        Self::new(ErrorKind::Storage, e.to_string())
+    }
+}
+
 impl From<ConfigError> for CommandError {
     fn from(e: ConfigError) -> Self {
         let kind = match &e {

@@ -122,6 +122,21 @@ export const commands = {
 	mcpCancelSignIn: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_cancel_sign_in", { name })),
 	/**  Signs out: revoked at the server where it can be, forgotten here. True when the server was told. */
 	mcpSignOut: (name: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("mcp_sign_out", { name })),
+	googleStatus: () => typedError<GoogleStatus, CommandError>(__TAURI_INVOKE("google_status")),
+	/**
+	 *  Keeps the user's client, typed in (`client_secret` may be left out) or as the text of the
+	 *  `client_secret.json` Google gives (`file`).
+	 */
+	googleSetClient: (clientId: string | null, clientSecret: string | null, file: string | null) => typedError<GoogleStatus, CommandError>(__TAURI_INVOKE("google_set_client", { clientId, clientSecret, file })),
+	/**  Connects (or adds services); returns when Google's page came back, or failed. */
+	googleConnect: (services: GoogleService[]) => typedError<GoogleStatus, CommandError>(__TAURI_INVOKE("google_connect", { services })),
+	/**  Stops waiting for Google's page. */
+	googleCancelConnect: () => typedError<null, CommandError>(__TAURI_INVOKE("google_cancel_connect")),
+	/**
+	 *  Revokes at Google and forgets the connection (and the client, with `forget_client`). True
+	 *  when Google was told.
+	 */
+	googleDisconnect: (forgetClient: boolean) => typedError<boolean, CommandError>(__TAURI_INVOKE("google_disconnect", { forgetClient })),
 	mcpReadResource: (name: string, uri: string) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_read_resource", { name, uri })),
 	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
 	setToolSettings: (base: ToolSettings, tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { base, tools })),
@@ -303,6 +318,12 @@ export type ApprovalQuestion = {
 	tool: string,
 	arguments: Value,
 	read_only: boolean,
+	/**
+	 *  The tool says it destroys or sends something (MCP's `destructiveHint`: sending mail,
+	 *  trashing it, deleting an event): each call is asked about, so "allow in this chat" is
+	 *  not offered, and only a rule the user makes allows it without asking.
+	 */
+	destructive: boolean,
 	/**  What a built-in server wants shown instead of the bare arguments (a terminal command). */
 	detail: ApprovalDetail | null,
 };
@@ -633,6 +654,40 @@ export type FileReference = {
 
 /**  How the model's copy is stored. */
 export type Format = "png" | "jpeg";
+
+/**
+ *  What the user may allow Perch to do, each one scope (Google's names, in plain words in
+ *  [`Service::describe`]).
+ */
+export type GoogleService = "mail_read" | "mail_send" | "mail_organize" | "calendar_read" | "calendar_write";
+
+export type GoogleServiceView = {
+	service: GoogleService,
+	label: string,
+	description: string,
+	granted: boolean,
+};
+
+/**  The connection as Settings and `perch google status` show it. No token, no secret. */
+export type GoogleStatus = {
+	/**  The user's OAuth client, once given. */
+	client_id: string | null,
+	has_client_secret: boolean,
+	connected: boolean,
+	/**  Who is connected (their address). */
+	account: string | null,
+	/**  Every service, and whether Google granted it. */
+	services: GoogleServiceView[],
+	/**  When the access token runs out (ms since the epoch); it is renewed before then. */
+	expires_at: number | null,
+	/**  What is wrong, with what to do: a service the user did not grant, an ended connection. */
+	problem: string | null,
+	/**
+	 *  While a connection is under way: Google's page (empty until it is known), to open or
+	 *  copy where no browser opened.
+	 */
+	connecting_page: string | null,
+};
 
 /**  What Perch gives back while the window is hidden (to the tray, or by the shortcut). */
 export type HiddenSettings = {
@@ -1461,6 +1516,11 @@ export type ToolOutput = {
 	is_error: boolean,
 	/**  Characters cut from the text for the model (the card says so). */
 	truncated_chars: number,
+	/**
+	 *  The tool's structured result, for a card that shows it as a summary (mail, events);
+	 *  the model reads the text. Left out when it is large (see [`MAX_STRUCTURED`]).
+	 */
+	structured?: Value | null,
 };
 
 /**  `server:tool`, where either part may be `*` (`demo:*`, `*:read_file`). */

@@ -4,6 +4,7 @@ pub mod app;
 pub mod capture;
 pub mod chat;
 pub mod files;
+pub mod google;
 pub mod history;
 pub mod local;
 pub mod models;

@@ -1,7 +1,7 @@
 // Drives the real Perch app: tauri-driver + WebKitWebDriver for the UI, xdotool for the
 // window as the window manager sees it, ImageMagick for screenshots of the whole screen.
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -41,6 +41,28 @@ export const ARTIFACTS = process.env.E2E_ARTIFACTS;
 
 export function freshDataDir() {
   return mkdtempSync(join(tmpdir(), "perch-e2e-"));
+}
+
+/**
+ * A system browser whose user consents on every sign-in page: it records the page in `log`,
+ * loads it, follows where the answer sends it (Perch's loopback redirect) and records
+ * `landed STATUS CLOSE_TAB` (whether Perch's page says the tab can be closed). Returns the
+ * `$BROWSER` value that runs it.
+ */
+export function consentingBrowser(dir, log) {
+  const script = join(dir, "browser.mjs");
+  writeFileSync(
+    script,
+    `import { appendFileSync } from "node:fs";
+const page = process.argv[2];
+appendFileSync(${JSON.stringify(log)}, page + "\\n");
+const answer = await fetch(page, { redirect: "manual" });
+const landed = await fetch(answer.headers.get("location"));
+appendFileSync(${JSON.stringify(log)}, "landed " + landed.status + " " + (await landed.text()).includes("You can close this tab") + "\\n");
+`,
+  );
+  chmodSync(script, 0o755);
+  return `${process.execPath} ${script}`;
 }
 
 /** A private runtime dir (as XDG_RUNTIME_DIR would be), so each app gets its own review socket. */

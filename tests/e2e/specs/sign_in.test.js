@@ -6,12 +6,12 @@
 // revokes at the server and the card asks for a sign-in again.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { freshDataDir, launch, screenshot, waitFor } from "../lib/harness.js";
+import { consentingBrowser, freshDataDir, launch, screenshot, waitFor } from "../lib/harness.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -35,22 +35,7 @@ describe("MCP sign-in", () => {
     server = await startAuthServer();
     const dataDir = freshDataDir();
     writeFileSync(join(dataDir, "mcp_servers.json"), JSON.stringify({ mcpServers: { notes: { type: "http", url: server.mcp } } }));
-    // The browser: it records the page, asks the authorization server (which approves at once),
-    // and goes where the answer sends it, which is Perch's loopback redirect.
-    const browser = join(tmp, "browser.mjs");
-    writeFileSync(
-      browser,
-      `import { appendFileSync } from "node:fs";
-const page = process.argv[2];
-appendFileSync(${JSON.stringify(opened)}, page + "\\n");
-const answer = await fetch(page, { redirect: "manual" });
-const back = answer.headers.get("location");
-const landed = await fetch(back);
-appendFileSync(${JSON.stringify(opened)}, "landed " + landed.status + " " + (await landed.text()).includes("You can close this tab") + "\\n");
-`,
-    );
-    chmodSync(browser, 0o755);
-    session = await launch(dataDir, { PERCH_KEY_STORE: "file", BROWSER: `${process.execPath} ${browser}` });
+    session = await launch(dataDir, { PERCH_KEY_STORE: "file", BROWSER: consentingBrowser(tmp, opened) });
   });
   after(async () => {
     await session?.close();

@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
+import { ConnectionsSettings } from "../components/settings/ConnectionsSettings";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
 import { PermissionsSettings } from "../components/settings/PermissionsSettings";
@@ -34,7 +35,7 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
@@ -75,6 +76,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       {section === "Terminal" && <TerminalSettingsCard />}
       {section === "Permissions" && <PermissionsSettings />}
       {section === "MCP" && <McpServers />}
+      {section === "Connections" && <ConnectionsSettings />}
       {section === "Reviews" && <ReviewSettingsCard />}
     </section>
   );

@@ -54,4 +54,9 @@ fn print_human(r: &DoctorReport) {
             println!("{}", crate::sign_in::line(&s.server, s.sign_in.as_ref()));
         }
     }
+    if let Some(google) = &r.google {
+        println!();
+        println!("Connections:");
+        println!("{}", crate::google::line(google));
+    }
 }

@@ -5,6 +5,7 @@
 mod app;
 mod ask;
 mod doctor;
+mod google;
 mod history;
 mod keys;
 mod local;
@@ -57,6 +58,11 @@ enum Command {
     Keys {
         #[command(subcommand)]
         command: keys::KeysCommand,
+    },
+    /// The Google connection (mail and calendar): connect, status, disconnect.
+    Google {
+        #[command(subcommand)]
+        command: google::GoogleCommand,
     },
     /// The MCP servers Perch uses for tools.
     Mcp {
@@ -139,6 +145,7 @@ pub fn main() -> ExitCode {
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
             Command::Local { command } => with_engine(|engine| local::run(engine, command)).await,
             Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
+            Command::Google { command } => with_engine(|engine| google::run(engine, command)).await,
             // These talk to the running app; they open no database of their own.
             Command::Screenshot { mode, json } => {
                 app_request(app::AppRequest::Screenshot { mode }, json).await

@@ -18,6 +18,8 @@ pub struct DoctorReport {
     pub components: Vec<Probe>,
     /// Streamable HTTP servers that sign in rather than send a token of the user's.
     pub sign_ins: Vec<SignInReport>,
+    /// The Google connection (client, account, services; no token).
+    pub google: Option<crate::google::GoogleStatus>,
 }
 
 /// One server's sign-in, from the key store (no server is started to find out).
@@ -105,11 +107,11 @@ pub async fn run() -> DoctorReport {
         components.push(probes::global_shortcuts_portal().await);
     }
     components.extend(runners);
-    let sign_ins = match &dir {
-        Some(dir) => sign_ins(dir).await,
-        None => Vec::new(),
+    let (sign_ins, google) = match &dir {
+        Some(dir) => (sign_ins(dir).await, google(dir).await),
+        None => (Vec::new(), None),
     };
-    DoctorReport { version: crate::VERSION, data_dir, database, components, sign_ins }
+    DoctorReport { version: crate::VERSION, data_dir, database, components, sign_ins, google }
 }
 
 async fn sign_ins(dir: &DataDir) -> Vec<SignInReport> {
@@ -125,6 +127,17 @@ async fn sign_ins(dir: &DataDir) -> Vec<SignInReport> {
         reports.push(SignInReport { server: server.name, sign_in });
     }
     reports
+}
+
+async fn google(dir: &DataDir) -> Option<crate::google::GoogleStatus> {
+    let keys = std::sync::Arc::new(crate::keys::Keys::new(dir.root()));
+    match crate::google::Connection::new(keys).status().await {
+        Ok(status) => Some(status),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the Google connection");
+            None
+        }
+    }
 }
 
 fn skipped_database() -> DatabaseReport {

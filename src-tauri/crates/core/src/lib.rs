@@ -8,6 +8,7 @@ pub mod desktop;
 pub mod doctor;
 pub mod engine;
 pub mod files;
+pub mod google;
 pub mod keys;
 pub mod local;
 pub mod logging;

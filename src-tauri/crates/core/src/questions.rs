@@ -55,6 +55,10 @@ pub struct ApprovalQuestion {
     pub tool: String,
     pub arguments: Value,
     pub read_only: bool,
+    /// The tool says it destroys or sends something (MCP's `destructiveHint`: sending mail,
+    /// trashing it, deleting an event): each call is asked about, so "allow in this chat" is
+    /// not offered, and only a rule the user makes allows it without asking.
+    pub destructive: bool,
     /// What a built-in server wants shown instead of the bare arguments (a terminal command).
     pub detail: Option<Box<ApprovalDetail>>,
 }

@@ -369,3 +369,67 @@ async fn a_servers_form_and_its_use_of_the_model_both_go_through_the_user() {
     assert!(q.messages[0].contains("Say something"), "{:?}", q.messages);
     s.engine.stop_mcp_servers().await;
 }
+
+/// The workspace's build of a binary (test binaries live in target/<profile>/deps).
+fn repo_target_bin(name: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join(name).to_string_lossy().into_owned()
+}
+
+#[tokio::test]
+async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for_the_chat() {
+    // The bundled Google server against the fake Google, given a token that may organise mail:
+    // its trash tool says it is destructive.
+    let google = perch_fake_google::FakeGoogle::start().await.unwrap();
+    let token = google.mint_access_token(&["https://www.googleapis.com/auth/gmail.modify"]);
+    let server = json!({ "gmail": {
+        "command": repo_target_bin("perch-mcp-google"),
+        "env": {
+            "PERCH_GOOGLE_ACCESS_TOKEN": token,
+            "PERCH_GOOGLE_SCOPES": "https://www.googleapis.com/auth/gmail.modify",
+            "PERCH_GOOGLE_API_BASE": google.base_url(),
+        },
+    } });
+    let s = setup(ApprovalChoice::Conversation, server).await;
+    s.engine.mcp().ensure_connected("gmail", Duration::from_secs(30)).await.unwrap();
+    let tools = s.engine.mcp().server("gmail").unwrap().tools;
+    assert!(tools.iter().any(|t| t.name == "gmail_trash" && t.destructive), "{tools:?}");
+    for _ in 0..2 {
+        s.fake.push(calls_then(vec![tool_call(
+            "gmail__gmail_trash",
+            json!({ "message_id": "18c0ffee00000001" }),
+        )]));
+        s.fake.push(Script::answer("done"));
+        s.fake.push(calls_then(vec![tool_call("gmail__gmail_search", json!({ "query": "in:inbox" }))]));
+        s.fake.push(Script::answer("done"));
+    }
+    let first = run_turn(&s.engine, ask("trash it", None), &Collect::default()).await.unwrap();
+    run_turn(&s.engine, ask("search", Some(first.conversation_id.clone())), &Collect::default())
+        .await
+        .unwrap();
+    run_turn(&s.engine, ask("trash it", Some(first.conversation_id.clone())), &Collect::default())
+        .await
+        .unwrap();
+    run_turn(&s.engine, ask("search", Some(first.conversation_id.clone())), &Collect::default())
+        .await
+        .unwrap();
+    let asked: Vec<(String, bool)> = s
+        .asked
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|q| match q {
+            Question::ToolApproval(q) => (q.tool.clone(), q.destructive),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // Trash is asked about both times; the search, allowed for the chat once, is not asked again.
+    assert_eq!(
+        asked,
+        [
+            ("gmail_trash".to_owned(), true),
+            ("gmail_search".to_owned(), false),
+            ("gmail_trash".to_owned(), true)
+        ]
+    );
+}

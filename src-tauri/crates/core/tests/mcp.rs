@@ -441,11 +441,10 @@ async fn a_stored_search_key_reaches_the_web_server_and_no_other() {
     let endpoint = brave_stand_in("brv-stored-key").await;
     let m = manager(tmp.path(), json!({ "web": { "args": ["--backend", "brave", "--endpoint", endpoint] } }));
     // The engine's hook over the key store, with "brave" stored.
-    m.set_secret_env(Arc::new(|config| {
-        perch_core::mcp::secrets::for_server(config, |name| {
-            (name == "brave").then(|| "brv-stored-key".to_owned())
-        })
-    }));
+    let keys = Arc::new(perch_core::keys::Keys::in_file(tmp.path()));
+    keys.set("brave", &perch_core::keys::Secret::new("brv-stored-key")).unwrap();
+    let google = perch_core::google::Connection::new(keys.clone());
+    m.set_secret_env(perch_core::mcp::secrets::from_keys(keys, google));
     m.ensure_connected("web", WAIT).await.unwrap();
     m.ensure_connected("demo", WAIT).await.unwrap();
 

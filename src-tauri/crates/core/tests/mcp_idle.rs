@@ -21,7 +21,7 @@ const WAIT: Duration = Duration::from_secs(30);
 
 /// A manager whose user file holds `servers`; the other bundled servers are off.
 fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
-    let mut all = json!({ "filesystem": { "enabled": false }, "web": { "enabled": false } });
+    let mut all = json!({ "filesystem": { "enabled": false }, "google": { "enabled": false }, "web": { "enabled": false } });
     all.as_object_mut().unwrap().extend(servers.as_object().unwrap().clone());
     std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": all }).to_string()).unwrap();
     McpManager::new(dir, Some(dir.join("logs")), Arc::new(Questions::default()))

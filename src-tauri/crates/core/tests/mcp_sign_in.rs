@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/logs.rs"]
+mod logs;
 #[path = "support/poll.rs"]
 mod poll;
 
@@ -24,34 +26,6 @@ use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(30);
-
-/// Everything logged in this test binary, at debug level for every crate (Perch logs info by
-/// default; `PERCH_LOG=debug` is what a user sends when asked for more).
-static LOGS: Mutex<Vec<u8>> = Mutex::new(Vec::new());
-
-struct LogWriter;
-
-impl std::io::Write for LogWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        LOGS.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-fn capture_logs() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let subscriber = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("debug"))
-            .with_writer(|| LogWriter)
-            .with_ansi(false)
-            .finish();
-        tracing::subscriber::set_global_default(subscriber).unwrap();
-    });
-}
 
 /// The fixture server, stopped when dropped (it also exits when its stdin closes).
 struct AuthServer {
@@ -129,7 +103,7 @@ fn browser(opened: Arc<Mutex<Vec<String>>>) -> OpenUrl {
 }
 
 fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
-    capture_logs();
+    logs::capture();
     std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
     let m = McpManager::new(dir, Some(dir.join("logs")), Arc::new(Questions::default()));
     m.set_keys(Arc::new(Keys::in_file(dir)));
@@ -218,7 +192,7 @@ async fn a_server_that_needs_sign_in_waits_for_it_then_works_and_stays_signed_in
     // No token anywhere in the data folder (the database, logs, config, the sealed key file),
     // nor in what was logged.
     let everything = all_text(tmp.path());
-    let logged = String::from_utf8_lossy(&LOGS.lock().unwrap()).into_owned();
+    let logged = logs::text();
     assert!(logged.contains("signed in"), "the logs were captured");
     for token in server.tokens().await {
         assert!(!everything.contains(&token), "a token leaked into the data folder");

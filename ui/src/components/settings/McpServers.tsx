@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import type { CatalogEntry, McpOverview, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
-import { nextStep } from "../../lib/errors";
+import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
 import { freeName, McpCatalog } from "./McpCatalog";
 
@@ -31,7 +31,7 @@ export function McpServers() {
   const loaded = useLoad<McpOverview>(() => call(commands.mcpOverview()), "overview");
   const { reload } = loaded;
   const overview = loaded.value;
-  const [actionError, setError] = useState<string | null>(null);
+  const { error: actionError, act } = useAction(reload);
   const error = actionError ?? (loaded.error ? errorMessage(loaded.error) : null);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -44,16 +44,6 @@ export function McpServers() {
       void unlisten.then((f) => f());
     };
   }, [reload]);
-  const act = async (pending: Promise<unknown>) => {
-    try {
-      await pending;
-      setError(null);
-    } catch (e) {
-      const next = nextStep(e);
-      setError(next ? `${errorMessage(e)} ${next}` : errorMessage(e));
-    }
-    reload();
-  };
   if (!overview) return error ? <p role="alert">{error}</p> : null;
   return (
     <>

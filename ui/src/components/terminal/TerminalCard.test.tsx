@@ -36,6 +36,7 @@ function ask(canRemember: boolean, whyAsked: string | null = null, needsFolder =
       tool: "run_command",
       arguments: CALL.arguments,
       read_only: false,
+      destructive: false,
       detail: { kind: "command", command: "cargo test && echo ok", cwd: "/w", reason: "to run the tests", sandbox: SANDBOX, why_asked: whyAsked, can_remember: canRemember, needs_folder: needsFolder },
     },
   };

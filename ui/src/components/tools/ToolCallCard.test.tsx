@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, within, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { OpenQuestion, ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
@@ -32,6 +32,7 @@ const ASK: OpenQuestion = {
     tool: "add",
     arguments: { a: 2, b: 3 },
     read_only: true,
+    destructive: false,
     detail: null,
   },
 };
@@ -77,6 +78,20 @@ describe("ToolCallCard", () => {
     const answered = calls.find((c) => c.cmd === "question_answer");
     expect(answered?.args).toEqual({ id: 7, answer: { kind: "approval", choice: "conversation" } });
     expect(screen.queryByRole("group", { name: "Approve this tool call" })).not.toBeInTheDocument();
+  });
+
+  it("asks about a tool that sends or destroys at every call: no allowing it for the chat", async () => {
+    const destructive: OpenQuestion = { ...ASK, question: { ...ASK.question, destructive: true } as OpenQuestion["question"] };
+    onCommand("questions_pending", () => [destructive]);
+    render(
+      <QuestionsProvider>
+        <ToolCallCard call={CALL} />
+      </QuestionsProvider>,
+    );
+    const group = await screen.findByRole("group", { name: "Approve this tool call" });
+    expect(within(group).getByRole("button", { name: "Allow once" })).toBeInTheDocument();
+    expect(within(group).getByRole("button", { name: "Always allow" })).toBeInTheDocument();
+    expect(within(group).queryByRole("button", { name: "Allow in this chat" })).not.toBeInTheDocument();
   });
 
   it("shows questions that arrive later and drops settled ones", async () => {

@@ -4,6 +4,7 @@ import { call as invoke, commands, errorMessage } from "../../ipc";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
+import { GoogleSummary, isGoogleCall } from "./GoogleSummary";
 import { WebSummary, isWebCall } from "./WebSummary";
 
 const STATUS: Record<ToolCallRecord["status"], string> = {
@@ -29,6 +30,11 @@ const CHOICES: { choice: ApprovalChoice; label: string }[] = [
   { choice: "deny", label: "Deny" },
   { choice: "never", label: "Never" },
 ];
+
+/** A tool that sends or destroys is asked about at every call: no "allow in this chat". */
+function choicesFor(destructive: boolean) {
+  return destructive ? CHOICES.filter((c) => c.choice !== "conversation") : CHOICES;
+}
 
 /** One tool call: what runs where, its status, progress, approval and result. */
 export function ToolCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
@@ -56,7 +62,13 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
           {call.duration_ms != null && call.status !== "pending" ? ` · ${call.duration_ms} ms` : ""}
         </span>
       </header>
-      {isWebCall(call) ? <WebSummary call={call} /> : <pre className="tool-args">{args}</pre>}
+      {isWebCall(call) ? (
+        <WebSummary call={call} />
+      ) : isGoogleCall(call) ? (
+        <GoogleSummary call={call} />
+      ) : (
+        <pre className="tool-args">{args}</pre>
+      )}
       {call.status === "running" && progress && (
         <div className="tool-progress" role="progressbar" aria-valuenow={percent ?? undefined} aria-valuemin={0} aria-valuemax={100}>
           {percent !== null && <div className="bar" style={{ width: `${percent}%` }} />}
@@ -71,7 +83,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
             Run <strong>{call.tool}</strong> from <strong>{call.server}</strong> with these arguments?
           </p>
           <div className="buttons">
-            {CHOICES.map((c) => (
+            {choicesFor(ask.question.kind === "tool_approval" && ask.question.destructive).map((c) => (
               <button
                 key={c.choice}
                 type="button"

@@ -149,12 +149,13 @@ impl CallContext<'_> {
                         if self.settings.allow_read_only && tool.tool.read_only {
                             return Gate::Run;
                         }
-                        if self
-                            .engine
-                            .store()
-                            .is_granted(self.conversation_id, server, name)
-                            .await
-                            .unwrap_or(false)
+                        if !tool.tool.destructive
+                            && self
+                                .engine
+                                .store()
+                                .is_granted(self.conversation_id, server, name)
+                                .await
+                                .unwrap_or(false)
                         {
                             return Gate::Run;
                         }
@@ -172,6 +173,7 @@ impl CallContext<'_> {
             tool: name.to_owned(),
             arguments: record.arguments.clone(),
             read_only: tool.tool.read_only,
+            destructive: tool.tool.destructive,
             detail,
         });
         let choice = match self.engine.questions().ask(question, self.cancel).await {
@@ -189,6 +191,8 @@ impl CallContext<'_> {
             builtin && self.engine.mcp().answered(&origin, server, name, &record.arguments, choice).await;
         let remembered = match choice {
             _ if handled => Ok(()),
+            // A destructive tool is asked about at every call: no grant for the chat is kept.
+            ApprovalChoice::Conversation if tool.tool.destructive => Ok(()),
             ApprovalChoice::Conversation => self
                 .engine
                 .store()

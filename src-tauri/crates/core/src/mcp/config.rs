@@ -461,7 +461,7 @@ mod tests {
         let loaded = load_texts(BUNDLED, None, Path::new("/x"));
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
         let names: Vec<&str> = loaded.servers.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["demo", "filesystem", "web"]);
+        assert_eq!(names, ["demo", "filesystem", "google", "web"]);
         assert!(
             loaded.servers.iter().all(|s| s.enabled && s.auto_start && s.bundled && s.timeout_secs == 60)
         );
@@ -526,7 +526,7 @@ mod tests {
         assert_eq!(loaded.problems.len(), 1);
         assert_eq!(loaded.problems[0].line, 3);
         assert!(loaded.problems[0].to_string().starts_with("/data/mcp_servers.json, line 3: not valid JSON"));
-        assert_eq!(loaded.servers.len(), 3);
+        assert_eq!(loaded.servers.len(), 4);
     }
 
     #[test]
@@ -589,7 +589,7 @@ mod tests {
         let loaded = load(dir.path());
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
         let names: Vec<&str> = loaded.servers.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["demo", "filesystem", "web"]);
+        assert_eq!(names, ["demo", "filesystem", "google", "web"]);
         assert!(!loaded.servers[0].enabled);
         assert!(
             matches!(remove(dir.path(), "time", false), Err(ConfigError::NotInUserFile(n)) if n == "time")

@@ -54,9 +54,27 @@ pub struct McpManager {
     keys: std::sync::OnceLock<Arc<crate::keys::Keys>>,
 }
 
-/// The secret environment one server gets at start: stored keys that only that server may see,
-/// so a third-party server never receives them.
-pub type SecretEnv = Arc<dyn Fn(&ServerConfig) -> Vec<(String, String)> + Send + Sync>;
+/// The secret environment one server gets at start: stored keys or a fresh access token that
+/// only that server may see, so a third-party server never receives them.
+pub type SecretEnv =
+    Arc<dyn Fn(&ServerConfig, Freshness) -> futures::future::BoxFuture<'static, ServerSecrets> + Send + Sync>;
+
+/// Whether the secrets a server starts with may be the stored ones, or must be renewed first
+/// (its service refused the stored ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    AsStored,
+    Renewed,
+}
+
+/// What [`SecretEnv`] gives a server.
+#[derive(Default)]
+pub struct ServerSecrets {
+    pub env: Vec<(String, String)>,
+    /// When something in `env` stops working (an access token's expiry): the server is put to
+    /// rest a little before, and the next call starts it with fresh ones.
+    pub valid_until: Option<std::time::SystemTime>,
+}
 
 impl std::fmt::Debug for McpManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,6 +119,10 @@ struct State {
     wanted_scope: Option<String>,
     /// The sign-in under way: its page, and how to cancel it.
     signing_in: Option<(String, CancellationToken)>,
+    /// It was started with secrets that run out (an access token), which can be renewed.
+    renewable_secrets: bool,
+    /// Its next start asks for renewed secrets.
+    renew_secrets: bool,
 }
 
 impl Slot {
@@ -166,13 +188,13 @@ impl McpManager {
         *self.env.lock().unwrap_or_else(|p| p.into_inner()) = env;
     }
 
-    /// Sets, once, where servers' secrets come from; asked each time a server starts, so a key
-    /// stored later reaches the server at its next start.
     /// The key store sign-ins are kept in.
     pub fn set_keys(&self, keys: Arc<crate::keys::Keys>) {
         let _ = self.keys.set(keys);
     }
 
+    /// Sets, once, where servers' secrets come from; asked each time a server starts, so a key
+    /// stored later reaches the server at its next start.
     pub fn set_secret_env(&self, secrets: SecretEnv) {
         let _ = self.secret_env.set(secrets);
     }
@@ -366,6 +388,26 @@ impl McpManager {
     pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), CallError> {
         self.stop(name).await?;
         self.start(name)
+    }
+
+    /// Starts a server that was given renewable secrets again with renewed ones, and waits
+    /// until it is connected. Refused for any other server: a server cannot make Perch restart
+    /// it by saying its credentials were refused unless Perch gave it some.
+    pub(super) async fn restart_with_renewed_secrets(self: &Arc<Self>, name: &str) -> Result<(), CallError> {
+        let slot = self.slot(name)?;
+        {
+            let mut s = slot.state();
+            if !s.renewable_secrets {
+                return Err(CallError::NotRunning {
+                    server: name.to_owned(),
+                    status: "it holds no renewable secrets".into(),
+                });
+            }
+            s.renew_secrets = true;
+        }
+        self.restart(name).await?;
+        let wait = super::launch::START_TIMEOUT.min(Duration::from_secs(slot.config().timeout_secs.into()));
+        self.ensure_connected(name, wait).await
     }
 
     /// Stops every server (at quit): each is asked to close, and the process group of any

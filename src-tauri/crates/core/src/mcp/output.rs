@@ -17,7 +17,14 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// Characters cut from the text for the model (the card says so).
     pub truncated_chars: u32,
+    /// The tool's structured result, for a card that shows it as a summary (mail, events);
+    /// the model reads the text. Left out when it is large (see [`MAX_STRUCTURED`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<serde_json::Value>,
 }
+
+/// The largest structured result kept for a card, serialised; a larger one is the text alone.
+const MAX_STRUCTURED: usize = 64 * 1024;
 
 impl ToolOutput {
     pub fn error(text: impl Into<String>) -> Self {
@@ -56,10 +63,14 @@ impl ToolOutput {
             }
         }
         // Structured output repeats the text by convention; use it only when there is no text.
-        if parts.is_empty()
-            && let Some(value) = result.structured_content
-        {
-            parts.push(value.to_string());
+        if let Some(value) = result.structured_content {
+            let serialised = value.to_string();
+            if parts.is_empty() {
+                parts.push(serialised.clone());
+            }
+            if serialised.len() <= MAX_STRUCTURED {
+                out.structured = Some(value);
+            }
         }
         if parts.is_empty() && !out.images.is_empty() {
             parts.push(format!("[{} image(s), shown to the user]", out.images.len()));
@@ -113,5 +124,17 @@ mod tests {
         assert!(!out.is_error);
         let failed = ToolOutput::from_result(CallToolResult::error(vec![ContentBlock::text("nope")]));
         assert!(failed.is_error);
+    }
+
+    #[test]
+    fn structured_results_are_kept_for_the_card_unless_large() {
+        let mut result = CallToolResult::success(vec![ContentBlock::text("1 message")]);
+        result.structured_content = Some(serde_json::json!({ "messages": [{ "from": "Ada" }] }));
+        let out = ToolOutput::from_result(result);
+        assert_eq!(out.text, "1 message", "the model reads the text");
+        assert_eq!(out.structured.unwrap()["messages"][0]["from"], "Ada");
+        let mut large = CallToolResult::success(vec![ContentBlock::text("big")]);
+        large.structured_content = Some(serde_json::json!({ "body": "x".repeat(MAX_STRUCTURED) }));
+        assert_eq!(ToolOutput::from_result(large).structured, None);
     }
 }

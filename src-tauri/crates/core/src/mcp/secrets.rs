@@ -1,12 +1,14 @@
-//! Which stored keys a server may see. Keys go to Perch's own web server only (for the search
-//! services that need one), through its environment at start; no other server, bundled or
-//! third-party, ever receives them.
+//! Which secrets a server may see. Stored keys go to Perch's own web server only (for the
+//! search services that need one), and a fresh Google access token to Perch's own Google
+//! server only, through their environment at start; no other server, bundled or third-party,
+//! ever receives them.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::config::{ServerConfig, Transport};
-use super::manager::SecretEnv;
+use super::manager::{Freshness, SecretEnv, ServerSecrets};
+use crate::google;
 use crate::keys::Keys;
 
 pub use crate::keys::WEB_SEARCH_KEYS;
@@ -21,7 +23,7 @@ pub fn is_web_search_key(name: &str) -> bool {
 /// The environment `config`'s server gets from `lookup` (a key by its stored name): the search
 /// keys for the web server, nothing for any other.
 pub fn for_server(config: &ServerConfig, lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    if !gets_search_keys(config) {
+    if !runs(config, WEB_SERVER) {
         return Vec::new();
     }
     WEB_SEARCH_KEYS
@@ -32,19 +34,41 @@ pub fn for_server(config: &ServerConfig, lookup: impl Fn(&str) -> Option<String>
 
 /// Whether `config` runs Perch's web server (by its program, wherever it lives).
 pub fn gets_search_keys(config: &ServerConfig) -> bool {
-    let Transport::Stdio { command, .. } = &config.transport else { return false };
-    Path::new(command).file_name().is_some_and(|name| name == WEB_SERVER)
+    runs(config, WEB_SERVER)
 }
 
-/// The manager's hook over the key store (the keyring, or the encrypted file).
-pub fn from_keys(keys: Arc<Keys>) -> SecretEnv {
-    Arc::new(move |config| {
-        for_server(config, |name| match keys.get(name, None) {
-            Ok(found) => found.map(|(secret, _)| secret.expose().to_owned()),
-            Err(e) => {
-                tracing::warn!(key = name, error = %e, "a web search key could not be read");
-                None
+/// Whether `config` runs the bundled program `program` (by its name, wherever it lives).
+fn runs(config: &ServerConfig, program: &str) -> bool {
+    let Transport::Stdio { command, .. } = &config.transport else { return false };
+    Path::new(command).file_name().is_some_and(|name| name == program)
+}
+
+/// The manager's hook over the key store (the keyring, or the encrypted file) and the Google
+/// connection.
+pub fn from_keys(keys: Arc<Keys>, google: google::Connection) -> SecretEnv {
+    Arc::new(move |config, freshness| {
+        let (keys, google, config) = (keys.clone(), google.clone(), config.clone());
+        Box::pin(async move {
+            if runs(&config, google::SERVER_PROGRAM) {
+                let access = google.server_access(freshness == Freshness::Renewed).await;
+                return ServerSecrets {
+                    env: google::server_env(access.as_ref(), google.endpoints()),
+                    valid_until: access.map(|a| a.expires_at),
+                };
             }
+            // Key stores may block (the keyring over D-Bus): off the async threads.
+            let env = tokio::task::spawn_blocking(move || {
+                for_server(&config, |name| match keys.get(name, None) {
+                    Ok(found) => found.map(|(secret, _)| secret.expose().to_owned()),
+                    Err(e) => {
+                        tracing::warn!(key = name, error = %e, "a web search key could not be read");
+                        None
+                    }
+                })
+            })
+            .await
+            .unwrap_or_default();
+            ServerSecrets { env, valid_until: None }
         })
     })
 }

@@ -73,8 +73,7 @@ pub enum SignInError {
     },
 }
 
-/// Where a sign-in's page goes: the browser, a terminal, a test.
-pub type OpenUrl = Box<dyn FnOnce(&str) + Send>;
+pub use crate::oauth::OpenUrl;
 
 /// What a sign-in asks for beyond the server's entry.
 #[derive(Default)]

@@ -37,6 +37,12 @@ pub struct SignInRecord {
     /// discovery.
     #[serde(default)]
     pub metadata: Option<AuthorizationMetadata>,
+    /// Who signed in, where the provider says (an email address), for "connected as".
+    #[serde(default)]
+    pub account: Option<String>,
+    /// Why the sign-in stopped working (the refresh token was refused), for the status line.
+    #[serde(default)]
+    pub problem: Option<String>,
 }
 
 impl std::fmt::Debug for SignInRecord {
@@ -47,6 +53,8 @@ impl std::fmt::Debug for SignInRecord {
             .field("client_secret", &self.client_secret.as_ref().map(|_| "[REDACTED]"))
             .field("revocation_endpoint", &self.revocation_endpoint)
             .field("secret_in_body", &self.secret_in_body)
+            .field("account", &self.account)
+            .field("problem", &self.problem)
             .finish()
     }
 }
@@ -60,6 +68,8 @@ impl SignInRecord {
             revocation_endpoint: None,
             secret_in_body: false,
             metadata: None,
+            account: None,
+            problem: None,
         }
     }
 
@@ -129,6 +139,16 @@ impl SignInEntry {
         Ok(())
     }
 
+    /// Held across a token refresh and its save, in this process and across processes (the app
+    /// and the command line), so one rotating refresh token is never spent twice.
+    pub async fn refresh_guard(&self) -> std::io::Result<RefreshGuard> {
+        let in_process = entry_lock(&self.name).lock_owned().await;
+        let dir = self.keys.dir().to_path_buf();
+        let across =
+            tokio::task::spawn_blocking(move || file_lock(&dir)).await.map_err(std::io::Error::other)??;
+        Ok(RefreshGuard { _in_process: in_process, _across: across })
+    }
+
     /// Changes the record under this entry's lock (see [`CredentialStore::acquire_refresh_guard`]).
     pub async fn update(
         &self,
@@ -144,6 +164,15 @@ impl SignInEntry {
         self.save(&record).await?;
         Ok(record)
     }
+}
+
+/// See [`SignInEntry::refresh_guard`]; released when dropped.
+pub struct RefreshGuard {
+    _in_process: tokio::sync::OwnedMutexGuard<()>,
+    #[cfg(unix)]
+    _across: nix::fcntl::Flock<std::fs::File>,
+    #[cfg(not(unix))]
+    _across: (),
 }
 
 /// One lock per entry for this process, held across a token refresh and its save, so two
@@ -237,13 +266,12 @@ impl CredentialStore for KeyCredentialStore {
     }
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
-        let in_process = entry_lock(self.entry.name()).lock_owned().await;
-        let dir = self.entry.keys.dir().to_path_buf();
-        let across = tokio::task::spawn_blocking(move || file_lock(&dir))
+        let guard = self
+            .entry
+            .refresh_guard()
             .await
-            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?
             .map_err(|e| AuthError::CredentialStoreError(format!("the sign-ins' lock file: {e}")))?;
-        Ok(Some(CredentialRefreshGuard::new((in_process, across))))
+        Ok(Some(CredentialRefreshGuard::new(guard)))
     }
 }
 

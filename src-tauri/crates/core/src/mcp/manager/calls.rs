@@ -20,6 +20,16 @@ use super::super::{CallError, CallOrigin, Progress, ToolOutput, Vetting};
 use super::{McpManager, Slot};
 use crate::questions::ApprovalChoice;
 
+/// The result `_meta` key by which a server Perch starts with secrets says its service refused
+/// them (the bundled Google server, on a 401: `mcp_servers/google`).
+const CREDENTIALS_REFUSED_META: &str = "app.perch/credentialsRefused";
+
+/// How one call of an MCP server's tool ended.
+enum Attempt {
+    Done(ToolOutput),
+    CredentialsRefused(ToolOutput),
+}
+
 /// The `_meta` key for [`CallOrigin::result_chars`] (the bundled web server reads it under the
 /// same name: `mcp_servers/web/src/server.rs`).
 const RESULT_CHARS_META: &str = "app.perch/resultChars";
@@ -77,6 +87,36 @@ impl McpManager {
             let arguments = Value::Object(arguments.unwrap_or_default());
             return builtin.call(origin, tool, &arguments, cancel, progress).await;
         }
+        match self.call_mcp_tool(origin, server, tool, arguments.clone(), cancel, progress.clone()).await? {
+            Attempt::Done(output) => Ok(output),
+            // The server's service refused the access token it was started with (revoked, or
+            // expired early): it starts again with renewed secrets, and the call is sent once more.
+            Attempt::CredentialsRefused(output) => {
+                tracing::info!(%server, "the server's credentials were refused; renewing them");
+                if self.restart_with_renewed_secrets(server).await.is_err() {
+                    return Ok(output);
+                }
+                // Without renewed access (it ended for good) the server no longer offers the
+                // tool: the first answer, which says what to do, stands.
+                match self.call_mcp_tool(origin, server, tool, arguments, cancel, progress).await {
+                    Ok(Attempt::Done(output) | Attempt::CredentialsRefused(output)) => Ok(output),
+                    Err(CallError::Cancelled) => Err(CallError::Cancelled),
+                    Err(_) => Ok(output),
+                }
+            }
+        }
+    }
+
+    /// One call of an MCP server's tool.
+    async fn call_mcp_tool(
+        self: &Arc<Self>,
+        origin: &CallOrigin,
+        server: &str,
+        tool: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> Result<Attempt, CallError> {
         let (in_flight, peer) = self.peer_for_call(server).await?;
         let slot = in_flight.slot();
         // Only the timeout: the whole configuration (command, arguments, environment) is not
@@ -104,7 +144,21 @@ impl McpManager {
         let mut state_only_rounds = 0u32;
         for _ in 0..MAX_INPUT_ROUNDS {
             let result = match send_round(&peer, slot, &round, params.clone(), cancel).await? {
-                ServerResult::CallToolResult(result) => return Ok(ToolOutput::from_result(result)),
+                ServerResult::CallToolResult(result) => {
+                    let refused = result.is_error == Some(true)
+                        && result
+                            .meta
+                            .as_ref()
+                            .and_then(|m| m.0.get(CREDENTIALS_REFUSED_META))
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false);
+                    let output = ToolOutput::from_result(result);
+                    return Ok(if refused {
+                        Attempt::CredentialsRefused(output)
+                    } else {
+                        Attempt::Done(output)
+                    });
+                }
                 ServerResult::InputRequiredResult(result) => result,
                 other => {
                     return Err(CallError::Protocol {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use rmcp::{Peer, RoleClient};
 use serde::{Deserialize, Serialize};
@@ -68,6 +68,15 @@ impl McpManager {
         s.resources = saved.resources;
         s.prompts = saved.prompts;
         true
+    }
+
+    /// Drops the lists a server left for its idle times (what it offers has changed).
+    pub fn forget_saved_lists(&self, name: &str) {
+        match std::fs::remove_file(self.lists_path(name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!(server = name, error = %e, "could not remove a server's saved lists"),
+        }
     }
 
     /// Saves what an idle-stopping server offers, for the times it is not running.
@@ -146,6 +155,26 @@ fn connected(name: &str, s: &State) -> Result<Peer<RoleClient>, CallError> {
             };
             Err(CallError::NotRunning { server: name.to_owned(), status })
         }
+    }
+}
+
+/// How long before its secrets run out a server is put to rest.
+const STALE_MARGIN: Duration = Duration::from_secs(5 * 60);
+/// The longest single wait while the secrets are good: the monotonic clock stops while the
+/// computer sleeps, the wall clock does not, so it is looked at again this often.
+const STALE_CHECK: Duration = Duration::from_secs(60);
+
+/// Resolves a little before `valid_until` (never without one), once no call is under way, so
+/// the next call starts the server with fresh secrets.
+pub(super) async fn until_stale(slot: &Slot, valid_until: Option<SystemTime>) {
+    let Some(until) = valid_until else { return std::future::pending().await };
+    let at = until.checked_sub(STALE_MARGIN).unwrap_or(until);
+    loop {
+        let left = at.duration_since(SystemTime::now()).unwrap_or_default();
+        if left.is_zero() && slot.state().calls_in_flight == 0 {
+            return;
+        }
+        tokio::time::sleep(if left.is_zero() { Duration::from_secs(1) } else { left.min(STALE_CHECK) }).await;
     }
 }
 

@@ -11,7 +11,9 @@ use tokio_util::sync::CancellationToken;
 use super::super::handler::PerchClient;
 use super::super::launch::{self, Launched};
 use super::super::{McpEvent, PromptArgumentView, PromptView, ResourceView, ServerStatus, ToolView};
-use super::{FIRST_BACKOFF, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot, idle};
+use super::{
+    FIRST_BACKOFF, Freshness, HEALTHY_AFTER, MAX_BACKOFF, MAX_RESTARTS, McpManager, STOP_GRACE, Slot, idle,
+};
 use crate::crash_loop::CrashLoop;
 
 /// Why a server's lists could not be fetched.
@@ -37,11 +39,15 @@ impl McpManager {
                 progress: slot.progress.clone(),
             };
             let mut env = self.env.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let mut secrets_until = None;
             if let Some(secrets) = self.secret_env.get().cloned() {
-                let config = config.clone();
-                // Key stores may block (the keyring over D-Bus): off the async threads.
-                env.extend(tokio::task::spawn_blocking(move || secrets(&config)).await.unwrap_or_default());
+                let renew = std::mem::take(&mut slot.state().renew_secrets);
+                let freshness = if renew { Freshness::Renewed } else { Freshness::AsStored };
+                let secrets = secrets(&config, freshness).await;
+                env.extend(secrets.env);
+                secrets_until = secrets.valid_until;
             }
+            slot.state().renewable_secrets = secrets_until.is_some();
             let on_stderr = {
                 let (slot, events, server) = (slot.clone(), self.events.clone(), name.to_owned());
                 move |stderr| {
@@ -75,6 +81,11 @@ impl McpManager {
                         () = stop.cancelled() => true,
                         () = idle::until_idle(slot, config.stop_when_idle_secs) => {
                             tracing::info!(server = name, "MCP server idle; stopped until its next call");
+                            rested = true;
+                            true
+                        }
+                        () = idle::until_stale(slot, secrets_until) => {
+                            tracing::info!(server = name, "MCP server's access runs out; stopped until its next call");
                             rested = true;
                             true
                         }
