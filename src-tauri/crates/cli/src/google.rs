@@ -72,6 +72,7 @@ pub async fn run(engine: Engine, command: GoogleCommand) -> anyhow::Result<()> {
                 }
             });
             let status = engine.google_connect(&allow, open).await?;
+            tell_the_app().await;
             eprintln!("{}", line(&status));
             if let Some(problem) = &status.problem {
                 eprintln!("perch: {problem}");
@@ -95,6 +96,7 @@ pub async fn run(engine: Engine, command: GoogleCommand) -> anyhow::Result<()> {
         }
         GoogleCommand::Disconnect { forget_client } => {
             let told = engine.google_disconnect(forget_client).await?;
+            tell_the_app().await;
             if told {
                 eprintln!("perch: disconnected from Google (Google revoked Perch's access).");
             } else {
@@ -105,6 +107,19 @@ pub async fn run(engine: Engine, command: GoogleCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// A running app's Google server still holds the old access: the app is asked to start it
+/// again. Quiet when no app runs (its next start of the server picks the change up).
+async fn tell_the_app() {
+    let wait = std::time::Duration::from_secs(2);
+    let Ok((mut client, _)) = perch_ipc::Client::discover(wait).await else { return };
+    let asked = client
+        .request("connections_changed", serde_json::json!({}), std::time::Duration::from_secs(15))
+        .await;
+    if asked.is_ok_and(|r| r.success) {
+        eprintln!("perch: the running app now uses the changed connection.");
     }
 }
 

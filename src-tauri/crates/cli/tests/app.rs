@@ -34,7 +34,11 @@ async fn app_requests_reach_the_window_and_bad_ones_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(&tmp.path().join("perch.db"), Integrity::Quick).await.unwrap();
     let control = Arc::new(AppControl::default());
-    let handler = SocketHandler { reviews: Arc::new(ReviewService::new(store)), control: control.clone() };
+    let handler = SocketHandler {
+        reviews: Arc::new(ReviewService::new(store)),
+        control: control.clone(),
+        connections_changed: Arc::new(|| Box::pin(async {})),
+    };
     let socket = tmp.path().join("s/review.sock");
     let _server = server::start(ServerConfig::new(socket.clone()), Arc::new(handler)).await.unwrap();
 

@@ -42,20 +42,10 @@ fn start_auth_server() -> AuthServer {
     AuthServer { child, mcp: first["mcp"].as_str().unwrap().to_owned() }
 }
 
-/// What a person's browser does with the address: the server approves at once and sends it
-/// back to Perch's loopback, whose page says the tab can be closed.
+/// What a person's browser does with the address (see `common::consent_in_browser`).
 fn approve_in_browser(page: &str) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    runtime.block_on(async {
-        let client = perch_core::providers::http::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
-        let answer = client.get(page).send().await.unwrap();
-        let back = answer.headers()["location"].to_str().unwrap().to_owned();
-        let landed = client.get(&back).send().await.unwrap().text().await.unwrap();
-        assert!(landed.contains("You can close this tab"), "{landed}");
-    });
+    runtime.block_on(common::consent_in_browser(page));
 }
 
 #[test]

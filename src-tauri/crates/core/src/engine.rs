@@ -392,9 +392,20 @@ impl Engine {
         config.limits.max_content_chars = settings.max_content_chars.max(1) as usize;
         config.limits.max_line_bytes = settings.max_line_bytes.max(1024) as usize;
         config.idle_timeout = Duration::from_secs(settings.idle_timeout_secs.max(1).into());
+        // Weak: the socket's server belongs to the engine and must not keep it alive.
+        let engine = Arc::downgrade(&self.inner);
+        let connections_changed: crate::socket_requests::ConnectionsChanged = Arc::new(move || {
+            let engine = engine.upgrade().map(|inner| Engine { inner });
+            Box::pin(async move {
+                if let Some(engine) = engine {
+                    engine.google_changed().await;
+                }
+            })
+        });
         let handler = crate::socket_requests::SocketHandler {
             reviews: self.inner.reviews.clone(),
             control: self.inner.control.clone(),
+            connections_changed,
         };
         let server = server::start(config, Arc::new(handler)).await?;
         let path = server.path().to_path_buf();

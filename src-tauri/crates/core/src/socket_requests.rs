@@ -42,17 +42,34 @@ impl AppControl {
     }
 }
 
-/// What serves the socket: reviews go to the review service, app requests to the window.
-#[derive(Debug)]
+/// Runs when the command line changed a connection (see [`Command::ConnectionsChanged`]).
+pub type ConnectionsChanged = Arc<dyn Fn() -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
+/// What serves the socket: reviews go to the review service, app requests to the window, and
+/// a changed connection to the engine.
 pub struct SocketHandler {
     pub reviews: SharedReviews,
     pub control: Arc<AppControl>,
+    pub connections_changed: ConnectionsChanged,
+}
+
+impl std::fmt::Debug for SocketHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SocketHandler")
+            .field("reviews", &self.reviews)
+            .field("control", &self.control)
+            .finish()
+    }
 }
 
 impl RequestHandler for SocketHandler {
     async fn handle(&self, command: Command) -> Result<Value, RequestError> {
         match command {
             Command::App(app) => self.control.send(app).await,
+            Command::ConnectionsChanged => {
+                (self.connections_changed)().await;
+                Ok(serde_json::json!({ "applied": true }))
+            }
             review => self.reviews.handle(review).await,
         }
     }

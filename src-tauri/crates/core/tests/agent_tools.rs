@@ -385,7 +385,7 @@ async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for
     let server = json!({ "gmail": {
         "command": repo_target_bin("perch-mcp-google"),
         "env": {
-            "PERCH_GOOGLE_ACCESS_TOKEN": token,
+            "PERCH_GOOGLE_ACCESS_TOKEN": token.clone(),
             "PERCH_GOOGLE_SCOPES": "https://www.googleapis.com/auth/gmail.modify",
             "PERCH_GOOGLE_API_BASE": google.base_url(),
         },
@@ -432,4 +432,18 @@ async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for
             ("gmail_trash".to_owned(), true)
         ]
     );
+    // The mail was searched and the history kept; the access token is nowhere in the database.
+    let db = s.engine.data_dir().db_path();
+    let stem = db.file_name().unwrap().to_string_lossy().into_owned();
+    let contains = |bytes: &[u8], wanted: &[u8]| bytes.windows(wanted.len()).any(|w| w == wanted);
+    let mut calls_kept = false;
+    for entry in std::fs::read_dir(db.parent().unwrap()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&stem) {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            assert!(!contains(&bytes, token.as_bytes()), "the token is in {name}");
+            calls_kept |= contains(&bytes, b"gmail_trash");
+        }
+    }
+    assert!(calls_kept, "the files read are the ones the calls were kept in");
 }

@@ -136,3 +136,34 @@ async fn a_long_call_is_never_cut_by_the_quiet_spell() {
     assert!(!alive(pid));
     m.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_server_whose_secrets_run_out_rests_before_and_starts_again_with_new_ones() {
+    use perch_core::mcp::manager::{Freshness, ServerSecrets};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let tmp = tempfile::tempdir().unwrap();
+    // No quiet spell: only the secrets' end may stop it.
+    let m = manager(tmp.path(), json!({ "demo": { "stopWhenIdle": 0 } }));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    // Secrets good for five minutes and a second (the margin is five minutes): a token about to run out.
+    m.set_secret_env(Arc::new(move |_, freshness| {
+        assert_eq!(freshness, Freshness::AsStored);
+        let n = count.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move {
+            ServerSecrets {
+                env: vec![("PERCH_TEST_SECRET".into(), format!("token-{n}"))],
+                valid_until: Some(std::time::SystemTime::now() + Duration::from_secs(301)),
+            }
+        })
+    }));
+    m.start("demo").unwrap();
+    let first = until(&m, "demo", "the start", |v| v.status == ServerStatus::Connected).await;
+    let rested =
+        until(&m, "demo", "the rest before the secrets run out", |v| v.status == ServerStatus::Idle).await;
+    assert!(!rested.tools.is_empty(), "its tools stay offered while it rests");
+    assert!(!alive(first.pid.unwrap()));
+    assert_eq!(add(&m, 2, 3).await, "5", "a call starts it again");
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "with secrets asked for again");
+    m.shutdown().await;
+}

@@ -138,6 +138,9 @@ pub enum Command {
     GetSelection,
     Ping,
     App(AppCommand),
+    /// A connection (Google) was changed from the command line: the app's servers that use it
+    /// start again with what it now allows.
+    ConnectionsChanged,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -209,6 +212,10 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
                 Err(e) => return fail(e),
             }
         }
+        "connections_changed" => match no_fields(map.remove("payload"), "connections_changed") {
+            Ok(()) => Command::ConnectionsChanged,
+            Err(e) => return fail(e),
+        },
         "screenshot" => match screenshot(map.remove("payload")) {
             Ok(mode) => Command::App(AppCommand::Screenshot { mode }),
             Err(e) => return fail(e),
@@ -381,6 +388,13 @@ mod tests {
             Err((_, e)) => Err(e),
         };
         assert_eq!(app(json!({"id": 1, "type": "show"})), Ok(AppCommand::Show));
+        let changed = parse_request(br#"{"id": 2, "type": "connections_changed"}"#, &Limits::default());
+        assert_eq!(changed.map(|(_, c)| c), Ok(Command::ConnectionsChanged));
+        let extra = parse_request(
+            br#"{"id": 3, "type": "connections_changed", "payload": {"x": 1}}"#,
+            &Limits::default(),
+        );
+        assert!(extra.is_err());
         assert_eq!(app(json!({"id": 1, "type": "toggle", "payload": {}})), Ok(AppCommand::Toggle));
         assert_eq!(app(json!({"id": 1, "type": "screenshot"})), Ok(AppCommand::Screenshot { mode: None }));
         assert_eq!(

@@ -42,3 +42,16 @@ pub fn out(o: &Output) -> String {
 pub fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// What a person's browser does with a sign-in address: the authorization server consents at
+/// once and sends it back to Perch's loopback, whose page says the tab can be closed.
+pub async fn consent_in_browser(page: &str) {
+    let client = perch_core::providers::http::client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let answer = client.get(page).send().await.unwrap();
+    let back = answer.headers()["location"].to_str().unwrap().to_owned();
+    let landed = client.get(&back).send().await.unwrap().text().await.unwrap();
+    assert!(landed.contains("You can close this tab"), "{landed}");
+}

@@ -225,7 +225,7 @@ impl RequestHandler for ReviewService {
         match command {
             Command::Ping => Ok(json!({ "pong": true, "version": crate::VERSION })),
             Command::GetSelection => Ok(json!(self.selection())),
-            Command::App(_) => Err(RequestError::NotForReviews),
+            Command::App(_) | Command::ConnectionsChanged => Err(RequestError::NotForReviews),
             Command::PresentReview(review) => {
                 let document = self.present(review).await?;
                 let broken: Vec<Value> = document
