@@ -270,7 +270,7 @@ mod tests {
         let body = br#"{"error":{"code":403,"message":"Request had insufficient authentication scopes.",
             "status":"PERMISSION_DENIED","errors":[{"reason":"insufficientPermissions"}]}}"#;
         let failed = classify(StatusCode::FORBIDDEN, body, None, &request());
-        assert!(failed.error.to_string().contains("gmail.readonly"), "{}", failed.error);
+        assert!(failed.error.to_string().contains("\"Read mail\""), "{}", failed.error);
         let limited = br#"{"error":{"code":403,"errors":[{"reason":"userRateLimitExceeded"}]}}"#;
         let failed = classify(StatusCode::FORBIDDEN, limited, Some(3), &request());
         assert_eq!(failed.retry_after, Some(Duration::from_secs(3)));

@@ -331,8 +331,7 @@ impl Mail<'_> {
             format!("Re: {subject}")
         };
         let parent = original.header("Message-ID").filter(|id| !id.is_empty()).map(str::to_owned);
-        let mut references: Vec<String> =
-            original.header("References").unwrap_or_default().split_whitespace().map(str::to_owned).collect();
+        let mut references = message_ids(original.header("References").unwrap_or_default());
         references.extend(parent.clone());
         let outgoing = Outgoing {
             to,
@@ -400,4 +399,27 @@ fn find_label(labels: &[Label], wanted: &str) -> Result<String, GoogleError> {
                 names.join(", ")
             ))
         })
+}
+
+/// The `<id>` tokens of a References header, however they are spaced (RFC 5322 allows none
+/// between them, and folded headers bring line breaks).
+fn message_ids(header: &str) -> Vec<String> {
+    header
+        .split('<')
+        .skip(1)
+        .filter_map(|part| part.split_once('>').map(|(id, _)| id.trim()))
+        .filter(|id| !id.is_empty())
+        .map(|id| format!("<{id}>"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_read_however_they_are_spaced() {
+        assert_eq!(message_ids("<a@b><c@d>\r\n <e@f>  junk"), ["<a@b>", "<c@d>", "<e@f>"]);
+        assert!(message_ids("").is_empty());
+    }
 }

@@ -42,16 +42,17 @@ const FREE_BUSY: &[&str] = &[CALENDAR, CALENDAR_READONLY, CALENDAR_FREEBUSY, CAL
 /// events.insert, patch, delete, quickAdd (and get, to keep an event's length when it moves).
 const WRITE_EVENTS: &[&str] = &[CALENDAR, CALENDAR_EVENTS, CALENDAR_EVENTS_OWNED];
 
-/// What a 403 says the user should add, in words and by Google's scope name.
+/// What a 403 says the user should add, in words and by the service's name in Settings ->
+/// Connections (the names `google::Service::describe` gives in the app).
 pub mod need {
-    pub const READ_MAIL: &str = "read your mail (Google's gmail.readonly scope)";
-    pub const LABELS: &str = "see your mail labels (Google's gmail.labels scope)";
-    pub const DRAFT: &str = "create drafts (Google's gmail.compose scope)";
-    pub const SEND: &str = "send mail (Google's gmail.send scope)";
-    pub const MODIFY: &str = "change labels and move mail to the trash (Google's gmail.modify scope)";
-    pub const READ_EVENTS: &str = "see your calendar (Google's calendar.readonly scope)";
-    pub const FREE_BUSY: &str = "see when you are busy (Google's calendar.freebusy scope)";
-    pub const WRITE_EVENTS: &str = "change your calendar (Google's calendar.events scope)";
+    pub const READ_MAIL: &str = "read your mail (\"Read mail\")";
+    pub const LABELS: &str = "see your mail labels (\"Read mail\")";
+    pub const DRAFT: &str = "write drafts (\"Write mail\")";
+    pub const SEND: &str = "send mail (\"Write mail\")";
+    pub const MODIFY: &str = "change labels and move mail to the trash (\"Organise mail\")";
+    pub const READ_EVENTS: &str = "see your calendar (\"See calendar\")";
+    pub const FREE_BUSY: &str = "see when you are busy (\"See calendar\")";
+    pub const WRITE_EVENTS: &str = "change your calendar (\"Change calendar\")";
 }
 
 /// Each tool and the scope sets it needs: one scope of every set.

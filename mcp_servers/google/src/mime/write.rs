@@ -49,7 +49,9 @@ pub fn build(message: &Outgoing, date: &Zoned, message_id: &str) -> Result<Strin
         out.push_str(&format!("In-Reply-To: {}\r\n", msg_id(parent)?));
     }
     if !message.references.is_empty() {
-        let ids = message.references.iter().map(|id| msg_id(id)).collect::<Result<Vec<_>, _>>()?;
+        // The thread's own ids come from mail Perch did not write: one that is not a Message-ID
+        // is left out rather than failing the reply.
+        let ids: Vec<String> = message.references.iter().filter_map(|id| msg_id(id).ok()).collect();
         out.push_str(&fold_words("References", &ids));
     }
     out.push_str("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=UTF-8\r\n");

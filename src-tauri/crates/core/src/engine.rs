@@ -218,9 +218,13 @@ impl Engine {
             })
         };
         let outcome = self.inner.google.connect(services, shown, &cancel).await;
-        // Ours is still the one kept unless it was cancelled (a newer connection cancels it).
-        if !cancel.is_cancelled() {
-            *self.google_connecting() = None;
+        // Ours is still the one kept unless it was cancelled (a newer connection cancels it
+        // under this lock, so checking under it is exact).
+        {
+            let mut connecting = self.google_connecting();
+            if !cancel.is_cancelled() {
+                *connecting = None;
+            }
         }
         if outcome.is_ok() {
             self.google_changed().await;

@@ -65,8 +65,14 @@ async fn setup() -> Setup {
 }
 
 impl Setup {
+    /// Connects; a browser step that failed (its assertions run on a task of their own) fails
+    /// the test here rather than after the five-minute wait.
     async fn connect(&self, services: &[Service]) -> Result<perch_core::google::GoogleStatus, ConnectError> {
-        self.google.connect(services, browser(self.opened.clone()), &CancellationToken::new()).await
+        let cancel = CancellationToken::new();
+        let connecting = self.google.connect(services, browser(self.opened.clone()), &cancel);
+        tokio::time::timeout(std::time::Duration::from_secs(60), connecting)
+            .await
+            .expect("the browser step ended")
     }
 }
 
@@ -197,6 +203,17 @@ async fn the_access_token_is_renewed_before_it_runs_out_and_an_ended_connection_
     // Google sends no new refresh token; the old one is kept and keeps working.
     let again = s.google.server_access(true).await.unwrap();
     assert_ne!(again.access_token, renewed.access_token);
+
+    // Google cannot be reached: the token held is handed out still (the server keeps its
+    // tools, and a call asks again), and nothing is marked wrong.
+    s.fake.fail_next("/token", 1, perch_fake_google::Failure::ServerError);
+    let kept = s.google.server_access(true).await.unwrap();
+    assert_eq!(kept.access_token, again.access_token);
+    assert_eq!(s.google.status().await.unwrap().problem, None);
+
+    // The same client typed again without its secret keeps the secret (Google requires it).
+    let typed = GoogleClient::new(DESKTOP_CLIENT_ID, None, true).unwrap();
+    assert!(s.google.set_client(&typed).await.unwrap().has_client_secret);
 
     // The user removed Perch from their account: the next renewal is refused for good.
     s.fake.revoke_all();

@@ -146,7 +146,8 @@ async fn a_server_whose_secrets_run_out_rests_before_and_starts_again_with_new_o
     let m = manager(tmp.path(), json!({ "demo": { "stopWhenIdle": 0 } }));
     let asked = Arc::new(AtomicUsize::new(0));
     let count = asked.clone();
-    // Secrets good for five minutes and a second (the margin is five minutes): a token about to run out.
+    // Secrets good for five minutes and a second (the margin is five minutes): a token about to
+    // run out. It rests once the grace after a start (10 s) has passed.
     m.set_secret_env(Arc::new(move |_, freshness| {
         assert_eq!(freshness, Freshness::AsStored);
         let n = count.fetch_add(1, Ordering::SeqCst);

@@ -64,9 +64,13 @@ describe("ConnectionsSettings", () => {
     expect(calls.find((c) => c.cmd === "google_connect")?.args).toEqual({
       services: ["mail_read", "calendar_read", "calendar_write"],
     });
-    expect(await within(card).findByRole("status", { name: "Connecting to Google" })).toHaveTextContent(
-      "Opening your browser",
-    );
+    const waiting = await within(card).findByRole("status", { name: "Connecting to Google" });
+    expect(waiting).toHaveTextContent("Opening your browser");
+    // Once Google's address is known it is shown to open by hand, with what an error page means.
+    current = { ...current, connecting_page: "https://accounts.google.com/o/oauth2/v2/auth?client_id=x" };
+    await within(waiting).findByRole("button", { name: "Copy address" });
+    expect(waiting).toHaveTextContent("accounts.google.com/o/oauth2/v2/auth");
+    expect(waiting).toHaveTextContent("not a Desktop app");
     current = status(
       { client_id: "123-abc.apps.googleusercontent.com", connected: true, account: "ada@example.com", problem: "Google did not grant: Change calendar." },
       ["mail_read", "calendar_read"],
@@ -88,6 +92,22 @@ describe("ConnectionsSettings", () => {
     await userEvent.click(within(card).getByRole("button", { name: "Save client" }));
     expect(await within(card).findByRole("alert")).toHaveTextContent("is not a Google OAuth client ID");
     expect(within(card).getByLabelText("Client ID")).toHaveValue("my-key");
+  });
+
+  it("keeps granted services ticked and asks Google only for the ones added", async () => {
+    onCommand("google_status", () =>
+      status({ client_id: "x.apps.googleusercontent.com", connected: true, account: "ada@example.com" }, ["mail_read"]),
+    );
+    onCommand("google_connect", () => status());
+    render(<ConnectionsSettings />);
+    const card = await screen.findByRole("group", { name: "Google" });
+    const read = await within(card).findByRole("checkbox", { name: /Read mail/ });
+    expect(read).toBeChecked();
+    expect(read).toBeDisabled();
+    expect(within(card).getByRole("button", { name: "Update access" })).toBeDisabled();
+    await userEvent.click(within(card).getByRole("checkbox", { name: /See calendar/ }));
+    await userEvent.click(within(card).getByRole("button", { name: "Update access" }));
+    expect(calls.find((c) => c.cmd === "google_connect")?.args).toEqual({ services: ["calendar_read"] });
   });
 
   it("disconnects", async () => {

@@ -32,11 +32,13 @@ function GoogleCard() {
   if (!status) return loaded.error ? <p role="alert">{errorMessage(loaded.error)}</p> : null;
   const granted = status.services.filter((s) => s.granted).map((s) => s.service);
   const selected = chosen ?? (status.connected ? granted : FIRST_CHOICE);
+  // What Connect asks for: the ticked services not granted yet (Google adds them to the rest).
+  const wanted = selected.filter((s) => !granted.includes(s));
   const toggle = (service: GoogleService, on: boolean) =>
     setChosen(on ? [...selected, service] : selected.filter((s) => s !== service));
   const connect = async () => {
     setConnecting(true);
-    await act(call(commands.googleConnect(selected)));
+    await act(call(commands.googleConnect(status.connected ? wanted : selected)));
     setConnecting(false);
     setChosen(null);
   };
@@ -86,10 +88,12 @@ function GoogleCard() {
             <legend className="subhead">What Perch may do</legend>
             {status.services.map((s) => (
               <label key={s.service} className="choice">
+                {/* Google keeps what it granted (incremental authorization): taking one back is
+                    Disconnect, then connecting with less. */}
                 <input
                   type="checkbox"
-                  checked={selected.includes(s.service)}
-                  disabled={connecting}
+                  checked={s.granted || selected.includes(s.service)}
+                  disabled={connecting || s.granted}
                   onChange={(e) => toggle(s.service, e.target.checked)}
                 />
                 <span>
@@ -105,7 +109,12 @@ function GoogleCard() {
             <Connecting page={status.connecting_page} onCancel={() => void act(call(commands.googleCancelConnect()))} />
           ) : (
             <div className="buttons">
-              <button type="button" className="primary" disabled={selected.length === 0} onClick={() => void connect()}>
+              <button
+                type="button"
+                className="primary"
+                disabled={status.connected ? wanted.length === 0 : selected.length === 0}
+                onClick={() => void connect()}
+              >
                 {status.connected ? "Update access" : "Connect Google"}
               </button>
               {status.connected && (
@@ -119,8 +128,8 @@ function GoogleCard() {
             </div>
           )}
           <p className="small muted">
-            Client <code>{status.client_id}</code>. Sending, replying, trashing and calendar changes always show you what
-            will happen first.
+            Client <code>{status.client_id}</code>. Sending, replying, trashing and deleting events ask you every time.
+            {granted.length > 0 && " To take a permission back, disconnect and connect again with less."}
           </p>
         </>
       )}
@@ -141,6 +150,12 @@ function Connecting({ page, onCancel }: { page: string | null; onCancel: () => v
       {page && (
         <p className="small path" title={page}>
           <code>{page}</code>
+        </p>
+      )}
+      {page && (
+        <p className="small muted">
+          If Google shows an error such as invalid_client or redirect_uri_mismatch, the client ID is wrong or the client is
+          not a Desktop app: Cancel, then Change client.
         </p>
       )}
       <div className="buttons">

@@ -174,13 +174,18 @@ impl Connection {
         let record = self
             .entry()
             .update(&self.endpoints.api, |r| {
-                let keep = r.credentials.take().filter(|c| c.client_id == client.id);
+                let same_client = r.credentials.as_ref().is_some_and(|c| c.client_id == client.id);
+                let keep = r.credentials.take().filter(|_| same_client);
                 r.credentials = Some(keep.unwrap_or_else(|| {
                     let mut fresh = StoredCredentials::new(client.id.clone(), None, Vec::new(), None);
                     fresh.issuer = Some(ISSUER.into());
                     fresh
                 }));
-                r.client_secret = client.secret.clone();
+                // The same client typed again without its secret keeps the one stored (Google
+                // requires it at every refresh).
+                if client.secret.is_some() || !same_client {
+                    r.client_secret = client.secret.clone();
+                }
                 r.revocation_endpoint = Some(self.endpoints.revoke.clone());
                 r.secret_in_body = true;
             })
@@ -222,10 +227,14 @@ impl Connection {
         };
         let granted = flow::authorize(request, open, cancel).await?;
         let mut tokens = granted.tokens;
-        if tokens.refresh_token().is_none() {
+        let signed_in_as = id_token_email(&tokens);
+        // Another account than the one connected: the old account's refresh token is not its.
+        let same_account =
+            signed_in_as.is_none() || record.account.is_none() || signed_in_as == record.account;
+        if tokens.refresh_token().is_none() && same_account {
             tokens.set_refresh_token(old_refresh);
         }
-        let account = id_token_email(&tokens).or_else(|| record.account.clone());
+        let account = signed_in_as.or_else(|| record.account.clone());
         let refused: Vec<&str> =
             services.iter().filter(|s| !s.granted_in(&granted.scopes)).map(|s| s.describe().0).collect();
         let problem = (!refused.is_empty()).then(|| {
@@ -320,7 +329,10 @@ impl Connection {
         if let Some(access) = access_of(&record).filter(usable) {
             return Ok(Some(access));
         }
-        let current = access_of(&record).filter(|a| a.expires_at > SystemTime::now());
+        // What the server gets when renewal cannot happen now (offline, Google unreachable):
+        // the token held, even run out, so the server still offers the granted tools (and the
+        // lists saved for its idle times stay right); a call then fails and asks for a renewal.
+        let current = access_of(&record);
         let Some(credentials) = record.credentials.as_ref() else { return Ok(None) };
         let Some(refresh_token) =
             credentials.token_response.as_ref().and_then(|t| t.refresh_token()).map(|t| t.secret().clone())

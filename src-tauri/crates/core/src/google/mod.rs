@@ -95,16 +95,17 @@ impl Service {
             }
             Self::MailSend => (
                 "Write mail",
-                "Write drafts, send and reply as you. Perch asks you before every message is sent.",
+                "Write drafts and send mail as you (with Read mail, reply too). Perch asks you before every message is sent.",
             ),
             Self::MailOrganize => (
                 "Organise mail",
-                "Add and remove labels and move mail to the trash (never deleted for good). Perch asks you first.",
+                "Add and remove labels, and move mail to the trash (never deleted for good). Trashing always asks you first.",
             ),
             Self::CalendarRead => ("See calendar", "See your events and when you are free or busy."),
-            Self::CalendarWrite => {
-                ("Change calendar", "Create, change and delete events. Perch asks you before each change.")
-            }
+            Self::CalendarWrite => (
+                "Change calendar",
+                "Create, change and delete events. Deleting always asks you first; the others ask unless you allow them.",
+            ),
         }
     }
 }

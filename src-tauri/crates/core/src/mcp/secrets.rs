@@ -49,7 +49,9 @@ pub fn from_keys(keys: Arc<Keys>, google: google::Connection) -> SecretEnv {
     Arc::new(move |config, freshness| {
         let (keys, google, config) = (keys.clone(), google.clone(), config.clone());
         Box::pin(async move {
-            if runs(&config, google::SERVER_PROGRAM) {
+            // Only the bundled entry: a server the user adds that happens to run a program of
+            // that name is not given the account.
+            if config.bundled && config.name == google::SERVER_NAME && runs(&config, google::SERVER_PROGRAM) {
                 let access = google.server_access(freshness == Freshness::Renewed).await;
                 return ServerSecrets {
                     env: google::server_env(access.as_ref(), google.endpoints()),

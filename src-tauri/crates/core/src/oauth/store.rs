@@ -149,13 +149,15 @@ impl SignInEntry {
         Ok(RefreshGuard { _in_process: in_process, _across: across })
     }
 
-    /// Changes the record under this entry's lock (see [`CredentialStore::acquire_refresh_guard`]).
+    /// Changes the record under this entry's refresh guard (never call it holding one).
     pub async fn update(
         &self,
         resource: &str,
         change: impl FnOnce(&mut SignInRecord),
     ) -> Result<SignInRecord, StoreError> {
-        let _guard = entry_lock(&self.name).lock_owned().await;
+        // The whole guard, file lock included: a refresh in another process must not save over
+        // this change with the record it read before.
+        let _guard = self.refresh_guard().await.map_err(|e| StoreError::Task(e.to_string()))?;
         let mut record = match self.load().await? {
             Some(r) if r.resource == resource => r,
             _ => SignInRecord::new(resource),

@@ -97,11 +97,12 @@ impl McpManager {
                     return Ok(output);
                 }
                 // Without renewed access (it ended for good) the server no longer offers the
-                // tool: the first answer, which says what to do, stands.
+                // tool: the first answer, which says what to do, stands. Any other failure of
+                // the second call is its own (a send that timed out may have gone).
                 match self.call_mcp_tool(origin, server, tool, arguments, cancel, progress).await {
                     Ok(Attempt::Done(output) | Attempt::CredentialsRefused(output)) => Ok(output),
-                    Err(CallError::Cancelled) => Err(CallError::Cancelled),
-                    Err(_) => Ok(output),
+                    Err(CallError::UnknownTool { .. } | CallError::NotRunning { .. }) => Ok(output),
+                    Err(e) => Err(e),
                 }
             }
         }

@@ -164,11 +164,16 @@ const STALE_MARGIN: Duration = Duration::from_secs(5 * 60);
 /// computer sleeps, the wall clock does not, so it is looked at again this often.
 const STALE_CHECK: Duration = Duration::from_secs(60);
 
+/// A server is never put to rest sooner than this after it started, so the call that started
+/// it (and a renewal's retry) runs even when the secrets could not be renewed in time.
+const STALE_GRACE: Duration = Duration::from_secs(10);
+
 /// Resolves a little before `valid_until` (never without one), once no call is under way, so
 /// the next call starts the server with fresh secrets.
 pub(super) async fn until_stale(slot: &Slot, valid_until: Option<SystemTime>) {
     let Some(until) = valid_until else { return std::future::pending().await };
-    let at = until.checked_sub(STALE_MARGIN).unwrap_or(until);
+    let earliest = SystemTime::now() + STALE_GRACE;
+    let at = until.checked_sub(STALE_MARGIN).unwrap_or(until).max(earliest);
     loop {
         let left = at.duration_since(SystemTime::now()).unwrap_or_default();
         if left.is_zero() && slot.state().calls_in_flight == 0 {

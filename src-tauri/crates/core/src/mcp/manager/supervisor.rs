@@ -43,7 +43,11 @@ impl McpManager {
             if let Some(secrets) = self.secret_env.get().cloned() {
                 let renew = std::mem::take(&mut slot.state().renew_secrets);
                 let freshness = if renew { Freshness::Renewed } else { Freshness::AsStored };
-                let secrets = secrets(&config, freshness).await;
+                // Renewing may wait on the network: a stop meanwhile must not wait for it.
+                let secrets = tokio::select! {
+                    () = stop.cancelled() => return,
+                    secrets = secrets(&config, freshness) => secrets,
+                };
                 env.extend(secrets.env);
                 secrets_until = secrets.valid_until;
             }
