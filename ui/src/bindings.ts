@@ -1325,6 +1325,11 @@ export type ServerView = {
 	protocol_version: string | null,
 	/**  The server's own name and version. */
 	server_info: string | null,
+	/**
+	 *  What the server says about using it (its `instructions`), cut short: the dashboard shows
+	 *  it for a server that offers nothing (the Google server says how to connect).
+	 */
+	instructions: string | null,
 	tools: ToolView[],
 	resources: ResourceView[],
 	prompts: PromptView[],

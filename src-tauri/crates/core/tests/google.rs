@@ -315,3 +315,22 @@ async fn the_google_server_gets_only_an_access_token_offers_what_was_granted_and
     assert!(s.google.status().await.unwrap().problem.is_some());
     m.shutdown().await;
 }
+
+#[tokio::test]
+async fn without_a_connection_the_google_server_offers_nothing_and_says_how_to_connect() {
+    use perch_core::mcp::{McpManager, secrets};
+    let s = setup().await;
+    let dir = s._dir.path();
+    let servers =
+        serde_json::json!({ "mcpServers": { "google": { "command": repo_target_bin("perch-mcp-google") } } });
+    std::fs::write(dir.join("mcp_servers.json"), servers.to_string()).unwrap();
+    let m = McpManager::new(dir, None, Arc::new(perch_core::questions::Questions::default()));
+    m.set_secret_env(secrets::from_keys(s.keys.clone(), s.google.clone()));
+    m.ensure_connected("google", std::time::Duration::from_secs(30)).await.unwrap();
+    let view = m.server("google").unwrap();
+    assert!(view.tools.is_empty());
+    let said = view.instructions.unwrap_or_default();
+    assert!(said.contains("Settings") && said.contains("Connections"), "{said}");
+    assert!(!environ(view.pid.unwrap()).contains("PERCH_GOOGLE_ACCESS_TOKEN"));
+    m.shutdown().await;
+}

@@ -24,6 +24,7 @@ function server(name: string, over: Partial<ServerView> = {}): ServerView {
     restarts: 0,
     protocol_version: "2026-07-28",
     server_info: `perch-${name} 0.1.0`,
+    instructions: null,
     tools: [
       { name: "add", title: null, description: "Add two numbers", input_schema: { type: "object" }, read_only: true, destructive: false },
     ],
@@ -71,6 +72,17 @@ describe("McpServers", () => {
     overview = { ...overview, servers: [server("demo", { status: "stopped", pid: null })] };
     emitEvent("mcp-changed", { event: { event: "changed", data: { server: "demo" } } });
     expect(await within(await screen.findByRole("group", { name: "Server demo" })).findByText("stopped")).toBeInTheDocument();
+  });
+
+  it("shows what a server that offers nothing says about it", async () => {
+    const google = server("google", {
+      tools: [],
+      instructions: "Google is not connected. Connect it in Settings → Connections.",
+    });
+    onCommand("mcp_overview", () => ({ servers: [google, server("demo", { instructions: "Adds numbers." })], problems: [] }));
+    render(<McpServers />);
+    expect(await screen.findByTestId("instructions-google")).toHaveTextContent("Google is not connected");
+    expect(screen.queryByTestId("instructions-demo")).not.toBeInTheDocument();
   });
 
   it("shows an idle server with its tools, says it starts on use, and offers Start", async () => {

@@ -118,6 +118,12 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         )}
       </dl>
       {server.last_error && <p className="error small">{server.last_error}</p>}
+      {/* A server that offers nothing usually says why (the Google server: not connected yet). */}
+      {server.tools.length === 0 && server.instructions && server.status === "connected" && (
+        <p className="small muted" data-testid={`instructions-${server.config.name}`}>
+          {server.instructions}
+        </p>
+      )}
       <SignIn server={server} act={act} now={now} />
       {server.status === "idle" && server.config.enabled && (
         <p className="muted small">

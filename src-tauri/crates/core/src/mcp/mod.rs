@@ -87,6 +87,9 @@ pub struct ServerView {
     pub protocol_version: Option<String>,
     /// The server's own name and version.
     pub server_info: Option<String>,
+    /// What the server says about using it (its `instructions`), cut short: the dashboard shows
+    /// it for a server that offers nothing (the Google server says how to connect).
+    pub instructions: Option<String>,
     pub tools: Vec<ToolView>,
     pub resources: Vec<ResourceView>,
     pub prompts: Vec<PromptView>,

@@ -26,6 +26,8 @@ struct SavedLists {
     source: String,
     protocol_version: Option<String>,
     server_info: Option<String>,
+    #[serde(default)]
+    instructions: Option<String>,
     tools: Vec<ToolView>,
     resources: Vec<ResourceView>,
     prompts: Vec<PromptView>,
@@ -64,6 +66,7 @@ impl McpManager {
         s.status = Some(ServerStatus::Idle);
         s.protocol_version = saved.protocol_version;
         s.server_info = saved.server_info;
+        s.instructions = saved.instructions;
         s.tools = saved.tools;
         s.resources = saved.resources;
         s.prompts = saved.prompts;
@@ -91,6 +94,7 @@ impl McpManager {
                 source: source(&config),
                 protocol_version: s.protocol_version.clone(),
                 server_info: s.server_info.clone(),
+                instructions: s.instructions.clone(),
                 tools: s.tools.clone(),
                 resources: s.resources.clone(),
                 prompts: s.prompts.clone(),

@@ -180,6 +180,7 @@ impl McpManager {
                 .as_ref()
                 .and_then(|i| i.server_info.as_ref())
                 .map(|s| format!("{} {}", s.name, s.version));
+            s.instructions = info.as_ref().and_then(|i| i.instructions.as_deref()).map(shown_instructions);
         }
         if let Err(e) = self.fetch_lists(slot).await {
             slot.log().note(&format!("could not list its capabilities: {e}"));
@@ -256,5 +257,15 @@ impl McpManager {
         s.resources = resources;
         s.prompts = prompts;
         Ok(())
+    }
+}
+
+/// A server's instructions as the dashboard shows them: the first 300 characters.
+fn shown_instructions(text: &str) -> String {
+    const SHOWN: usize = 300;
+    let text = text.trim();
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }
