@@ -1,8 +1,12 @@
 //! `perch doctor`.
 
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use perch_core::diagnostics::{self, BundleOptions, BundleSources};
 use perch_core::doctor::{self, DbStatus, DoctorReport};
+use perch_core::keys::Keys;
 
 pub async fn run(json: bool) -> ExitCode {
     let report = doctor::run().await;
@@ -15,6 +19,48 @@ pub async fn run(json: bool) -> ExitCode {
         print_human(&report);
     }
     if report.healthy() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// `perch doctor --bundle FILE`: the report, versions, settings, MCP config and recent logs in
+/// one zip for a bug report, with secrets removed. Says where it went and what was removed
+/// (counts only: the values must not reach the terminal either).
+pub async fn bundle(file: &Path, redact_home: bool) -> ExitCode {
+    let report = doctor::run().await;
+    let data_dir = report.data_dir.path.clone();
+    // The keyring holds keys wherever the data folder is; with no usable folder there is no
+    // file store to read, and an empty path finds none.
+    let keys = Arc::new(Keys::new(data_dir.as_deref().unwrap_or(Path::new(""))));
+    let sources = BundleSources::new(data_dir.as_deref(), keys, &report);
+    let summary = match diagnostics::write_bundle(sources, file, BundleOptions { redact_home }).await {
+        Ok(summary) => summary,
+        Err(e) => return crate::output::fail(&e.to_string()),
+    };
+    println!(
+        "Wrote the diagnostics bundle to {} ({}, {} files).",
+        summary.path.display(),
+        size(summary.size_bytes),
+        summary.files.len()
+    );
+    println!("Removed: {}.", summary.removed.describe());
+    if summary.logs_cut {
+        println!("Only the newest logs are in it, to keep it small.");
+    }
+    if summary.unreadable_keys > 0 {
+        println!(
+            "{} key store entries could not be read, so their values were looked for by shape only.",
+            summary.unreadable_keys
+        );
+    }
+    println!("Look it over before attaching it to a bug report: it holds your settings and recent logs.");
+    ExitCode::SUCCESS
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{:.1} KB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
 }
 
 fn print_human(r: &DoctorReport) {

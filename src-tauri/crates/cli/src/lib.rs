@@ -34,8 +34,15 @@ enum Command {
     /// Check the data folder, the database and which optional parts this machine has.
     Doctor {
         /// Print the report as JSON.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "bundle")]
         json: bool,
+        /// Write a diagnostics bundle (a zip: the report, versions, settings, MCP config and
+        /// recent logs, with keys and tokens removed) to FILE, for a bug report.
+        #[arg(long, value_name = "FILE")]
+        bundle: Option<std::path::PathBuf>,
+        /// Also show the home folder as ~ in the bundle.
+        #[arg(long, requires = "bundle")]
+        redact_home: bool,
     },
     /// Browse and search saved conversations.
     History {
@@ -138,7 +145,10 @@ pub fn main() -> ExitCode {
     runtime.block_on(async move {
         match cli.command {
             // The doctor opens the data dir itself, so it can report a broken one.
-            Command::Doctor { json } => doctor::run(json).await,
+            Command::Doctor { json, bundle: None, .. } => doctor::run(json).await,
+            Command::Doctor { bundle: Some(file), redact_home, .. } => {
+                doctor::bundle(&file, redact_home).await
+            }
             Command::History { command } => with_engine(|engine| history::run(engine, command)).await,
             Command::Ask(args) => with_engine(|engine| ask::ask(engine, args)).await,
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,

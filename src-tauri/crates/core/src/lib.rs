@@ -5,6 +5,7 @@ pub mod agent;
 pub mod capture;
 pub mod crash_loop;
 pub mod desktop;
+pub mod diagnostics;
 pub mod doctor;
 pub mod engine;
 pub mod files;
