@@ -274,7 +274,9 @@ impl Mail<'_> {
             outgoing.subject,
             recipients(outgoing)
         );
-        Ok(Answer::new(text, json!({ "draftId": id, "messageId": message_id, "subject": outgoing.subject })))
+        let mut data = json!({ "draftId": id, "messageId": message_id, "subject": outgoing.subject });
+        add_recipients(&mut data, outgoing);
+        Ok(Answer::new(text, data))
     }
 
     pub async fn send(&self, outgoing: &Outgoing, thread_id: Option<&str>) -> Outcome {
@@ -296,7 +298,9 @@ impl Mail<'_> {
             outgoing.subject,
             recipients(outgoing)
         );
-        Ok(Answer::new(text, json!({ "id": id, "threadId": thread, "subject": outgoing.subject })))
+        let mut data = json!({ "id": id, "threadId": thread, "subject": outgoing.subject });
+        add_recipients(&mut data, outgoing);
+        Ok(Answer::new(text, data))
     }
 
     /// Answers `message_id` in its thread: To is its Reply-To (else From; for the user's own
@@ -376,6 +380,15 @@ impl Mail<'_> {
         let text = format!("Moved message {id} to the trash; it can be restored from Trash for 30 days.");
         Ok(Answer::new(text, json!({ "id": id, "labelIds": message.label_ids })))
     }
+}
+
+/// Who a message went to, for the card (a reply's recipients come from the original message,
+/// so the user sees them here).
+fn add_recipients(data: &mut Value, outgoing: &Outgoing) {
+    let names = |list: &[Mailbox]| list.iter().map(ToString::to_string).collect::<Vec<_>>();
+    data["to"] = json!(names(&outgoing.to));
+    data["cc"] = json!(names(&outgoing.cc));
+    data["bcc"] = json!(names(&outgoing.bcc));
 }
 
 fn recipients(outgoing: &Outgoing) -> String {

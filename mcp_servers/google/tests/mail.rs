@@ -145,9 +145,17 @@ async fn a_reply_is_threaded_and_leaves_the_user_out() {
     assert!(raw.contains("\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=UTF-8\r\n"), "{raw}");
     assert!(raw.ends_with("\r\n\r\nGreat, thanks!\r\n"), "{raw}");
 
-    // A non-ASCII subject goes as encoded words, and reply-all copies the other recipients.
-    ok(c, "gmail_reply", object!({ "message_id": "18f3a0c2d4e60010", "body": "Noted.", "reply_all": true }))
-        .await;
+    // A non-ASCII subject goes as encoded words, and reply-all copies the other recipients; the
+    // result says who it went to (the card shows it: they came from the original message).
+    let noted = call(
+        c,
+        "gmail_reply",
+        object!({ "message_id": "18f3a0c2d4e60010", "body": "Noted.", "reply_all": true }),
+    )
+    .await;
+    let fields = noted.structured_content.unwrap();
+    assert_eq!(fields["to"], serde_json::json!(["Grace Hopper <grace@example.org>"]));
+    assert_eq!(fields["cc"], serde_json::json!(["Ana Lima <ana@example.org>"]));
     ok(c, "gmail_reply", object!({ "message_id": "18f3a0c2d4e60013", "body": "Gern!" })).await;
     let sent = fake.sent();
     let notes = sent[1].raw.replace("\r\n ", " ");

@@ -52,6 +52,24 @@ describe("Google tool summaries", () => {
     expect(within(card).queryByText(/"to":/)).not.toBeInTheDocument();
   });
 
+  it("says where a reply goes before it is allowed, and who it went to after", async () => {
+    show(googleCall("gmail_reply", { message_id: "m1", body: "Thanks!", reply_all: true }));
+    const card = await screen.findByRole("region", { name: "Tool google:gmail_reply" });
+    expect(within(card).getByText(/to its sender/)).toHaveTextContent("copying everyone else it went to");
+    expect(within(card).getByText("Reply to all")).toBeInTheDocument();
+  });
+
+  it("shows who a sent reply went to", async () => {
+    show(
+      googleCall(
+        "gmail_reply",
+        { message_id: "m1", body: "Thanks!" },
+        { id: "s1", threadId: "t1", subject: "Re: Trip", to: ["Ana Lima <ana@example.org>"], cc: [], bcc: [] },
+      ),
+    );
+    expect(await screen.findByLabelText("Recipients")).toHaveTextContent("Sent to Ana Lima <ana@example.org>");
+  });
+
   it("lists the messages a search found with sender, subject and date", async () => {
     show(
       googleCall(

@@ -51,7 +51,15 @@ function Asked({ tool, args }: { tool: string; args: Fields }) {
         />
       );
     case "gmail_reply":
-      return <Letter heading={args.reply_all ? "Reply to all" : "Reply"} body={text(args.body)} />;
+      return (
+        <>
+          <p className="small muted">
+            In the message's thread, to its sender (or the address it asks replies to go to)
+            {args.reply_all ? ", copying everyone else it went to" : ""}.
+          </p>
+          <Letter heading={args.reply_all ? "Reply to all" : "Reply"} body={text(args.body)} />
+        </>
+      );
     case "gmail_trash":
       return <p className="small">Move message {text(args.message_id)} to the trash</p>;
     case "gmail_modify_labels":
@@ -197,6 +205,16 @@ function Found({ result }: { result: Fields }) {
         ))}
         {events.length > SHOWN && <li className="muted">and {events.length - SHOWN} more</li>}
       </ul>
+    );
+  }
+  // A message sent or saved: who it went to (a reply's recipients came from the original).
+  if (Array.isArray(result.to)) {
+    const everyone = [...list(result.to), ...list(result.cc), ...list(result.bcc)].map(text).filter(Boolean);
+    return (
+      <p className="small" aria-label="Recipients">
+        {result.draftId ? "Draft for " : "Sent to "}
+        {everyone.join(", ") || "no one"}
+      </p>
     );
   }
   if (text(result.title) || text(result.when)) {
