@@ -257,19 +257,48 @@ fn environ(pid: u32) -> String {
         .unwrap()
 }
 
+/// A manager running `perch-mcp-google` under each of `names` (the engine's secret hook over
+/// this test's key store and fake), each connected.
+async fn servers(s: &Setup, names: &[&str]) -> Arc<perch_core::mcp::McpManager> {
+    let dir = s._dir.path();
+    let command = repo_target_bin("perch-mcp-google");
+    let entries: serde_json::Map<String, serde_json::Value> =
+        names.iter().map(|name| ((*name).to_owned(), serde_json::json!({ "command": command }))).collect();
+    std::fs::write(dir.join("mcp_servers.json"), serde_json::json!({ "mcpServers": entries }).to_string())
+        .unwrap();
+    let m =
+        perch_core::mcp::McpManager::new(dir, None, Arc::new(perch_core::questions::Questions::default()));
+    m.set_secret_env(perch_core::mcp::secrets::from_keys(s.keys.clone(), s.google.clone()));
+    for name in names {
+        m.ensure_connected(name, std::time::Duration::from_secs(30)).await.unwrap();
+    }
+    m
+}
+
 #[tokio::test]
-async fn the_google_server_gets_only_an_access_token_offers_what_was_granted_and_renews_a_refused_one() {
-    use perch_core::mcp::{McpManager, secrets};
+async fn a_server_the_user_adds_that_runs_the_google_program_gets_no_token() {
+    // The escape: add an entry of one's own (not the bundled `google`) running the same
+    // program, and hope the secret hook goes by the program's name.
     let s = setup().await;
     s.connect(&[Service::MailRead]).await.unwrap();
-    let dir = s._dir.path();
-    let servers =
-        serde_json::json!({ "mcpServers": { "google": { "command": repo_target_bin("perch-mcp-google") } } });
-    std::fs::write(dir.join("mcp_servers.json"), servers.to_string()).unwrap();
-    let m = McpManager::new(dir, None, Arc::new(perch_core::questions::Questions::default()));
-    m.set_secret_env(secrets::from_keys(s.keys.clone(), s.google.clone()));
-    let wait = std::time::Duration::from_secs(30);
-    m.ensure_connected("google", wait).await.unwrap();
+    let m = servers(&s, &["google", "mailbox"]).await;
+    let bundled = m.server("google").unwrap();
+    let added = m.server("mailbox").unwrap();
+    assert!(!added.config.bundled && bundled.config.bundled);
+    // Control: the bundled entry has the token and the tools.
+    assert!(environ(bundled.pid.unwrap()).contains("PERCH_GOOGLE_ACCESS_TOKEN="));
+    assert!(!bundled.tools.is_empty());
+    // The added one has neither.
+    assert!(!environ(added.pid.unwrap()).contains("PERCH_GOOGLE_ACCESS_TOKEN"));
+    assert!(added.tools.is_empty());
+    m.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_google_server_gets_only_an_access_token_offers_what_was_granted_and_renews_a_refused_one() {
+    let s = setup().await;
+    s.connect(&[Service::MailRead]).await.unwrap();
+    let m = servers(&s, &["google"]).await;
 
     // Only what reading mail allows is offered.
     let view = m.server("google").unwrap();
@@ -287,7 +316,7 @@ async fn the_google_server_gets_only_an_access_token_offers_what_was_granted_and
     assert!(!env.contains(tokens.refresh_token().unwrap().secret()));
     assert!(!env.contains(DESKTOP_CLIENT_SECRET));
 
-    let search = |m: Arc<McpManager>| async move {
+    let search = |m: Arc<perch_core::mcp::McpManager>| async move {
         let arguments = serde_json::json!({ "query": "in:inbox" }).as_object().cloned();
         m.call_tool("google", "gmail_search", arguments, &CancellationToken::new(), None).await.unwrap()
     };
@@ -318,15 +347,8 @@ async fn the_google_server_gets_only_an_access_token_offers_what_was_granted_and
 
 #[tokio::test]
 async fn without_a_connection_the_google_server_offers_nothing_and_says_how_to_connect() {
-    use perch_core::mcp::{McpManager, secrets};
     let s = setup().await;
-    let dir = s._dir.path();
-    let servers =
-        serde_json::json!({ "mcpServers": { "google": { "command": repo_target_bin("perch-mcp-google") } } });
-    std::fs::write(dir.join("mcp_servers.json"), servers.to_string()).unwrap();
-    let m = McpManager::new(dir, None, Arc::new(perch_core::questions::Questions::default()));
-    m.set_secret_env(secrets::from_keys(s.keys.clone(), s.google.clone()));
-    m.ensure_connected("google", std::time::Duration::from_secs(30)).await.unwrap();
+    let m = servers(&s, &["google"]).await;
     let view = m.server("google").unwrap();
     assert!(view.tools.is_empty());
     let said = view.instructions.unwrap_or_default();
