@@ -95,6 +95,9 @@ app-release: $(NPM_STAMP)
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
 	for deb in $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb; do ./scripts/repack-deb.sh "$$deb"; done
+	# Signed for the updater, with latest.json beside, when TAURI_SIGNING_PRIVATE_KEY is set
+	# (RELEASING.md); a build without the key is left unsigned.
+	./scripts/sign-release.sh $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb
 	# The command line is the app binary started as `perch`, and the bundled servers are
 	# perch-mcp started under their names, as the package installs them.
 	ln -sf perch-desktop $(CARGO_TARGET_DIR)/release/perch

@@ -7,13 +7,14 @@ use tauri_specta::{collect_commands, collect_events};
 
 use crate::add_link::AddLinkArrived;
 use crate::commands::{
-    app, capture, chat, files, google, history, local, models, permissions, review, terminal, tools, voice,
-    window,
+    app, capture, chat, files, google, history, local, logs, models, permissions, review, terminal, tools,
+    update, voice, window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
     WindowModeChanged,
 };
+use crate::update::UpdateChanged;
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()
@@ -128,6 +129,18 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             permissions::permissions_list,
             permissions::permissions_revoke,
             permissions::permissions_add_rule,
+            logs::logs_tail,
+            logs::logs_open_folder,
+            logs::diagnostics_save,
+            logs::diagnostics_reveal,
+            logs::crash_reports,
+            logs::crash_report_text,
+            update::update_status,
+            update::update_check,
+            update::update_download,
+            update::update_install,
+            update::update_show_package,
+            update::set_update_settings,
         ])
         .events(collect_events![
             WindowModeChanged,
@@ -138,7 +151,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             CapturesChanged,
             CaptureFailed,
             VoiceUpdate,
-            AddLinkArrived
+            AddLinkArrived,
+            UpdateChanged
         ])
         // Limits the UI checks before sending, so it never offers what the engine refuses.
         .constant("MAX_MESSAGE_CHARS", perch_core::agent::MAX_MESSAGE_CHARS)

@@ -353,6 +353,18 @@ pub fn serve_app_requests(app: &AppHandle, engine: &Engine) {
     tauri::async_runtime::spawn(async move {
         while let Some(request) = requests.recv().await {
             let answer = match request.command {
+                // Minutes, for a download: answered on its own task so `show` is never held up.
+                AppCommand::UpdateCheck | AppCommand::UpdateApply => {
+                    let app = app.clone();
+                    let apply = matches!(request.command, AppCommand::UpdateApply);
+                    tauri::async_runtime::spawn(async move {
+                        let answer = crate::update::from_command_line(&app, apply)
+                            .await
+                            .map_err(|e| RequestError::Window(e.message));
+                        let _ = request.reply.send(answer);
+                    });
+                    continue;
+                }
                 AppCommand::Show => window::set_mode(&app, WindowMode::Normal)
                     .and_then(|()| window::show(&app))
                     .map(|()| json!({ "message": "Perch is in front." }))

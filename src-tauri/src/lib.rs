@@ -15,6 +15,7 @@ mod shortcuts;
 mod state;
 mod tools;
 mod tray;
+mod update;
 mod window;
 
 use std::time::Instant;
@@ -28,6 +29,7 @@ use crate::window::WindowController;
 
 pub fn run() {
     let started_at = Instant::now();
+    perch_core::crash::install("app");
     let data_dir = DataDir::from_env();
     let _logs = logging::init(data_dir.as_ref().ok().map(DataDir::logs_dir).as_deref(), "info");
     let specta = bindings::builder();
@@ -47,6 +49,9 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(tauri_plugin_global_shortcut::Builder::new().build())
+        // Its commands are not granted to the page: the UI goes through `commands::update`,
+        // which waits for the user's yes at each step.
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .invoke_handler(specta.invoke_handler())
         .setup(move |app| {
             specta.mount_events(app);
@@ -64,6 +69,8 @@ pub fn run() {
             app.manage(capture::CaptureState::default());
             app.manage(dictation::PushToTalk::default());
             app.manage(hidden_page::HiddenPage::default());
+            app.manage(commands::logs::LogsState::default());
+            app.manage(update::Updates::default());
             window::create(app.handle())?;
             add_link::start(app);
             if let Some(engine) = &engine {
@@ -75,6 +82,7 @@ pub fn run() {
                 capture::bind_shortcuts(app.handle(), &settings.capture);
                 dictation::apply_shortcut(app.handle(), &settings.voice);
             }
+            update::start_background_checks(app.handle());
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");
             }
@@ -94,6 +102,8 @@ pub fn run() {
                 // and the local model runtime ended (each killed if it lingers).
                 tauri::async_runtime::block_on(engine.shutdown(std::time::Duration::from_secs(2)));
             }
+            // Last: the package installer may ask for a password, with nothing left running.
+            update::install_at_exit(app);
         }
     });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { act, render, screen, waitFor } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import App from "./App";
 import { calls, emitEvent, onCommand } from "./test/tauri";
@@ -25,11 +25,45 @@ describe("App", () => {
   });
 
   it("shows start-up notices and lets them be dismissed", async () => {
-    healthyApp({ notices: [{ title: "Your history database was damaged", detail: "kept as perch.db.corrupt-1" }] });
+    healthyApp({
+      notices: [{ title: "Your history database was damaged", detail: "kept as perch.db.corrupt-1", section: null }],
+    });
     render(<App />);
     expect(await screen.findByText("Your history database was damaged")).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Dismiss" }));
     expect(screen.queryByText("Your history database was damaged")).not.toBeInTheDocument();
+  });
+
+  it("takes a crash notice's link to Settings -> Logs, where the report is", async () => {
+    healthyApp({
+      notices: [
+        {
+          title: "A part of Perch (the web tools server) hit an unexpected error",
+          detail: "It happened at 14:02. A crash report was saved on this computer (nothing was sent).",
+          section: "Logs",
+        },
+      ],
+    });
+    onCommand("logs_tail", () => ({ entries: [], cursor: null }));
+    onCommand("crash_reports", () => [
+      {
+        name: "20261127T140200.000Z-perch-mcp-web-42.seen.txt",
+        component: "perch-mcp-web",
+        at: "2026-11-27T14:02:00+00:00",
+        summary: "index out of bounds: the len is 3 but the index is 7",
+      },
+    ]);
+    onCommand("crash_report_text", () => "Perch crash report\nComponent: perch-mcp-web\n\nBacktrace:\n   0: main");
+    window.location.hash = "#/";
+    render(<App />);
+    await userEvent.click(await screen.findByRole("link", { name: "Open Settings → Logs" }));
+    expect(await screen.findByRole("tab", { name: "Logs", selected: true })).toBeInTheDocument();
+    expect(screen.queryByText(/hit an unexpected error/)).not.toBeInTheDocument();
+    const reports = await screen.findByRole("group", { name: "Crash reports" });
+    expect(reports).toHaveTextContent("perch-mcp-web");
+    expect(reports).toHaveTextContent("the len is 3 but the index is 7");
+    await userEvent.click(within(reports).getByRole("button", { name: "Show" }));
+    expect(await within(reports).findByText(/Backtrace:/)).toBeInTheDocument();
   });
 
   it("asks the shell for mini mode from the button and the shortcut, and hides to the tray", async () => {

@@ -235,6 +235,34 @@ export const commands = {
 	permissionsRevoke: (id: string) => typedError<Permission, CommandError>(__TAURI_INVOKE("permissions_revoke", { id })),
 	/**  Adds a tool rule for every conversation (`server:tool`, either part may be `*`). */
 	permissionsAddRule: (pattern: string, decision: RuleDecision) => typedError<Permission, CommandError>(__TAURI_INVOKE("permissions_add_rule", { pattern, decision })),
+	/**  The entries written since `cursor` (the last ones when there is none), secrets removed. */
+	logsTail: (cursor: Cursor | null) => typedError<Tail, CommandError>(__TAURI_INVOKE("logs_tail", { cursor })),
+	/**  Opens the log folder in the file manager. */
+	logsOpenFolder: () => typedError<null, CommandError>(__TAURI_INVOKE("logs_open_folder")),
+	/**
+	 *  Writes a diagnostics bundle into Downloads (the data folder where there is none), with
+	 *  secrets removed and, if asked, the home folder shown as `~`.
+	 */
+	diagnosticsSave: (redactHome: boolean) => typedError<DiagnosticsSaved, CommandError>(__TAURI_INVOKE("diagnostics_save", { redactHome })),
+	/**  Shows a bundle saved in this session in the file manager. */
+	diagnosticsReveal: (path: string) => typedError<null, CommandError>(__TAURI_INVOKE("diagnostics_reveal", { path })),
+	/**  The crash reports in the data folder, newest first. */
+	crashReports: () => typedError<CrashSummary[], CommandError>(__TAURI_INVOKE("crash_reports")),
+	/**  One report's whole text (message, versions, backtrace), by the name `crash_reports` gave. */
+	crashReportText: (name: string) => typedError<string, CommandError>(__TAURI_INVOKE("crash_report_text", { name })),
+	updateStatus: () => __TAURI_INVOKE<UpdateStatus>("update_status"),
+	/**  "Check now": a failure is shown, unlike the quiet check at start. */
+	updateCheck: () => typedError<UpdateStatus, CommandError>(__TAURI_INVOKE("update_check")),
+	/**  Downloads the release on offer; progress arrives as `UpdateChanged` events. */
+	updateDownload: () => typedError<UpdateStatus, CommandError>(__TAURI_INVOKE("update_download")),
+	/**
+	 *  Installs the verified download now and restarts Perch into it, or (`on_quit`) when Perch
+	 *  quits.
+	 */
+	updateInstall: (onQuit: boolean) => typedError<UpdateStatus, CommandError>(__TAURI_INVOKE("update_install", { onQuit })),
+	/**  Shows the saved package (a copy that installs by hand) in the file manager. */
+	updateShowPackage: () => typedError<null, CommandError>(__TAURI_INVOKE("update_show_package")),
+	setUpdateSettings: (checkAtStart: boolean) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_update_settings", { checkAtStart })),
 };
 
 /** Events */
@@ -246,6 +274,7 @@ export const events = {
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
 	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
+	updateChanged: makeEvent<UpdateChanged, UpdateChanged>("update-changed"),
 	voiceUpdate: makeEvent<VoiceUpdate, VoiceUpdate>("voice-update"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
 };
@@ -480,6 +509,11 @@ export type CompatibleServer = {
 	needs_key: boolean,
 };
 
+/**  Which part of Perch an entry is about, for the page's filter. */
+export type Component = "engine" | "mcp" | "terminal" | 
+/**  The local model runtime (`perch-llm`). */
+"local" | "voice" | "capture";
+
 /**  An entry or a file that could not be read, said so a person can fix it. */
 export type ConfigProblem = {
 	file: string,
@@ -523,6 +557,27 @@ export type ConversationView = {
 	cost: number | null,
 };
 
+/**  A crash report as Settings -> Logs lists it. */
+export type CrashSummary = {
+	/**  The report's file name: what `crash_report_text` takes. */
+	name: string,
+	/**  What crashed: `app`, `cli`, `perch-mcp-web`... */
+	component: string,
+	/**  RFC 3339. */
+	at: string,
+	/**  The panic's message, quoted text already cut by the hook. */
+	summary: string,
+};
+
+/**  Where a tail got to. Opaque to the UI, which hands it back. */
+export type Cursor = {
+	/**  Perch's file read last (its name), and the offset after its last whole line. */
+	file: string | null,
+	offset: number,
+	/**  Each server log's place, by server. */
+	servers: { [key in string]: ServerCursor },
+};
+
 /**  Why this data dir was chosen; shown by `perch doctor` and in Settings. */
 export type DataDirSource = 
 /**  `PERCH_DATA_DIR` was set. */
@@ -540,6 +595,22 @@ export type DesktopStatus = {
 	composited: boolean,
 	/**  Tray icons are shown, so Close can hide Perch into one. */
 	tray: boolean,
+};
+
+/**  A saved bundle, for the page: where, how big, and what was taken out. */
+export type DiagnosticsSaved = {
+	path: string,
+	size_bytes: number,
+	files: string[],
+	/**
+	 *  What was removed, counted by kind ("2 stored or environment secrets, 1 authorization
+	 *  header"), or "nothing".
+	 */
+	removed: string,
+	/**  Only the newest logs are in it, to keep it small. */
+	logs_cut: boolean,
+	/**  Key store entries that could not be read: their values were looked for by shape only. */
+	unreadable_keys: number,
 };
 
 /**  What a dictation tells the window (or the terminal), in order. */
@@ -731,6 +802,19 @@ export type InputDevice = {
 	channels: number | null,
 };
 
+/**  How this copy of Perch gets a new version. */
+export type InstallRoute = 
+/**
+ *  Perch installs it: the AppImage file replaced, or the package through the system's
+ *  password prompt.
+ */
+{ kind: "in_place"; package: string } | 
+/**
+ *  Perch cannot replace itself here; `reason` says why, and a verified download is saved
+ *  for the user to install.
+ */
+{ kind: "manual"; reason: string };
+
 /**  A command that started. */
 export type JobView = {
 	job: number,
@@ -770,6 +854,8 @@ export type KeysOverview = {
 	backend: KeyBackend,
 	keys: KeyStatus[],
 };
+
+export type Level = "error" | "warn" | "info" | "debug" | "trace";
 
 export type LocalModel = {
 	/**  The name after `local:`. */
@@ -815,6 +901,18 @@ export type LocalSettings = {
 	memory_limit_mb?: number,
 	/**  The longest answer, in tokens; 0 means until the model stops or the context is full. */
 	max_answer_tokens?: number,
+};
+
+export type LogEntry = {
+	/**  Local time, RFC 3339 with milliseconds. */
+	at: string,
+	level: Level,
+	component: Component,
+	/**  The module that logged it (`perch_core::mcp::manager`); `stderr` for a server's own line. */
+	target: string,
+	/**  The MCP server whose stderr log it came from. */
+	server: string | null,
+	text: string,
 };
 
 /**  An MCP server's status, tools or log changed. */
@@ -1298,6 +1396,16 @@ export type ServerConfig = {
 	stop_when_idle_secs: number,
 };
 
+/**
+ *  A server log starts over under the same name when it grows too big (see
+ *  [`crate::mcp::logs`]), so its offset goes with a fingerprint of its first line.
+ */
+export type ServerCursor = {
+	offset: number,
+	/**  A hash of the file's first whole line; empty until it has one. */
+	head: string,
+};
+
 export type ServerStatus = 
 /**  Not running (never started, turned off, or stopped by the user). */
 "stopped" | "starting" | "connected" | 
@@ -1355,6 +1463,8 @@ export type Settings = {
 	capture: CaptureSettings,
 	voice: VoiceSettings,
 	terminal: TerminalSettings,
+	/**  Settings -> General -> Updates. */
+	updates: UpdateSettings,
 };
 
 /**  A binding as Settings shows it. */
@@ -1389,6 +1499,14 @@ export type SignInView = {
 export type StartupNotice = {
 	title: string,
 	detail: string,
+	/**  The Settings section that shows more (`Logs` for a crash report), if any. */
+	section: string | null,
+};
+
+export type Tail = {
+	/**  Oldest first. */
+	entries: LogEntry[],
+	cursor: Cursor,
 };
 
 /**  One command as the panel and the history show it. */
@@ -1626,6 +1744,55 @@ export type TurnStarted = {
 	omitted: number,
 	context_length: number | null,
 };
+
+/**  Sent whenever the status changes. */
+export type UpdateChanged = {
+	status: UpdateStatus,
+};
+
+export type UpdateOffer = {
+	version: string,
+	/**  The release notes, as the manifest gives them (Markdown). */
+	notes: string | null,
+	/**  RFC 3339. */
+	date: string | null,
+};
+
+export type UpdatePhase = { kind: "idle" } | { kind: "checking" } | { kind: "up_to_date" } | 
+/**  A newer release is on offer; nothing downloaded yet. */
+{ kind: "available" } | { kind: "downloading"; received: number; total: number | null } | 
+/**
+ *  Downloaded and its signature verified. `saved` is where the package was put when this
+ *  copy installs it by hand ([`InstallRoute::Manual`]).
+ */
+{ kind: "ready"; install_on_quit: boolean; saved: string | null } | { kind: "installing" } | 
+/**  Installed; the next start runs it. */
+{ kind: "installed" } | { kind: "failed"; step: UpdateStep; message: string };
+
+/**
+ *  Settings -> General -> Updates. Checking only asks whether there is a newer Perch: nothing
+ *  is downloaded or installed without the user's yes.
+ */
+export type UpdateSettings = {
+	/**
+	 *  Look for a newer Perch at start (and once a day while it runs), unless the connection
+	 *  is reported metered.
+	 */
+	check_at_start?: boolean,
+};
+
+/**  Everything the Updates card shows. */
+export type UpdateStatus = {
+	current_version: string,
+	phase: UpdatePhase,
+	/**  The newer release, once a check found one. */
+	offer: UpdateOffer | null,
+	route: InstallRoute,
+	/**  When the last check finished (ms since the epoch), whatever it found. */
+	last_checked_ms: number | null,
+};
+
+export type UpdateStep = "check" | "download" | "install";
 
 export type Usage = {
 	input_tokens: number,

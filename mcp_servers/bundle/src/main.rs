@@ -10,6 +10,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let arg0 = std::env::args_os().next().unwrap_or_default();
     let name = Path::new(&arg0).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+    // The engine says where crash reports go (PERCH_CRASH_DIR); started by hand, a panic only prints.
+    perch_crash::install_from_env(&name, env!("CARGO_PKG_VERSION"));
     match name.as_str() {
         "perch-mcp-demo" => perch_mcp_demo::main(),
         "perch-mcp-filesystem" => perch_mcp_filesystem::main(),

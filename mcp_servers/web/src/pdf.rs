@@ -41,9 +41,12 @@ pub fn read(
     enough_chars: usize,
     budget: Duration,
 ) -> Result<PdfText, WebError> {
-    // lopdf reports most damage as errors, but a parser fed hostile input can still panic.
-    catch_unwind(AssertUnwindSafe(|| read_unguarded(bytes, first_page, enough_chars, budget)))
-        .unwrap_or_else(|_| Err(WebError::PdfCorrupt("the PDF reader could not make sense of it".into())))
+    // lopdf reports most damage as errors, but a parser fed hostile input can still panic:
+    // caught here, and no crash report for it.
+    catch_unwind(AssertUnwindSafe(|| {
+        perch_crash::expected(|| read_unguarded(bytes, first_page, enough_chars, budget))
+    }))
+    .unwrap_or_else(|_| Err(WebError::PdfCorrupt("the PDF reader could not make sense of it".into())))
 }
 
 fn read_unguarded(

@@ -7,11 +7,13 @@ pub mod files;
 pub mod google;
 pub mod history;
 pub mod local;
+pub mod logs;
 pub mod models;
 pub mod permissions;
 pub mod review;
 pub mod terminal;
 pub mod tools;
+pub mod update;
 pub mod voice;
 pub mod window;
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { freshDataDir, geometry, launch, screenshot, startFakeLlm, waitFor, waitForGeometry, xdotool } from "../lib/harness.js";
 import { layoutProblems } from "../lib/layout.js";
 
-const TABS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews"];
+const TABS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews", "Logs"];
 
 describe("layout at the real window sizes", () => {
   let fake;

@@ -4,6 +4,7 @@ import type { AppStatus } from "../bindings";
 import { ChatPage } from "../pages/ChatPage";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { FailureNotices, Notices } from "./Notices";
+import { UpdateNotice } from "./settings/UpdatesCard";
 import { TitleBar } from "./TitleBar";
 
 // The chat is what a launch shows; the other pages load when first opened, so the page that
@@ -21,6 +22,8 @@ export function Layout({ status, tray = true }: { status: AppStatus; tray?: bool
       <TitleBar tray={tray} />
       <Notices notices={status.notices} />
       <FailureNotices />
+      {/* Settings shows the update itself. */}
+      {pathname !== "/settings" && <UpdateNotice />}
       <main className="page">
         <ErrorBoundary resetOn={pathname} what="This page">
           <Suspense fallback={null}>

@@ -7,6 +7,8 @@ interface Item {
   key: number;
   title: string;
   detail: string;
+  /** A Settings section that shows more. */
+  section?: string | null;
 }
 
 function NoticeList({ items, role, onDismiss }: { items: Item[]; role: "status" | "alert"; onDismiss: (key: number) => void }) {
@@ -18,6 +20,13 @@ function NoticeList({ items, role, onDismiss }: { items: Item[]; role: "status" 
           <div>
             <strong>{item.title}</strong>
             <p>{item.detail}</p>
+            {item.section && (
+              <p>
+                <a href={`#/settings?section=${item.section}`} onClick={() => onDismiss(item.key)}>
+                  Open Settings → {item.section}
+                </a>
+              </p>
+            )}
           </div>
           <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => onDismiss(item.key)}>
             <CloseIcon />
@@ -32,7 +41,7 @@ function NoticeList({ items, role, onDismiss }: { items: Item[]; role: "status" 
 export function Notices({ notices }: { notices: StartupNotice[] }) {
   const [dismissed, setDismissed] = useState<number[]>([]);
   const items = notices
-    .map((n, key) => ({ key, title: n.title, detail: n.detail }))
+    .map((n, key) => ({ key, title: n.title, detail: n.detail, section: n.section }))
     .filter(({ key }) => !dismissed.includes(key));
   return <NoticeList items={items} role="status" onDismiss={(key) => setDismissed((d) => [...d, key])} />;
 }

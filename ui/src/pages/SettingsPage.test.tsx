@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { render, screen, waitFor } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
 import userEvent from "@testing-library/user-event";
 import { SettingsPage } from "./SettingsPage";
 import { SettingsProvider } from "../lib/settings";
@@ -10,9 +11,11 @@ describe("SettingsPage", () => {
   it("saves the theme and applies it to the page", async () => {
     healthyApp();
     render(
-      <SettingsProvider>
-        <SettingsPage status={STATUS} />
-      </SettingsProvider>,
+      <MemoryRouter>
+        <SettingsProvider>
+          <SettingsPage status={STATUS} />
+        </SettingsProvider>
+      </MemoryRouter>,
     );
     const dark = await screen.findByRole("radio", { name: "Dark" });
     await userEvent.click(dark);
@@ -28,9 +31,11 @@ describe("SettingsPage", () => {
   it("sets when a hidden window frees its page, and keeps its own page while open", async () => {
     healthyApp();
     const { unmount } = render(
-      <SettingsProvider>
-        <SettingsPage status={STATUS} />
-      </SettingsProvider>,
+      <MemoryRouter>
+        <SettingsProvider>
+          <SettingsPage status={STATUS} />
+        </SettingsProvider>
+      </MemoryRouter>,
     );
     const holds = () => calls.filter((c) => c.cmd === "page_holds_unsent").map((c) => c.args.holds);
     expect(holds()).toEqual([true]);
@@ -55,9 +60,11 @@ describe("SettingsPage", () => {
   it("shows where data lives", async () => {
     healthyApp();
     render(
-      <SettingsProvider>
-        <SettingsPage status={STATUS} />
-      </SettingsProvider>,
+      <MemoryRouter>
+        <SettingsProvider>
+          <SettingsPage status={STATUS} />
+        </SettingsProvider>
+      </MemoryRouter>,
     );
     expect(screen.getByText(STATUS.data_dir!)).toBeInTheDocument();
     expect(screen.getByText("version 2")).toBeInTheDocument();
@@ -69,11 +76,28 @@ describe("SettingsPage", () => {
       throw { kind: "storage", message: "database is locked" };
     });
     render(
-      <SettingsProvider>
-        <SettingsPage status={STATUS} />
-      </SettingsProvider>,
+      <MemoryRouter>
+        <SettingsProvider>
+          <SettingsPage status={STATUS} />
+        </SettingsProvider>
+      </MemoryRouter>,
     );
     await userEvent.click(await screen.findByRole("radio", { name: "Light" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("database is locked");
+  });
+
+  it("opens the section a link names", async () => {
+    healthyApp();
+    onCommand("logs_tail", () => ({ entries: [], cursor: null }));
+    onCommand("crash_reports", () => []);
+    render(
+      <MemoryRouter initialEntries={["/settings?section=Logs"]}>
+        <SettingsProvider>
+          <SettingsPage status={STATUS} />
+        </SettingsProvider>
+      </MemoryRouter>,
+    );
+    expect(await screen.findByRole("tab", { name: "Logs", selected: true })).toBeInTheDocument();
+    expect(screen.getByRole("tab", { name: "General" })).toHaveAttribute("aria-selected", "false");
   });
 });

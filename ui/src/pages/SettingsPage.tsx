@@ -1,13 +1,16 @@
 import { useState } from "react";
+import { useSearchParams } from "react-router";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
 import { ConnectionsSettings } from "../components/settings/ConnectionsSettings";
+import { LogsSettings } from "../components/settings/LogsSettings";
 import { ModelsSettings } from "../components/settings/ModelsSettings";
 import { McpServers } from "../components/settings/McpServers";
 import { PermissionsSettings } from "../components/settings/PermissionsSettings";
 import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
+import { UpdatesCard } from "../components/settings/UpdatesCard";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
 import { useSettings } from "../lib/settings";
 import { useHoldsUnsentWork } from "../lib/unsentWork";
@@ -35,12 +38,18 @@ const SOURCES: Record<string, string> = {
   default: "default location",
 };
 
-const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews"] as const;
+const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews", "Logs"] as const;
 type Section = (typeof SECTIONS)[number];
 
 export function SettingsPage({ status }: { status: AppStatus }) {
   const { error } = useSettings();
-  const [section, setSection] = useState<Section>("General");
+  // `#/settings?section=Logs` opens a section (a notice's link to a crash report).
+  const [params] = useSearchParams();
+  const asked = params.get("section");
+  // A tab clicked counts until a link asks for another section.
+  const [picked, setPicked] = useState<{ asked: string | null; section: Section } | null>(null);
+  const section = picked?.asked === asked ? picked.section : (SECTIONS.find((s) => s === asked) ?? "General");
+  const setSection = (s: Section) => setPicked({ asked, section: s });
   // Its forms may hold typing that is not saved yet: never reloaded under the user.
   useHoldsUnsentWork(true);
 
@@ -78,6 +87,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
       {section === "MCP" && <McpServers />}
       {section === "Connections" && <ConnectionsSettings />}
       {section === "Reviews" && <ReviewSettingsCard />}
+      {section === "Logs" && <LogsSettings />}
     </section>
   );
 }
@@ -160,6 +170,7 @@ function General({ status }: { status: AppStatus }) {
           )}
         </p>
       </fieldset>
+      <UpdatesCard />
       <fieldset className="card">
         <legend>Storage</legend>
         <dl className="facts">

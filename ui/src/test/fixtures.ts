@@ -76,6 +76,7 @@ export const SETTINGS: Settings = {
     max_output_mb: 64,
   },
   local: { context_length: 4096, threads: 0, keep_alive_secs: 300, memory_limit_mb: 0, max_answer_tokens: 0 },
+  updates: { check_at_start: true },
 };
 
 export function catalogModel(id: string, title: string, size: number, extra: Partial<CatalogModel> = {}): CatalogModel {
@@ -131,4 +132,11 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("captures_pending", () => []);
   onCommand("shortcut_statuses", () => []);
   onCommand("local_overview", () => localOverview());
+  onCommand("update_status", () => ({
+    current_version: STATUS.version,
+    phase: { kind: "idle" },
+    offer: null,
+    route: { kind: "manual", reason: "This copy of Perch was not installed from a package." },
+    last_checked_ms: null,
+  }));
 }

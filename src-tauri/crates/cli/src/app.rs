@@ -1,6 +1,8 @@
 //! `perch screenshot | show | toggle`: what the global shortcuts do, sent to the running app
 //! over its local socket, for desktops where global shortcuts cannot work (most Wayland
-//! compositors) and users bind these commands in their desktop's keyboard settings.
+//! compositors) and users bind these commands in their desktop's keyboard settings. Also
+//! `perch update check | apply`: the app holds the updater (its public key, the package it
+//! was installed from), so the command line asks it.
 
 use std::time::Duration;
 
@@ -15,6 +17,8 @@ pub enum AppRequest {
     Screenshot { mode: Option<String> },
     Show,
     Toggle,
+    UpdateCheck,
+    UpdateApply,
 }
 
 pub async fn run(request: AppRequest, json_output: bool) -> anyhow::Result<()> {
@@ -26,9 +30,26 @@ pub async fn run(request: AppRequest, json_output: bool) -> anyhow::Result<()> {
         }
         AppRequest::Show => ("show", json!({})),
         AppRequest::Toggle => ("toggle", json!({})),
+        AppRequest::UpdateCheck => ("update_check", json!({})),
+        AppRequest::UpdateApply => ("update_apply", json!({})),
     };
-    let (mut client, _) = Client::discover(TIMEOUT).await?;
-    let response = client.request(kind, payload, TIMEOUT).await?;
+    let answer_within = match request {
+        AppRequest::UpdateCheck => Duration::from_secs(90),
+        // The download: the app shows its progress.
+        AppRequest::UpdateApply => Duration::from_secs(31 * 60),
+        _ => TIMEOUT,
+    };
+    let (mut client, _) = match Client::discover(TIMEOUT).await {
+        Ok(found) => found,
+        Err(e) if matches!(request, AppRequest::UpdateCheck | AppRequest::UpdateApply) => {
+            bail!("{e}. Updates are checked and installed by the app: start Perch, then run this again.")
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if matches!(request, AppRequest::UpdateApply) {
+        eprintln!("perch: downloading and verifying the update (Perch shows the progress)...");
+    }
+    let response = client.request(kind, payload, answer_within).await?;
     if !response.success {
         bail!("{}", response.error.unwrap_or_else(|| "Perch refused the request".into()));
     }

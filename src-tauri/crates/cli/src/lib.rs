@@ -85,6 +85,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Newer versions of Perch, through the running app: `check` says what is on offer,
+    /// `apply` downloads it, verifies its signature and installs it.
+    Update {
+        #[command(subcommand)]
+        command: UpdateCommand,
+        #[arg(long, global = true)]
+        json: bool,
+    },
     /// Bring the running app's window forward.
     Show,
     /// Show the running app's window, or hide it when it is in front.
@@ -135,8 +143,17 @@ enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+pub enum UpdateCommand {
+    /// Is there a newer Perch? Prints its version and release notes.
+    Check,
+    /// Download the newer Perch, verify its signature and install it (restart Perch after).
+    Apply,
+}
+
 /// Runs the command line on this process's arguments.
 pub fn main() -> ExitCode {
+    perch_core::crash::install("cli");
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
@@ -159,6 +176,12 @@ pub fn main() -> ExitCode {
             // These talk to the running app; they open no database of their own.
             Command::Screenshot { mode, json } => {
                 app_request(app::AppRequest::Screenshot { mode }, json).await
+            }
+            Command::Update { command: UpdateCommand::Check, json } => {
+                app_request(app::AppRequest::UpdateCheck, json).await
+            }
+            Command::Update { command: UpdateCommand::Apply, json } => {
+                app_request(app::AppRequest::UpdateApply, json).await
             }
             Command::Show => app_request(app::AppRequest::Show, false).await,
             Command::Toggle => app_request(app::AppRequest::Toggle, false).await,

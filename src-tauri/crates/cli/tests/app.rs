@@ -25,6 +25,19 @@ async fn perch(tmp: &Path, socket: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The engine's socket handler served at `config.path`, app requests going to the returned
+/// control (attach a stand-in window to answer them).
+async fn serve(tmp: &Path, config: ServerConfig) -> (Arc<AppControl>, server::ReviewServer) {
+    let (store, _) = Store::open(&tmp.join("perch.db"), Integrity::Quick).await.unwrap();
+    let control = Arc::new(AppControl::default());
+    let handler = SocketHandler {
+        reviews: Arc::new(ReviewService::new(store)),
+        control: control.clone(),
+        connections_changed: Arc::new(|| Box::pin(async {})),
+    };
+    (control, server::start(config, Arc::new(handler)).await.unwrap())
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -32,15 +45,8 @@ fn text(bytes: &[u8]) -> String {
 #[tokio::test]
 async fn app_requests_reach_the_window_and_bad_ones_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let (store, _) = Store::open(&tmp.path().join("perch.db"), Integrity::Quick).await.unwrap();
-    let control = Arc::new(AppControl::default());
-    let handler = SocketHandler {
-        reviews: Arc::new(ReviewService::new(store)),
-        control: control.clone(),
-        connections_changed: Arc::new(|| Box::pin(async {})),
-    };
     let socket = tmp.path().join("s/review.sock");
-    let _server = server::start(ServerConfig::new(socket.clone()), Arc::new(handler)).await.unwrap();
+    let (control, _server) = serve(tmp.path(), ServerConfig::new(socket.clone())).await;
 
     // Before a window attaches (the engine under the CLI), app requests are refused.
     let out = perch(tmp.path(), &socket, &["show"]).await;
@@ -94,4 +100,42 @@ async fn without_perch_running_it_says_so() {
     let out = perch(tmp.path(), &tmp.path().join("nothing.sock"), &["screenshot"]).await;
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("Perch is not running"), "{}", text(&out.stderr));
+}
+
+#[tokio::test]
+async fn updates_are_asked_of_the_running_app() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = perch(tmp.path(), &tmp.path().join("nothing.sock"), &["update", "check"]).await;
+    assert!(!out.status.success());
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("Perch is not running") && said.contains("start Perch, then run this again"),
+        "{said}"
+    );
+
+    // An update check outlasts the socket's usual answer limit (200 ms here, 5 s in the app).
+    let socket = tmp.path().join("s/review.sock");
+    let mut config = ServerConfig::new(socket.clone());
+    config.request_timeout = std::time::Duration::from_millis(200);
+    let (control, _server) = serve(tmp.path(), config).await;
+    let mut window = control.attach();
+    tokio::spawn(async move {
+        while let Some(request) = window.recv().await {
+            tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+            let answer = match request.command {
+                AppCommand::UpdateCheck => json!({ "message": "Perch 9.9.9 is available (this is 0.1.0)." }),
+                AppCommand::UpdateApply => {
+                    json!({ "message": "Perch 9.9.9 is installed. Restart Perch to use it." })
+                }
+                other => json!({ "message": format!("unexpected {other:?}") }),
+            };
+            let _ = request.reply.send(Ok(answer));
+        }
+    });
+    let out = perch(tmp.path(), &socket, &["update", "check"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "Perch 9.9.9 is available (this is 0.1.0).");
+    let out = perch(tmp.path(), &socket, &["update", "apply", "--json"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"Perch 9.9.9 is installed. Restart Perch to use it.\""));
 }

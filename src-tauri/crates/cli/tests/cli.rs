@@ -120,7 +120,8 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
             "npx",
             "uvx",
             "node",
-            "python3"
+            "python3",
+            "crash reports"
         ]
     );
 }

@@ -107,6 +107,9 @@ pub async fn run() -> DoctorReport {
         components.push(probes::global_shortcuts_portal().await);
     }
     components.extend(runners);
+    if let Some(dir) = &dir {
+        components.push(crate::crash::probe(&dir.crashes_dir()));
+    }
     let (sign_ins, google) = match &dir {
         Some(dir) => (sign_ins(dir).await, google(dir).await),
         None => (Vec::new(), None),

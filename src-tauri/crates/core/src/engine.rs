@@ -63,6 +63,9 @@ struct Inner {
     google: crate::google::Connection,
     /// The Google connection under way (one at a time): how to cancel it, and Google's page.
     google_connecting: Mutex<Option<(tokio_util::sync::CancellationToken, String)>>,
+    /// The crash reports the first `startup_notices` announced (announcing marks them shown),
+    /// kept so that later callers (a reloaded window) get the same ones.
+    crash_notices: std::sync::OnceLock<Vec<StartupNotice>>,
 }
 
 /// What happened at start that a person should hear about.
@@ -70,6 +73,8 @@ struct Inner {
 pub struct StartupNotice {
     pub title: String,
     pub detail: String,
+    /// The Settings section that shows more (`Logs` for a crash report), if any.
+    pub section: Option<String>,
 }
 
 impl Engine {
@@ -122,6 +127,7 @@ impl Engine {
             terminal,
             google,
             google_connecting: Mutex::default(),
+            crash_notices: std::sync::OnceLock::new(),
         };
         let engine = Self { inner: Arc::new(inner) };
         let sampler = crate::agent::sampling::ModelSampler {
@@ -502,8 +508,12 @@ impl Engine {
                     r.reason,
                     r.backup.display()
                 ),
+                section: None,
             });
         }
+        let crashes =
+            self.inner.crash_notices.get_or_init(|| crate::crash::notices(&self.data_dir().crashes_dir()));
+        notices.extend(crashes.iter().cloned());
         notices
     }
 }

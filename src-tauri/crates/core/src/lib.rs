@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod capture;
+pub mod crash;
 pub mod crash_loop;
 pub mod desktop;
 pub mod diagnostics;
@@ -13,7 +14,9 @@ pub mod google;
 pub mod keys;
 pub mod local;
 pub mod logging;
+pub mod logs;
 pub mod mcp;
+pub mod network;
 pub mod oauth;
 pub mod owner;
 pub mod paths;

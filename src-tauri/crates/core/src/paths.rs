@@ -95,6 +95,12 @@ pub fn bundled_program(name: &str) -> Option<PathBuf> {
     [dir.to_path_buf(), dir.parent()?.to_path_buf()].into_iter().map(|d| d.join(&file)).find(|p| p.is_file())
 }
 
+/// Where the crash reports of the data dir `root` go, for those that know only the root (the
+/// MCP manager, the local runtime, a panic hook set before the folder is prepared).
+pub fn crashes_dir_in(root: &Path) -> PathBuf {
+    root.join("crashes")
+}
+
 /// Picks the data dir from the inputs, without touching the file system beyond `is_dir` checks.
 pub fn resolve(inputs: &ResolveInputs) -> Result<Resolved, PathsError> {
     if let Some(value) = &inputs.env_override {
@@ -163,6 +169,10 @@ impl DataDir {
     }
     pub fn logs_dir(&self) -> PathBuf {
         self.root.join("logs")
+    }
+    /// Crash reports (`perch-crash`); made by the first crash, not before.
+    pub fn crashes_dir(&self) -> PathBuf {
+        crashes_dir_in(&self.root)
     }
     /// Attachment files live here; rows in the database refer to them by relative path.
     pub fn attachments_dir(&self) -> PathBuf {

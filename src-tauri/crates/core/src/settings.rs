@@ -236,6 +236,24 @@ pub struct Settings {
     pub capture: crate::capture::CaptureSettings,
     pub voice: crate::voice::VoiceSettings,
     pub terminal: crate::terminal::TerminalSettings,
+    /// Settings -> General -> Updates.
+    pub updates: UpdateSettings,
+}
+
+/// Settings -> General -> Updates. Checking only asks whether there is a newer Perch: nothing
+/// is downloaded or installed without the user's yes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct UpdateSettings {
+    /// Look for a newer Perch at start (and once a day while it runs), unless the connection
+    /// is reported metered.
+    pub check_at_start: bool,
+}
+
+impl Default for UpdateSettings {
+    fn default() -> Self {
+        Self { check_at_start: true }
+    }
 }
 
 impl Default for Settings {
@@ -252,6 +270,7 @@ impl Default for Settings {
             capture: crate::capture::CaptureSettings::default(),
             voice: crate::voice::VoiceSettings::default(),
             terminal: crate::terminal::TerminalSettings::default(),
+            updates: UpdateSettings::default(),
         }
     }
 }

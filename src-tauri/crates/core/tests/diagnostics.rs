@@ -21,7 +21,7 @@ const MARKER: &str = "harmless marker line: the model list was refreshed";
 
 /// (label, value). Several have no recognisable shape on purpose: only the exact values from
 /// the key store and the environment can catch them.
-const CANARIES: [(&str, &str); 16] = [
+const CANARIES: [(&str, &str); 17] = [
     ("stored provider key", "perch-canary-stored-key-7f3a9c"),
     ("stored web search key", "perch-canary-brave-key-51bd0e"),
     ("mcp access token", "perch-canary-mcp-access-44c1"),
@@ -38,7 +38,10 @@ const CANARIES: [(&str, &str); 16] = [
     ("logged query token", "perch-canary-logged-query-8822"),
     ("logged json field", "perch-canary-logged-json-9933"),
     ("doctor detail", "perch-canary-doctor-detail-aa44"),
+    ("crash report bearer", "perch-canary-crash-bearer-bb55"),
 ];
+
+const CRASH_FILE: &str = "20260501T100010.000Z-perch-mcp-web-4242.txt";
 
 fn canary(label: &str) -> &'static str {
     CANARIES.iter().find(|(l, _)| *l == label).map(|(_, v)| *v).unwrap()
@@ -138,6 +141,16 @@ async fn seed(dir: &Path) -> Arc<Keys> {
         canary("mcp client secret")
     );
     std::fs::write(dir.join("logs/mcp/tracker.log"), server_log).unwrap();
+
+    // A crash report whose message and backtrace happen to hold secrets.
+    std::fs::create_dir_all(dir.join("crashes")).unwrap();
+    let crash = format!(
+        "Perch crash report\nComponent: perch-mcp-web\nVersion: 0.1.0\nTime: 2026-05-01T10:00:10.000Z\n\
+         Message: request refused: authorization: Bearer {}\n\nBacktrace:\n   0: perch_mcp_web::search with {}\n",
+        canary("crash report bearer"),
+        canary("stored web search key")
+    );
+    std::fs::write(dir.join("crashes").join(CRASH_FILE), crash).unwrap();
     keys
 }
 
@@ -164,6 +177,7 @@ async fn no_canary_secret_reaches_the_bundle() {
     assert!(!tmp.path().join("perch-diagnostics.zip.part").exists(), "no partial file is left behind");
     let files = diagnostics::read_bundle(&out).unwrap();
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let crash_entry = format!("crashes/{CRASH_FILE}");
     for expected in [
         "doctor.json",
         "versions.txt",
@@ -171,6 +185,7 @@ async fn no_canary_secret_reaches_the_bundle() {
         "mcp_servers.json",
         "logs/perch.2026-05-01.log",
         "logs/mcp/tracker.log",
+        crash_entry.as_str(),
         "bundle.txt",
     ] {
         assert!(names.contains(&expected), "{expected} is missing from {names:?}");
@@ -190,6 +205,9 @@ async fn no_canary_secret_reaches_the_bundle() {
         .unwrap();
     assert!(log.contains(MARKER), "the harmless line is kept");
     assert!(log.contains("authorization: Bearer [removed]") && log.contains("&page=2"));
+    let crash =
+        files.iter().find(|(n, _)| *n == crash_entry).map(|(_, b)| String::from_utf8_lossy(b)).unwrap();
+    assert!(crash.contains("Component: perch-mcp-web") && crash.contains("Bearer [removed]"));
     let config: serde_json::Value =
         serde_json::from_slice(&files.iter().find(|(n, _)| n == "mcp_servers.json").unwrap().1).unwrap();
     assert_eq!(

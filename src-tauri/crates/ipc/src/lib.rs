@@ -2,7 +2,7 @@
 //! programs that push reviews to it (the review MCP bridge, `perch review`, editors).
 //!
 //! Request: `{"id": ..., "type": "present_review" | "get_selection" | "ping" | "show" | "toggle"
-//! | "screenshot" | "connections_changed", "payload": {...}}`
+//! | "screenshot" | "update_check" | "update_apply" | "connections_changed", "payload": {...}}`
 //! Response: `{"id": ..., "success": bool, "data"?: ..., "error"?: "..."}`
 //!
 //! Both ends use this crate, so what the server accepts is exactly what clients send.

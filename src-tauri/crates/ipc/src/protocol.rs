@@ -130,6 +130,11 @@ pub enum AppCommand {
     Toggle,
     /// What the screenshot shortcut does, in this mode or the one set in Perch.
     Screenshot { mode: Option<ScreenshotMode> },
+    /// `perch update check`: is there a newer Perch?
+    UpdateCheck,
+    /// `perch update apply`: download it, verify it and install it (or save it, where this
+    /// copy cannot replace itself). Takes as long as the download.
+    UpdateApply,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -212,6 +217,14 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
                 Err(e) => return fail(e),
             }
         }
+        "update_check" => match no_fields(map.remove("payload"), "update_check") {
+            Ok(()) => Command::App(AppCommand::UpdateCheck),
+            Err(e) => return fail(e),
+        },
+        "update_apply" => match no_fields(map.remove("payload"), "update_apply") {
+            Ok(()) => Command::App(AppCommand::UpdateApply),
+            Err(e) => return fail(e),
+        },
         "connections_changed" => match no_fields(map.remove("payload"), "connections_changed") {
             Ok(()) => Command::ConnectionsChanged,
             Err(e) => return fail(e),
@@ -396,6 +409,12 @@ mod tests {
         );
         assert!(extra.is_err());
         assert_eq!(app(json!({"id": 1, "type": "toggle", "payload": {}})), Ok(AppCommand::Toggle));
+        assert_eq!(app(json!({"id": 1, "type": "update_check"})), Ok(AppCommand::UpdateCheck));
+        assert_eq!(app(json!({"id": 1, "type": "update_apply", "payload": {}})), Ok(AppCommand::UpdateApply));
+        assert_eq!(
+            app(json!({"id": 1, "type": "update_apply", "payload": {"version": "9.9.9"}})),
+            Err(ProtocolError::UnexpectedField("update_apply", "version".into()))
+        );
         assert_eq!(app(json!({"id": 1, "type": "screenshot"})), Ok(AppCommand::Screenshot { mode: None }));
         assert_eq!(
             app(json!({"id": 1, "type": "screenshot", "payload": {"mode": "precision"}})),

@@ -36,6 +36,9 @@ fn main() -> ExitCode {
         println!("perch-llm {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    // The engine says where crash reports go (PERCH_CRASH_DIR). A crash in llama.cpp's own
+    // code is no panic: the engine sees the sidecar end and says so.
+    perch_crash::install_from_env("perch-llm", env!("CARGO_PKG_VERSION"));
     let logs = logs::init();
     let backend = match LlamaBackend::init() {
         Ok(backend) => backend,

@@ -13,6 +13,10 @@ use crate::probes::Probe;
 /// app, small enough to attach to an issue.
 pub const LOG_BUDGET_BYTES: u64 = 5 << 20;
 
+/// How much of the crash reports a bundle carries, newest first: each is a few tens of KB (a
+/// backtrace), and the folder keeps twenty at most.
+pub const CRASH_BUDGET_BYTES: u64 = 1 << 20;
+
 /// One file of the bundle, already redacted.
 pub struct Entry {
     pub name: String,
@@ -179,6 +183,30 @@ pub fn logs(logs_dir: &Path, budget: u64, redactor: &mut Redactor) -> (Vec<Entry
         let redacted: Vec<String> = text.lines().map(|l| redactor.text(l)).collect();
         let name = format!("logs/{}", relative.to_string_lossy().replace('\\', "/"));
         entries.push(Entry::text(name, redacted.join("\n") + "\n"));
+    }
+    (entries, cut)
+}
+
+/// The crash reports in `crashes_dir` as `crashes/NAME`, newest first, whole, until `budget`
+/// bytes. They hold no conversation content (the hook cuts quoted text from the message), but
+/// go through the redactor like everything else: a path or a message may still name a secret.
+/// Returns the entries and whether any was left out.
+pub fn crashes(crashes_dir: &Path, budget: u64, redactor: &mut Redactor) -> (Vec<Entry>, bool) {
+    let mut left = budget;
+    let mut cut = false;
+    let mut entries = Vec::new();
+    for report in crate::crash::list(crashes_dir) {
+        let (Some(name), Ok(text)) = (report.file.file_name(), crate::crash::read(&report.file)) else {
+            continue;
+        };
+        let len = text.len() as u64;
+        if len > left {
+            cut = true;
+            continue;
+        }
+        left -= len;
+        let redacted: Vec<String> = text.lines().map(|l| redactor.text(l)).collect();
+        entries.push(Entry::text(format!("crashes/{}", name.to_string_lossy()), redacted.join("\n") + "\n"));
     }
     (entries, cut)
 }

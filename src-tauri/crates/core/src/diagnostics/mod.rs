@@ -8,6 +8,8 @@
 //!   and passwords, and secret-looking arguments removed.
 //! - `logs/`: Perch's recent log files and the MCP servers' stderr logs, newest first, up to
 //!   [`bundle::LOG_BUDGET_BYTES`].
+//! - `crashes/`: the crash reports (`perch-crash`: message, backtrace, versions), newest first,
+//!   up to [`bundle::CRASH_BUDGET_BYTES`].
 //! - `bundle.txt`: what was removed, by kind and count.
 //!
 //! Every file goes through [`redact::Redactor`], which knows the exact values in the key store
@@ -66,7 +68,8 @@ pub struct BundleSummary {
     pub size_bytes: u64,
     pub files: Vec<String>,
     pub removed: RedactionCounts,
-    /// Older logs were left out (or the oldest one included was cut) to keep the bundle small.
+    /// Older logs or crash reports were left out (or the oldest log included was cut) to keep
+    /// the bundle small.
     pub logs_cut: bool,
     /// Key store entries that could not be read: their values were looked for by shape only.
     pub unreadable_keys: usize,
@@ -81,6 +84,25 @@ pub enum DiagnosticsError {
     Archive(String),
     #[error("the bundle could not be made: {0}")]
     Task(String),
+}
+
+/// The one redactor for what Perch hands a person to pass on (a bundle, the Logs page): the
+/// values in the key store under the names Perch stores them (`secrets`), those of secret-named
+/// variables in `environment`, then the shapes of keys and tokens; `home` shown as `~`.
+/// Returns it with the number of key-store entries that could not be read (their values are
+/// then found by shape only). Blocking: the keyring may answer over D-Bus.
+pub fn redactor(
+    data_dir: Option<&Path>,
+    settings: &Settings,
+    keys: &Keys,
+    environment: impl IntoIterator<Item = (String, String)>,
+    home: Option<&str>,
+) -> (Redactor, usize) {
+    let servers = data_dir.map(|d| crate::mcp::config::load(d).servers).unwrap_or_default();
+    let names = secrets::stored_names(settings, &servers);
+    let (mut known, unreadable_keys) = secrets::stored_values(keys, &names);
+    known.extend(secrets::environment_values(environment));
+    (Redactor::new(known, home), unreadable_keys)
 }
 
 /// Writes the bundle to `out` (a zip, whatever the name says) and says what is in it.
@@ -98,13 +120,10 @@ pub async fn write_bundle(
     let data_dir = sources.data_dir.map(Path::to_path_buf);
     let (keys, environment, out) = (sources.keys, sources.environment, out.to_path_buf());
     tokio::task::spawn_blocking(move || {
-        let servers = data_dir.as_deref().map(|d| crate::mcp::config::load(d).servers).unwrap_or_default();
-        let names = secrets::stored_names(&settings, &servers);
-        let (mut known, unreadable_keys) = secrets::stored_values(&keys, &names);
-        known.extend(secrets::environment_values(environment));
         let home =
             options.redact_home.then(dirs::home_dir).flatten().map(|h| h.to_string_lossy().into_owned());
-        let mut redactor = Redactor::new(known, home.as_deref());
+        let (mut redactor, unreadable_keys) =
+            redactor(data_dir.as_deref(), &settings, &keys, environment, home.as_deref());
 
         let mut entries = vec![
             Entry::text("doctor.json", pretty(&redactor.json(&report))),
@@ -125,6 +144,13 @@ pub async fn write_bundle(
             let (logs, cut) = bundle::logs(&dir.join("logs"), bundle::LOG_BUDGET_BYTES, &mut redactor);
             entries.extend(logs);
             logs_cut = cut;
+            let (crashes, cut) = bundle::crashes(
+                &crate::paths::crashes_dir_in(dir),
+                bundle::CRASH_BUDGET_BYTES,
+                &mut redactor,
+            );
+            entries.extend(crashes);
+            logs_cut |= cut;
         }
         let removed = redactor.counts();
         entries.push(Entry::text("bundle.txt", about(&removed, logs_cut, unreadable_keys)));
@@ -168,7 +194,7 @@ fn about(removed: &RedactionCounts, logs_cut: bool, unreadable_keys: usize) -> S
         removed.describe()
     );
     if logs_cut {
-        text.push_str("Logs: the newest only, cut to keep the bundle small.\n");
+        text.push_str("Logs and crash reports: the newest only, cut to keep the bundle small.\n");
     }
     if unreadable_keys > 0 {
         text.push_str(&format!(

@@ -111,7 +111,7 @@ impl LocalModels {
     pub fn new(data_dir: &Path) -> Self {
         Self {
             library: std::sync::Arc::new(library::Library::new(data_dir.join("models").join("llm"))),
-            runtime: Runtime::new(None),
+            runtime: Runtime::with_crash_dir(None, Some(crate::paths::crashes_dir_in(data_dir))),
             mirror: std::env::var(MIRROR_ENV).ok().filter(|m| !m.trim().is_empty()),
             downloads: Mutex::default(),
             changes: broadcast::channel(16).0,

@@ -88,6 +88,8 @@ impl Default for State {
 
 pub(crate) struct Inner {
     program: Option<PathBuf>,
+    /// Where the sidecar writes a crash report (`perch-crash`), told through its environment.
+    crash_dir: Option<PathBuf>,
     state: Mutex<State>,
     /// Held for the whole of an answer: one at a time.
     busy: Arc<Mutex<()>>,
@@ -110,8 +112,14 @@ impl std::fmt::Debug for Runtime {
 impl Runtime {
     /// `program` overrides where the sidecar is looked for (beside the executable otherwise).
     pub fn new(program: Option<PathBuf>) -> Self {
+        Self::with_crash_dir(program, None)
+    }
+
+    /// As [`Runtime::new`], the sidecar writing a crash report to `crash_dir` if it panics.
+    pub fn with_crash_dir(program: Option<PathBuf>, crash_dir: Option<PathBuf>) -> Self {
         let inner = Inner {
             program,
+            crash_dir,
             state: Mutex::default(),
             busy: Arc::default(),
             last_used: std::sync::Mutex::default(),
@@ -227,7 +235,7 @@ impl Runtime {
             .or_else(|| crate::paths::bundled_program(PROGRAM))
             .ok_or(LocalError::MissingRuntime)?;
         let weak = Arc::downgrade(&self.inner);
-        let sidecar = Sidecar::spawn(&program, move |how, asked| {
+        let sidecar = Sidecar::spawn(&program, self.inner.crash_dir.as_deref(), move |how, asked| {
             if let Some(inner) = weak.upgrade() {
                 tokio::spawn(Runtime { inner }.exited(how, asked));
             }

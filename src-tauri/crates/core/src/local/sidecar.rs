@@ -56,12 +56,18 @@ pub enum SidecarError {
 
 impl Sidecar {
     /// Starts the program and waits for its `ready` line. `on_exit` runs once the process has
-    /// ended, with how it ended and whether Perch had asked it to stop.
+    /// ended, with how it ended and whether Perch had asked it to stop. A panic in it writes a
+    /// crash report to `crash_dir`.
     pub async fn spawn(
         program: &Path,
+        crash_dir: Option<&Path>,
         on_exit: impl FnOnce(String, bool) + Send + 'static,
     ) -> Result<Arc<Self>, SidecarError> {
-        let mut child = tokio::process::Command::new(program)
+        let mut command = tokio::process::Command::new(program);
+        if let Some(dir) = crash_dir {
+            command.env(crate::crash::DIR_ENV, dir);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use perch_ipc::{Command, Limits, Response, parse_request};
+use perch_ipc::{AppCommand, Command, Limits, Response, parse_request};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
@@ -187,18 +187,27 @@ where
         let response = match parse_request(&line, &config.limits) {
             Err((id, e)) => Response::err(id, e.to_string()),
             Ok((id, command)) => {
-                match tokio::time::timeout(config.request_timeout, handler.handle(command)).await {
+                let limit = answer_within(&command, config.request_timeout);
+                match tokio::time::timeout(limit, handler.handle(command)).await {
                     Ok(Ok(data)) => Response::ok(id, data),
                     Ok(Err(e)) => Response::err(id, e.to_string()),
-                    Err(_) => {
-                        Response::err(id, format!("Perch did not finish within {:?}", config.request_timeout))
-                    }
+                    Err(_) => Response::err(id, format!("Perch did not finish within {limit:?}")),
                 }
             }
         };
         if !write_response(&mut write, &response).await {
             break;
         }
+    }
+}
+
+/// How long a request may take: an update check waits for a server, and applying one for its
+/// download (the user watches its progress in the app meanwhile).
+fn answer_within(command: &Command, usual: Duration) -> Duration {
+    match command {
+        Command::App(AppCommand::UpdateCheck) => usual.max(Duration::from_secs(60)),
+        Command::App(AppCommand::UpdateApply) => usual.max(Duration::from_secs(30 * 60)),
+        _ => usual,
     }
 }
 

@@ -39,6 +39,7 @@ impl McpManager {
                 progress: slot.progress.clone(),
             };
             let mut env = self.env.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            env.extend(crash_dir_env(&config, &self.data_dir));
             let mut secrets_until = None;
             if let Some(secrets) = self.secret_env.get().cloned() {
                 let renew = std::mem::take(&mut slot.state().renew_secrets);
@@ -258,6 +259,20 @@ impl McpManager {
         s.prompts = prompts;
         Ok(())
     }
+}
+
+/// Where Perch's own servers (`perch-mcp-*`, whose panic hook is `perch-crash`'s) write a crash
+/// report: the data folder's `crashes/`. Other programs are not told where Perch keeps its data.
+fn crash_dir_env(
+    config: &super::super::config::ServerConfig,
+    data_dir: &std::path::Path,
+) -> Option<(String, String)> {
+    let super::super::config::Transport::Stdio { command, .. } = &config.transport else { return None };
+    let program = std::path::Path::new(command).file_name()?.to_str()?;
+    program.starts_with("perch-mcp-").then(|| {
+        let dir = crate::paths::crashes_dir_in(data_dir);
+        (crate::crash::DIR_ENV.to_owned(), dir.to_string_lossy().into_owned())
+    })
 }
 
 /// A server's instructions as the dashboard shows them: the first 300 characters.
