@@ -19,7 +19,7 @@ describe("logs and diagnostics", () => {
   let session;
   let downloads;
   const $ = (s) => session.browser.$(s);
-  const logText = async () => (await $('[role="log"]')).getText();
+  const logText = async () => (await $("ol.log-lines")).getText();
 
   before(async () => {
     const dir = freshDataDir();

@@ -2,8 +2,10 @@ import { lazy, Suspense } from "react";
 import { Route, Routes, useLocation } from "react-router";
 import type { AppStatus } from "../bindings";
 import { ChatPage } from "../pages/ChatPage";
+import { Announcer } from "./Announcer";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { FailureNotices, Notices } from "./Notices";
+import { ShortcutSheet } from "./ShortcutSheet";
 import { UpdateNotice } from "./settings/UpdatesCard";
 import { TitleBar } from "./TitleBar";
 
@@ -37,6 +39,8 @@ export function Layout({ status, tray = true }: { status: AppStatus; tray?: bool
           </Suspense>
         </ErrorBoundary>
       </main>
+      <ShortcutSheet />
+      <Announcer />
     </div>
   );
 }

@@ -10,6 +10,9 @@ export const SHORTCUTS = {
   newChat: "Ctrl+N",
 } as const;
 
+/** Asks the chat's message box to take the focus. */
+export const FOCUS_COMPOSER = "perch:focus-composer";
+
 /** The conversation the chat page last showed, so the Chat tab returns to it. */
 export const lastConversation: { id: string | null } = { id: null };
 
@@ -27,6 +30,8 @@ export function useGlobalShortcuts(mode: WindowMode) {
       } else if (!e.shiftKey && key === "n") {
         e.preventDefault();
         window.location.hash = "#/";
+        // After the chat has rendered: its box takes the focus (it may already be there).
+        setTimeout(() => window.dispatchEvent(new Event(FOCUS_COMPOSER)), 0);
       }
     };
     window.addEventListener("keydown", onKey);

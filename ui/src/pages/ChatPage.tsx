@@ -9,6 +9,7 @@ import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
 import { LocalOffer } from "../components/chat/LocalOffer";
 import { WithCode } from "../components/InlineCode";
+import { useAnnouncedAnswer } from "../lib/announce";
 import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
@@ -103,6 +104,7 @@ export function ChatPage() {
   const lastAnswer = [...messages].reverse().find((m) => m.message.role === "assistant");
   const streaming = state.streaming;
   const last = lastAnswer?.message;
+  useAnnouncedAnswer(streaming ? streaming.text : null, last ? { id: last.id, text: last.content } : null);
   const used = streaming?.usage
     ? streaming.usage.input_tokens + streaming.usage.output_tokens
     : (last?.input_tokens ?? 0) + (last?.output_tokens ?? 0);

@@ -11,6 +11,7 @@ import { PermissionsSettings } from "../components/settings/PermissionsSettings"
 import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
 import { UpdatesCard } from "../components/settings/UpdatesCard";
+import { openShortcutSheet } from "../components/ShortcutSheet";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
 import { useSettings } from "../lib/settings";
 import { useHoldsUnsentWork } from "../lib/unsentWork";
@@ -139,6 +140,11 @@ function General({ status }: { status: AppStatus }) {
             <kbd>{SHORTCUTS.quit}</kbd>
           </dd>
         </dl>
+        <div className="buttons">
+          <button type="button" onClick={openShortcutSheet}>
+            All shortcuts (?)
+          </button>
+        </div>
       </fieldset>
       <fieldset className="card">
         <legend>Memory</legend>

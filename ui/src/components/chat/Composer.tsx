@@ -14,6 +14,7 @@ import { formatTokens } from "../../lib/models";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
 import { useHoldsUnsentWork } from "../../lib/unsentWork";
+import { FOCUS_COMPOSER } from "../../lib/shortcuts";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
 import { ComposerNote } from "./ComposerNote";
@@ -101,6 +102,14 @@ export function Composer(props: Props) {
   const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
   const { settings, setCapture } = useSettings();
   const capture = settings?.capture;
+
+  // The chat opens ready to type, unless something else has the focus; Ctrl+N asks again.
+  useEffect(() => {
+    const focus = () => box.current?.focus();
+    if (!document.activeElement || document.activeElement === document.body) focus();
+    window.addEventListener(FOCUS_COMPOSER, focus);
+    return () => window.removeEventListener(FOCUS_COMPOSER, focus);
+  }, []);
 
   // A new capture puts the cursor in the box: type the question, Enter.
   useEffect(() => {

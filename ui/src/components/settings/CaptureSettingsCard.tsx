@@ -1,4 +1,4 @@
-import { useEffect, useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useState, type KeyboardEvent } from "react";
 import type { CaptureMode, CaptureSettings, ShortcutStatus } from "../../bindings";
 import { commands } from "../../ipc";
 import { useSettings } from "../../lib/settings";
@@ -132,13 +132,17 @@ function ShortcutField(props: {
       onChange(accel);
     }
   };
+  // Named by its label and what it shows ("Screenshot shortcut Alt+."), so the name a voice
+  // command or a screen reader uses contains the visible text (WCAG 2.5.3).
+  const id = useId();
   return (
     <div className="field">
-      {label}
+      <span id={`${id}-label`}>{label}</span>
       <button
         type="button"
+        id={`${id}-value`}
         className="button shortcut-input"
-        aria-label={label}
+        aria-labelledby={`${id}-label ${id}-value`}
         onClick={() => setRecording(true)}
         onBlur={() => setRecording(false)}
         onKeyDown={onKeyDown}

@@ -51,7 +51,7 @@ function setup() {
 describe("LogsSettings", () => {
   it("shows the tail at info and above, and filters it by level, component and search", async () => {
     const { later, cursors } = setup();
-    const log = await screen.findByRole("log", { name: "Log entries" });
+    const log = await screen.findByRole("list", { name: "Log entries" });
     await waitFor(() => expect(log).toHaveTextContent("engine started"));
     expect(log).toHaveTextContent("rate limited by the search service");
     expect(log).toHaveTextContent("web");

@@ -37,6 +37,18 @@ const ASK: OpenQuestion = {
   },
 };
 
+/** The card of CALL with ASK open; resolves with its approval group. */
+async function renderAsked() {
+  onCommand("questions_pending", () => [ASK]);
+  onCommand("question_answer", () => null);
+  render(
+    <QuestionsProvider>
+      <ToolCallCard call={CALL} />
+    </QuestionsProvider>,
+  );
+  return screen.findByRole("group", { name: "Approve this tool call" });
+}
+
 describe("ToolCallCard", () => {
   it("offers Sign in on a call whose server needs one, and says when it is done", async () => {
     let finish: (v: unknown) => void = () => {};
@@ -64,20 +76,42 @@ describe("ToolCallCard", () => {
   });
 
   it("asks inline, naming the server, the tool and its arguments, and sends the choice", async () => {
-    onCommand("questions_pending", () => [ASK]);
-    onCommand("question_answer", () => null);
-    render(
-      <QuestionsProvider>
-        <ToolCallCard call={CALL} />
-      </QuestionsProvider>,
-    );
-    const group = await screen.findByRole("group", { name: "Approve this tool call" });
+    const group = await renderAsked();
     expect(group).toHaveTextContent("Run add from demo with these arguments?");
     expect(screen.getByText(/"a": 2/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Allow in this chat" }));
     const answered = calls.find((c) => c.cmd === "question_answer");
     expect(answered?.args).toEqual({ id: 7, answer: { kind: "approval", choice: "conversation" } });
     expect(screen.queryByRole("group", { name: "Approve this tool call" })).not.toBeInTheDocument();
+  });
+
+  it("takes the focus without a button having it, so a stray Enter approves nothing", async () => {
+    const group = await renderAsked();
+    expect(group).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    await userEvent.keyboard(" ");
+    expect(calls.some((c) => c.cmd === "question_answer")).toBe(false);
+    await userEvent.tab();
+    expect(screen.getByRole("button", { name: "Allow once" })).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    expect(calls.find((c) => c.cmd === "question_answer")?.args).toEqual({
+      id: 7,
+      answer: { kind: "approval", choice: "once" },
+    });
+  });
+
+  it("leaves the focus with someone typing elsewhere", async () => {
+    onCommand("questions_pending", () => [ASK]);
+    render(
+      <QuestionsProvider>
+        <input aria-label="Elsewhere" />
+        <ToolCallCard call={CALL} />
+      </QuestionsProvider>,
+    );
+    const elsewhere = screen.getByRole("textbox", { name: "Elsewhere" });
+    elsewhere.focus();
+    await screen.findByRole("group", { name: "Approve this tool call" });
+    expect(elsewhere).toHaveFocus();
   });
 
   it("asks about a tool that sends or destroys at every call: no allowing it for the chat", async () => {

@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
 import { call as invoke, commands, errorMessage } from "../../ipc";
+import { announce } from "../../lib/announce";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
@@ -49,6 +50,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
   const output = call.output;
   const args = JSON.stringify(call.arguments, null, 2);
   const percent = progress?.total ? Math.round((100 * (progress.progress ?? 0)) / progress.total) : null;
+  useToolAnnouncements(call);
   return (
     <section className={`tool-card status-${call.status}`} aria-label={`Tool ${call.server}:${call.tool}`}>
       <header>
@@ -78,7 +80,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
       {call.status === "needs_sign_in" && <SignInAction server={call.server} />}
       {ask?.question.kind === "tool_approval" && ask.question.detail && <TerminalApproval ask={ask} detail={ask.question.detail} />}
       {ask && !(ask.question.kind === "tool_approval" && ask.question.detail) && (
-        <div className="approval" role="group" aria-label="Approve this tool call">
+        <ApprovalGroup key={ask.id} title={`${humanLabel(call.tool)} from ${call.server}`}>
           <p>
             Run <strong>{call.tool}</strong> from <strong>{call.server}</strong> with these arguments?
           </p>
@@ -94,7 +96,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
               </button>
             ))}
           </div>
-        </div>
+        </ApprovalGroup>
       )}
       {output && (
         <div className="tool-result">
@@ -111,6 +113,38 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
         </div>
       )}
     </section>
+  );
+}
+
+/** What a screen reader hears of a call: that it asks, and how it ended. */
+function useToolAnnouncements(call: ToolCallRecord) {
+  const before = useRef(call.status);
+  useEffect(() => {
+    if (before.current === call.status) return;
+    before.current = call.status;
+    const what = `${humanLabel(call.tool)} from ${call.server}`;
+    if (call.status === "running") announce(`${what} is running.`);
+    else if (call.status === "done") announce(`${what} is done.`);
+    else if (call.status === "error") announce(`${what} failed.`);
+    else if (call.status === "denied") announce(`${what} was declined.`);
+  }, [call.status, call.tool, call.server]);
+}
+
+/** The approval buttons' group. It takes the focus when it appears, so Tab reaches its
+ * buttons next, but no button has it: a key pressed for something else (Enter after typing)
+ * approves nothing. Unless the person is typing elsewhere, then it is only announced. */
+export function ApprovalGroup({ title, children }: { title: string; children: ReactNode }) {
+  const group = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    announce(`Perch asks to run ${title}. Tab to the choices.`);
+    const active = document.activeElement;
+    const typing = active instanceof HTMLInputElement || (active instanceof HTMLTextAreaElement && active.value !== "");
+    if (!typing) group.current?.focus({ preventScroll: false });
+  }, [title]);
+  return (
+    <div ref={group} className="approval" role="group" aria-label="Approve this tool call" tabIndex={-1}>
+      {children}
+    </div>
   );
 }
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { ShortcutSheet, openShortcutSheet } from "./ShortcutSheet";
+import { act } from "react";
+
+describe("ShortcutSheet", () => {
+  it("opens with ?, keeps the focus inside, and gives it back on Esc", async () => {
+    render(
+      <>
+        <button type="button">Before</button>
+        <ShortcutSheet />
+      </>,
+    );
+    const before = screen.getByRole("button", { name: "Before" });
+    before.focus();
+    await userEvent.keyboard("?");
+    const dialog = screen.getByRole("dialog", { name: "Keyboard shortcuts" });
+    expect(dialog).toHaveAttribute("aria-modal", "true");
+    expect(within(dialog).getByRole("button", { name: "Close" })).toHaveFocus();
+    expect(within(dialog).getByRole("region", { name: "In the chat" })).toHaveTextContent("Shift+EnterNew line");
+    // Tab goes round inside: the close button, the list, the close button again.
+    await userEvent.tab();
+    expect(within(dialog).getByLabelText("Shortcuts")).toHaveFocus();
+    await userEvent.tab();
+    expect(within(dialog).getByRole("button", { name: "Close" })).toHaveFocus();
+    await userEvent.tab({ shift: true });
+    expect(within(dialog).getByLabelText("Shortcuts")).toHaveFocus();
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(before).toHaveFocus();
+  });
+
+  it("is a question mark, not a command, in a text field", async () => {
+    render(
+      <>
+        <textarea aria-label="Message" />
+        <ShortcutSheet />
+      </>,
+    );
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Why?");
+    expect(screen.getByRole("textbox", { name: "Message" })).toHaveValue("Why?");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    act(() => openShortcutSheet());
+    expect(screen.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeInTheDocument();
+  });
+});
