@@ -5,7 +5,7 @@
 // - each visible interactive element lies wholly inside the window (or, inside a scrolling
 //   area, is reachable by scrolling it), and is not covered by another element at its centre;
 // - no text is wider than its own box (cut off, or spilling over its neighbours), unless the
-//   box is meant to scroll or shows an ellipsis.
+//   box is meant to scroll or shows an ellipsis, or is only for screen readers (`.sr-only`).
 
 /** Runs the checks in the page; `[]` when the layout is sound. */
 export async function layoutProblems(browser) {
@@ -87,7 +87,8 @@ export async function layoutProblems(browser) {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (!node.textContent.trim()) continue;
       const parent = node.parentElement;
-      if (!parent || !shown(parent) || parent.closest("select, option, pre, code, .xterm, textarea")) continue;
+      // `.sr-only` is read by screen readers and drawn nowhere: a 1px box on purpose.
+      if (!parent || !shown(parent) || parent.closest("select, option, pre, code, .xterm, textarea, .sr-only")) continue;
       let box = parent;
       while (box.parentElement && /^(inline|contents)$/.test(getComputedStyle(box).display)) box = box.parentElement;
       if (reported.has(box)) continue;

@@ -1,7 +1,8 @@
-import { Fragment, useCallback, useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type RefObject } from "react";
+import { Fragment, useCallback, useEffect, useState } from "react";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { useEscape } from "../lib/useEscape";
 import { CloseIcon } from "./Icons";
+import { ModalDialog } from "./ModalDialog";
 
 /** Every key Perch answers to, in one place. Global shortcuts set in Settings are named there. */
 const GROUPS: { title: string; keys: [string, string][] }[] = [
@@ -35,24 +36,16 @@ const GROUPS: { title: string; keys: [string, string][] }[] = [
   },
 ];
 
-/** Opens with `?` (outside a text field): a dialog that keeps focus inside until closed, then
- * gives it back where it was. */
+/** Opens with `?` (outside a text field), or from `openShortcutSheet`. */
 export function ShortcutSheet() {
   const [open, setOpen] = useState(false);
-  const returnTo = useRef<HTMLElement | null>(null);
-  const dialog = useRef<HTMLDivElement>(null);
-
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "?" || e.ctrlKey || e.altKey || e.metaKey || typing(e.target)) return;
       e.preventDefault();
-      returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       setOpen(true);
     };
-    const onAsk = () => {
-      returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-      setOpen(true);
-    };
+    const onAsk = () => setOpen(true);
     window.addEventListener("keydown", onKey);
     window.addEventListener(OPEN_EVENT, onAsk);
     return () => {
@@ -60,18 +53,9 @@ export function ShortcutSheet() {
       window.removeEventListener(OPEN_EVENT, onAsk);
     };
   }, []);
-
-  useEffect(() => {
-    if (open) dialog.current?.querySelector<HTMLElement>("button")?.focus();
-  }, [open]);
-
-  const close = useCallback(() => {
-    setOpen(false);
-    returnTo.current?.focus();
-  }, []);
-
+  const close = useCallback(() => setOpen(false), []);
   if (!open) return null;
-  return <Sheet dialog={dialog} onClose={close} />;
+  return <Sheet onClose={close} />;
 }
 
 /** The event `openShortcutSheet` sends (a button elsewhere, such as Settings -> Keyboard). */
@@ -81,50 +65,34 @@ export function openShortcutSheet() {
   window.dispatchEvent(new Event(OPEN_EVENT));
 }
 
-function Sheet({ dialog, onClose }: { dialog: RefObject<HTMLDivElement | null>; onClose: () => void }) {
+function Sheet({ onClose }: { onClose: () => void }) {
   useEscape(onClose);
-  // Tab and Shift+Tab go round the dialog's own controls.
-  const trap = (e: ReactKeyboardEvent) => {
-    if (e.key !== "Tab" || !dialog.current) return;
-    const focusable = [...dialog.current.querySelectorAll<HTMLElement>("button, [href], [tabindex='0']")];
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last?.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first?.focus();
-    }
-  };
   return (
-    <div className="shortcut-sheet" onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div ref={dialog} role="dialog" aria-modal="true" aria-labelledby="shortcut-sheet-title" onKeyDown={trap}>
-        <div className="sheet-head">
-          <h2 id="shortcut-sheet-title">Keyboard shortcuts</h2>
-          <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
-            <CloseIcon />
-          </button>
-        </div>
-        <div tabIndex={0} className="sheet-body" aria-label="Shortcuts">
-          {GROUPS.map((g) => (
-            <section key={g.title} aria-label={g.title}>
-              <h3>{g.title}</h3>
-              <dl>
-                {g.keys.map(([key, what]) => (
-                  <Fragment key={`${key}-${what}`}>
-                    <dt>
-                      <kbd>{key}</kbd>
-                    </dt>
-                    <dd>{what}</dd>
-                  </Fragment>
-                ))}
-              </dl>
-            </section>
-          ))}
-        </div>
+    <ModalDialog labelledBy="shortcut-sheet-title" backdropClassName="shortcut-sheet" onBackdrop={onClose}>
+      <div className="sheet-head">
+        <h2 id="shortcut-sheet-title">Keyboard shortcuts</h2>
+        <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
+          <CloseIcon />
+        </button>
       </div>
-    </div>
+      <div tabIndex={0} className="sheet-body" aria-label="Shortcuts">
+        {GROUPS.map((g) => (
+          <section key={g.title} aria-label={g.title}>
+            <h3>{g.title}</h3>
+            <dl>
+              {g.keys.map(([key, what]) => (
+                <Fragment key={`${key}-${what}`}>
+                  <dt>
+                    <kbd>{key}</kbd>
+                  </dt>
+                  <dd>{what}</dd>
+                </Fragment>
+              ))}
+            </dl>
+          </section>
+        ))}
+      </div>
+    </ModalDialog>
   );
 }
 

@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import type { AddLinkRequest, ProposedServer, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
 import { useLoad } from "../../lib/useLoad";
+import { ModalDialog } from "../ModalDialog";
 
 /** An argument as a POSIX shell would need it written, so spaces and quotes show unambiguously. */
 export function shellQuote(arg: string): string {
@@ -31,26 +32,24 @@ export function AddServerLinks() {
     reload();
   };
   return (
-    <div className="dialog-backdrop">
-      <div className="dialog card" role="dialog" aria-modal="true" aria-label="Add an MCP server">
-        {request.proposal ? (
-          <Proposal key={request.id} proposal={request.proposal} done={done} />
-        ) : (
-          <>
-            <h2>A link to add a server could not be used</h2>
-            <p className="error small" role="alert">
-              {request.error}
-            </p>
-            <p className="muted small">Nothing was saved.</p>
-            <div className="buttons">
-              <button type="button" onClick={() => void done()}>
-                Close
-              </button>
-            </div>
-          </>
-        )}
-      </div>
-    </div>
+    <ModalDialog key={request.id} className="dialog card" label="Add an MCP server">
+      {request.proposal ? (
+        <Proposal key={request.id} proposal={request.proposal} done={done} />
+      ) : (
+        <>
+          <h2>A link to add a server could not be used</h2>
+          <p className="error small" role="alert">
+            {request.error}
+          </p>
+          <p className="muted small">Nothing was saved.</p>
+          <div className="buttons">
+            <button type="button" onClick={() => void done()}>
+              Close
+            </button>
+          </div>
+        </>
+      )}
+    </ModalDialog>
   );
 }
 

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { OpenQuestion, ElicitationQuestion, SamplingQuestion, Value } from "../../bindings";
 import { useQuestions } from "../../lib/questions";
+import { ModalDialog } from "../ModalDialog";
 
 /** Questions MCP servers ask outside a tool card: a form to fill (elicitation) or a request
  * to use the model (sampling). Each names the server that asks; decline and cancel are always offered. */
@@ -9,12 +10,10 @@ export function QuestionDialogs() {
   const ask = open.find((a) => a.question.kind !== "tool_approval");
   if (!ask) return null;
   return (
-    <div className="dialog-backdrop">
-      <div className="dialog card" role="dialog" aria-modal="true" aria-label="A server asks">
-        {ask.question.kind === "elicitation" && <Elicitation ask={ask} question={ask.question} />}
-        {ask.question.kind === "sampling" && <Sampling ask={ask} question={ask.question} />}
-      </div>
-    </div>
+    <ModalDialog key={ask.id} className="dialog card" label="A server asks">
+      {ask.question.kind === "elicitation" && <Elicitation ask={ask} question={ask.question} />}
+      {ask.question.kind === "sampling" && <Sampling ask={ask} question={ask.question} />}
+    </ModalDialog>
   );
 }
 
