@@ -1,6 +1,7 @@
 // Accessibility in the real app: axe-core (WCAG 2.2 A and AA) run in the webview on every page
 // and in the states a person meets (an answer with its thinking, a tool's approval card and its
-// result, history, each Settings tab, a review, mini mode), failing on any serious or critical
+// result, the terminal's card and panel, a screenshot chip, history, each Settings tab, a review,
+// the keyboard sheet, mini mode), failing on any serious or critical
 // violation; and one path through the app with the keyboard alone: ask, approve a tool, read
 // the answer, open History, with no pointer.
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
 import { axeViolations } from "../lib/axe.js";
+import { paintRoot } from "../lib/screen.js";
 import {
   CLI,
   freshDataDir,
@@ -121,6 +123,38 @@ describe("accessibility", () => {
     await judge("a review");
   });
 
+  it("has none on the terminal's approval card and its panel", async () => {
+    const work = freshDataDir();
+    await fake.script({
+      steps: [{ type: "tool_call", name: "terminal__run_command", arguments: { command: "echo one; echo two", reason: "to look" } }, { type: "finish" }],
+    });
+    await fake.script({ steps: [{ type: "text", text: "Done." }, { type: "finish" }] });
+    await (await $('a[aria-label="Chat"]')).click();
+    await (await $('textarea[aria-label="Message"]')).setValue("Run something");
+    await session.browser.keys("Enter");
+    const approval = await $('[aria-label="Approve this command"]');
+    await approval.waitForDisplayed({ timeout: 20_000 });
+    await judge("the terminal's approval card, asking for a folder");
+    const folder = await approval.$('form[aria-label="Working folder"]');
+    await (await folder.$('input[aria-label="Folder for commands"]')).setValue(work);
+    await (await folder.$("button=Use")).click();
+    await waitFor(async () => (await approval.getProperty("textContent")).includes(`Commands will run in ${work}`), "the folder");
+    await (await $("button=Run")).click();
+    await (await $('[data-testid="terminal-screen"]')).waitForDisplayed({ timeout: 15_000 });
+    await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer");
+    await judge("the terminal panel");
+    await (await $('button[aria-label="Close the terminal"]')).click();
+  });
+
+  it("has none with a screenshot waiting as a chip", async () => {
+    // Something on the screen to capture (an all-black capture is refused).
+    await paintRoot(freshDataDir());
+    await run(CLI, ["screenshot", "--mode", "fullscreen"], { env });
+    await (await $('button[aria-label^="Remove"]')).waitForDisplayed({ timeout: 15_000 });
+    await judge("a capture chip in the composer");
+    await (await $('button[aria-label^="Remove"]')).click();
+  });
+
   it("goes from a question to History with the keyboard alone", async () => {
     await fake.script({
       steps: [{ type: "text", text: "Adding now. " }, { type: "tool_call", name: "demo__add", arguments: { a: 20, b: 22 } }, { type: "finish" }],
@@ -181,6 +215,6 @@ describe("accessibility", () => {
     await session.browser.keys(["Control", "Shift", "m"]);
     await waitFor(async () => (await (await $('a[aria-label="Chat"]')).isExisting()), "normal mode");
     await screenshot("a11y-checked");
-    assert.ok(checked.length >= 18, `judged ${checked.length} states`);
+    assert.ok(checked.length >= 21, `judged ${checked.length} states`);
   });
 });

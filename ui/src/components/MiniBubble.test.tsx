@@ -32,7 +32,7 @@ describe("MiniBubble", () => {
         <MiniBubble />
       </QuestionsProvider>,
     );
-    const bubble = await screen.findByRole("button", { name: "Open Perch: a question is waiting for you" });
+    const bubble = await screen.findByRole("button", { name: "Open Perch: 1 question is waiting for you" });
     expect(bubble).toHaveTextContent("1");
     await act(async () => emitEvent("question-event", { event: { event: "settled", data: 4 } }));
     expect(screen.getByRole("button", { name: "Open Perch" })).not.toHaveTextContent("1");

@@ -25,7 +25,8 @@ export function MiniBubble() {
   const busy = phase === "listening" || phase === "transcribing";
   // A question waiting (an approval holds an answer until the user opens Perch).
   const waiting = useQuestions().open.length;
-  const waitingText = waiting === 1 ? "a question is waiting for you" : `${waiting} questions are waiting for you`;
+  // The badge's number is in the name, as it is on screen (WCAG 2.5.3).
+  const waitingText = waiting === 1 ? "1 question is waiting for you" : `${waiting} questions are waiting for you`;
 
   return (
     <button

@@ -82,7 +82,7 @@ describe("PanelWriter", () => {
     expect(shown.startsWith("$ flood\r\nline 000000 ")).toBe(true);
     expect(shown.endsWith(line(lines - 1) + "[exit 0]\r\n")).toBe(true);
     // eslint-disable-next-line no-control-regex -- the note is wrapped in escape sequences
-    const note = shown.match(/\x1b\[0m\r\n\x1b\[2m\[(\d+\.\d) MB of output skipped: it came faster than the panel can show\]\x1b\[0m\r\n/);
+    const note = shown.match(/\x1b\[0m\r\n\x1b\[90m\[(\d+\.\d) MB of output skipped: it came faster than the panel can show\]\x1b\[0m\r\n/);
     expect(note).not.toBeNull();
     // The newest lines start whole after the note.
     expect(shown.slice(note!.index! + note![0].length)).toMatch(/^line \d{6} x{60}\r\n/);

@@ -62,7 +62,7 @@ function describe(chars: number): string {
 
 /** The line standing in for output the panel skipped. */
 export function skippedNote(chars: number): string {
-  return `\x1b[0m\r\n\x1b[2m[${describe(chars)} of output skipped: it came faster than the panel can show]\x1b[0m\r\n`;
+  return `\x1b[0m\r\n\x1b[90m[${describe(chars)} of output skipped: it came faster than the panel can show]\x1b[0m\r\n`;
 }
 
 /** Writes to a terminal in order, holding output back while the terminal is behind and keeping

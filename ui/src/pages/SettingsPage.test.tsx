@@ -100,4 +100,27 @@ describe("SettingsPage", () => {
     expect(await screen.findByRole("tab", { name: "Logs", selected: true })).toBeInTheDocument();
     expect(screen.getByRole("tab", { name: "General" })).toHaveAttribute("aria-selected", "false");
   });
+
+  it("moves between sections with the arrow keys, one Tab stop for the tabs", async () => {
+    healthyApp();
+    render(
+      <MemoryRouter>
+        <SettingsProvider>
+          <SettingsPage status={STATUS} />
+        </SettingsProvider>
+      </MemoryRouter>,
+    );
+    const general = await screen.findByRole("tab", { name: "General", selected: true });
+    expect(screen.getAllByRole("tab").filter((t) => t.tabIndex === 0)).toEqual([general]);
+    expect(screen.getByRole("tabpanel", { name: "General" })).toBeInTheDocument();
+    general.focus();
+    await userEvent.keyboard("{ArrowRight}");
+    const models = screen.getByRole("tab", { name: "Models", selected: true });
+    expect(models).toHaveFocus();
+    expect(screen.getByRole("tabpanel", { name: "Models" })).toBeInTheDocument();
+    await userEvent.keyboard("{ArrowLeft}{ArrowLeft}");
+    expect(screen.getByRole("tab", { name: "Logs", selected: true })).toHaveFocus();
+    await userEvent.keyboard("{Home}");
+    expect(screen.getByRole("tab", { name: "General", selected: true })).toHaveFocus();
+  });
 });

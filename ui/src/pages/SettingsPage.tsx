@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type KeyboardEvent } from "react";
 import { useSearchParams } from "react-router";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
@@ -51,6 +51,23 @@ export function SettingsPage({ status }: { status: AppStatus }) {
   const [picked, setPicked] = useState<{ asked: string | null; section: Section } | null>(null);
   const section = picked?.asked === asked ? picked.section : (SECTIONS.find((s) => s === asked) ?? "General");
   const setSection = (s: Section) => setPicked({ asked, section: s });
+  const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const at = SECTIONS.indexOf(section);
+    const to =
+      e.key === "ArrowRight"
+        ? (at + 1) % SECTIONS.length
+        : e.key === "ArrowLeft"
+          ? (at - 1 + SECTIONS.length) % SECTIONS.length
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? SECTIONS.length - 1
+              : null;
+    if (to === null) return;
+    e.preventDefault();
+    setSection(SECTIONS[to]);
+    document.getElementById(`settings-tab-${SECTIONS[to]}`)?.focus();
+  };
   // Its forms may hold typing that is not saved yet: never reloaded under the user.
   useHoldsUnsentWork(true);
 
@@ -58,13 +75,18 @@ export function SettingsPage({ status }: { status: AppStatus }) {
     <section className="settings" aria-label="Settings">
       {/* The tabs and a failed save stay in view however far the page is scrolled. */}
       <div className="settings-head">
-        <div className="segmented sections" role="tablist" aria-label="Settings sections">
+        {/* Tabs as the ARIA pattern has them: one Tab stop, the arrows (and Home, End) move
+            between sections. */}
+        <div className="segmented sections" role="tablist" aria-label="Settings sections" onKeyDown={onTabKey}>
           {SECTIONS.map((s) => (
             <button
               key={s}
+              id={`settings-tab-${s}`}
               type="button"
               role="tab"
               aria-selected={section === s}
+              aria-controls="settings-panel"
+              tabIndex={section === s ? 0 : -1}
               className={section === s ? "selected" : undefined}
               onClick={() => setSection(s)}
             >
@@ -79,16 +101,18 @@ export function SettingsPage({ status }: { status: AppStatus }) {
           </div>
         )}
       </div>
-      {section === "General" && <General status={status} />}
-      {section === "Models" && <ModelsSettings />}
-      {section === "Voice" && <VoiceSettingsCard />}
-      {section === "Tools" && <ToolSettingsCard />}
-      {section === "Terminal" && <TerminalSettingsCard />}
-      {section === "Permissions" && <PermissionsSettings />}
-      {section === "MCP" && <McpServers />}
-      {section === "Connections" && <ConnectionsSettings />}
-      {section === "Reviews" && <ReviewSettingsCard />}
-      {section === "Logs" && <LogsSettings />}
+      <div role="tabpanel" id="settings-panel" aria-labelledby={`settings-tab-${section}`}>
+        {section === "General" && <General status={status} />}
+        {section === "Models" && <ModelsSettings />}
+        {section === "Voice" && <VoiceSettingsCard />}
+        {section === "Tools" && <ToolSettingsCard />}
+        {section === "Terminal" && <TerminalSettingsCard />}
+        {section === "Permissions" && <PermissionsSettings />}
+        {section === "MCP" && <McpServers />}
+        {section === "Connections" && <ConnectionsSettings />}
+        {section === "Reviews" && <ReviewSettingsCard />}
+        {section === "Logs" && <LogsSettings />}
+      </div>
     </section>
   );
 }

@@ -124,6 +124,8 @@ describe("the @ file picker", () => {
     expect(onSend).not.toHaveBeenCalled();
     // The gauge counts the file for the next question.
     expect(screen.getByLabelText("Context used")).toHaveTextContent("2.2k / 8k");
+    // Said in words to a screen reader, not only drawn.
+    expect(screen.getByRole("meter", { name: "Context used" })).toHaveAttribute("aria-valuetext", "2.2k of 8k tokens");
   });
 
   it("says when nothing matches, when the walk was capped, and why a search failed", async () => {

@@ -449,6 +449,17 @@ export function Composer(props: Props) {
             attached.tokens > 0 ? ` (${attached.tokens.toLocaleString()} in attached files)` : ""
           }${draftTokens > 0 ? `, about ${draftTokens.toLocaleString()} in the message being written` : ""}`}
           aria-label="Context used"
+          // A meter when the model's window is known: its value said in words, "nearly full"
+          // included, so the bar's colour is never the only sign.
+          role={usage.limit ? "meter" : undefined}
+          aria-valuemin={usage.limit ? 0 : undefined}
+          aria-valuemax={usage.limit || undefined}
+          aria-valuenow={usage.limit ? Math.min(used, usage.limit) : undefined}
+          aria-valuetext={
+            usage.limit
+              ? `${formatTokens(used)} of ${formatTokens(usage.limit)} tokens${ratio > 0.85 ? ", nearly full" : ""}`
+              : undefined
+          }
         >
           <span className="gauge-bar">
             <span style={{ width: `${ratio * 100}%` }} className={ratio > 0.85 ? "full" : undefined} />

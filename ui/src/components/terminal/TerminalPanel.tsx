@@ -7,7 +7,9 @@ import { call, commands } from "../../ipc";
 import { formatDuration, useTerminal } from "../../lib/terminal";
 import { PanelWriter } from "../../lib/terminalFlow";
 
-const DIM = "\x1b[2m";
+// Perch's own notes (the folder, the exit line) in the theme's grey (bright black), not SGR
+// dim: xterm draws dim at half opacity, below a readable contrast on either theme.
+const DIM = "\x1b[90m";
 const BOLD = "\x1b[1m";
 const RESET = "\x1b[0m";
 
@@ -38,7 +40,11 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
       scrollback: 10000,
       disableStdin: true,
       convertEol: false,
-      theme: dark ? { background: "#111315" } : { background: "#fbfbfc", foreground: "#1d1f22", cursor: "#fbfbfc" },
+      theme: dark
+        ? { background: "#111315", brightBlack: "#9aa3b2" }
+        : { background: "#fbfbfc", foreground: "#1d1f22", cursor: "#fbfbfc", brightBlack: "#5b6475" },
+      // Programs' own colours are nudged until they read at 4.5:1 against the background.
+      minimumContrastRatio: 4.5,
     });
     const fit = new FitAddon();
     term.loadAddon(fit);
