@@ -46,6 +46,31 @@ async fn ask_streams_the_answer_and_saves_it_to_history() {
 }
 
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
+async fn the_model_is_told_the_users_language_from_the_system_locale() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let system_of = |fake: &FakeLlm| {
+        let sent = fake.chat_requests().pop().unwrap().body;
+        sent["messages"][0]["content"].as_str().unwrap_or_default().to_owned()
+    };
+    let german = [("OLLAMA_HOST", fake.url()), ("LC_ALL", "de_DE.UTF-8".into())];
+    let o = perch(tmp.path(), &german, &["ask", "Wie spät ist es?"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let system = system_of(&fake);
+    assert!(
+        system.contains("The user's language is German (DE): answer in it unless they write in another."),
+        "{system}"
+    );
+
+    // Control: the C locale names no language, and nothing is said.
+    let plain = [("OLLAMA_HOST", fake.url()), ("LC_ALL", "C.UTF-8".into())];
+    let o = perch(tmp.path(), &plain, &["ask", "What time is it?"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let system = system_of(&fake);
+    assert!(system.starts_with("You are Perch") && !system.contains("language"), "{system}");
+}
+
+#[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
 async fn ask_fails_clearly_and_nonzero() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();

@@ -13,6 +13,7 @@ pub mod files;
 pub mod google;
 pub mod keys;
 pub mod local;
+pub mod locale;
 pub mod logging;
 pub mod logs;
 pub mod mcp;

@@ -18,10 +18,15 @@ const ANSWER_SHARE: f64 = 0.25;
 const IMAGE_TOKENS: usize = 800;
 const FACTS_PER_KIND: usize = 20;
 
-pub fn system_prompt(today: &str) -> String {
+/// The system prompt; `language` is the user's, from their system's locale (see `locale`):
+/// answers follow it unless the user writes in another.
+pub fn system_prompt(today: &str, language: Option<&str>) -> String {
+    let language = language
+        .map(|l| format!(" The user's language is {l}: answer in it unless they write in another."))
+        .unwrap_or_default();
     format!(
         "You are Perch, a concise assistant in a small window beside the user's editor. \
-         Answer directly; use Markdown, with fenced code blocks for code. Today is {today}."
+         Answer directly; use Markdown, with fenced code blocks for code. Today is {today}.{language}"
     )
 }
 
@@ -172,6 +177,16 @@ pub fn summary(older: &[&Message]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_prompt_names_the_users_language_when_the_system_does() {
+        let with = system_prompt("Friday 27 November 2026", Some("German (DE)"));
+        assert!(with.ends_with(
+            "Today is Friday 27 November 2026. The user's language is German (DE): answer in it unless they write in another."
+        ));
+        let without = system_prompt("Friday 27 November 2026", None);
+        assert!(without.ends_with("Today is Friday 27 November 2026."), "{without}");
+    }
 
     #[test]
     fn later_turns_see_tool_calls_where_they_happened() {

@@ -65,6 +65,7 @@ pub async fn run_turn_with(
     }
     let store = engine.store();
     let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
+    let system = context::system_prompt(&today, crate::locale::user_language().as_deref());
     let context_length = info.as_ref().ok().and_then(|i| i.context_length);
 
     // The conversation so far, loaded once (the turn keeps its copy up to date).
@@ -82,12 +83,12 @@ pub async fn run_turn_with(
     };
     let (built, question, asked) = match plain {
         Some(text) => {
-            let built = context_before(engine, history.as_ref(), text, &today, context_length).await?;
+            let built = context_before(engine, history.as_ref(), text, &system, context_length).await?;
             (built, text.clone(), Asked::Pending { text, conversation: history.map(|h| h.conversation) })
         }
         None => {
             let saved = save_question(engine, &request, history, &files).await?;
-            let built = context_of(engine, &saved, &today, context_length).await?;
+            let built = context_of(engine, &saved, &system, context_length).await?;
             (built, latest_question(&saved.detail.messages), Asked::Saved(Box::new(saved)))
         }
     };
@@ -225,7 +226,7 @@ async fn context_before(
     engine: &Engine,
     history: Option<&ConversationDetail>,
     text: &str,
-    today: &str,
+    system: &str,
     context_length: Option<u32>,
 ) -> Result<context::Built, ChatError> {
     let mut noted = Vec::new();
@@ -239,7 +240,7 @@ async fn context_before(
     // A new question is never an alternative: the thread with it is the thread, then it.
     noted.push(Message::unsaved(Role::User, text));
     let noted: Vec<&Message> = noted.iter().collect();
-    Ok(context::build(&context::system_prompt(today), &noted, Vec::new(), context_length))
+    Ok(context::build(system, &noted, Vec::new(), context_length))
 }
 
 /// Saves the question (or finds the answer being replaced) in its conversation (`history`, or
@@ -303,7 +304,7 @@ async fn save_question(
 async fn context_of(
     engine: &Engine,
     saved: &Saved,
-    today: &str,
+    system: &str,
     context_length: Option<u32>,
 ) -> Result<context::Built, ChatError> {
     let conversation_id = &saved.detail.conversation.id;
@@ -322,7 +323,7 @@ async fn context_of(
     let (images, noted) =
         tokio::try_join!(images, attachments::with_file_blocks(engine, conversation_id, noted))?;
     let noted: Vec<&Message> = noted.iter().collect();
-    Ok(context::build(&context::system_prompt(today), &noted, images, context_length))
+    Ok(context::build(system, &noted, images, context_length))
 }
 
 /// Runs `work` while `beside` (a part of the turn that need not wait for it) goes on too.
