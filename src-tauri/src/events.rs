@@ -24,6 +24,8 @@ pub enum Route {
     History,
     Settings,
     Review,
+    /// Settings -> Logs (the tray's Logs…).
+    Logs,
 }
 
 /// A new version of the review arrived over the review socket.

@@ -11,8 +11,10 @@ use crate::window;
 pub fn create(app: &AppHandle) -> tauri::Result<()> {
     let toggle = MenuItem::with_id(app, "toggle", "Show/Hide", true, None::<&str>)?;
     let new_chat = MenuItem::with_id(app, "new_chat", "New chat", true, None::<&str>)?;
+    let logs = MenuItem::with_id(app, "logs", "Logs…", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit Perch", true, None::<&str>)?;
-    let menu = Menu::with_items(app, &[&toggle, &new_chat, &PredefinedMenuItem::separator(app)?, &quit])?;
+    let separator = PredefinedMenuItem::separator(app)?;
+    let menu = Menu::with_items(app, &[&toggle, &new_chat, &logs, &separator, &quit])?;
     let mut tray = TrayIconBuilder::with_id("perch")
         .tooltip("Perch")
         .menu(&menu)
@@ -30,6 +32,9 @@ fn handle(app: &AppHandle, id: &str) {
         "toggle" => window::toggle(app),
         "new_chat" => window::show(app).map(|()| {
             let _ = NavigateRequested { route: Route::NewChat }.emit(app);
+        }),
+        "logs" => window::show(app).map(|()| {
+            let _ = NavigateRequested { route: Route::Logs }.emit(app);
         }),
         "quit" => {
             app.exit(0);

@@ -134,6 +134,18 @@ describe("App", () => {
     expect(await screen.findByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
   });
 
+  it("opens Settings -> Logs when the tray asks for the logs", async () => {
+    healthyApp();
+    onCommand("logs_tail", () => ({ entries: [], cursor: null }));
+    onCommand("crash_reports", () => []);
+    window.location.hash = "#/";
+    render(<App />);
+    await screen.findByRole("heading", { name: "Ask anything" });
+    act(() => emitEvent("navigate-requested", { route: "logs" }));
+    expect(await screen.findByRole("tab", { name: "Logs", selected: true })).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Open log folder" })).toBeInTheDocument();
+  });
+
   it("a page asked for while in mini mode shows once the window is back", async () => {
     healthyApp();
     onCommand("review_latest", () => null);

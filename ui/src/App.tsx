@@ -39,7 +39,7 @@ function MainApp() {
   useEffect(() => {
     const unlisten = events.navigateRequested.listen((e) => {
       const route = e.payload.route;
-      window.location.hash = route === "new_chat" ? "#/" : `#/${route}`;
+      window.location.hash = route === "new_chat" ? "#/" : route === "logs" ? "#/settings?section=Logs" : `#/${route}`;
     });
     return () => void unlisten.then((off) => off());
   }, []);

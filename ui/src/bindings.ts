@@ -1299,7 +1299,9 @@ export type Role = "system" | "user" | "assistant" | "tool";
 
 export type Route = 
 /**  A fresh, empty chat. */
-"new_chat" | "history" | "settings" | "review";
+"new_chat" | "history" | "settings" | "review" | 
+/**  Settings -> Logs (the tray's Logs…). */
+"logs";
 
 /**  What a rule decides for the tools it matches. */
 export type RuleDecision = "allow" | "ask" | "deny";
