@@ -361,8 +361,15 @@ fn updater(app: &AppHandle) -> Result<Updater, UpdaterError> {
     builder.build()
 }
 
-/// What this copy can do, from the bundle type the packager wrote into the binary.
+/// What this copy can do. Worked out once: the bundle type is fixed in the binary and the status
+/// (with this in it) is sent with every progress step.
 pub fn install_route() -> InstallRoute {
+    static ROUTE: std::sync::OnceLock<InstallRoute> = std::sync::OnceLock::new();
+    ROUTE.get_or_init(find_install_route).clone()
+}
+
+/// From the bundle type the packager wrote into the binary, and the password prompt.
+fn find_install_route() -> InstallRoute {
     use tauri::utils::config::BundleType;
     match tauri::utils::platform::bundle_type() {
         Some(BundleType::AppImage) => InstallRoute::InPlace { package: "AppImage".into() },

@@ -7,16 +7,21 @@ import { SettingsProvider } from "../lib/settings";
 import { calls, onCommand } from "../test/tauri";
 import { STATUS, healthyApp } from "../test/fixtures";
 
+/** The page as the app shows it, at `path` (Settings reads the section from its address). */
+function renderSettings(path = "/settings") {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <SettingsProvider>
+        <SettingsPage status={STATUS} />
+      </SettingsProvider>
+    </MemoryRouter>,
+  );
+}
+
 describe("SettingsPage", () => {
   it("saves the theme and applies it to the page", async () => {
     healthyApp();
-    render(
-      <MemoryRouter>
-        <SettingsProvider>
-          <SettingsPage status={STATUS} />
-        </SettingsProvider>
-      </MemoryRouter>,
-    );
+    renderSettings();
     const dark = await screen.findByRole("radio", { name: "Dark" });
     await userEvent.click(dark);
     expect(calls.filter((c) => c.cmd === "set_theme")).toEqual([{ cmd: "set_theme", args: { theme: "dark" } }]);
@@ -30,13 +35,7 @@ describe("SettingsPage", () => {
 
   it("sets when a hidden window frees its page, and keeps its own page while open", async () => {
     healthyApp();
-    const { unmount } = render(
-      <MemoryRouter>
-        <SettingsProvider>
-          <SettingsPage status={STATUS} />
-        </SettingsProvider>
-      </MemoryRouter>,
-    );
+    const { unmount } = renderSettings();
     const holds = () => calls.filter((c) => c.cmd === "page_holds_unsent").map((c) => c.args.holds);
     expect(holds()).toEqual([true]);
     const select = await screen.findByRole("combobox", { name: /Free the window's memory when hidden for/ });
@@ -59,13 +58,7 @@ describe("SettingsPage", () => {
 
   it("shows where data lives", async () => {
     healthyApp();
-    render(
-      <MemoryRouter>
-        <SettingsProvider>
-          <SettingsPage status={STATUS} />
-        </SettingsProvider>
-      </MemoryRouter>,
-    );
+    renderSettings();
     expect(screen.getByText(STATUS.data_dir!)).toBeInTheDocument();
     expect(screen.getByText("version 2")).toBeInTheDocument();
   });
@@ -75,13 +68,7 @@ describe("SettingsPage", () => {
     onCommand("set_theme", () => {
       throw { kind: "storage", message: "database is locked" };
     });
-    render(
-      <MemoryRouter>
-        <SettingsProvider>
-          <SettingsPage status={STATUS} />
-        </SettingsProvider>
-      </MemoryRouter>,
-    );
+    renderSettings();
     await userEvent.click(await screen.findByRole("radio", { name: "Light" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("database is locked");
   });
@@ -90,26 +77,14 @@ describe("SettingsPage", () => {
     healthyApp();
     onCommand("logs_tail", () => ({ entries: [], cursor: null }));
     onCommand("crash_reports", () => []);
-    render(
-      <MemoryRouter initialEntries={["/settings?section=Logs"]}>
-        <SettingsProvider>
-          <SettingsPage status={STATUS} />
-        </SettingsProvider>
-      </MemoryRouter>,
-    );
+    renderSettings("/settings?section=Logs");
     expect(await screen.findByRole("tab", { name: "Logs", selected: true })).toBeInTheDocument();
     expect(screen.getByRole("tab", { name: "General" })).toHaveAttribute("aria-selected", "false");
   });
 
   it("moves between sections with the arrow keys, one Tab stop for the tabs", async () => {
     healthyApp();
-    render(
-      <MemoryRouter>
-        <SettingsProvider>
-          <SettingsPage status={STATUS} />
-        </SettingsProvider>
-      </MemoryRouter>,
-    );
+    renderSettings();
     const general = await screen.findByRole("tab", { name: "General", selected: true });
     expect(screen.getAllByRole("tab").filter((t) => t.tabIndex === 0)).toEqual([general]);
     expect(screen.getByRole("tabpanel", { name: "General" })).toBeInTheDocument();

@@ -241,25 +241,20 @@ async fn the_home_folder_is_a_tilde_when_asked() {
 
     let asked = BundleOptions { redact_home: true };
     let summary = diagnostics::write_bundle(sources(&dir, keys.clone(), &report), &out, asked).await.unwrap();
-    let log = diagnostics::read_bundle(&out)
-        .unwrap()
-        .into_iter()
-        .find(|(n, _)| n == "logs/perch.2026-05-02.log")
-        .unwrap()
-        .1;
+    let log = bundled(&out, "logs/perch.2026-05-02.log");
     assert_eq!(String::from_utf8_lossy(&log), "opened ~/work/notes.md\n");
     assert!(summary.removed.home_paths >= 1);
 
     diagnostics::write_bundle(sources(&dir, keys, &report), &out, BundleOptions::default()).await.unwrap();
-    let log = diagnostics::read_bundle(&out)
-        .unwrap()
-        .into_iter()
-        .find(|(n, _)| n == "logs/perch.2026-05-02.log")
-        .unwrap()
-        .1;
+    let log = bundled(&out, "logs/perch.2026-05-02.log");
     assert!(String::from_utf8_lossy(&log).contains(&home), "left alone unless asked");
 }
 
 fn dirs_home() -> Option<String> {
     std::env::var("HOME").ok().filter(|h| h.len() > 1)
+}
+
+/// One file of a written bundle.
+fn bundled(bundle: &Path, name: &str) -> Vec<u8> {
+    diagnostics::read_bundle(bundle).unwrap().into_iter().find(|(n, _)| n == name).unwrap().1
 }

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Component, CrashSummary, Cursor, DiagnosticsSaved, Level, LogEntry } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { formatBytes } from "../../lib/format";
 import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
 
@@ -264,7 +265,7 @@ function DiagnosticsCard() {
       {saved && !saving && (
         <div className="small" role="status" aria-label="Diagnostics saved">
           <p className="small">
-            Saved to <span className="path-inline">{saved.path}</span> ({size(saved.size_bytes)}).
+            Saved to <span className="path-inline">{saved.path}</span> ({formatBytes(saved.size_bytes)}).
           </p>
           <p className="small">Removed: {saved.removed}.</p>
           {saved.logs_cut && <p className="small muted">Only the newest logs are in it, to keep it small.</p>}
@@ -293,10 +294,4 @@ function DiagnosticsCard() {
       )}
     </fieldset>
   );
-}
-
-function size(bytes: number): string {
-  if (bytes < 1000) return `${bytes} bytes`;
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} KB`;
-  return `${(bytes / 1e6).toFixed(1)} MB`;
 }

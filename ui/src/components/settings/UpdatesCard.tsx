@@ -1,15 +1,12 @@
 import { useEffect, useState } from "react";
 import type { UpdateStatus } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
+import { formatBytes } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
 import { CloseIcon } from "../Icons";
 import { Markdown } from "../LazyMarkdown";
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}
 
 /** The status as the app last sent it: loaded once, then kept current by `UpdateChanged`. */
 export function useUpdateStatus() {
@@ -76,7 +73,7 @@ export function UpdatesCard() {
         >
           <div className="bar" style={{ width: phase.total ? `${(phase.received / phase.total) * 100}%` : "0%" }} />
           <span>
-            {phase.total ? `${megabytes(phase.received)} of ${megabytes(phase.total)}` : megabytes(phase.received)}
+            {phase.total ? `${formatBytes(phase.received)} of ${formatBytes(phase.total)}` : formatBytes(phase.received)}
           </span>
         </div>
       )}
