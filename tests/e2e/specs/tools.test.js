@@ -147,8 +147,17 @@ describe("tools", () => {
     assert.match(await approval.getText(), /Run search_web from web/);
     await (await $("button=Allow once")).click();
 
+    // Looked up afresh on each try: the card is redrawn as the call runs and is answered (and
+    // WebKit's driver can fail to take hold of a node React is just replacing).
+    const summaryText = async () => {
+      try {
+        return await (await $('[aria-label="Web search summary"]')).getText();
+      } catch {
+        return "";
+      }
+    };
+    await waitFor(async () => (await summaryText()).includes("2 results"), "the search summary");
     const summary = await $('[aria-label="Web search summary"]');
-    await waitFor(async () => (await summary.getText()).includes("2 results"), "the search summary");
     assert.match(await summary.getText(), /Searched for “kestrel”/);
     const links = await summary.$$("a");
     const titles = [];
