@@ -87,7 +87,8 @@ describe("ToolCallCard", () => {
 
   it("takes the focus without a button having it, so a stray Enter approves nothing", async () => {
     const group = await renderAsked();
-    expect(group).toHaveFocus();
+    // The focus moves in an effect after the group is drawn.
+    await waitFor(() => expect(group).toHaveFocus());
     await userEvent.keyboard("{Enter}");
     await userEvent.keyboard(" ");
     expect(calls.some((c) => c.cmd === "question_answer")).toBe(false);
