@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from "vite";
 import react from "@vitejs/plugin-react";
+import { lingui } from "@lingui/vite-plugin";
 
 /**
  * Perch runs with Object.prototype frozen (tauri's `freezePrototype`). xterm.js assigns
@@ -49,7 +50,15 @@ function katexWoff2Only(): Plugin {
 
 // Tauri serves the built files itself; the dev server is only for `tauri dev`.
 export default defineConfig({
-  plugins: [react(), xtermUnderFrozenPrototype(), katexWoff2Only()],
+  plugins: [
+    // Lingui's macros (`t`, `<Trans>`, `plural`) become catalogue lookups at build time, through
+    // Babel: the plugin's native transform is an optional per-platform package npm may skip.
+    react({ babel: { plugins: ["@lingui/babel-plugin-lingui-macro"] } }),
+    // Compiles `.po` catalogues when they are imported: no separate compile step.
+    lingui(),
+    xtermUnderFrozenPrototype(),
+    katexWoff2Only(),
+  ],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   // Pre-bundling would skip the plugin above in `tauri dev`.

@@ -83,7 +83,11 @@ pub fn run() {
                 dictation::apply_shortcut(app.handle(), &settings.voice);
             }
             update::start_background_checks(app.handle());
-            if let Err(e) = tray::create(app.handle()) {
+            let language = match &engine {
+                Some(engine) => tauri::async_runtime::block_on(engine.settings().get()).language,
+                None => None,
+            };
+            if let Err(e) = tray::create(app.handle(), language.as_deref()) {
                 tracing::warn!(error = %e, "no tray icon on this desktop; use the window's buttons");
             }
             Ok(())

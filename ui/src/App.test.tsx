@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "./test/render";
 import userEvent from "@testing-library/user-event";
 import App from "./App";
 import { calls, emitEvent, onCommand } from "./test/tauri";

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { HashRouter } from "react-router";
+import { useLingui } from "@lingui/react/macro";
 import type { AppStatus, WindowMode } from "./bindings";
 import { commands, events } from "./ipc";
 import { Layout } from "./components/Layout";
@@ -26,7 +27,12 @@ declare global {
 const overlay = window.__PERCH_OVERLAY__;
 
 export default function App() {
-  return <ErrorBoundary what="Perch">{overlay !== undefined ? <CaptureOverlay index={overlay} /> : <MainApp />}</ErrorBoundary>;
+  const { t } = useLingui();
+  return (
+    <ErrorBoundary title={t`Perch stopped working`}>
+      {overlay !== undefined ? <CaptureOverlay index={overlay} /> : <MainApp />}
+    </ErrorBoundary>
+  );
 }
 
 function MainApp() {

@@ -16,6 +16,11 @@ export const commands = {
 	desktopStatus: () => __TAURI_INVOKE<DesktopStatus>("desktop_status"),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
 	setTheme: (theme: ThemePreference) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_theme", { theme })),
+	uiLanguage: () => typedError<UiLanguage, CommandError>(__TAURI_INVOKE("ui_language")),
+	/**  Settings -> General -> Language: a BCP 47 tag, or `None` to follow the system. */
+	setLanguage: (language: string | null) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_language", { language })),
+	/**  Settings -> General -> Appearance -> Text size (percent). */
+	setTextSize: (percent: number) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_text_size", { percent })),
 	/**  Ctrl+Q: saves the window placement and exits. */
 	quitApp: () => __TAURI_INVOKE<void>("quit_app"),
 	getWindowMode: () => __TAURI_INVOKE<WindowMode>("get_window_mode"),
@@ -1451,6 +1456,16 @@ export type ServerView = {
 
 export type Settings = {
 	theme: ThemePreference,
+	/**
+	 *  The UI's language (a BCP 47 tag, `zh-CN`), chosen in Settings -> General; `None` follows
+	 *  the system's locale. The model is told it too.
+	 */
+	language: string | null,
+	/**
+	 *  The UI's text size in percent of the normal size (100 to 200), chosen in Settings ->
+	 *  General -> Appearance or with Ctrl+= and Ctrl+-.
+	 */
+	text_size: number,
 	providers: ProviderSettings,
 	models: ModelSettings,
 	/**  The window's mode and bounds, restored at start. */
@@ -1745,6 +1760,15 @@ export type TurnStarted = {
 	/**  Older messages left out of the model's context (summarised instead). */
 	omitted: number,
 	context_length: number | null,
+};
+
+/**
+ *  The UI's language as chosen in Settings (`None`: follow the system) and the system's locale,
+ *  read before the first paint so the page starts in the right language.
+ */
+export type UiLanguage = {
+	chosen: string | null,
+	system: string | null,
 };
 
 /**  Sent whenever the status changes. */

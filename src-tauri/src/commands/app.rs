@@ -63,6 +63,55 @@ pub async fn set_theme(state: State<'_, AppState>, theme: ThemePreference) -> Co
     Ok(state.engine()?.settings().update(|s| s.theme = theme).await?)
 }
 
+/// The UI's language as chosen in Settings (`None`: follow the system) and the system's locale,
+/// read before the first paint so the page starts in the right language.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+pub struct UiLanguage {
+    pub chosen: Option<String>,
+    pub system: Option<String>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn ui_language(state: State<'_, AppState>) -> CommandResult<UiLanguage> {
+    let chosen = state.engine()?.settings().get().await.language;
+    Ok(UiLanguage { chosen, system: perch_core::locale::system_locale() })
+}
+
+/// Settings -> General -> Language: a BCP 47 tag, or `None` to follow the system.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_language(
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+    language: Option<String>,
+) -> CommandResult<Settings> {
+    if let Some(tag) = &language
+        && !perch_core::locale::is_language_tag(tag)
+    {
+        return Err(CommandError::new(ErrorKind::Invalid, format!("{tag:?} is not a language tag")));
+    }
+    let settings = state.engine()?.settings().update(|s| s.language = language).await?;
+    crate::tray::relabel(&app, settings.language.as_deref());
+    Ok(settings)
+}
+
+/// The text sizes the UI offers, in percent: at 200 every page still fits the 450x450 window.
+const TEXT_SIZES: std::ops::RangeInclusive<u16> = 100..=200;
+
+/// Settings -> General -> Appearance -> Text size (percent).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_text_size(state: State<'_, AppState>, percent: u16) -> CommandResult<Settings> {
+    if !TEXT_SIZES.contains(&percent) {
+        return Err(CommandError::new(
+            ErrorKind::Invalid,
+            format!("text size {percent}% is outside 100% to 200%"),
+        ));
+    }
+    Ok(state.engine()?.settings().update(|s| s.text_size = percent).await?)
+}
+
 /// Ctrl+Q: saves the window placement and exits.
 #[tauri::command]
 #[specta::specta]

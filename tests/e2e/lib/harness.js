@@ -100,7 +100,8 @@ export async function launch(dataDir, env = {}) {
   // Both ports free, so several suites (other checkouts) can run side by side.
   const [port, nativePort] = [await freePort(), await freePort()];
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
-    env: { ...process.env, PERCH_DATA_DIR: dataDir, XDG_DATA_HOME: webkitDataFor(dataDir), ...env },
+    // English unless a spec asks for another locale: the UI and the model follow the system's.
+    env: { ...process.env, LANG: "C.UTF-8", LC_ALL: "", LC_MESSAGES: "", PERCH_DATA_DIR: dataDir, XDG_DATA_HOME: webkitDataFor(dataDir), ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let driverLog = "";

@@ -1,5 +1,5 @@
-// The layout guard, at the sizes users get: the default 450x450, the minimum 320x360 and the
-// 52x52 bubble. On every page and in the main states (a long model name in the picker, an
+// The layout guard, at the sizes users get: the default 450x450 (also with text at 200%), the
+// minimum 320x360 and the 52x52 bubble. On every page and in the main states (a long model name in the picker, an
 // answer streaming, an approval card waiting, each Settings tab, a voice error) every visible control is
 // inside the window and not covered, no text is cut or spilling, and nothing scrolls sideways
 // (lib/layout.js). A screenshot of each state is saved.
@@ -90,6 +90,21 @@ describe("layout at the real window sizes", () => {
     assert.match(await note.getText(), /whisper model|No microphone found/);
     await sound("450-voice-error");
     assertSound();
+  });
+
+  it("at 450x450 with text at 200%: every page, an answer and the keyboard's sizes", async () => {
+    // Ctrl+= steps the text size up to its largest (Settings shows it), Ctrl+0 sets it back.
+    await (await $('a[aria-label="Chat"]')).click();
+    for (let i = 0; i < 5; i += 1) await session.browser.keys(["Control", "="]);
+    const scale = () => session.browser.execute(() => getComputedStyle(document.documentElement).getPropertyValue("--text-scale").trim());
+    await waitFor(async () => (await scale()) === "2", "the text at 200%");
+    try {
+      await everyPage("450-text200");
+      assertSound();
+    } finally {
+      await session.browser.keys(["Control", "0"]);
+      await waitFor(async () => (await scale()) === "1", "the text back at 100%");
+    }
   });
 
   it("at the minimum size, 320x360: every page", async () => {

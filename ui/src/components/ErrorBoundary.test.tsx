@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen } from "../test/render";
 import userEvent from "@testing-library/user-event";
 import { ErrorBoundary } from "./ErrorBoundary";
 
@@ -17,7 +17,7 @@ describe("ErrorBoundary", () => {
     render(
       <>
         <header>Title bar</header>
-        <ErrorBoundary what="This page">
+        <ErrorBoundary title="This page stopped working">
           <Fragile />
         </ErrorBoundary>
       </>,
@@ -38,7 +38,7 @@ describe("ErrorBoundary", () => {
     const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
     function Page({ path }: { path: string }) {
       return (
-        <ErrorBoundary what="This page" resetOn={path}>
+        <ErrorBoundary title="This page stopped working" resetOn={path}>
           <Fragile />
         </ErrorBoundary>
       );

@@ -1,10 +1,12 @@
 import { Component, type ErrorInfo, type ReactNode } from "react";
+import { Trans } from "@lingui/react/macro";
 import { errorMessage } from "../ipc";
 
 interface Props {
   children: ReactNode;
-  /** What the boundary guards, for the message: "This page", "Perch". */
-  what: string;
+  /** The heading when it fails, naming what the boundary guards, in the UI's language:
+   * "This page stopped working", "Perch stopped working". */
+  title: string;
   /** A change of this value (the page's address) clears a failure and renders again. */
   resetOn?: unknown;
 }
@@ -26,22 +28,24 @@ export class ErrorBoundary extends Component<Props, { error: unknown }> {
   }
 
   componentDidCatch(error: unknown, info: ErrorInfo) {
-    console.error(`${this.props.what} failed to render`, error, info.componentStack);
+    console.error(`render failed (${this.props.title})`, error, info.componentStack);
   }
 
   render() {
     if (this.state.error === null) return this.props.children;
     return (
       <div className="error-card render-error" role="alert">
-        <strong>{this.props.what} stopped working</strong>
+        <strong>{this.props.title}</strong>
         <p>{errorMessage(this.state.error)}</p>
-        <p className="muted">Your messages and settings are saved. Try again, or reload Perch.</p>
+        <p className="muted">
+          <Trans>Your messages and settings are saved. Try again, or reload Perch.</Trans>
+        </p>
         <div className="render-error-actions">
           <button type="button" className="button" onClick={() => this.setState({ error: null })}>
-            Try again
+            <Trans>Try again</Trans>
           </button>
           <button type="button" className="button" onClick={() => window.location.reload()}>
-            Reload Perch
+            <Trans>Reload Perch</Trans>
           </button>
         </div>
       </div>

@@ -1,5 +1,6 @@
 import { lazy, Suspense } from "react";
 import { Route, Routes, useLocation } from "react-router";
+import { useLingui } from "@lingui/react/macro";
 import type { AppStatus } from "../bindings";
 import { ChatPage } from "../pages/ChatPage";
 import { Announcer } from "./Announcer";
@@ -16,6 +17,7 @@ const ReviewPage = lazy(() => import("../pages/ReviewPage").then((m) => ({ defau
 const SettingsPage = lazy(() => import("../pages/SettingsPage").then((m) => ({ default: m.SettingsPage })));
 
 export function Layout({ status, tray = true }: { status: AppStatus; tray?: boolean }) {
+  const { t } = useLingui();
   // A page that failed to render is tried afresh when the user moves to another (a reset, not
   // a remount: the chat keeps its answer when its address changes from / to /chat/<id>).
   const { pathname } = useLocation();
@@ -27,7 +29,7 @@ export function Layout({ status, tray = true }: { status: AppStatus; tray?: bool
       {/* Settings shows the update itself. */}
       {pathname !== "/settings" && <UpdateNotice />}
       <main className="page">
-        <ErrorBoundary resetOn={pathname} what="This page">
+        <ErrorBoundary resetOn={pathname} title={t`This page stopped working`}>
           <Suspense fallback={null}>
             <Routes>
               <Route path="/" element={<ChatPage />} />

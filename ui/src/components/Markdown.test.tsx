@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { fireEvent, render, screen, waitFor } from "../test/render";
 import { Markdown } from "./Markdown";
 import type { FileReference } from "../bindings";
 import { calls, onCommand } from "../test/tauri";

@@ -3,6 +3,7 @@
 // remote images shown as placeholders and never loaded, and file references turned into
 // buttons that ask the engine to open the file.
 import { memo, useEffect, useRef, useState, type ComponentProps, type MouseEvent, type ReactNode } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import ReactMarkdown, { defaultUrlTransform, type Components, type Options, type UrlTransform } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
@@ -113,6 +114,7 @@ export const Markdown = memo(function Markdown({ markdown, references, onOpenRef
 
 /** A fenced code block with a copy button. */
 function CodeBlock({ children, node, ...rest }: ComponentProps<"pre"> & { node?: unknown }) {
+  const { t } = useLingui();
   const pre = useRef<HTMLPreElement>(null);
   const [copied, setCopied] = useState(false);
   const copy = async () => {
@@ -122,8 +124,8 @@ function CodeBlock({ children, node, ...rest }: ComponentProps<"pre"> & { node?:
   };
   return (
     <div className="code-block">
-      <button type="button" className="copy-code" aria-label="Copy code" onClick={() => void copy()}>
-        {copied ? "Copied" : "Copy"}
+      <button type="button" className="copy-code" aria-label={t`Copy code`} onClick={() => void copy()}>
+        {copied ? t`Copied` : t`Copy`}
       </button>
       <pre ref={pre} {...rest}>
         {children}
@@ -135,10 +137,11 @@ function CodeBlock({ children, node, ...rest }: ComponentProps<"pre"> & { node?:
 /** A link: web links open in the system browser, `#` links scroll to their footnote, and any
  * other link (javascript:, file paths, relative pages) is shown as text marked as removed. */
 function WebLink({ href, children }: { href?: string; children: ReactNode }) {
+  const { t } = useLingui();
   if (href && WEB_LINK.test(href)) {
     const open = (e: MouseEvent) => {
       e.preventDefault();
-      void attempt("Could not open the link", commands.openUrl(href));
+      void attempt(t`Could not open the link`, commands.openUrl(href));
     };
     return (
       <a href={href} onClick={open} title={href} rel="noreferrer">
@@ -158,30 +161,32 @@ function WebLink({ href, children }: { href?: string; children: ReactNode }) {
     );
   }
   return (
-    <span className="link-removed" title={href ? `Link removed: ${href}` : "Link removed: not a web link"}>
+    <span className="link-removed" title={href ? t`Link removed: ${href}` : t`Link removed: not a web link`}>
       {children}
-      <span className="link-removed-mark">link removed</span>
+      <span className="link-removed-mark">
+        <Trans>link removed</Trans>
+      </span>
     </span>
   );
 }
 
 /** Where a remote image was: its host, and a click to see it in the system browser. */
 function RemoteImage({ url, host, alt }: { url: string; host: string; alt: string }) {
+  const { t } = useLingui();
   return (
     <button
       type="button"
       className="remote-image"
-      title={`Not loaded: ${url}. Click to open it in your browser.`}
+      title={t`Not loaded: ${url}. Click to open it in your browser.`}
       onClick={(e) => {
         // Inside a link (a badge), only the image opens.
         e.preventDefault();
         e.stopPropagation();
-        void attempt("Could not open the image in your browser", commands.openUrl(url));
+        void attempt(t`Could not open the image in your browser`, commands.openUrl(url));
       }}
     >
       <ImageIcon />
-      {alt && `${alt} · `}
-      image from {host}
+      {alt ? <Trans>{alt} · image from {host}</Trans> : <Trans>image from {host}</Trans>}
     </button>
   );
 }
@@ -193,16 +198,23 @@ function FileRef(props: {
   children: ReactNode;
 }) {
   const { target, reference, onOpen, children } = props;
+  const { t } = useLingui();
   if (!reference || reference.problem || !onOpen) {
-    const why = reference?.problem ?? "This reference was not checked.";
+    // The engine's reason, or ours when it was not asked.
+    const why = reference?.problem ?? t`This reference was not checked.`;
+    const what = target;
+    const title = t({
+      message: `${what}: ${why}`,
+      comment: "a thing, then what is wrong with it (a file, a reference or a failed action, and the reason)",
+    });
     return (
-      <span className="file-ref broken" title={`${target}: ${why}`} data-ref={target}>
+      <span className="file-ref broken" title={title} data-ref={target}>
         {children}
       </span>
     );
   }
   return (
-    <button type="button" className="file-ref" data-ref={target} title={`Open ${target}`} onClick={() => onOpen(target)}>
+    <button type="button" className="file-ref" data-ref={target} title={t`Open ${target}`} onClick={() => onOpen(target)}>
       {children}
     </button>
   );

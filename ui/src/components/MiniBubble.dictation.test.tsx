@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { act, render, screen, waitFor } from "@testing-library/react";
+import { act, render, screen, waitFor } from "../test/render";
 import { MiniBubble } from "./MiniBubble";
 import { calls, emitEvent, onCommand } from "../test/tauri";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { act, fireEvent, render, screen } from "@testing-library/react";
+import { act, fireEvent, render, screen } from "../test/render";
 import { MiniBubble } from "./MiniBubble";
 import { calls, emitEvent, onCommand } from "../test/tauri";
 import { QuestionsProvider } from "../lib/questions";

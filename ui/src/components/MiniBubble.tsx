@@ -1,9 +1,13 @@
 import { useEffect, useRef } from "react";
 import { getCurrentWindow } from "@tauri-apps/api/window";
+import { msg, plural } from "@lingui/core/macro";
+import { useLingui } from "@lingui/react/macro";
+import { i18n } from "../i18n";
 import { commands } from "../ipc";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { hasFinals, useDictation } from "../lib/dictation";
 import { attempt, useFailures } from "../lib/failures";
+import { formatNumber } from "../lib/format";
 import { useQuestions } from "../lib/questions";
 
 // A press that moves further than this drags the bubble; a shorter one is a click.
@@ -15,6 +19,7 @@ const DRAG_THRESHOLD = 4;
  * the text is ready the window opens with it in the input box.
  */
 export function MiniBubble() {
+  const { t } = useLingui();
   const press = useRef<{ x: number; y: number; dragging: boolean } | null>(null);
   const { phase, level, notice } = useDictation();
   useEffect(() => {
@@ -25,8 +30,18 @@ export function MiniBubble() {
   const busy = phase === "listening" || phase === "transcribing";
   // A question waiting (an approval holds an answer until the user opens Perch).
   const waiting = useQuestions().open.length;
+  const miniKey = SHORTCUTS.mini;
   // The badge's number is in the name, as it is on screen (WCAG 2.5.3).
-  const waitingText = waiting === 1 ? "1 question is waiting for you" : `${waiting} questions are waiting for you`;
+  const waitingLabel = t`${plural(waiting, {
+    one: "Open Perch: # question is waiting for you",
+    other: "Open Perch: # questions are waiting for you",
+  })}`;
+  const waitingTitle = t`${plural(waiting, {
+    one: `Open Perch: # question is waiting for you (${miniKey})`,
+    other: `Open Perch: # questions are waiting for you (${miniKey})`,
+  })}`;
+  const what = failure?.title;
+  const why = failure?.detail;
 
   return (
     <button
@@ -34,21 +49,24 @@ export function MiniBubble() {
       className={["mini-bubble", busy && phase, failure && "failed"].filter(Boolean).join(" ")}
       aria-label={
         phase === "listening"
-          ? "Perch is listening"
+          ? t`Perch is listening`
           : phase === "transcribing"
-            ? "Perch is transcribing"
+            ? t`Perch is transcribing`
             : waiting > 0
-              ? `Open Perch: ${waitingText}`
-              : "Open Perch"
+              ? waitingLabel
+              : t`Open Perch`
       }
       title={
         failure
-          ? `${failure.title}: ${failure.detail}`
+          ? t({
+              message: `${what}: ${why}`,
+              comment: "a thing, then what is wrong with it (a file, a reference or a failed action, and the reason)",
+            })
           : notice && phase === "idle"
             ? notice.text
             : waiting > 0
-              ? `Open Perch: ${waitingText} (${SHORTCUTS.mini})`
-              : `Open Perch (${SHORTCUTS.mini})`
+              ? waitingTitle
+              : t`Open Perch (${miniKey})`
       }
       onPointerDown={(e) => {
         if (e.button === 0) press.current = { x: e.screenX, y: e.screenY, dragging: false };
@@ -74,13 +92,15 @@ export function MiniBubble() {
       <img src="/perch.png" alt="" width={34} height={34} draggable={false} />
       {waiting > 0 && (
         <span className="bubble-badge" aria-hidden="true">
-          {waiting}
+          {formatNumber(waiting)}
         </span>
       )}
     </button>
   );
 }
 
+const RESTORE_FAILED = msg`Could not open the window`;
+
 function restore() {
-  return attempt("Could not open the window", commands.setWindowMode("normal"));
+  return attempt(i18n._(RESTORE_FAILED), commands.setWindowMode("normal"));
 }

@@ -1,6 +1,8 @@
 import { useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { StartupNotice } from "../bindings";
 import { dismissFailure, useFailures } from "../lib/failures";
+import { sectionLabel } from "../lib/settingsSections";
 import { CloseIcon } from "./Icons";
 
 interface Item {
@@ -12,27 +14,31 @@ interface Item {
 }
 
 function NoticeList({ items, role, onDismiss }: { items: Item[]; role: "status" | "alert"; onDismiss: (key: number) => void }) {
+  const { t } = useLingui();
   if (items.length === 0) return null;
   return (
     <div className="notices">
-      {items.map((item) => (
-        <div key={item.key} className="notice" role={role}>
-          <div>
-            <strong>{item.title}</strong>
-            <p>{item.detail}</p>
-            {item.section && (
-              <p>
-                <a href={`#/settings?section=${item.section}`} onClick={() => onDismiss(item.key)}>
-                  Open Settings → {item.section}
-                </a>
-              </p>
-            )}
+      {items.map(({ section, ...item }) => {
+        const sectionName = section ? sectionLabel(section, t) : "";
+        return (
+          <div key={item.key} className="notice" role={role}>
+            <div>
+              <strong>{item.title}</strong>
+              <p>{item.detail}</p>
+              {section && (
+                <p>
+                  <a href={`#/settings?section=${section}`} onClick={() => onDismiss(item.key)}>
+                    <Trans>Open Settings → {sectionName}</Trans>
+                  </a>
+                </p>
+              )}
+            </div>
+            <button type="button" className="icon-button" aria-label={t`Dismiss`} onClick={() => onDismiss(item.key)}>
+              <CloseIcon />
+            </button>
           </div>
-          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => onDismiss(item.key)}>
-            <CloseIcon />
-          </button>
-        </div>
-      ))}
+        );
+      })}
     </div>
   );
 }

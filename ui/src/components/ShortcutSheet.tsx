@@ -1,37 +1,41 @@
 import { Fragment, useCallback, useEffect, useState } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { useEscape } from "../lib/useEscape";
 import { CloseIcon } from "./Icons";
 import { ModalDialog } from "./ModalDialog";
 
 /** Every key Perch answers to, in one place. Global shortcuts set in Settings are named there. */
-const GROUPS: { title: string; keys: [string, string][] }[] = [
+const GROUPS: { title: MessageDescriptor; keys: [string, MessageDescriptor][] }[] = [
   {
-    title: "Anywhere in Perch",
+    title: msg`Anywhere in Perch`,
     keys: [
-      [SHORTCUTS.newChat, "New chat"],
-      [SHORTCUTS.mini, "Mini mode, and back"],
-      [SHORTCUTS.quit, "Quit"],
-      ["?", "This list"],
-      ["Esc", "Close what is on top (this list, a dialog, a large image)"],
+      [SHORTCUTS.newChat, msg`New chat`],
+      [SHORTCUTS.mini, msg`Mini mode, and back`],
+      [SHORTCUTS.quit, msg`Quit`],
+      ["Ctrl+= / Ctrl+-", msg`Larger or smaller text (Ctrl+0: back to 100%)`],
+      ["?", msg`This list`],
+      ["Esc", msg`Close what is on top (this list, a dialog, a large image)`],
     ],
   },
   {
-    title: "In the chat",
+    title: msg`In the chat`,
     keys: [
-      ["Enter", "Send"],
-      ["Shift+Enter", "New line"],
-      ["Esc", "Stop the answer (what arrived is kept)"],
-      ["↑", "Edit your last question, in an empty box"],
-      ["@", "Attach a file: ↑ ↓ choose, Enter or Tab attach, Esc close"],
-      ["Tab", "Reach a tool's approval buttons; Enter answers only the one focused"],
+      ["Enter", msg`Send`],
+      ["Shift+Enter", msg`New line`],
+      ["Esc", msg`Stop the answer (what arrived is kept)`],
+      ["↑", msg`Edit your last question, in an empty box`],
+      ["@", msg`Attach a file: ↑ ↓ choose, Enter or Tab attach, Esc close`],
+      ["Tab", msg`Reach a tool's approval buttons; Enter answers only the one focused`],
     ],
   },
   {
-    title: "Outside Perch (set in Settings)",
+    title: msg`Outside Perch (set in Settings)`,
     keys: [
-      ["Alt+.", "Screenshot into the chat (General -> Screenshots)"],
-      ["Ctrl+Alt+Space", "Push to talk (Voice)"],
+      ["Alt+.", msg`Screenshot into the chat (General -> Screenshots)`],
+      ["Ctrl+Alt+Space", msg`Push to talk (Voice)`],
     ],
   },
 ];
@@ -66,26 +70,29 @@ export function openShortcutSheet() {
 }
 
 function Sheet({ onClose }: { onClose: () => void }) {
+  const { t } = useLingui();
   useEscape(onClose);
   return (
     <ModalDialog labelledBy="shortcut-sheet-title" backdropClassName="shortcut-sheet" onBackdrop={onClose}>
       <div className="sheet-head">
-        <h2 id="shortcut-sheet-title">Keyboard shortcuts</h2>
-        <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
+        <h2 id="shortcut-sheet-title">
+          <Trans>Keyboard shortcuts</Trans>
+        </h2>
+        <button type="button" className="icon-button" aria-label={t`Close`} onClick={onClose}>
           <CloseIcon />
         </button>
       </div>
-      <div tabIndex={0} className="sheet-body" aria-label="Shortcuts">
+      <div tabIndex={0} className="sheet-body" aria-label={t`Shortcuts`}>
         {GROUPS.map((g) => (
-          <section key={g.title} aria-label={g.title}>
-            <h3>{g.title}</h3>
+          <section key={g.title.id} aria-label={t(g.title)}>
+            <h3>{t(g.title)}</h3>
             <dl>
               {g.keys.map(([key, what]) => (
-                <Fragment key={`${key}-${what}`}>
+                <Fragment key={`${key}-${what.id}`}>
                   <dt>
                     <kbd>{key}</kbd>
                   </dt>
-                  <dd>{what}</dd>
+                  <dd>{t(what)}</dd>
                 </Fragment>
               ))}
             </dl>

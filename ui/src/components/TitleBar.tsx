@@ -1,14 +1,16 @@
 import { NavLink, useLocation, useNavigate } from "react-router";
+import { msg } from "@lingui/core/macro";
+import { useLingui } from "@lingui/react/macro";
 import { commands } from "../ipc";
 import { attempt, reportFailure } from "../lib/failures";
 import { SHORTCUTS, lastConversation } from "../lib/shortcuts";
 import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, NewChatIcon, ReviewIcon, SettingsIcon } from "./Icons";
 
 const PAGES = [
-  { to: "/", label: "Chat", icon: <ChatIcon /> },
-  { to: "/history", label: "History", icon: <HistoryIcon /> },
-  { to: "/review", label: "Review", icon: <ReviewIcon /> },
-  { to: "/settings", label: "Settings", icon: <SettingsIcon /> },
+  { to: "/", label: msg`Chat`, icon: <ChatIcon /> },
+  { to: "/history", label: msg`History`, icon: <HistoryIcon /> },
+  { to: "/review", label: msg`Review`, icon: <ReviewIcon /> },
+  { to: "/settings", label: msg`Settings`, icon: <SettingsIcon /> },
 ];
 
 /** The frameless window's title bar: drag anywhere that is not a button. */
@@ -23,18 +25,20 @@ export const restored = { at: Number.NEGATIVE_INFINITY };
 export const NO_TRAY_SAID = "perch.no-tray-said";
 
 export function TitleBar({ tray = true }: { tray?: boolean }) {
+  const { t } = useLingui();
+  const { newChat: newChatKey, mini: miniKey, quit: quitKey } = SHORTCUTS;
   const settled = () => performance.now() - restored.at > SETTLE_MS;
   // With no tray to close into, Close shrinks Perch to its bubble, which stays in reach.
   const close = () => {
-    if (tray) return attempt("Could not close the window to the tray", commands.hideWindow());
+    if (tray) return attempt(t`Could not close the window to the tray`, commands.hideWindow());
     if (!localStorage.getItem(NO_TRAY_SAID)) {
       localStorage.setItem(NO_TRAY_SAID, "1");
       reportFailure(
-        "No system tray here",
-        `This desktop shows no tray icons, so Close shrinks Perch to its bubble instead of hiding it. Quit with ${SHORTCUTS.quit}.`,
+        t`No system tray here`,
+        t`This desktop shows no tray icons, so Close shrinks Perch to its bubble instead of hiding it. Quit with ${quitKey}.`,
       );
     }
-    return attempt("Could not switch to mini mode", commands.setWindowMode("mini"));
+    return attempt(t`Could not switch to mini mode`, commands.setWindowMode("mini"));
   };
   const { pathname } = useLocation();
   const navigate = useNavigate();
@@ -43,14 +47,15 @@ export function TitleBar({ tray = true }: { tray?: boolean }) {
     <header className="titlebar" data-tauri-drag-region>
       <span className="brand" data-tauri-drag-region>
         <img src="/perch.png" alt="" width={16} height={16} data-tauri-drag-region />
-        Perch
+        {/* eslint-disable-next-line lingui/no-unlocalized-strings -- the product's name */}
+        {"Perch"}
       </span>
-      <nav className="tabs" aria-label="Pages">
+      <nav className="tabs" aria-label={t`Pages`}>
         <button
           type="button"
           className="tab"
-          aria-label="New chat"
-          title={`New chat (${SHORTCUTS.newChat})`}
+          aria-label={t`New chat`}
+          title={t`New chat (${newChatKey})`}
           onClick={() => navigate("/")}
         >
           <NewChatIcon />
@@ -62,8 +67,8 @@ export function TitleBar({ tray = true }: { tray?: boolean }) {
             to={page.to === "/" ? (lastConversation.id ? `/chat/${lastConversation.id}` : "/") : page.to}
             end
             className={({ isActive }) => (isActive || (page.to === "/" && onChat) ? "tab active" : "tab")}
-            aria-label={page.label}
-            title={page.label}
+            aria-label={t(page.label)}
+            title={t(page.label)}
           >
             {page.icon}
           </NavLink>
@@ -73,17 +78,17 @@ export function TitleBar({ tray = true }: { tray?: boolean }) {
         <button
           type="button"
           className="icon-button"
-          aria-label="Mini mode"
-          title={`Mini mode (${SHORTCUTS.mini})`}
-          onClick={() => void attempt("Could not switch to mini mode", commands.setWindowMode("mini"))}
+          aria-label={t`Mini mode`}
+          title={t`Mini mode (${miniKey})`}
+          onClick={() => void attempt(t`Could not switch to mini mode`, commands.setWindowMode("mini"))}
         >
           <MiniIcon />
         </button>
         <button
           type="button"
           className="icon-button close"
-          aria-label={tray ? "Close to tray" : "Close to the bubble"}
-          title={tray ? `Close to tray (quit with ${SHORTCUTS.quit})` : `Close to the bubble: this desktop has no tray (quit with ${SHORTCUTS.quit})`}
+          aria-label={tray ? t`Close to tray` : t`Close to the bubble`}
+          title={tray ? t`Close to tray (quit with ${quitKey})` : t`Close to the bubble: this desktop has no tray (quit with ${quitKey})`}
           onClick={() => settled() && void close()}
         >
           <CloseIcon />

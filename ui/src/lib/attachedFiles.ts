@@ -2,6 +2,7 @@
 // the engine first. Text files become chips; images go the composer's image way; a file too
 // large waits as an offer to attach its first lines.
 import { useCallback, useEffect, useRef, useState } from "react";
+import { t } from "@lingui/core/macro";
 import type { Attachable, FileInput, ImageInput } from "../bindings";
 import { call, commands, errorMessage } from "../ipc";
 import { fileName } from "./filePicker";
@@ -55,7 +56,14 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
         // Picked twice: one chip.
         setFiles((list) => (list.some((f) => f.path === chip.path) ? list : [...list, chip]));
       } catch (e) {
-        setProblem(`${fileName(path)}: ${errorMessage(e)}`);
+        const what = fileName(path);
+        const why = errorMessage(e);
+        setProblem(
+          t({
+            message: `${what}: ${why}`,
+            comment: "a thing, then what is wrong with it (a file, a reference or a failed action, and the reason)",
+          }),
+        );
       }
     },
     [onImage],

@@ -2,6 +2,7 @@
 // faster than frames; they are buffered and shown at most once per animation frame.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
+import { t } from "@lingui/core/macro";
 import type {
   ConversationView,
   FileInput,
@@ -46,8 +47,6 @@ export interface ChatState {
   /** The context the engine reported for the model of the last turn. */
   contextLength: { model: string; tokens: number } | null;
 }
-
-const STOP_FAILED = "Could not stop the answer";
 
 function fresh(runId: string, model: string, question: string | null, images: ImageInput[], files: FileInput[]): Streaming {
   return { runId, model, question, images, files, thinking: "", text: "", usage: null, toolCalls: [], progress: {}, saved: false };
@@ -239,11 +238,12 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   const stop = useCallback(async () => {
     const runId = streamingRun.current;
     if (!runId) return;
-    const stopped = await attempt(STOP_FAILED, commands.chatStop(runId));
+    const failed = t`Could not stop the answer`;
+    const stopped = await attempt(failed, commands.chatStop(runId));
     // `false`: the engine knows no such run. Fine if the answer ended meanwhile; otherwise the
     // answer is still streaming and the user must know the Stop did nothing.
     if (stopped === false && streamingRun.current === runId) {
-      reportFailure(STOP_FAILED, "Perch found no answer running to stop. Try Stop again.");
+      reportFailure(failed, t`Perch found no answer running to stop. Try Stop again.`);
     }
   }, []);
 

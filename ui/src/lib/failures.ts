@@ -1,11 +1,13 @@
 // Failures of actions whose results nothing else shows (Stop, the window buttons, opening a
 // link): kept in one small store and shown as dismissible notices, so no click fails silently.
+// Callers pass the title already in the UI's language (`` t`Could not stop the answer` ``, at the
+// time of the action); the detail is the engine's text, as it wrote it.
 import { useSyncExternalStore } from "react";
 import { call, errorMessage, type CommandResult } from "../ipc";
 
 export interface Failure {
   id: number;
-  /** What the user tried, as a sentence: "Could not stop the answer". */
+  /** What the user tried, as a sentence, translated: "Could not stop the answer". */
   title: string;
   /** Why, from the error. */
   detail: string;

@@ -1,3 +1,4 @@
+import { formatBytes } from "./format";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import type { DownloadProgress, LocalOverview } from "../bindings";
@@ -10,8 +11,8 @@ export function notifyModelsChanged() {
   window.dispatchEvent(new Event(MODELS_CHANGED));
 }
 
-export const megabytes = (bytes: number) =>
-  bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`;
+/** A model's size: whole megabytes, or gigabytes with one decimal. */
+export const megabytes = (bytes: number) => formatBytes(bytes, { wholeMegabytes: true });
 
 /** The local-model overview with downloads: progress per catalogue id, Stop, and the last error. */
 export function useLocalModels() {

@@ -35,15 +35,4 @@ export function useModels(): Models {
   return { offered, defaultModel: value.default_model, problems, loading };
 }
 
-export function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
-}
 
-/** 1234 -> "1.2k"; context sizes that are powers of two read as models describe them (32768 -> "32k"). */
-export function formatTokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n % 1024 === 0) return `${n / 1024}k`;
-  return `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k`;
-}

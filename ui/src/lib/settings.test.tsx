@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { act, render, screen } from "@testing-library/react";
+import { act, render, screen } from "../test/render";
 import { SettingsProvider, savingError, useSettings } from "./settings";
 import { useModels } from "./models";
 import { calls, onCommand } from "../test/tauri";

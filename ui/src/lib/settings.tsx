@@ -14,6 +14,8 @@ import type {
   VoiceSettings,
 } from "../bindings";
 import { call, commands, errorMessage, type CommandResult } from "../ipc";
+import { t } from "@lingui/core/macro";
+import { activateLanguage, matchLanguage } from "../i18n";
 
 /** The sections saved with a `base`: everything but the theme. */
 type Section = "review" | "providers" | "models" | "tools" | "capture" | "voice" | "terminal" | "local" | "hidden";
@@ -22,6 +24,10 @@ interface SettingsState {
   settings: Settings | null;
   error: string | null;
   setTheme: (theme: ThemePreference) => Promise<void>;
+  /** Saves the UI's language (`null`: follow the system) and switches the page to it. */
+  setLanguage: (language: string | null) => Promise<void>;
+  /** Saves the text size (percent, 100 to 200). */
+  setTextSize: (percent: number) => Promise<void>;
   setReview: (review: ReviewSettings) => Promise<void>;
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
@@ -41,6 +47,8 @@ const SettingsContext = createContext<SettingsState>({
   settings: null,
   error: null,
   setTheme: async () => {},
+  setLanguage: async () => {},
+  setTextSize: async () => {},
   setReview: async () => {},
   setProviders: async () => {},
   setModels: async () => {},
@@ -62,6 +70,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => applyTheme(settings?.theme ?? "system"), [settings?.theme]);
+  useEffect(() => applyTextSize(settings?.text_size ?? 100), [settings?.text_size]);
 
   const save = useCallback(async (pending: Promise<Settings>) => {
     try {
@@ -80,6 +89,31 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
     [save, settings],
   );
   const setTheme = useCallback((theme: ThemePreference) => save(call(commands.setTheme(theme))), [save]);
+  const setTextSize = useCallback((percent: number) => save(call(commands.setTextSize(clampTextSize(percent)))), [save]);
+
+  // Ctrl+= (or Ctrl++) and Ctrl+- step the text size by a quarter, Ctrl+0 sets it back, on
+  // every page, as in a browser.
+  const textSize = settings?.text_size;
+  useEffect(() => {
+    if (textSize === undefined) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.ctrlKey || e.altKey || e.metaKey) return;
+      const next = e.key === "=" || e.key === "+" ? textSize + 25 : e.key === "-" ? textSize - 25 : e.key === "0" ? 100 : null;
+      if (next === null) return;
+      e.preventDefault();
+      if (clampTextSize(next) !== textSize) void setTextSize(next);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [textSize, setTextSize]);
+  const setLanguage = useCallback(
+    async (language: string | null) => {
+      await save(call(commands.setLanguage(language)));
+      const asked = await call(commands.uiLanguage()).catch(() => null);
+      await activateLanguage(matchLanguage([language, asked?.system, navigator.language]));
+    },
+    [save],
+  );
   const setReview = useCallback((review: ReviewSettings) => edit("review", review, commands.setReviewSettings), [edit]);
   const setProviders = useCallback(
     (providers: ProviderSettings) => edit("providers", providers, commands.setProviderSettings),
@@ -119,6 +153,8 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       settings,
       error,
       setTheme,
+      setLanguage,
+      setTextSize,
       setReview,
       setProviders,
       setModels,
@@ -130,7 +166,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       setHidden,
       reload,
     }),
-    [settings, error, setTheme, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden, reload],
+    [settings, error, setTheme, setLanguage, setTextSize, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden, reload],
   );
   return (
     <SettingsContext.Provider value={value}>
@@ -149,7 +185,8 @@ export function useSettings() {
 export function savingError(e: unknown): string {
   const message = errorMessage(e);
   const invalid = /^invalid args `[^`]*` for command `[^`]*`: (.*)$/s.exec(message);
-  return invalid ? `That value cannot be used: ${invalid[1]}` : message;
+  const reason = invalid?.[1];
+  return reason ? t`That value cannot be used: ${reason}` : message;
 }
 
 /** "system" follows the OS through CSS `color-scheme`; light and dark pin it. */
@@ -157,4 +194,16 @@ export function applyTheme(theme: ThemePreference) {
   const root = document.documentElement;
   if (theme === "system") delete root.dataset.theme;
   else root.dataset.theme = theme;
+}
+
+/** The text sizes offered (percent): 200 is the most every page is checked at. */
+export const TEXT_SIZES = [100, 125, 150, 175, 200] as const;
+
+export function clampTextSize(percent: number): number {
+  return Math.min(200, Math.max(100, Math.round(percent)));
+}
+
+/** Every font size in the CSS is a multiple of `--text-scale`. */
+function applyTextSize(percent: number) {
+  document.documentElement.style.setProperty("--text-scale", String(clampTextSize(percent) / 100));
 }

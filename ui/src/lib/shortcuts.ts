@@ -1,12 +1,17 @@
 import { useEffect } from "react";
+import { t } from "@lingui/core/macro";
 import type { WindowMode } from "../bindings";
 import { commands } from "../ipc";
 import { attempt, reportFailure } from "./failures";
 
-/** Keyboard shortcuts that work on every page. Page-level keys live with their pages. */
+/** Keyboard shortcuts that work on every page. Page-level keys live with their pages. Key names
+ * are not translated. */
 export const SHORTCUTS = {
+   
   mini: "Ctrl+Shift+M",
+   
   quit: "Ctrl+Q",
+   
   newChat: "Ctrl+N",
 } as const;
 
@@ -23,10 +28,10 @@ export function useGlobalShortcuts(mode: WindowMode) {
       const key = e.key.toLowerCase();
       if (e.shiftKey && key === "m") {
         e.preventDefault();
-        void attempt("Could not change the window mode", commands.setWindowMode(mode === "mini" ? "normal" : "mini"));
+        void attempt(t`Could not change the window mode`, commands.setWindowMode(mode === "mini" ? "normal" : "mini"));
       } else if (!e.shiftKey && key === "q") {
         e.preventDefault();
-        commands.quitApp().catch((e) => reportFailure("Could not quit Perch", e));
+        commands.quitApp().catch((e) => reportFailure(t`Could not quit Perch`, e));
       } else if (!e.shiftKey && key === "n") {
         e.preventDefault();
         window.location.hash = "#/";

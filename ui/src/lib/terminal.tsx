@@ -171,9 +171,7 @@ export function plainOutput(text: string): string {
     .join("\n");
 }
 
-export function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
-}
+export { formatDuration } from "./format";
 
 type Token = { text: string; kind: "program" | "option" | "string" | "operator" | "variable" | "word" | "space" };
 

@@ -3,6 +3,8 @@
 // can still parse slower than that, and writing everything would queue it all in the page.
 // Since the panel keeps only its last 10,000 lines anyway, output that arrives while the
 // panel is behind is held as a bounded tail, and what falls out of it is named in one line.
+import { plural, t } from "@lingui/core/macro";
+import { formatNumber } from "./format";
 
 /** The last `limit` characters of a stream, kept as chunks so appending costs no copy. */
 export class TailBuffer {
@@ -54,15 +56,25 @@ interface Segment {
   skipped?: number;
 }
 
+/** How much output was skipped, in the UI's language: "1.2 MB", "48 KB", "512 characters". */
 function describe(chars: number): string {
-  if (chars >= 1_000_000) return `${(chars / 1_000_000).toFixed(1)} MB`;
-  if (chars >= 1_000) return `${Math.round(chars / 1_000)} KB`;
-  return `${chars} characters`;
+  if (chars >= 1_000_000) {
+    const size = formatNumber(chars / 1_000_000, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+    return t({ message: `${size} MB`, comment: "an amount of terminal output, in megabytes (of characters)" });
+  }
+  if (chars >= 1_000) {
+    const size = formatNumber(Math.round(chars / 1_000));
+    return t({ message: `${size} KB`, comment: "an amount of terminal output, in kilobytes (of characters)" });
+  }
+  return plural(chars, { one: "# character", other: "# characters" });
 }
 
 /** The line standing in for output the panel skipped. */
 export function skippedNote(chars: number): string {
-  return `\x1b[0m\r\n\x1b[90m[${describe(chars)} of output skipped: it came faster than the panel can show]\x1b[0m\r\n`;
+  const amount = describe(chars);
+  const note = t`${amount} of output skipped: it came faster than the panel can show`;
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- escape sequences: a grey line of its own
+  return `\x1b[0m\r\n\x1b[90m[${note}]\x1b[0m\r\n`;
 }
 
 /** Writes to a terminal in order, holding output back while the terminal is behind and keeping

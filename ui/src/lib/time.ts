@@ -1,4 +1,5 @@
-// Grouping and labels for lists of things with timestamps (History).
+// Grouping and labels for lists of things with timestamps (History), in the UI's language.
+import { formatLocale } from "../i18n";
 
 export interface Group<T> {
   label: string;
@@ -15,12 +16,15 @@ function startOfDay(ms: number): number {
 export function dayLabel(ms: number, now: number = Date.now()): string {
   const day = startOfDay(ms);
   const today = startOfDay(now);
-  if (day === today) return "Today";
   const yesterday = new Date(today);
   yesterday.setDate(yesterday.getDate() - 1);
-  if (day === yesterday.getTime()) return "Yesterday";
+  if (day === today || day === yesterday.getTime()) {
+    // The locale's own words ("today", "hier", "昨日"), as a heading.
+    const words = new Intl.RelativeTimeFormat(formatLocale(), { numeric: "auto" }).format(day === today ? 0 : -1, "day");
+    return words.charAt(0).toLocaleUpperCase(formatLocale()) + words.slice(1);
+  }
   const sameYear = new Date(ms).getFullYear() === new Date(now).getFullYear();
-  return new Date(ms).toLocaleDateString(undefined, {
+  return new Date(ms).toLocaleDateString(formatLocale(), {
     weekday: sameYear ? "short" : undefined,
     day: "numeric",
     month: "short",
@@ -41,5 +45,10 @@ export function groupByDay<T>(items: T[], time: (item: T) => number, now: number
 }
 
 export function clockTime(ms: number): string {
-  return new Date(ms).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return new Date(ms).toLocaleTimeString(formatLocale(), { hour: "2-digit", minute: "2-digit" });
+}
+
+/** A date and time, in full: "27 Nov 2026, 14:05" in the UI's language. */
+export function dateTime(ms: number): string {
+  return new Date(ms).toLocaleString(formatLocale(), { dateStyle: "medium", timeStyle: "short" });
 }

@@ -20,6 +20,7 @@ function report() {
 export function useHoldsUnsentWork(holds: boolean) {
   useEffect(() => {
     if (!holds) return;
+    // eslint-disable-next-line lingui/no-unlocalized-strings -- a symbol's description, for debugging
     const key = Symbol("unsent work");
     holders.add(key);
     report();

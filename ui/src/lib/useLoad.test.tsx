@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { act, renderHook, waitFor } from "@testing-library/react";
+import { act, renderHook, waitFor } from "../test/render";
 import { useLoad } from "./useLoad";
 
 function deferred<T>() {

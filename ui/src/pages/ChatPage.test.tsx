@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, within } from "../test/render";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
 import type { Capture, ConversationView, Message, TurnEvent } from "../bindings";
@@ -202,9 +202,9 @@ describe("ChatPage", () => {
     const first = page();
     const picker = await screen.findByRole("combobox", { name: "Model" });
     await vi.waitFor(() => expect(picker).toHaveValue("ollama:qwen3-vl:8b-instruct"));
-    expect(screen.getByLabelText("Context used")).toHaveTextContent("/ 32k");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("/ 32K");
     await userEvent.selectOptions(picker, "ollama:llama3.2:3b");
-    expect(screen.getByLabelText("Context used")).toHaveTextContent("/ 8k");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("/ 8K");
     first.unmount();
     page();
     await vi.waitFor(() => expect(screen.getByRole("combobox", { name: "Model" })).toHaveValue("ollama:llama3.2:3b"));
@@ -219,7 +219,7 @@ describe("ChatPage", () => {
     const box = screen.getByRole("textbox", { name: "Message" });
     // About 10 000 tokens, past llama3.2's 8192.
     fireEvent.change(box, { target: { value: "word ".repeat(8000) } });
-    expect(screen.getByLabelText("Context used")).toHaveTextContent("10k / 8k");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("10K / 8K");
     fireEvent.keyDown(box, { key: "Enter" });
     expect(await screen.findByText(/reads 8,192: what does not fit is left out/)).toBeInTheDocument();
     expect(calls.some((c) => c.cmd === "chat_send")).toBe(false);
@@ -418,7 +418,7 @@ describe("ChatPage", () => {
     // The picker shows before the models arrive; it then starts on the default.
     await vi.waitFor(() => expect(select).toHaveValue("ollama:qwen3-vl:8b-instruct"));
     expect(within(screen.getByRole("combobox", { name: "Model" })).getAllByRole("option").map((o) => o.textContent)).toEqual(["ollama:qwen3-vl:8b-instruct", "ollama:llama3.2:3b"]);
-    expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32k");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32K");
     await userEvent.selectOptions(select, "ollama:llama3.2:3b");
     await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Next{Enter}");
     const request = calls.filter((c) => c.cmd === "chat_send").at(-1)!.args.request as { model: string };
@@ -516,7 +516,8 @@ describe("ChatPage", () => {
       await userEvent.click(chip);
       const viewer = await screen.findByRole("dialog", { name: "Region 400 x 300" });
       expect(await within(viewer).findByRole("img")).toHaveAttribute("src", "data:image/png;base64,BBBB");
-      expect(viewer).toHaveTextContent("2560 x 1440 (sent as 1568 x 882)");
+      // The sizes are numbers in the UI's language ("2,560" in English), or plain.
+      expect(viewer).toHaveTextContent(/2,?560 x 1,?440 \(sent as 1,?568 x 882\)/);
       await userEvent.click(within(viewer).getByRole("button", { name: "Copy" }));
       expect(calls.find((c) => c.cmd === "capture_copy")?.args).toEqual({ id: "b" });
       expect(await within(viewer).findByRole("status")).toHaveTextContent("Copied");

@@ -1,5 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useNavigate, useParams } from "react-router";
+import { plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { Message } from "../bindings";
 import { AssistantMessage } from "../components/chat/AssistantMessage";
 import { Composer } from "../components/chat/Composer";
@@ -14,6 +16,7 @@ import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
 import { dismissNotice } from "../lib/dictation";
+import { formatNumber } from "../lib/format";
 
 // xterm.js is a quarter of the UI's code; it loads with the first command the panel shows.
 const TerminalPanel = lazy(() =>
@@ -38,6 +41,7 @@ function pickModel(id: string | undefined, model: string | null) {
 
 /** The chat: the conversation in the URL (or a new one), and the composer. */
 export function ChatPage() {
+  const { t } = useLingui();
   const { id } = useParams();
   const navigate = useNavigate();
   const onConversation = useCallback(
@@ -84,6 +88,12 @@ export function ChatPage() {
   if (windowed.id !== id) setWindowed({ id, size: MESSAGE_WINDOW });
   const hidden = Math.max(0, messages.length - windowed.size);
   const shown = messages.slice(hidden);
+  const earlier = Math.min(hidden, MESSAGE_WINDOW);
+  const notShown = formatNumber(hidden);
+  const showEarlierLabel = t`${plural(earlier, {
+    one: `Show # earlier message (${notShown} not shown)`,
+    other: `Show # earlier messages (${notShown} not shown)`,
+  })}`;
   // Showing earlier messages keeps the reader's place: the list grows above what they see.
   const grownFrom = useRef<number | null>(null);
   useLayoutEffect(() => {
@@ -157,7 +167,7 @@ export function ChatPage() {
   // A question waiting on a card comes first: the panel would cover it.
   const showPanel = terminal.panelOpen && !questions.open.some((a) => a.question.kind === "tool_approval");
   return (
-    <section className="chat" aria-label="Chat">
+    <section className="chat" aria-label={t`Chat`}>
       <SessionBanner conversationId={conversationId} />
       {showPanel && (
         <Suspense fallback={null}>
@@ -190,7 +200,7 @@ export function ChatPage() {
         {empty && <Welcome problems={models.problems} noModel={!models.loading && !model} />}
         {hidden > 0 && (
           <button type="button" className="link earlier" onClick={showEarlier}>
-            Show {Math.min(hidden, MESSAGE_WINDOW)} earlier messages ({hidden} not shown)
+            {showEarlierLabel}
           </button>
         )}
         {shown.map((m) =>
@@ -221,7 +231,9 @@ export function ChatPage() {
       </div>
       {state.sendError && (
         <div className="error-card inline" role="alert">
-          <strong>Not sent</strong>
+          <strong>
+            <Trans>Not sent</Trans>
+          </strong>
           <p>{state.sendError.message}</p>
           {state.sendError.next && <p className="muted">{state.sendError.next}</p>}
         </div>
@@ -230,11 +242,11 @@ export function ChatPage() {
       <div className="composer-dock">
         {below && (
           <button type="button" className="new-below" onClick={toBottom}>
-            ↓ New content below
+            <Trans>↓ New content below</Trans>
           </button>
         )}
         {!showPanel && (
-          <button type="button" className="terminal-toggle" aria-label="Show the terminal" onClick={() => terminal.setPanelOpen(true)}>
+          <button type="button" className="terminal-toggle" aria-label={t`Show the terminal`} onClick={() => terminal.setPanelOpen(true)}>
             &gt;_
           </button>
         )}
@@ -255,27 +267,43 @@ export function ChatPage() {
   );
 }
 
+/** Key names, shown as they are on the keys: not translated, so kept out of the messages. */
+/* eslint-disable lingui/no-unlocalized-strings -- key names */
+const KEYS = { enter: "Enter", shift: "Shift", esc: "Esc", up: "↑", ctrl: "Ctrl", m: "M" } as const;
+/* eslint-enable lingui/no-unlocalized-strings */
+
 function Welcome({ problems, noModel }: { problems: string[]; noModel: boolean }) {
+  const { enter, shift, esc, up, ctrl, m } = KEYS;
   return (
     <div className="empty-state">
       <img src="/perch.png" alt="" width={48} height={48} />
-      <h1>Ask anything</h1>
-      <p className="muted">Perch sits beside your editor. Your conversations stay on this computer.</p>
+      <h1>
+        <Trans>Ask anything</Trans>
+      </h1>
+      <p className="muted">
+        <Trans>Perch sits beside your editor. Your conversations stay on this computer.</Trans>
+      </p>
       {/* With no model yet, the ways to get one come first; the keys matter once one is here. */}
       {!noModel && (
         <ul className="hints">
           <li>
-            <kbd>Enter</kbd> sends, <kbd>Shift</kbd>+<kbd>Enter</kbd> adds a line, <kbd>Esc</kbd> stops
+            <Trans comment="the placeholders are key names">
+              <kbd>{enter}</kbd> sends, <kbd>{shift}</kbd>+<kbd>{enter}</kbd> adds a line, <kbd>{esc}</kbd> stops
+            </Trans>
           </li>
           <li>
-            <kbd>↑</kbd> edits your last question · <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>M</kbd> shrinks Perch
+            <Trans comment="the placeholders are key names">
+              <kbd>{up}</kbd> edits your last question · <kbd>{ctrl}</kbd>+<kbd>{shift}</kbd>+<kbd>{m}</kbd> shrinks Perch
+            </Trans>
           </li>
         </ul>
       )}
       {noModel && <LocalOffer />}
       {noModel && problems.length > 0 && (
         <div className="info-card" role="status">
-          <strong>Or use a model you have</strong>
+          <strong>
+            <Trans>Or use a model you have</Trans>
+          </strong>
           {problems.map((p) => (
             <p key={p}>
               <WithCode text={p} />

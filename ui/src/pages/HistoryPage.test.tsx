@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render as renderDom, screen, within } from "@testing-library/react";
+import { render as renderDom, screen, within } from "../test/render";
 import type { ReactElement } from "react";
 import { MemoryRouter } from "react-router";
 import userEvent from "@testing-library/user-event";

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { useNavigate } from "react-router";
+import { plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { Conversation, SearchHit } from "../bindings";
 import { SearchIcon } from "../components/Icons";
 import { call, commands, errorMessage } from "../ipc";
@@ -12,6 +14,7 @@ const SEARCH_DELAY_MS = 200;
 type Load<T> = { state: "loading" } | { state: "ready"; data: T } | { state: "error"; message: string };
 
 export function HistoryPage() {
+  const { t } = useLingui();
   const [query, setQuery] = useState("");
   const settled = useDebounced(query.trim(), SEARCH_DELAY_MS);
   const [list, setList] = useState<Load<Conversation[]>>({ state: "loading" });
@@ -41,13 +44,13 @@ export function HistoryPage() {
 
   const searching = settled.length > 0;
   return (
-    <section className="history" aria-label="History">
+    <section className="history" aria-label={t`History`}>
       <label className="search">
         <SearchIcon />
         <input
           type="search"
-          placeholder="Search every conversation"
-          aria-label="Search history"
+          placeholder={t`Search every conversation`}
+          aria-label={t`Search history`}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />
@@ -72,13 +75,22 @@ function ConversationList(props: {
   onNotice: (message: string | null) => void;
 }) {
   const { list, onChanged, onNotice } = props;
-  if (list.state === "loading") return <p className="muted center">Loading…</p>;
+  if (list.state === "loading")
+    return (
+      <p className="muted center">
+        <Trans>Loading…</Trans>
+      </p>
+    );
   if (list.state === "error") return <ErrorCard message={list.message} />;
   if (list.data.length === 0)
     return (
       <div className="empty-state">
-        <h1>No conversations yet</h1>
-        <p className="muted">Every chat is saved here, on this computer, and can be searched.</p>
+        <h1>
+          <Trans>No conversations yet</Trans>
+        </h1>
+        <p className="muted">
+          <Trans>Every chat is saved here, on this computer, and can be searched.</Trans>
+        </p>
       </div>
     );
   return (
@@ -99,6 +111,7 @@ function ConversationList(props: {
 
 function ConversationRow(props: { conversation: Conversation; onChanged: () => void; onNotice: (m: string | null) => void }) {
   const { conversation: c, onChanged, onNotice } = props;
+  const { t } = useLingui();
   const navigate = useNavigate();
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -120,7 +133,7 @@ function ConversationRow(props: { conversation: Conversation; onChanged: () => v
       <li className="row">
         <input
           className="rename"
-          aria-label="New title"
+          aria-label={t`New title`}
           autoFocus
           value={renaming}
           onChange={(e) => setRenaming(e.target.value)}
@@ -133,43 +146,49 @@ function ConversationRow(props: { conversation: Conversation; onChanged: () => v
       </li>
     );
   }
+  const title = c.title;
+  const count = c.message_count;
+  const time = clockTime(c.updated_at);
   return (
     <li className="row">
       <button type="button" className="row-open" onClick={() => navigate(`/chat/${c.id}`)}>
-        <span className="row-title">{c.title || "Untitled"}</span>
+        <span className="row-title">{c.title || t`Untitled`}</span>
         <span className="row-meta">
-          {c.message_count} msgs · {clockTime(c.updated_at)}
+          {t({
+            message: plural(count, { one: `# msg · ${time}`, other: `# msgs · ${time}` }),
+            comment: "a conversation's number of messages, then the time of its last one",
+          })}
         </span>
       </button>
       <span className="row-actions">
         {confirming ? (
           <>
-            <button type="button" className="danger" onClick={() => void run(call(commands.historyDelete(c.id)), "Deleted.")}>
-              Delete
+            <button type="button" className="danger" onClick={() => void run(call(commands.historyDelete(c.id)), t`Deleted.`)}>
+              <Trans>Delete</Trans>
             </button>
             <button type="button" onClick={() => setConfirming(false)}>
-              Keep
+              <Trans>Keep</Trans>
             </button>
           </>
         ) : (
           <>
-            <button type="button" aria-label={`Rename ${c.title}`} onClick={() => setRenaming(c.title)}>
-              Rename
+            <button type="button" aria-label={t`Rename ${title}`} onClick={() => setRenaming(c.title)}>
+              <Trans>Rename</Trans>
             </button>
             <button
               type="button"
-              aria-label={`Export ${c.title}`}
+              aria-label={t`Export ${title}`}
               onClick={() =>
                 void call(commands.conversationExport(c.id)).then(
-                  (path) => onNotice(path ? `Saved as ${path}` : null),
+                  (path) => onNotice(path ? t`Saved as ${path}` : null),
                   (e) => onNotice(errorMessage(e)),
                 )
               }
             >
-              Export
+              <Trans>Export</Trans>
             </button>
-            <button type="button" aria-label={`Delete ${c.title}`} onClick={() => setConfirming(true)}>
-              Delete
+            <button type="button" aria-label={t`Delete ${title}`} onClick={() => setConfirming(true)}>
+              <Trans>Delete</Trans>
             </button>
           </>
         )}
@@ -179,16 +198,27 @@ function ConversationRow(props: { conversation: Conversation; onChanged: () => v
 }
 
 function SearchResults({ query, hits }: { query: string; hits: Load<SearchHit[]> | null }) {
+  const { t } = useLingui();
   const navigate = useNavigate();
-  if (!hits || hits.state === "loading") return <p className="muted center">Searching…</p>;
+  if (!hits || hits.state === "loading")
+    return (
+      <p className="muted center">
+        <Trans>Searching…</Trans>
+      </p>
+    );
   if (hits.state === "error") return <ErrorCard message={hits.message} />;
-  if (hits.data.length === 0) return <p className="muted center">Nothing matches “{query}”.</p>;
+  if (hits.data.length === 0)
+    return (
+      <p className="muted center">
+        <Trans>Nothing matches “{query}”.</Trans>
+      </p>
+    );
   return (
     <ul className="rows">
       {hits.data.map((h) => (
         <li key={h.message_id} className="row hit">
           <button type="button" className="row-open" onClick={() => navigate(`/chat/${h.conversation_id}`)}>
-            <span className="row-title">{h.title || "Untitled"}</span>
+            <span className="row-title">{h.title || t`Untitled`}</span>
             <span className="snippet">{highlight(h.snippet)}</span>
           </button>
         </li>
@@ -200,7 +230,9 @@ function SearchResults({ query, hits }: { query: string; hits: Load<SearchHit[]>
 function ErrorCard({ message }: { message: string }) {
   return (
     <div className="error-card" role="alert">
-      <strong>History could not be loaded</strong>
+      <strong>
+        <Trans>History could not be loaded</Trans>
+      </strong>
       <p>{message}</p>
     </div>
   );

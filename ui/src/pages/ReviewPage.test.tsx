@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { act, render, screen } from "@testing-library/react";
+import { act, render, screen } from "../test/render";
 import userEvent from "@testing-library/user-event";
 import { ReviewPage } from "./ReviewPage";
 import type { ReviewDocument } from "../bindings";

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { CommitOutcome, FileReference, ReviewDocument, ReviewVersion } from "../bindings";
 import { Markdown } from "../components/LazyMarkdown";
 import { call, commands, errorMessage, events } from "../ipc";
@@ -17,8 +19,14 @@ async function fetchReview(id: number | null): Promise<{ shown: Shown; versions?
   }
 }
 
+/** Commands named in the page: not translated. */
+const GIT_COMMIT = "git commit";
+const REVIEW_SERVER = "perch-mcp-review";
+const PUSH_COMMAND = "perch review push review.md";
+
 /** The review panel: the latest review pushed from the editor, or an earlier version. */
 export function ReviewPage() {
+  const { t } = useLingui();
   const [shown, setShown] = useState<Shown>({ state: "loading" });
   const [versions, setVersions] = useState<ReviewVersion[]>([]);
   const [pinned, setPinned] = useState<number | null>(null); // null follows the latest
@@ -70,12 +78,18 @@ export function ReviewPage() {
     [doc],
   );
 
-  if (shown.state === "loading") return <p className="muted center">Loading…</p>;
-  if (shown.state === "error") return <ErrorCard title="The review could not be loaded" message={shown.message} />;
+  if (shown.state === "loading")
+    return (
+      <p className="muted center">
+        <Trans>Loading…</Trans>
+      </p>
+    );
+  if (shown.state === "error") return <ErrorCard title={t`The review could not be loaded`} message={shown.message} />;
   if (shown.state === "empty") return <EmptyReview />;
   const broken = shown.doc.references.filter((r) => r.problem).length;
+  const folder = shown.doc.base_uri;
   return (
-    <section className="review" aria-label="Review">
+    <section className="review" aria-label={t`Review`}>
       <ReviewToolbar
         doc={shown.doc}
         versions={versions}
@@ -83,10 +97,13 @@ export function ReviewPage() {
         onPin={setPinned}
         onNotice={setNotice}
       />
-      {notice && <ErrorCard title="That did not work" message={notice} onDismiss={() => setNotice(null)} />}
+      {notice && <ErrorCard title={t`That did not work`} message={notice} onDismiss={() => setNotice(null)} />}
       {broken > 0 && (
         <p className="muted review-note">
-          {broken} reference{broken === 1 ? "" : "s"} cannot be opened (outside {shown.doc.base_uri}, or missing).
+          {t`${plural(broken, {
+            one: `# reference cannot be opened (outside ${folder}, or missing).`,
+            other: `# references cannot be opened (outside ${folder}, or missing).`,
+          })}`}
         </p>
       )}
       <div className="review-body" ref={body}>
@@ -104,9 +121,11 @@ function ReviewToolbar(props: {
   onNotice: (message: string | null) => void;
 }) {
   const { doc, versions, pinned, onPin, onNotice } = props;
+  const { t } = useLingui();
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<CommitOutcome | null>(null);
   const [copied, setCopied] = useState(false);
+  const folder = doc.base_uri;
 
   const copy = async () => {
     try {
@@ -114,7 +133,8 @@ function ReviewToolbar(props: {
       setCopied(true);
       setTimeout(() => setCopied(false), 1500);
     } catch (e) {
-      onNotice(`Copying failed: ${errorMessage(e)}`);
+      const reason = errorMessage(e);
+      onNotice(t`Copying failed: ${reason}`);
     }
   };
   const commit = async () => {
@@ -130,45 +150,57 @@ function ReviewToolbar(props: {
     <>
       <div className="review-toolbar">
         <select
-          aria-label="Review version"
+          aria-label={t`Review version`}
           value={pinned ?? "latest"}
           onChange={(e) => onPin(e.target.value === "latest" ? null : Number(e.target.value))}
         >
-          <option value="latest">Latest</option>
-          {versions.map((v) => (
-            <option key={v.id} value={v.id}>
-              {`${dayLabel(v.created_at)} ${clockTime(v.created_at)} · ${v.title || "Untitled"} (${v.mode})`}
-            </option>
-          ))}
+          <option value="latest">{t`Latest`}</option>
+          {versions.map((v) => {
+            const day = dayLabel(v.created_at);
+            const time = clockTime(v.created_at);
+            const title = v.title || t`Untitled`;
+            // How the engine filed it ("replace", ...): its own word.
+            const mode = v.mode;
+            return (
+              <option key={v.id} value={v.id}>
+                {t({
+                  message: `${day} ${time} · ${title} (${mode})`,
+                  comment: "a review version: its day and time, its title, and how the engine filed it (an English word)",
+                })}
+              </option>
+            );
+          })}
         </select>
         <button type="button" className="button" onClick={() => void copy()}>
-          {copied ? "Copied" : "Copy"}
+          {copied ? t`Copied` : t`Copy`}
         </button>
         <button type="button" className="button" onClick={() => setConfirming(true)}>
-          Commit…
+          <Trans>Commit…</Trans>
         </button>
       </div>
       {confirming && (
-        <div className="confirm" role="dialog" aria-label="Confirm commit">
+        <div className="confirm" role="dialog" aria-label={t`Confirm commit`}>
           <p>
-            Run <code>git commit</code> in <code>{doc.base_uri}</code> with this review as the message?
+            <Trans comment="GIT_COMMIT is the command, folder the repository's path">
+              Run <code>{GIT_COMMIT}</code> in <code>{folder}</code> with this review as the message?
+            </Trans>
           </p>
           <div className="confirm-buttons">
             <button type="button" className="button primary" onClick={() => void commit()}>
-              Commit
+              <Trans>Commit</Trans>
             </button>
             <button type="button" className="button" onClick={() => setConfirming(false)}>
-              Cancel
+              <Trans>Cancel</Trans>
             </button>
           </div>
         </div>
       )}
       {outcome && (
         <div className={outcome.success ? "commit-output ok" : "commit-output failed"} role="status">
-          <strong>{outcome.success ? "Committed" : "git commit failed"}</strong>
-          <pre>{outcome.output || "(no output)"}</pre>
+          <strong>{outcome.success ? t`Committed` : t({ message: `${GIT_COMMIT} failed`, comment: "GIT_COMMIT is the command: git commit" })}</strong>
+          <pre>{outcome.output || t`(no output)`}</pre>
           <button type="button" className="button" onClick={() => setOutcome(null)}>
-            Close
+            <Trans>Close</Trans>
           </button>
         </div>
       )}
@@ -179,10 +211,14 @@ function ReviewToolbar(props: {
 function EmptyReview() {
   return (
     <div className="empty-state">
-      <h1>No review yet</h1>
+      <h1>
+        <Trans>No review yet</Trans>
+      </h1>
       <p className="muted">
-        Reviews from your coding agent or editor appear here, with clickable file references. Add the{" "}
-        <code>perch-mcp-review</code> server to your agent, or run <code>perch review push review.md</code>.
+        <Trans comment="the placeholders are an MCP server's name and a command">
+          Reviews from your coding agent or editor appear here, with clickable file references. Add the{" "}
+          <code>{REVIEW_SERVER}</code> server to your agent, or run <code>{PUSH_COMMAND}</code>.
+        </Trans>
       </p>
     </div>
   );
@@ -195,7 +231,7 @@ function ErrorCard({ title, message, onDismiss }: { title: string; message: stri
       <p>{message}</p>
       {onDismiss && (
         <button type="button" className="button" onClick={onDismiss}>
-          Dismiss
+          <Trans>Dismiss</Trans>
         </button>
       )}
     </div>

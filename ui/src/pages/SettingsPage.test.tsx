@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor } from "../test/render";
 import { MemoryRouter } from "react-router";
 import userEvent from "@testing-library/user-event";
 import { SettingsPage } from "./SettingsPage";

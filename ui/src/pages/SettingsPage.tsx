@@ -1,5 +1,8 @@
 import { useState, type KeyboardEvent } from "react";
 import { useSearchParams } from "react-router";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import type { AppStatus, ThemePreference } from "../bindings";
 import { ReviewSettingsCard } from "../components/ReviewSettingsCard";
 import { CaptureSettingsCard } from "../components/settings/CaptureSettingsCard";
@@ -10,45 +13,48 @@ import { McpServers } from "../components/settings/McpServers";
 import { PermissionsSettings } from "../components/settings/PermissionsSettings";
 import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
+import { LanguageCard } from "../components/settings/LanguageCard";
 import { UpdatesCard } from "../components/settings/UpdatesCard";
 import { openShortcutSheet } from "../components/ShortcutSheet";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
-import { useSettings } from "../lib/settings";
+import { TEXT_SIZES, useSettings } from "../lib/settings";
+import { SECTIONS, sectionLabel, type Section } from "../lib/settingsSections";
+import { formatNumber } from "../lib/format";
 import { useHoldsUnsentWork } from "../lib/unsentWork";
 import { SHORTCUTS } from "../lib/shortcuts";
 
-const THEMES: { value: ThemePreference; label: string }[] = [
-  { value: "system", label: "System" },
-  { value: "light", label: "Light" },
-  { value: "dark", label: "Dark" },
+const THEMES: { value: ThemePreference; label: MessageDescriptor }[] = [
+  { value: "system", label: msg({ message: "System", comment: "theme: as the system's" }) },
+  { value: "light", label: msg({ message: "Light", comment: "theme" }) },
+  { value: "dark", label: msg({ message: "Dark", comment: "theme" }) },
 ];
 
 /** Settings -> General -> Memory: after how long hidden the page is freed (0: never). */
-const RELEASE_AFTER: { secs: number; label: string }[] = [
-  { secs: 60, label: "1 minute" },
-  { secs: 180, label: "3 minutes" },
-  { secs: 600, label: "10 minutes" },
-  { secs: 1800, label: "30 minutes" },
-  { secs: 0, label: "Never" },
+const RELEASE_AFTER: { secs: number; label: MessageDescriptor }[] = [
+  { secs: 60, label: msg`1 minute` },
+  { secs: 180, label: msg`3 minutes` },
+  { secs: 600, label: msg`10 minutes` },
+  { secs: 1800, label: msg`30 minutes` },
+  { secs: 0, label: msg({ message: "Never", comment: "free the window's memory when hidden for: never" }) },
 ];
 
-const SOURCES: Record<string, string> = {
-  env: "set by PERCH_DATA_DIR",
-  portable: "portable mode",
-  dev: "development build",
-  default: "default location",
+/** Who chose the data folder (Settings -> General -> Storage -> Chosen by). */
+const SOURCES: Record<string, MessageDescriptor> = {
+  env: msg`set by PERCH_DATA_DIR`,
+  portable: msg`portable mode`,
+  dev: msg`development build`,
+  default: msg`default location`,
 };
 
-const SECTIONS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews", "Logs"] as const;
-type Section = (typeof SECTIONS)[number];
-
 export function SettingsPage({ status }: { status: AppStatus }) {
+  const { t } = useLingui();
   const { error } = useSettings();
   // `#/settings?section=Logs` opens a section (a notice's link to a crash report).
   const [params] = useSearchParams();
   const asked = params.get("section");
   // A tab clicked counts until a link asks for another section.
   const [picked, setPicked] = useState<{ asked: string | null; section: Section } | null>(null);
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a section's id
   const section = picked?.asked === asked ? picked.section : (SECTIONS.find((s) => s === asked) ?? "General");
   const setSection = (s: Section) => setPicked({ asked, section: s });
   const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
@@ -72,12 +78,12 @@ export function SettingsPage({ status }: { status: AppStatus }) {
   useHoldsUnsentWork(true);
 
   return (
-    <section className="settings" aria-label="Settings">
+    <section className="settings" aria-label={t`Settings`}>
       {/* The tabs and a failed save stay in view however far the page is scrolled. */}
       <div className="settings-head">
         {/* Tabs as the ARIA pattern has them: one Tab stop, the arrows (and Home, End) move
             between sections. */}
-        <div className="segmented sections" role="tablist" aria-label="Settings sections" onKeyDown={onTabKey}>
+        <div className="segmented sections" role="tablist" aria-label={t`Settings sections`} onKeyDown={onTabKey}>
           {SECTIONS.map((s) => (
             <button
               key={s}
@@ -90,13 +96,15 @@ export function SettingsPage({ status }: { status: AppStatus }) {
               className={section === s ? "selected" : undefined}
               onClick={() => setSection(s)}
             >
-              {s}
+              {sectionLabel(s, t)}
             </button>
           ))}
         </div>
         {error && (
           <div className="error-card" role="alert">
-            <strong>Settings could not be saved</strong>
+            <strong>
+              <Trans>Settings could not be saved</Trans>
+            </strong>
             <p>{error}</p>
           </div>
         )}
@@ -118,62 +126,105 @@ export function SettingsPage({ status }: { status: AppStatus }) {
 }
 
 function General({ status }: { status: AppStatus }) {
-  const { settings, setTheme, setHidden } = useSettings();
+  const { t } = useLingui();
+  const { settings, setTheme, setTextSize, setHidden } = useSettings();
+  const grownAfter = settings?.hidden.reload_grown_page_after_secs ?? 0;
+  const schemaVersion = status.schema_version;
+  const version = status.version;
+  const source = status.data_dir_source ? SOURCES[status.data_dir_source] : undefined;
   return (
     <>
       <fieldset className="card">
-        <legend>Appearance</legend>
-        <div className="segmented" role="radiogroup" aria-label="Theme">
-          {THEMES.map((t) => (
-            <label key={t.value} className={settings?.theme === t.value ? "selected" : undefined}>
+        <legend>
+          <Trans>Appearance</Trans>
+        </legend>
+        <div className="segmented" role="radiogroup" aria-label={t`Theme`}>
+          {THEMES.map((theme) => (
+            <label key={theme.value} className={settings?.theme === theme.value ? "selected" : undefined}>
               <input
                 type="radio"
                 name="theme"
-                value={t.value}
-                checked={settings?.theme === t.value}
+                value={theme.value}
+                checked={settings?.theme === theme.value}
                 disabled={!settings}
-                onChange={() => void setTheme(t.value)}
+                onChange={() => void setTheme(theme.value)}
               />
-              {t.label}
+              {t(theme.label)}
             </label>
           ))}
         </div>
+        <label className="field">
+          <span>
+            <Trans>Text size</Trans>
+          </span>
+          <select
+            value={settings?.text_size ?? 100}
+            disabled={!settings}
+            aria-describedby="text-size-keys"
+            onChange={(e) => void setTextSize(Number(e.target.value))}
+          >
+            {TEXT_SIZES.map((percent) => (
+              <option key={percent} value={percent}>
+                {formatNumber(percent / 100, { style: "percent" })}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p id="text-size-keys" className="muted small">
+          <Trans>Ctrl+= and Ctrl+- change it anywhere in Perch; Ctrl+0 goes back to 100%.</Trans>
+        </p>
       </fieldset>
+      <LanguageCard />
       <CaptureSettingsCard />
       <fieldset className="card">
-        <legend>Keyboard</legend>
+        <legend>
+          <Trans>Keyboard</Trans>
+        </legend>
         <dl className="facts">
-          <dt>Mini mode</dt>
+          <dt>
+            <Trans>Mini mode</Trans>
+          </dt>
           <dd>
             <kbd>{SHORTCUTS.mini}</kbd>
           </dd>
-          <dt>New chat</dt>
+          <dt>
+            <Trans>New chat</Trans>
+          </dt>
           <dd>
             <kbd>{SHORTCUTS.newChat}</kbd>
           </dd>
-          <dt>Stop an answer</dt>
+          <dt>
+            <Trans>Stop an answer</Trans>
+          </dt>
           <dd>
+            { }
             <kbd>Esc</kbd>
           </dd>
-          <dt>Edit the last question</dt>
+          <dt>
+            <Trans>Edit the last question</Trans>
+          </dt>
           <dd>
             <kbd>↑</kbd>
           </dd>
-          <dt>Quit</dt>
+          <dt>
+            <Trans>Quit</Trans>
+          </dt>
           <dd>
             <kbd>{SHORTCUTS.quit}</kbd>
           </dd>
         </dl>
         <div className="buttons">
           <button type="button" onClick={openShortcutSheet}>
-            All shortcuts (?)
+            <Trans>All shortcuts (?)</Trans>
           </button>
         </div>
       </fieldset>
       <fieldset className="card">
-        <legend>Memory</legend>
+        <legend>
+          <Trans>Memory</Trans>
+        </legend>
         <label className="field">
-          Free the window's memory when hidden for
+          <Trans>Free the window's memory when hidden for</Trans>
           <select
             value={settings?.hidden.release_page_after_secs ?? 180}
             disabled={!settings}
@@ -183,38 +234,54 @@ function General({ status }: { status: AppStatus }) {
           >
             {RELEASE_AFTER.map((o) => (
               <option key={o.secs} value={o.secs}>
-                {o.label}
+                {t(o.label)}
               </option>
             ))}
           </select>
         </label>
         <p className="muted">
-          About half of what Perch uses at rest is its window&apos;s page. Freed, it loads again when you show Perch
-          (a fraction of a second), with your draft and where you were.
-          {(settings?.hidden.reload_grown_page_after_secs ?? 0) > 0 && (
+          <Trans>
+            About half of what Perch uses at rest is its window&apos;s page. Freed, it loads again when you show Perch
+            (a fraction of a second), with your draft and where you were.
+          </Trans>
+          {grownAfter > 0 && (
             <>
               {" "}
-              A page that has grown well past its start (a long conversation, a flood of terminal output) is loaded
-              again sooner, {settings?.hidden.reload_grown_page_after_secs} seconds into a hide.
+              <Trans>
+                A page that has grown well past its start (a long conversation, a flood of terminal output) is loaded
+                again sooner, <Plural value={grownAfter} one="# second" other="# seconds" /> into a hide.
+              </Trans>
             </>
           )}
         </p>
       </fieldset>
       <UpdatesCard />
       <fieldset className="card">
-        <legend>Storage</legend>
+        <legend>
+          <Trans>Storage</Trans>
+        </legend>
         <dl className="facts">
-          <dt>Data folder</dt>
+          <dt>
+            <Trans>Data folder</Trans>
+          </dt>
           <dd className="path" title={status.data_dir ?? ""}>
             {status.data_dir}
           </dd>
-          <dt>Chosen by</dt>
-          <dd>{status.data_dir_source ? SOURCES[status.data_dir_source] : "—"}</dd>
-          <dt>Database schema</dt>
-          <dd>version {status.schema_version}</dd>
+          <dt>
+            <Trans>Chosen by</Trans>
+          </dt>
+          <dd>{status.data_dir_source ? source && t(source) : "—"}</dd>
+          <dt>
+            <Trans>Database schema</Trans>
+          </dt>
+          <dd>
+            <Trans>version {schemaVersion}</Trans>
+          </dd>
         </dl>
       </fieldset>
-      <p className="muted center">Perch {status.version}</p>
+      <p className="muted center">
+        <Trans comment="the app's name and its version">Perch {version}</Trans>
+      </p>
     </>
   );
 }

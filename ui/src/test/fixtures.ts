@@ -12,6 +12,8 @@ export const STATUS: AppStatus = {
 
 export const SETTINGS: Settings = {
   theme: "system",
+  language: null,
+  text_size: 100,
   providers: {
     ollama_url: "http://127.0.0.1:11434",
     openai_url: "https://api.openai.com/v1",
@@ -120,6 +122,9 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("get_window_mode", () => "normal");
   onCommand("get_settings", () => settings);
   onCommand("set_theme", ({ theme }) => (settings = { ...settings, theme: theme as Settings["theme"] }));
+  onCommand("ui_language", () => ({ chosen: settings.language, system: "en_US.UTF-8" }));
+  onCommand("set_language", ({ language }) => (settings = { ...settings, language: language as string | null }));
+  onCommand("set_text_size", ({ percent }) => (settings = { ...settings, text_size: percent as number }));
   onCommand("set_window_mode", () => null);
   onCommand("hide_window", () => null);
   onCommand("page_holds_unsent", () => null);

@@ -5,6 +5,11 @@ import { clearMocks } from "./tauri";
 import { resetDictation } from "../lib/dictation";
 import { resetFailures } from "../lib/failures";
 import { restored } from "../components/TitleBar";
+import { i18n } from "../i18n";
+import { messages } from "../locales/en.po";
+
+// Components read their words from the English catalogue, as the app does in English.
+i18n.loadAndActivate({ locale: "en", messages });
 
 // The app loads the markdown renderer, and KaTeX, lazily. Load them once here, so no test's wait
 // includes compiling them (over a second on a busy machine), and give waits room on slow machines.
@@ -13,6 +18,8 @@ await import("../components/markdownMath");
 configure({ asyncUtilTimeout: 4000 });
 
 afterEach(() => {
+  // The catalogue test runs in Node, with no page to clean.
+  if (typeof window === "undefined") return;
   cleanup();
   clearMocks();
   resetDictation();

@@ -46,7 +46,7 @@ async fn ask_streams_the_answer_and_saves_it_to_history() {
 }
 
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch
-async fn the_model_is_told_the_users_language_from_the_system_locale() {
+async fn the_model_is_told_the_language_chosen_in_settings_else_the_system_locale() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
     let system_of = |fake: &FakeLlm| {
@@ -68,6 +68,18 @@ async fn the_model_is_told_the_users_language_from_the_system_locale() {
     assert!(o.status.success(), "{}", err(&o));
     let system = system_of(&fake);
     assert!(system.starts_with("You are Perch") && !system.contains("language"), "{system}");
+
+    // The language chosen in Settings -> General comes before the system's locale.
+    let (store, _) =
+        perch_core::store::Store::open(&tmp.path().join("perch.db"), perch_core::store::Integrity::Quick)
+            .await
+            .unwrap();
+    let settings = perch_core::settings::SettingsHandle::load(store).await.unwrap();
+    settings.update(|s| s.language = Some("pt-BR".into())).await.unwrap();
+    let o = perch(tmp.path(), &german, &["ask", "Que horas são?"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let system = system_of(&fake);
+    assert!(system.contains("The user's language is Portuguese (BR)"), "{system}");
 }
 
 #[tokio::test(flavor = "multi_thread")] // the fake serves while this thread waits for perch

@@ -1,5 +1,6 @@
-//! The user's language, from the system's locale (`LC_ALL`, then `LC_MESSAGES`, then `LANG`,
-//! as POSIX looks them up), so the model can be told which language to answer in.
+//! The user's language: the one chosen in Settings -> General, else the system's locale
+//! (`LC_ALL`, then `LC_MESSAGES`, then `LANG`, as POSIX looks them up). The UI starts in it and
+//! the model is told it, so answers match the words around them.
 
 /// The language of `de_DE.UTF-8`-style locale values in words a model reads unambiguously
 /// ("German (DE)"), or `None` for the C/POSIX locale and values that name no language.
@@ -30,12 +31,26 @@ pub fn language_of(locale: &str) -> Option<String> {
     })
 }
 
-/// [`language_of`] the locale this process runs in.
-pub fn user_language() -> Option<String> {
-    ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .iter()
-        .find_map(|var| std::env::var(var).ok().filter(|v| !v.is_empty()))
-        .and_then(|value| language_of(&value))
+/// The locale this process runs in, as the environment gives it (`de_DE.UTF-8`).
+pub fn system_locale() -> Option<String> {
+    ["LC_ALL", "LC_MESSAGES", "LANG"].iter().find_map(|var| std::env::var(var).ok().filter(|v| !v.is_empty()))
+}
+
+/// [`language_of`] the language chosen in Settings (a BCP 47 tag such as `pt-BR`), else of the
+/// locale this process runs in.
+pub fn user_language(chosen: Option<&str>) -> Option<String> {
+    chosen.and_then(language_of).or_else(|| system_locale().and_then(|value| language_of(&value)))
+}
+
+/// Whether `tag` has the shape of a BCP 47 language tag (`en`, `zh-CN`, `es-419`): what the
+/// language setting accepts.
+pub fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let language = parts.next().unwrap_or_default();
+    (2..=3).contains(&language.len())
+        && language.chars().all(|c| c.is_ascii_lowercase())
+        && tag.len() <= 35
+        && parts.all(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 /// Names for the languages Perch's users most often run in; any other code is passed as is.
@@ -83,6 +98,22 @@ mod tests {
         assert_eq!(language_of("ja").as_deref(), Some("Japanese"));
         assert_eq!(language_of("zh-Hans").as_deref(), Some("Chinese"));
         assert_eq!(language_of("es_419").as_deref(), Some("Spanish (419)"));
+    }
+
+    #[test]
+    fn the_chosen_language_comes_before_the_system_locale() {
+        assert_eq!(user_language(Some("pt-BR")).as_deref(), Some("Portuguese (BR)"));
+        assert_eq!(user_language(Some("ar")).as_deref(), Some("Arabic"));
+    }
+
+    #[test]
+    fn language_tags_are_checked_for_shape() {
+        for tag in ["en", "zh-CN", "pt-BR", "es-419", "zh-Hans-CN"] {
+            assert!(is_language_tag(tag), "{tag}");
+        }
+        for tag in ["", "E", "english", "de_DE", "de-", "ja-\u{0}", "en-CA; rm -rf /"] {
+            assert!(!is_language_tag(tag), "{tag}");
+        }
     }
 
     #[test]

@@ -222,6 +222,12 @@ impl Default for ToolSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct Settings {
     pub theme: ThemePreference,
+    /// The UI's language (a BCP 47 tag, `zh-CN`), chosen in Settings -> General; `None` follows
+    /// the system's locale. The model is told it too.
+    pub language: Option<String>,
+    /// The UI's text size in percent of the normal size (100 to 200), chosen in Settings ->
+    /// General -> Appearance or with Ctrl+= and Ctrl+-.
+    pub text_size: u16,
     pub providers: ProviderSettings,
     pub models: ModelSettings,
     /// The window's mode and bounds, restored at start.
@@ -260,6 +266,8 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             theme: ThemePreference::default(),
+            language: None,
+            text_size: 100,
             providers: ProviderSettings::default(),
             models: ModelSettings { thinking: true, ..ModelSettings::default() },
             window: WindowPlacement::default(),

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { fireEvent, render, screen } from "@testing-library/react";
+import { fireEvent, render, screen } from "../../test/render";
 import type { OverlayInfo } from "../../bindings";
 import { CaptureOverlay, windowBox } from "./CaptureOverlay";
 import { calls, clearMocks, onCommand } from "../../test/tauri";

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useRef, useState, type PointerEvent } from "react";
+import { useLingui } from "@lingui/react/macro";
 import type { OverlayInfo, WindowInfo } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { formatNumber } from "../../lib/format";
 
 /** A rectangle in this overlay's CSS pixels. */
 interface Box {
@@ -37,6 +39,7 @@ function normalise(s: Box): Box {
  * outlined, a click takes it. Esc cancels on every monitor.
  */
 export function CaptureOverlay({ index }: { index: number }) {
+  const { t } = useLingui();
   const [info, setInfo] = useState<OverlayInfo | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [drag, setDrag] = useState<Box | null>(null);
@@ -117,6 +120,9 @@ export function CaptureOverlay({ index }: { index: number }) {
 
   const box = drag ? normalise(drag) : hover && info ? windowBox(info, hover, scale) : null;
   const className = ["capture-overlay", box ? "selecting" : "", windowMode ? "window-mode" : ""].join(" ");
+  // The selection's size in real pixels ("1920 x 1080", no grouping, as screen sizes are written).
+  const width = box ? formatNumber(Math.round(box.width * scale), { useGrouping: false }) : "";
+  const height = box ? formatNumber(Math.round(box.height * scale), { useGrouping: false }) : "";
   return (
     <div
       className={className}
@@ -137,13 +143,13 @@ export function CaptureOverlay({ index }: { index: number }) {
           <div className="size" style={{ left: box.x, top: Math.max(0, box.y - 22) }}>
             {hover && windowMode
               ? hover.title || hover.app
-              : `${Math.round(box.width * scale)} x ${Math.round(box.height * scale)}`}
+              : t({ message: `${width} x ${height}`, comment: "a region's size in pixels: width x height" })}
           </div>
         </>
       )}
       {!box && (
         <div className="hint" role="status">
-          {error ?? (windowMode ? "Click a window to capture it · Esc cancels" : "Drag to capture a region · Enter or release takes it · Esc cancels")}
+          {error ?? (windowMode ? t`Click a window to capture it · Esc cancels` : t`Drag to capture a region · Enter or release takes it · Esc cancels`)}
         </div>
       )}
     </div>

@@ -1,7 +1,8 @@
 import { useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { Message, MessageView, TurnError } from "../../bindings";
 import { useAnswerReferences } from "../../lib/answerReferences";
-import { formatCost, formatTokens } from "../../lib/models";
+import { formatCost, formatNumber, formatTokens } from "../../lib/format";
 import { AnswerBody } from "./AnswerBody";
 import { ErrorCard } from "./ErrorCard";
 import type { Streaming } from "../../lib/chat";
@@ -16,6 +17,7 @@ interface Props {
 }
 
 export function AssistantMessage({ view, streaming, error, canRegenerate, onRegenerate }: Props) {
+  const { t } = useLingui();
   const versions = view?.versions ?? [];
   const [shown, setShown] = useState<number | null>(null);
   const message = view ? (shown !== null ? versions[shown] : view.message) : null;
@@ -24,7 +26,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
 
   if (streaming) {
     return (
-      <article className="message assistant" aria-label="Answer" aria-busy="true">
+      <article className="message assistant" aria-label={t({ message: "Answer", comment: "the model's answer in the chat" })} aria-busy="true">
         <Thinking text={streaming.thinking} live answering={streaming.text.length > 0} />
         <AnswerBody text={streaming.text} toolCalls={streaming.toolCalls} progress={streaming.progress} streaming />
         {!streaming.text && !streaming.thinking && streaming.toolCalls.length === 0 && <p className="muted waiting">…</p>}
@@ -35,12 +37,14 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   if (!message) return null;
   const stopped = message.status === "stopped";
   const failed = message.status === "error";
-  const tokens =
-    message.input_tokens !== null && message.output_tokens !== null
-      ? `${formatTokens(message.input_tokens)} in · ${formatTokens(message.output_tokens)} out`
-      : null;
+  let tokens: string | null = null;
+  if (message.input_tokens !== null && message.output_tokens !== null) {
+    const inTokens = formatTokens(message.input_tokens);
+    const outTokens = formatTokens(message.output_tokens);
+    tokens = t({ message: `${inTokens} in · ${outTokens} out`, comment: "tokens the model read and wrote for this answer" });
+  }
   return (
-    <article className="message assistant" aria-label="Answer">
+    <article className="message assistant" aria-label={t({ message: "Answer", comment: "the model's answer in the chat" })}>
       <Thinking text={message.thinking ?? ""} live={false} answering />
       <AnswerBody
         text={message.content}
@@ -53,7 +57,9 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
           {refs.problem}
         </p>
       )}
-      {stopped && <p className="muted small-note">Stopped.</p>}
+      {stopped && <p className="muted small-note">
+          <Trans comment="the answer was stopped before it ended">Stopped.</Trans>
+        </p>}
       {failed && <ErrorCard error={shown === null ? (error ?? null) : null} fallback={message.error} />}
       <footer className="message-meta">
         <span>{message.model}</span>
@@ -61,14 +67,14 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
         {view?.cost != null && shown === null && <span>{formatCost(view.cost)}</span>}
         <span className="actions">
           {versions.length > 1 && (
-            <span className="pager" aria-label="Versions">
-              <button type="button" aria-label="Previous version" disabled={index <= 0} onClick={() => setShown(index - 1)}>
+            <span className="pager" aria-label={t({ message: "Versions", comment: "the answer's regenerated versions" })}>
+              <button type="button" aria-label={t`Previous version`} disabled={index <= 0} onClick={() => setShown(index - 1)}>
                 ‹
               </button>
-              {index + 1}/{versions.length}
+              {formatNumber(index + 1)}/{formatNumber(versions.length)}
               <button
                 type="button"
-                aria-label="Next version"
+                aria-label={t`Next version`}
                 disabled={index >= versions.length - 1}
                 onClick={() => setShown(index + 1 === versions.length - 1 ? null : index + 1)}
               >
@@ -77,11 +83,11 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
             </span>
           )}
           <button type="button" onClick={() => void navigator.clipboard?.writeText(message.content)}>
-            Copy
+            <Trans comment="button: copy the answer's text">Copy</Trans>
           </button>
           {canRegenerate && shown === null && onRegenerate && (
             <button type="button" onClick={() => onRegenerate(message)}>
-              Regenerate
+              <Trans>Regenerate</Trans>
             </button>
           )}
         </span>

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { Composer } from "./Composer";
 import { SettingsProvider } from "../../lib/settings";
@@ -117,15 +117,15 @@ describe("the @ file picker", () => {
 
     expect(attaches()).toEqual([{ path: `${ROOT}/src/lib.rs`, firstLines: null }]);
     const chip = (await screen.findByText("lib.rs")).closest(".file-chip")!;
-    expect(chip).toHaveTextContent("1.2k tokens");
+    expect(chip).toHaveTextContent("1.2K tokens");
     expect(chip).toHaveAttribute("title", `${ROOT}/src/lib.rs`);
     expect(box.value).toBe("Explain ");
     expect(screen.queryByRole("listbox")).toBeNull();
     expect(onSend).not.toHaveBeenCalled();
     // The gauge counts the file for the next question.
-    expect(screen.getByLabelText("Context used")).toHaveTextContent("2.2k / 8k");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("2.2K / 8K");
     // Said in words to a screen reader, not only drawn.
-    expect(screen.getByRole("meter", { name: "Context used" })).toHaveAttribute("aria-valuetext", "2.2k of 8k tokens");
+    expect(screen.getByRole("meter", { name: "Context used" })).toHaveAttribute("aria-valuetext", "2.2K of 8K tokens");
   });
 
   it("says when nothing matches, when the walk was capped, and why a search failed", async () => {
@@ -211,7 +211,7 @@ describe("the @ file picker", () => {
     await screen.findByText("main.rs");
     await waitFor(() => expect(attaches()).toHaveLength(3));
     expect(screen.getAllByText("README.md")).toHaveLength(1);
-    expect(screen.getByLabelText("Context used")).toHaveTextContent("2.4k");
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("2.4K");
     // The remove button is a button: reachable with Tab, pressed with Enter.
     const remove = screen.getByRole("button", { name: "Remove README.md" });
     remove.focus();
@@ -256,7 +256,7 @@ describe("the @ file picker", () => {
     await userEvent.click(within(notice).getByRole("button", { name: "Attach the first 2,000 lines" }));
     expect(attaches().at(-1)).toEqual({ path: `${ROOT}/logs/big.log`, firstLines: 2000 });
     const chip = (await screen.findByText("big.log")).closest(".file-chip")!;
-    expect(chip).toHaveTextContent("first 2,000 lines · 9.0k tokens");
+    expect(chip).toHaveTextContent("first 2,000 lines · 9K tokens");
     expect(screen.queryByRole("alert")).toBeNull();
   });
 

@@ -1,4 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
@@ -10,7 +13,7 @@ import { attempt } from "../../lib/failures";
 import { useCaptures } from "../../lib/captures";
 import { atQuery, removeQuery, useFileSearch } from "../../lib/filePicker";
 import { useWindowDrop } from "../../lib/windowDrop";
-import { formatTokens } from "../../lib/models";
+import { formatNumber, formatTokens } from "../../lib/format";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
 import { useHoldsUnsentWork } from "../../lib/unsentWork";
@@ -40,12 +43,13 @@ interface Props {
   onCancelEdit: () => void;
 }
 
-function readImage(file: File): Promise<ImageInput> {
+/** A picture as the engine takes it; `unnamed` names one pasted without a file name. */
+function readImage(file: File, unnamed: string): Promise<ImageInput> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => {
       const url = String(reader.result);
-      resolve({ name: file.name || "pasted image", mime: file.type, base64: url.slice(url.indexOf(",") + 1) });
+      resolve({ name: file.name || unnamed, mime: file.type, base64: url.slice(url.indexOf(",") + 1) });
     };
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
@@ -62,14 +66,15 @@ function captureInput(c: Capture): ImageInput {
   return { name: c.source, mime: c.format === "png" ? "image/png" : "image/jpeg", base64: "", capture: c.id };
 }
 
-const CAPTURE_MODES: { value: CaptureMode; label: string }[] = [
-  { value: "fullscreen", label: "Screen" },
-  { value: "precision", label: "Region" },
-  { value: "window", label: "Window" },
-  { value: "none", label: "Off" },
+const CAPTURE_MODES: { value: CaptureMode; label: MessageDescriptor }[] = [
+  { value: "fullscreen", label: msg({ message: "Screen", comment: "capture mode: the whole screen" }) },
+  { value: "precision", label: msg({ message: "Region", comment: "capture mode: a region dragged on the screen" }) },
+  { value: "window", label: msg({ message: "Window", comment: "capture mode: one window" }) },
+  { value: "none", label: msg({ message: "Off", comment: "capture mode: no screenshots" }) },
 ];
 
 export function Composer(props: Props) {
+  const { t } = useLingui();
   const { streaming, models, model, onModel, usage, editing, onSend, onStop, onEditLast, onCancelEdit } = props;
   const [text, setText] = useState(() => localStorage.getItem(DRAFT_KEY) ?? "");
   const [images, setImages] = useState<ImageInput[]>([]);
@@ -91,7 +96,7 @@ export function Composer(props: Props) {
   const [root, setRoot] = useState<string | null>(null);
   const search = useFileSearch(pickerQuery, root);
   const chooseFolder = async () => {
-    const picked = await attempt("Could not open the folder chooser", commands.filesChooseFolder());
+    const picked = await attempt(t`Could not open the folder chooser`, commands.filesChooseFolder());
     if (picked) setRoot(picked);
     box.current?.focus(); // the dialog took the focus, and the picker shows only with it
   };
@@ -168,14 +173,21 @@ export function Composer(props: Props) {
     const tokens = usage.used + attached.tokens + Math.ceil(value.length / 4);
     if (usage.limit && tokens > usage.limit && overLimitFor.current !== value) {
       overLimitFor.current = value;
+      const about = formatNumber(tokens);
+      const reads = formatNumber(usage.limit);
+      const modelName = current?.name;
       setNotice(
-        `This is about ${tokens.toLocaleString()} tokens with the conversation so far, and ${current?.name ?? "the model"} reads ${usage.limit.toLocaleString()}: what does not fit is left out. Shorten it, or press Enter again to send anyway.`,
+        modelName !== undefined
+          ? t`This is about ${about} tokens with the conversation so far, and ${modelName} reads ${reads}: what does not fit is left out. Shorten it, or press Enter again to send anyway.`
+          : t`This is about ${about} tokens with the conversation so far, and the model reads ${reads}: what does not fit is left out. Shorten it, or press Enter again to send anyway.`,
       );
       return;
     }
     if (!model) {
       // The text stays in the box; say what would let it go.
-      setNotice("No model to answer yet: download a small one above, add a GGUF file or a key in Settings -> Models, or start Ollama. Your text stays here.");
+      setNotice(
+        t`No model to answer yet: download a small one above, add a GGUF file or a key in Settings -> Models, or start Ollama. Your text stays here.`,
+      );
       return;
     }
     const canSee = !current || current.capabilities.vision;
@@ -281,7 +293,8 @@ export function Composer(props: Props) {
 
   // Pasted pictures; dropped files, pictures too, come through the window's drop (useWindowDrop).
   const addPictures = async (files: File[]) => {
-    const read = await Promise.all(files.filter((f) => f.type.startsWith("image/")).map(readImage));
+    const unnamed = t({ message: "pasted image", comment: "the name of a picture pasted without a file name, shown on its chip" });
+    const read = await Promise.all(files.filter((f) => f.type.startsWith("image/")).map((f) => readImage(f, unnamed)));
     setImages((current) => read.reduce(withImage, current));
   };
 
@@ -295,9 +308,9 @@ export function Composer(props: Props) {
     const pasted = e.clipboardData.getData("text");
     if (text.length + pasted.length > MAX_MESSAGE_CHARS) {
       e.preventDefault();
-      setNotice(
-        `That paste has ${pasted.length.toLocaleString()} characters; a message holds at most ${MAX_MESSAGE_CHARS.toLocaleString()}. Trim it, or split it over several messages.`,
-      );
+      const length = formatNumber(pasted.length);
+      const most = formatNumber(MAX_MESSAGE_CHARS);
+      setNotice(t`That paste has ${length} characters; a message holds at most ${most}. Trim it, or split it over several messages.`);
     }
   };
 
@@ -309,6 +322,42 @@ export function Composer(props: Props) {
   const used = usage.used + attached.tokens + draftTokens;
   const ratio = usage.limit ? Math.min(1, used / usage.limit) : 0;
   const composerClass = ["composer", editing !== null && "editing", dropping && "dropping"].filter(Boolean).join(" ");
+  // The gauge's numbers, in words on hover and to a screen reader.
+  const usedCount = formatNumber(used);
+  const limitCount = usage.limit ? formatNumber(usage.limit) : "?";
+  const inFiles = formatNumber(attached.tokens);
+  const inDraft = formatNumber(draftTokens);
+  const gaugeTitle =
+    attached.tokens > 0
+      ? draftTokens > 0
+        ? t`Context: ${usedCount} of ${limitCount} tokens (${inFiles} in attached files), about ${inDraft} in the message being written`
+        : t`Context: ${usedCount} of ${limitCount} tokens (${inFiles} in attached files)`
+      : draftTokens > 0
+        ? t`Context: ${usedCount} of ${limitCount} tokens, about ${inDraft} in the message being written`
+        : t`Context: ${usedCount} of ${limitCount} tokens`;
+  const usedShort = formatTokens(used);
+  const limitShort = usage.limit ? formatTokens(usage.limit) : "";
+  const gaugeText = usage.limit
+    ? ratio > 0.85
+      ? t`${usedShort} of ${limitShort} tokens, nearly full`
+      : t`${usedShort} of ${limitShort} tokens`
+    : undefined;
+  const shortcut = capture?.shortcut;
+  const modelName = current?.name;
+  // The vision models offered when the chosen one cannot read the images.
+  const visionChoices = visionModels.slice(0, 4).map((m) => (
+    <button
+      key={m.id}
+      type="button"
+      className="link"
+      onClick={() => {
+        onModel(m.id);
+        setNeedsVision(false);
+      }}
+    >
+      {m.id}
+    </button>
+  ));
   return (
     <form
       className={composerClass}
@@ -330,10 +379,18 @@ export function Composer(props: Props) {
       )}
       {editing !== null && (
         <div className="composer-note">
-          Editing your last question · Esc cancels{attached.files.length > 0 && " · the files go with your next question"}
+          {attached.files.length > 0 ? (
+            <Trans>Editing your last question · Esc cancels · the files go with your next question</Trans>
+          ) : (
+            <Trans>Editing your last question · Esc cancels</Trans>
+          )}
         </div>
       )}
-      {dropping && <div className="composer-note">Drop to attach</div>}
+      {dropping && (
+        <div className="composer-note">
+          <Trans>Drop to attach</Trans>
+        </div>
+      )}
       <FileNotices attached={attached} />
       {notice && <ComposerNote warn>{notice}</ComposerNote>}
       {captures.failure && (
@@ -348,54 +405,48 @@ export function Composer(props: Props) {
       )}
       {needsVision && current && (
         <div className="composer-note warn vision-needed" role="alert">
-          {current.name} cannot read images.{" "}
           {visionModels.length > 0 ? (
-            <>
-              Send with{" "}
-              {visionModels.slice(0, 4).map((m) => (
-                <button
-                  key={m.id}
-                  type="button"
-                  className="link"
-                  onClick={() => {
-                    onModel(m.id);
-                    setNeedsVision(false);
-                  }}
-                >
-                  {m.id}
-                </button>
-              ))}
-              , or remove the images.
-            </>
+            <Trans comment="{visionChoices} are buttons, one per model that reads images">
+              {modelName} cannot read images. Send with {visionChoices}, or remove the images.
+            </Trans>
           ) : (
-            "No installed model reads images: pull one (e.g. ollama pull qwen3-vl), or remove the images."
+            <Trans>
+              {modelName} cannot read images. No installed model reads images: pull one (e.g. ollama pull qwen3-vl), or remove the images.
+            </Trans>
           )}
         </div>
       )}
       {dictation.phase !== "idle" && (
-        <div className="dictation-partial" aria-live="polite" aria-label="Dictated so far">
-          {dictation.partial || (dictation.phase === "transcribing" ? "Transcribing…" : "Listening…")}
+        <div className="dictation-partial" aria-live="polite" aria-label={t`Dictated so far`}>
+          {dictation.partial || (dictation.phase === "transcribing" ? t`Transcribing…` : t`Listening…`)}
         </div>
       )}
       {images.length + captures.pending.length + attached.files.length > 0 && (
         <div className="chips">
           <CaptureChips captures={captures.pending} onRemove={(id) => void captures.remove(id)} />
           <FileChips attached={attached} />
-          {images.map((img, i) => (
-            <span key={i} className="chip">
-              {img.name}
-              <button type="button" aria-label={`Remove ${img.name}`} onClick={() => setImages(images.filter((_, j) => j !== i))}>
-                ×
-              </button>
+          {images.map((img, i) => {
+            const name = img.name;
+            return (
+              <span key={i} className="chip">
+                {name}
+                <button type="button" aria-label={t`Remove ${name}`} onClick={() => setImages(images.filter((_, j) => j !== i))}>
+                  ×
+                </button>
+              </span>
+            );
+          })}
+          {current && !current.capabilities.vision && (
+            <span className="chip warn">
+              <Trans>{modelName} cannot read images</Trans>
             </span>
-          ))}
-          {current && !current.capabilities.vision && <span className="chip warn">{current.name} cannot read images</span>}
+          )}
         </div>
       )}
       <textarea
         ref={box}
-        aria-label="Message"
-        placeholder={model ? "Ask anything" : "No model yet: download one above or in Settings, start Ollama, or add a key"}
+        aria-label={t({ message: "Message", comment: "the text box where the question is typed" })}
+        placeholder={model ? t`Ask anything` : t`No model yet: download one above or in Settings, start Ollama, or add a key`}
         rows={Math.min(8, Math.max(2, text.split("\n").length))}
         value={text}
         onChange={(e) => typed(e.target.value, e.target.selectionStart)}
@@ -408,8 +459,12 @@ export function Composer(props: Props) {
         onPaste={onPaste}
       />
       <div className="composer-bar">
-        <select aria-label="Model" title={model ?? "No model"} value={model ?? ""} onChange={(e) => onModel(e.target.value)} disabled={streaming}>
-          {!model && <option value="">No model</option>}
+        <select aria-label={t`Model`} title={model ?? t`No model`} value={model ?? ""} onChange={(e) => onModel(e.target.value)} disabled={streaming}>
+          {!model && (
+            <option value="">
+              <Trans>No model</Trans>
+            </option>
+          )}
           {model && !current && <option value={model}>{model}</option>}
           {models.map((m) => (
             <option key={m.id} value={m.id}>
@@ -420,22 +475,22 @@ export function Composer(props: Props) {
         {capture && (
           <>
             <select
-              aria-label="Capture mode"
-              title={`What ${capture.shortcut || "the screenshot shortcut"} captures`}
+              aria-label={t`Capture mode`}
+              title={shortcut ? t`What ${shortcut} captures` : t`What the screenshot shortcut captures`}
               value={capture.mode}
               onChange={(e) => void setCapture({ ...capture, mode: e.target.value as CaptureMode })}
             >
               {CAPTURE_MODES.map((m) => (
                 <option key={m.value} value={m.value}>
-                  {m.label}
+                  {t(m.label)}
                 </option>
               ))}
             </select>
             <button
               type="button"
               className="icon-button"
-              aria-label="Capture the screen"
-              title={`Capture (${capture.shortcut || "no shortcut"})`}
+              aria-label={t`Capture the screen`}
+              title={shortcut ? t`Capture (${shortcut})` : t`Capture (no shortcut)`}
               disabled={capture.mode === "none"}
               onClick={() => void captures.take()}
             >
@@ -445,39 +500,33 @@ export function Composer(props: Props) {
         )}
         <span
           className="gauge"
-          title={`Context: ${used.toLocaleString()} of ${usage.limit ? usage.limit.toLocaleString() : "?"} tokens${
-            attached.tokens > 0 ? ` (${attached.tokens.toLocaleString()} in attached files)` : ""
-          }${draftTokens > 0 ? `, about ${draftTokens.toLocaleString()} in the message being written` : ""}`}
-          aria-label="Context used"
+          title={gaugeTitle}
+          aria-label={t`Context used`}
           // A meter when the model's window is known: its value said in words, "nearly full"
           // included, so the bar's colour is never the only sign.
           role={usage.limit ? "meter" : undefined}
           aria-valuemin={usage.limit ? 0 : undefined}
           aria-valuemax={usage.limit || undefined}
           aria-valuenow={usage.limit ? Math.min(used, usage.limit) : undefined}
-          aria-valuetext={
-            usage.limit
-              ? `${formatTokens(used)} of ${formatTokens(usage.limit)} tokens${ratio > 0.85 ? ", nearly full" : ""}`
-              : undefined
-          }
+          aria-valuetext={gaugeText}
         >
           <span className="gauge-bar">
             <span style={{ width: `${ratio * 100}%` }} className={ratio > 0.85 ? "full" : undefined} />
           </span>
-          {formatTokens(used)}
-          {usage.limit ? ` / ${formatTokens(usage.limit)}` : ""}
+          {usedShort}
+          {usage.limit ? ` / ${limitShort}` : ""}
         </span>
         <MicButton shortcut={pushToTalk} />
         {streaming ? (
-          <button type="button" className="icon-button stop" aria-label="Stop" title="Stop (Esc)" onClick={onStop}>
+          <button type="button" className="icon-button stop" aria-label={t({ message: "Stop", comment: "button: stop the answer" })} title={t`Stop (Esc)`} onClick={onStop}>
             ■
           </button>
         ) : (
           <button
             type="submit"
             className="icon-button send"
-            aria-label="Send"
-            title="Send (Enter)"
+            aria-label={t({ message: "Send", comment: "button: send the question" })}
+            title={t`Send (Enter)`}
             disabled={!text.trim() || !model}
           >
             <SendIcon />

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Trans } from "@lingui/react/macro";
 
 interface Props {
   children: ReactNode;
@@ -20,7 +21,7 @@ export function ComposerNote({ children, warn = false, onDismiss, className, tit
         <>
           {" "}
           <button type="button" className="link" onClick={onDismiss}>
-            Dismiss
+            <Trans comment="link: hide this note">Dismiss</Trans>
           </button>
         </>
       )}

@@ -1,23 +1,31 @@
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { AttachedFiles } from "../../lib/attachedFiles";
 import { ComposerNote } from "./ComposerNote";
-import { formatTokens } from "../../lib/models";
+import { formatNumber, formatTokens } from "../../lib/format";
 
 /** The attached files as chips: name (the full path on hover), what they add to the context, ×. */
 export function FileChips({ attached }: { attached: AttachedFiles }) {
+  const { t } = useLingui();
   return (
     <>
-      {attached.files.map((f) => (
-        <span key={f.path} className="chip file-chip" title={f.path} data-path={f.path}>
-          <span className="file-chip-name">{f.name}</span>
-          <span className="file-chip-tokens">
-            {f.first_lines !== null && `first ${f.first_lines.toLocaleString()} lines · `}
-            {formatTokens(f.tokens)} tokens
+      {attached.files.map((f) => {
+        const tokens = formatTokens(f.tokens);
+        const name = f.name;
+        const lines = f.first_lines !== null ? formatNumber(f.first_lines) : null;
+        return (
+          <span key={f.path} className="chip file-chip" title={f.path} data-path={f.path}>
+            <span className="file-chip-name">{name}</span>
+            <span className="file-chip-tokens">
+              {lines !== null
+                ? t({ message: `first ${lines} lines · ${tokens} tokens`, comment: "an attached file: only its first lines, and what it adds to the context" })
+                : t({ message: `${tokens} tokens`, comment: "an attached file: what it adds to the context" })}
+            </span>
+            <button type="button" aria-label={t`Remove ${name}`} title={t`Remove`} onClick={() => attached.remove(f.path)}>
+              ×
+            </button>
           </span>
-          <button type="button" aria-label={`Remove ${f.name}`} title="Remove" onClick={() => attached.remove(f.path)}>
-            ×
-          </button>
-        </span>
-      ))}
+        );
+      })}
     </>
   );
 }
@@ -27,19 +35,22 @@ export function FileChips({ attached }: { attached: AttachedFiles }) {
 export function FileNotices({ attached }: { attached: AttachedFiles }) {
   return (
     <>
-      {attached.tooLarge.map((t) => (
-        <ComposerNote key={t.path} warn className="file-notice" title={t.path} onDismiss={() => attached.dismiss(t.path)}>
-          {t.message}{" "}
-          {t.lines_that_fit > 0 && (
-            <>
-              <button type="button" className="link" onClick={() => void attached.attach(t.path, t.lines_that_fit)}>
-                Attach the first {t.lines_that_fit.toLocaleString()} lines
-              </button>
-              {" ·"}
-            </>
-          )}
-        </ComposerNote>
-      ))}
+      {attached.tooLarge.map((big) => {
+        const lines = formatNumber(big.lines_that_fit);
+        return (
+          <ComposerNote key={big.path} warn className="file-notice" title={big.path} onDismiss={() => attached.dismiss(big.path)}>
+            {big.message}{" "}
+            {big.lines_that_fit > 0 && (
+              <>
+                <button type="button" className="link" onClick={() => void attached.attach(big.path, big.lines_that_fit)}>
+                  <Trans>Attach the first {lines} lines</Trans>
+                </button>
+                {" ·"}
+              </>
+            )}
+          </ComposerNote>
+        );
+      })}
       {attached.problem && (
         <ComposerNote warn className="file-notice" onDismiss={attached.dismissProblem}>
           {attached.problem}

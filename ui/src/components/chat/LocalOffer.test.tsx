@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { LocalOffer } from "./LocalOffer";
 import { MODELS_CHANGED } from "../../lib/localModels";

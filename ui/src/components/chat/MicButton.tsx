@@ -1,19 +1,30 @@
+import { useLingui } from "@lingui/react/macro";
 import { toggleDictation, useDictation } from "../../lib/dictation";
+import { formatNumber } from "../../lib/format";
 import { MicIcon } from "../Icons";
 
 /** The composer's microphone: click to dictate, click again to stop; the ring shows the level. */
 export function MicButton({ shortcut }: { shortcut: string }) {
+  const { t } = useLingui();
   const { phase, level, seconds } = useDictation();
   const recording = phase === "listening";
-  const label = recording ? "Stop dictation" : phase === "transcribing" ? "Transcribing" : "Dictate";
-  const hint = shortcut ? ` (${shortcut})` : "";
+  const label = recording ? t`Stop dictation` : phase === "transcribing" ? t`Transcribing` : t`Dictate`;
+  const title = recording
+    ? shortcut
+      ? t`Stop and transcribe (${shortcut})`
+      : t`Stop and transcribe`
+    : shortcut
+      ? t`Dictate (${shortcut})`
+      : t`Dictate`;
+  // How long it has listened: "12s".
+  const elapsed = formatNumber(Math.floor(seconds), { style: "unit", unit: "second", unitDisplay: "narrow" });
   return (
     <button
       type="button"
       className={`icon-button mic ${phase}`}
       aria-label={label}
       aria-pressed={recording}
-      title={recording ? `Stop and transcribe${hint}` : `Dictate${hint}`}
+      title={title}
       disabled={phase === "transcribing" || phase === "starting"}
       onClick={() => void toggleDictation()}
     >
@@ -21,7 +32,7 @@ export function MicButton({ shortcut }: { shortcut: string }) {
         <span
           className="mic-level"
           role="meter"
-          aria-label="Microphone level"
+          aria-label={t`Microphone level`}
           aria-valuemin={0}
           aria-valuemax={1}
           aria-valuenow={Number(level.toFixed(2))}
@@ -29,7 +40,7 @@ export function MicButton({ shortcut }: { shortcut: string }) {
         />
       )}
       <MicIcon />
-      {recording && <span className="mic-time">{Math.floor(seconds)}s</span>}
+      {recording && <span className="mic-time">{elapsed}</span>}
     </button>
   );
 }

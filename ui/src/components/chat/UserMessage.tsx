@@ -1,7 +1,10 @@
 import { useEffect, useState } from "react";
+import { plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import { call, commands, errorMessage } from "../../ipc";
 import type { Message, MessageView } from "../../bindings";
 import { fileName } from "../../lib/filePicker";
+import { formatNumber } from "../../lib/format";
 import { useEscape } from "../../lib/useEscape";
 
 interface Props {
@@ -17,6 +20,7 @@ const FOLD_LONGER_THAN = 3000;
 const FOLD_AT = 1200;
 
 export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
+  const { t } = useLingui();
   const text = view?.message.content ?? pending?.text ?? "";
   // A very long question (a big paste) is folded: drawn whole it costs the page and the reader.
   const [folded, setFolded] = useState(text.length > FOLD_LONGER_THAN);
@@ -27,16 +31,18 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
   const files = view
     ? view.attachments.flatMap((a) => (a.kind === "file" && a.name ? [a.name] : []))
     : (pending?.files ?? []);
+  const imageCount = t`${plural(images, { one: "# image", other: "# images" })}`;
+  const characters = formatNumber(text.length);
   return (
-    <article className="message user" aria-label="Question">
+    <article className="message user" aria-label={t({ message: "Question", comment: "the user's message in the chat" })}>
       <div className="bubble">
         {images > 0 &&
           (view ? (
             <button type="button" className="chip" onClick={() => setViewing(true)}>
-              {images === 1 ? "1 image" : `${images} images`}
+              {imageCount}
             </button>
           ) : (
-            <span className="chip">{images === 1 ? "1 image" : `${images} images`}</span>
+            <span className="chip">{imageCount}</span>
           ))}
         {files.map((path) => (
           <span key={path} className="chip file-chip" title={path}>
@@ -46,7 +52,7 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
         <p>{folded ? `${text.slice(0, FOLD_AT)}…` : text}</p>
         {text.length > FOLD_LONGER_THAN && (
           <button type="button" className="link-button fold" aria-expanded={!folded} onClick={() => setFolded(!folded)}>
-            {folded ? `Show all ${text.length.toLocaleString()} characters` : "Show less"}
+            {folded ? t`Show all ${characters} characters` : t`Show less`}
           </button>
         )}
       </div>
@@ -54,11 +60,11 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
         <footer className="message-meta">
           <span className="actions">
             <button type="button" onClick={() => void navigator.clipboard?.writeText(text)}>
-              Copy
+              <Trans comment="button: copy the question's text">Copy</Trans>
             </button>
             {canEdit && onEdit && (
-              <button type="button" title="Edit and resend (↑)" onClick={() => onEdit(view.message)}>
-                Edit
+              <button type="button" title={t`Edit and resend (↑)`} onClick={() => onEdit(view.message)}>
+                <Trans comment="button: edit the question and send it again">Edit</Trans>
               </button>
             )}
           </span>
@@ -77,6 +83,7 @@ export function UserMessage({ view, pending, canEdit, onEdit }: Props) {
 
 /** The images a question was sent with, large, one under the other; Esc or a click closes. */
 function SentImages({ conversationId, ids, onClose }: { conversationId: string; ids: number[]; onClose: () => void }) {
+  const { t } = useLingui();
   const [urls, setUrls] = useState<Record<number, string>>({});
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -89,9 +96,13 @@ function SentImages({ conversationId, ids, onClose }: { conversationId: string; 
   }, [conversationId, ids]);
   useEscape(onClose);
   return (
-    <div className="capture-viewer" role="dialog" aria-label="Images sent with the question" onClick={onClose}>
+    <div className="capture-viewer" role="dialog" aria-label={t`Images sent with the question`} onClick={onClose}>
       <figure className="sent-images" onClick={(e) => e.stopPropagation()}>
-        {ids.map((id, i) => (urls[id] ? <img key={id} src={urls[id]} alt={`Image ${i + 1}`} /> : null))}
+        {ids.map((id, i) => {
+          if (!urls[id]) return null;
+          const number = formatNumber(i + 1);
+          return <img key={id} src={urls[id]} alt={t`Image ${number}`} />;
+        })}
         {error && (
           <p className="error small" role="alert">
             {error}
@@ -99,7 +110,7 @@ function SentImages({ conversationId, ids, onClose }: { conversationId: string; 
         )}
         <figcaption>
           <button type="button" onClick={onClose}>
-            Close
+            <Trans>Close</Trans>
           </button>
         </figcaption>
       </figure>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { AddLinkRequest, ServerView } from "../../bindings";
 import { calls, emitEvent, onCommand } from "../../test/tauri";

@@ -4,6 +4,7 @@
 // names of its environment variables (values hidden until asked for), or the address. Nothing
 // is saved or started before Add, and Add goes through `mcp_import` like the Add form.
 import { useEffect, useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { AddLinkRequest, ProposedServer, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
 import { useLoad } from "../../lib/useLoad";
@@ -19,6 +20,7 @@ const MASK = "••••••••";
 
 /** The links waiting for an answer, the oldest asked first. */
 export function AddServerLinks() {
+  const { t } = useLingui();
   const links = useLoad<AddLinkRequest[]>(() => commands.mcpAddLinks(), "links");
   const { reload } = links;
   useEffect(() => {
@@ -32,19 +34,23 @@ export function AddServerLinks() {
     reload();
   };
   return (
-    <ModalDialog key={request.id} className="dialog card" label="Add an MCP server">
+    <ModalDialog key={request.id} className="dialog card" label={t`Add an MCP server`}>
       {request.proposal ? (
         <Proposal key={request.id} proposal={request.proposal} done={done} />
       ) : (
         <>
-          <h2>A link to add a server could not be used</h2>
+          <h2>
+            <Trans>A link to add a server could not be used</Trans>
+          </h2>
           <p className="error small" role="alert">
             {request.error}
           </p>
-          <p className="muted small">Nothing was saved.</p>
+          <p className="muted small">
+            <Trans>Nothing was saved.</Trans>
+          </p>
           <div className="buttons">
             <button type="button" onClick={() => void done()}>
-              Close
+              <Trans>Close</Trans>
             </button>
           </div>
         </>
@@ -54,6 +60,7 @@ export function AddServerLinks() {
 }
 
 function Proposal({ proposal, done }: { proposal: ProposedServer; done: () => Promise<void> }) {
+  const { t } = useLingui();
   const [servers, setServers] = useState<ServerView[]>([]);
   const [reveal, setReveal] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -68,10 +75,11 @@ function Proposal({ proposal, done }: { proposal: ProposedServer; done: () => Pr
       live = false;
     };
   }, []);
-  const t = proposal.transport;
-  const secrets = t.type === "stdio" ? t.env : t.headers;
+  const name = proposal.name;
+  const transport = proposal.transport;
+  const secrets = transport.type === "stdio" ? transport.env : transport.headers;
   const secretNames = Object.keys(secrets);
-  const replaces = servers.find((s) => s.config.name === proposal.name);
+  const replaces = servers.find((s) => s.config.name === name);
   const add = async () => {
     setAdding(true);
     try {
@@ -85,47 +93,57 @@ function Proposal({ proposal, done }: { proposal: ProposedServer; done: () => Pr
   return (
     <>
       <h2>
-        Add the MCP server <strong>{proposal.name}</strong>?
+        <Trans>
+          Add the MCP server <strong>{name}</strong>?
+        </Trans>
       </h2>
-      <p className="muted small">A link asks to add it. Nothing is saved or started until you press Add.</p>
-      {t.type === "stdio" ? (
+      <p className="muted small">
+        <Trans>A link asks to add it. Nothing is saved or started until you press Add.</Trans>
+      </p>
+      {transport.type === "stdio" ? (
         <>
           <p className="warning-note" role="note">
-            This runs a program on your computer, with your files and your permissions. Add it only if you trust
-            where the link came from.
+            <Trans>
+              This runs a program on your computer, with your files and your permissions. Add it only if you trust
+              where the link came from.
+            </Trans>
           </p>
-          <p className="small">Command line:</p>
-          <pre className="tool-args" aria-label="Command line">
-            {[t.command, ...t.args].map(shellQuote).join(" ")}
+          <p className="small">
+            <Trans>Command line:</Trans>
+          </p>
+          <pre className="tool-args" aria-label={t`Command line`}>
+            {[transport.command, ...transport.args].map(shellQuote).join(" ")}
           </pre>
         </>
       ) : (
         <>
-          {t.url.startsWith("http://") && !/^http:\/\/(127\.|localhost[:/]|\[::1\])/.test(t.url) && (
+          {transport.url.startsWith("http://") && !/^http:\/\/(127\.|localhost[:/]|\[::1\])/.test(transport.url) && (
             <p className="warning-note" role="note">
-              This address is not encrypted (http://): what Perch sends it can be read on the way.
+              <Trans>This address is not encrypted (http://): what Perch sends it can be read on the way.</Trans>
             </p>
           )}
-          <p className="small">Perch will connect to:</p>
-          <pre className="tool-args" aria-label="Server address">
-            {t.url}
+          <p className="small">
+            <Trans>Perch will connect to:</Trans>
+          </p>
+          <pre className="tool-args" aria-label={t`Server address`}>
+            {transport.url}
           </pre>
         </>
       )}
       {secretNames.length > 0 && (
         <>
-          <p className="small">{t.type === "stdio" ? "Environment variables:" : "Headers:"}</p>
-          <pre className="tool-args" aria-label={t.type === "stdio" ? "Environment" : "Headers"}>
-            {secretNames.map((k) => (t.type === "stdio" ? `${k}=` : `${k}: `) + (reveal ? secrets[k] : MASK)).join("\n")}
+          <p className="small">{transport.type === "stdio" ? t`Environment variables:` : t`Headers:`}</p>
+          <pre className="tool-args" aria-label={transport.type === "stdio" ? t`Environment` : t`Headers`}>
+            {secretNames.map((k) => (transport.type === "stdio" ? `${k}=` : `${k}: `) + (reveal ? secrets[k] : MASK)).join("\n")}
           </pre>
           <button type="button" className="link" onClick={() => setReveal(!reveal)}>
-            {reveal ? "Hide values" : "Show values"}
+            {reveal ? t`Hide values` : t`Show values`}
           </button>
         </>
       )}
       {replaces && (
         <p className="warning-note" role="note">
-          You already have a server named {proposal.name}; Add replaces it.
+          <Trans>You already have a server named {name}; Add replaces it.</Trans>
         </p>
       )}
       {problem && (
@@ -135,10 +153,10 @@ function Proposal({ proposal, done }: { proposal: ProposedServer; done: () => Pr
       )}
       <div className="buttons">
         <button type="button" className="primary" disabled={adding} onClick={() => void add()}>
-          Add
+          <Trans>Add</Trans>
         </button>
         <button type="button" disabled={adding} onClick={() => void done()}>
-          Cancel
+          <Trans>Cancel</Trans>
         </button>
       </div>
     </>

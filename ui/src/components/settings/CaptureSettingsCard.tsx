@@ -1,22 +1,39 @@
 import { useEffect, useId, useState, type KeyboardEvent } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { CaptureMode, CaptureSettings, ShortcutStatus } from "../../bindings";
 import { commands } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 
-const MODES: { value: CaptureMode; label: string; hint: string }[] = [
-  { value: "fullscreen", label: "Screen", hint: "the monitor under the pointer" },
-  { value: "precision", label: "Region", hint: "drag a rectangle on the frozen screen" },
-  { value: "window", label: "Window", hint: "click a window" },
-  { value: "none", label: "Off", hint: "the shortcut does nothing" },
+const MODES: { value: CaptureMode; label: MessageDescriptor; hint: MessageDescriptor }[] = [
+  {
+    value: "fullscreen",
+    label: msg({ message: "Screen", comment: "screenshot mode: the whole monitor" }),
+    hint: msg`the monitor under the pointer`,
+  },
+  {
+    value: "precision",
+    label: msg({ message: "Region", comment: "screenshot mode: a rectangle dragged on the screen" }),
+    hint: msg`drag a rectangle on the frozen screen`,
+  },
+  { value: "window", label: msg({ message: "Window", comment: "screenshot mode: one window" }), hint: msg`click a window` },
+  {
+    value: "none",
+    label: msg({ message: "Off", comment: "screenshot mode: the shortcut is off" }),
+    hint: msg`the shortcut does nothing`,
+  },
 ];
 
 type Modifier = "ctrlKey" | "altKey" | "shiftKey" | "metaKey";
+/* eslint-disable lingui/no-unlocalized-strings -- keys' names, in the accelerators the engine binds */
 const MODIFIERS: [Modifier, string][] = [
   ["ctrlKey", "Ctrl"],
   ["altKey", "Alt"],
   ["shiftKey", "Shift"],
   ["metaKey", "Super"],
 ];
+/* eslint-enable lingui/no-unlocalized-strings */
 
 /** The accelerator for a key press ("Alt+Period"), or null while only modifiers are down. */
 export function accelerator(e: Pick<KeyboardEvent, "code" | Modifier>): string | null {
@@ -34,6 +51,7 @@ export function readable(accel: string): string {
 /** Settings -> General -> Screenshots: the mode, the shortcuts (recorded by pressing them), the
  * size sent to models, and whether each shortcut works on this desktop. */
 export function CaptureSettingsCard() {
+  const { t } = useLingui();
   const { settings, setCapture } = useSettings();
   const [statuses, setStatuses] = useState<ShortcutStatus[]>([]);
   const capture = settings?.capture;
@@ -45,12 +63,18 @@ export function CaptureSettingsCard() {
   if (!capture) return null;
   const save = async (change: Partial<CaptureSettings>) => setStatuses(await setCapture({ ...capture, ...change }));
   const status = (name: string) => statuses.find((s) => s.name === name);
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a command
+  const screenshotCommand = "perch screenshot";
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a command
+  const toggleCommand = "perch toggle";
   return (
     <fieldset className="card">
-      <legend>Screenshots</legend>
-      <div className="segmented" role="radiogroup" aria-label="Capture mode">
+      <legend>
+        <Trans>Screenshots</Trans>
+      </legend>
+      <div className="segmented" role="radiogroup" aria-label={t`Capture mode`}>
         {MODES.map((m) => (
-          <label key={m.value} className={capture.mode === m.value ? "selected" : undefined} title={m.hint}>
+          <label key={m.value} className={capture.mode === m.value ? "selected" : undefined} title={t(m.hint)}>
             <input
               type="radio"
               name="capture-mode"
@@ -58,25 +82,25 @@ export function CaptureSettingsCard() {
               checked={capture.mode === m.value}
               onChange={() => void save({ mode: m.value })}
             />
-            {m.label}
+            {t(m.label)}
           </label>
         ))}
       </div>
       <ShortcutField
-        label="Screenshot shortcut"
+        label={t`Screenshot shortcut`}
         value={capture.shortcut ?? ""}
         status={status("screenshot")}
         onChange={(shortcut) => void save({ shortcut })}
       />
       <ShortcutField
-        label="Capture the focused window"
+        label={t`Capture the focused window`}
         value={capture.window_shortcut ?? ""}
         status={status("screenshot_window")}
         onChange={(window_shortcut) => void save({ window_shortcut })}
       />
       <label className="check">
         <input type="checkbox" checked={!!capture.all_monitors} onChange={(e) => void save({ all_monitors: e.target.checked })} />
-        Screen mode captures every monitor, side by side
+        <Trans>Screen mode captures every monitor, side by side</Trans>
       </label>
       <label className="check">
         <input
@@ -84,13 +108,13 @@ export function CaptureSettingsCard() {
           checked={!!capture.auto_screenshot}
           onChange={(e) => void save({ auto_screenshot: e.target.checked })}
         />
-        In screen mode, capture the screen with every question sent without one
+        <Trans>In screen mode, capture the screen with every question sent without one</Trans>
       </label>
       <label className="field">
-        Longest edge sent to models (pixels)
+        <Trans>Longest edge sent to models (pixels)</Trans>
         <input
           type="number"
-          aria-label="Longest edge"
+          aria-label={t`Longest edge`}
           min={256}
           max={8192}
           value={capture.max_edge ?? 1568}
@@ -99,12 +123,16 @@ export function CaptureSettingsCard() {
             if (v >= 256 && v <= 8192) void save({ max_edge: v });
           }}
         />
-        <small className="muted">The original is kept full size; models get a copy no larger than this.</small>
+        <small className="muted">
+          <Trans>The original is kept full size; models get a copy no larger than this.</Trans>
+        </small>
       </label>
       <p className="muted small">
-        On Wayland the desktop binds the shortcut (it may ask in a dialog and may pick another key); where it
-        cannot, bind <code>perch screenshot</code> or <code>perch toggle</code> to a key in your desktop&apos;s
-        keyboard settings.
+        <Trans>
+          On Wayland the desktop binds the shortcut (it may ask in a dialog and may pick another key); where it
+          cannot, bind <code>{screenshotCommand}</code> or <code>{toggleCommand}</code> to a key in your desktop&apos;s
+          keyboard settings.
+        </Trans>
       </p>
     </fieldset>
   );
@@ -117,6 +145,8 @@ function ShortcutField(props: {
   onChange: (accel: string) => void;
 }) {
   const { label, value, status, onChange } = props;
+  const { t } = useLingui();
+  const assigned = status?.assigned;
   const [recording, setRecording] = useState(false);
   const onKeyDown = (e: KeyboardEvent<HTMLButtonElement>) => {
     if (!recording) return;
@@ -147,7 +177,11 @@ function ShortcutField(props: {
         onBlur={() => setRecording(false)}
         onKeyDown={onKeyDown}
       >
-        {recording ? "Press the keys… (Esc keeps, Backspace clears)" : value ? readable(value) : "None"}
+        {recording
+          ? t`Press the keys… (Esc keeps, Backspace clears)`
+          : value
+            ? readable(value)
+            : t({ message: "None", comment: "no shortcut set" })}
       </button>
       {status?.problem ? (
         <small className="warn" role="alert">
@@ -156,9 +190,7 @@ function ShortcutField(props: {
       ) : (
         status?.active && (
           <small className="muted">
-            {status.assigned
-              ? `The desktop bound it as ${status.assigned}.`
-              : "Works everywhere on this desktop."}
+            {assigned ? t`The desktop bound it as ${assigned}.` : t`Works everywhere on this desktop.`}
           </small>
         )
       )}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { GoogleService, GoogleStatus } from "../../bindings";
 import { calls, onCommand } from "../../test/tauri";
@@ -54,10 +54,10 @@ describe("ConnectionsSettings", () => {
     });
 
     // Reading is ticked first; the user adds changing the calendar.
-    const read = await within(card).findByRole("checkbox", { name: /Read mail/ });
+    const read = await within(card).findByRole("checkbox", { name: /^Read mail/ });
     expect(read).toBeChecked();
-    expect(within(card).getByRole("checkbox", { name: /Write mail/ })).not.toBeChecked();
-    await userEvent.click(within(card).getByRole("checkbox", { name: /Change calendar/ }));
+    expect(within(card).getByRole("checkbox", { name: /^Write mail/ })).not.toBeChecked();
+    await userEvent.click(within(card).getByRole("checkbox", { name: /^Change calendar/ }));
     let finish: (value: GoogleStatus) => void = () => {};
     onCommand("google_connect", () => new Promise<GoogleStatus>((resolve) => (finish = resolve)));
     await userEvent.click(within(card).getByRole("button", { name: "Connect Google" }));
@@ -101,11 +101,11 @@ describe("ConnectionsSettings", () => {
     onCommand("google_connect", () => status());
     render(<ConnectionsSettings />);
     const card = await screen.findByRole("group", { name: "Google" });
-    const read = await within(card).findByRole("checkbox", { name: /Read mail/ });
+    const read = await within(card).findByRole("checkbox", { name: /^Read mail/ });
     expect(read).toBeChecked();
     expect(read).toBeDisabled();
     expect(within(card).getByRole("button", { name: "Update access" })).toBeDisabled();
-    await userEvent.click(within(card).getByRole("checkbox", { name: /See calendar/ }));
+    await userEvent.click(within(card).getByRole("checkbox", { name: /^See calendar/ }));
     await userEvent.click(within(card).getByRole("button", { name: "Update access" }));
     expect(calls.find((c) => c.cmd === "google_connect")?.args).toEqual({ services: ["calendar_read"] });
   });

@@ -1,6 +1,9 @@
 import { useState } from "react";
+import { plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { CatalogModel, LocalModel, LocalSettings, RuntimeStatus } from "../../bindings";
 import { commands } from "../../ipc";
+import { formatNumber } from "../../lib/format";
 import { megabytes, useLocalModels } from "../../lib/localModels";
 import { useSettings } from "../../lib/settings";
 
@@ -16,7 +19,11 @@ function complete(l: LocalSettings | undefined): Required<LocalSettings> {
 }
 
 /** Settings -> Models -> On this computer: local models run by Perch itself (llama.cpp). */
+/** A context length in tokens, as typed in the settings (no grouping: "16384"). */
+const contextTokens = (n: number) => formatNumber(n, { useGrouping: false });
+
 export function LocalModelsCard() {
+  const { t } = useLingui();
   const { settings, setLocal } = useSettings();
   const local = useLocalModels();
   const [confirm, setConfirm] = useState<string | null>(null);
@@ -29,16 +36,22 @@ export function LocalModelsCard() {
     setConfirm(null);
     void local.change(commands.localModelDelete(name));
   };
+  const customContext = contextTokens(options.context_length);
+  const seconds = formatNumber(options.keep_alive_secs);
 
   return (
     <fieldset className="card">
-      <legend>On this computer</legend>
+      <legend>
+        <Trans>On this computer</Trans>
+      </legend>
       <p className="muted small">
-        Perch runs these models itself: no Ollama, no account, and nothing leaves this computer. Use them as <code>local:NAME</code> in the model
-        picker.
+        <Trans>
+          Perch runs these models itself: no Ollama, no account, and nothing leaves this computer. Use them as <code>local:NAME</code> in the
+          model picker.
+        </Trans>
       </p>
       {local.overview && <Runtime status={local.overview.runtime} onUnload={() => void local.change(commands.localRuntimeStop())} />}
-      <table className="voice-models" aria-label="Local models">
+      <table className="voice-models" aria-label={t`Local models`}>
         <tbody>
           {local.overview?.catalog.map((m) => (
             <CatalogRow
@@ -76,46 +89,45 @@ export function LocalModelsCard() {
           return (await local.change(adding)) ? named : null;
         }}
       />
-      {local.overview && (
-        <p className="muted small">
-          GGUF files put in <span className="path">{local.overview.folder}</span> appear here too.
-        </p>
-      )}
+      {local.overview && <FolderNote folder={local.overview.folder} />}
       <label className="field">
-        Context length
-        <select aria-label="Context length" value={options.context_length} onChange={(e) => save({ context_length: Number(e.target.value) })}>
-          {[2048, 4096, 8192, 16384, 32768].map((n) => (
-            <option key={n} value={n}>
-              {n / 1024}k tokens
-            </option>
-          ))}
-          <option value={0}>As trained (can need a lot of memory)</option>
+        <Trans>Context length</Trans>
+        <select aria-label={t`Context length`} value={options.context_length} onChange={(e) => save({ context_length: Number(e.target.value) })}>
+          {[2048, 4096, 8192, 16384, 32768].map((n) => {
+            const thousands = formatNumber(n / 1024);
+            return (
+              <option key={n} value={n}>
+                {t({ message: `${thousands}k tokens`, comment: "a context length: 4k tokens is 4096" })}
+              </option>
+            );
+          })}
+          <option value={0}>{t`As trained (can need a lot of memory)`}</option>
           {![0, 2048, 4096, 8192, 16384, 32768].includes(options.context_length) && (
-            <option value={options.context_length}>{options.context_length} tokens</option>
+            <option value={options.context_length}>{t`${customContext} tokens`}</option>
           )}
         </select>
       </label>
       <label className="field">
-        Keep a model loaded after its answer
-        <select aria-label="Keep loaded" value={options.keep_alive_secs} onChange={(e) => save({ keep_alive_secs: Number(e.target.value) })}>
-          <option value={0}>No, unload at once</option>
-          <option value={60}>1 minute</option>
-          <option value={300}>5 minutes</option>
-          <option value={1800}>30 minutes</option>
-          <option value={3600}>1 hour</option>
+        <Trans>Keep a model loaded after its answer</Trans>
+        <select aria-label={t`Keep loaded`} value={options.keep_alive_secs} onChange={(e) => save({ keep_alive_secs: Number(e.target.value) })}>
+          <option value={0}>{t`No, unload at once`}</option>
+          <option value={60}>{t`1 minute`}</option>
+          <option value={300}>{t`5 minutes`}</option>
+          <option value={1800}>{t`30 minutes`}</option>
+          <option value={3600}>{t`1 hour`}</option>
           {![0, 60, 300, 1800, 3600].includes(options.keep_alive_secs) && (
-            <option value={options.keep_alive_secs}>{options.keep_alive_secs} s</option>
+            <option value={options.keep_alive_secs}>{t({ message: `${seconds} s`, comment: "a duration in seconds" })}</option>
           )}
         </select>
       </label>
       <NumberField
-        label="CPU threads (0: one per core)"
+        label={t`CPU threads (0: one per core)`}
         value={options.threads}
         max={256}
         onSave={(threads) => save({ threads })}
       />
       <NumberField
-        label="Memory limit in MB (0: whatever is free)"
+        label={t`Memory limit in MB (0: whatever is free)`}
         value={options.memory_limit_mb}
         max={1 << 20}
         onSave={(memory_limit_mb) => save({ memory_limit_mb })}
@@ -129,21 +141,50 @@ export function LocalModelsCard() {
   );
 }
 
-function Runtime({ status, onUnload }: { status: RuntimeStatus; onUnload: () => void }) {
-  const busy = status.state !== "stopped" && status.state !== "crashed";
+/** Where Perch looks for GGUF files of the user's own. */
+function FolderNote({ folder }: { folder: string }) {
   return (
-    <p className="small" aria-label="Local runtime">
+    <p className="muted small">
+      <Trans>
+        GGUF files put in <span className="path">{folder}</span> appear here too.
+      </Trans>
+    </p>
+  );
+}
+
+function Runtime({ status, onUnload }: { status: RuntimeStatus; onUnload: () => void }) {
+  const { t } = useLingui();
+  const busy = status.state !== "stopped" && status.state !== "crashed";
+  const model = status.model ?? "…";
+  const context = status.context_length ? contextTokens(status.context_length) : "";
+  const threads = status.threads ?? 0;
+  return (
+    <p className="small" aria-label={t`Local runtime`}>
       {busy ? (
         <>
-          {status.state === "answering" ? "Answering with" : status.state === "ready" ? "Loaded:" : "Loading"} <code>{status.model ?? "…"}</code>
-          {status.context_length ? ` · ${status.context_length} tokens of context` : ""}
-          {status.threads ? ` · ${status.threads} threads` : ""}{" "}
+          {status.state === "answering" ? (
+            <Trans>
+              Answering with <code>{model}</code>
+            </Trans>
+          ) : status.state === "ready" ? (
+            <Trans>
+              Loaded: <code>{model}</code>
+            </Trans>
+          ) : (
+            <Trans>
+              Loading <code>{model}</code>
+            </Trans>
+          )}
+          {context ? ` · ${t`${context} tokens of context`}` : ""}
+          {threads ? ` · ${t`${plural(threads, { one: "# thread", other: "# threads" })}`}` : ""}{" "}
           <button type="button" className="link-button" onClick={onUnload}>
-            Unload
+            <Trans>Unload</Trans>
           </button>
         </>
       ) : (
-        <span className="muted">No model loaded; one loads on its first question.</span>
+        <span className="muted">
+          <Trans>No model loaded; one loads on its first question.</Trans>
+        </span>
       )}
       {status.message && <span className="error"> {status.message}</span>}
     </p>
@@ -157,19 +198,21 @@ interface RowActions {
   onKeep: () => void;
 }
 
-function DeleteButtons({ name, label, ...a }: RowActions & { name: string; label: string }) {
+/** Delete (or, for a file of the user's own, Forget), then the same again with the name to confirm. */
+function DeleteButtons({ name, forget = false, ...a }: RowActions & { name: string; forget?: boolean }) {
+  const { t } = useLingui();
   return a.confirming ? (
     <span className="buttons">
       <button type="button" className="danger" onClick={a.onConfirm}>
-        {label} {name}
+        {forget ? t`Forget ${name}` : t`Delete ${name}`}
       </button>
       <button type="button" className="link-button" onClick={a.onKeep}>
-        Keep
+        <Trans comment="button: keep the model, do not delete it">Keep</Trans>
       </button>
     </span>
   ) : (
     <button type="button" className="link-button" onClick={a.onDelete}>
-      {label}
+      {forget ? t({ message: "Forget", comment: "button: Perch forgets a model file the user added; the file stays" }) : t`Delete`}
     </button>
   );
 }
@@ -182,39 +225,47 @@ function CatalogRow(
     onStop: () => void;
   },
 ) {
+  const { t } = useLingui();
   const { model: m, progress: p } = props;
   const percent = p && p.total > 0 ? Math.round((100 * p.done) / p.total) : 0;
+  const title = m.title;
+  const size = megabytes(m.size);
+  const memory = megabytes(m.memory);
+  const done = p ? megabytes(p.done) : "";
+  const total = p ? megabytes(p.total) : "";
+  const partial = megabytes(m.partial);
   return (
-    <tr aria-label={`Model ${m.title}`}>
+    <tr aria-label={t`Model ${title}`}>
       <td>
         <strong>{m.title}</strong> <code className="muted">local:{m.id}</code>
         <small className="muted">
           {m.note}
-          {m.tools ? " · tools" : ""}
-          {m.thinking ? " · thinks" : ""} ·{" "}
+          {m.tools ? ` · ${t({ message: "tools", comment: "model capability: can call tools" })}` : ""}
+          {m.thinking ? ` · ${t({ message: "thinks", comment: "model capability: reasons before answering" })}` : ""} ·{" "}
           <a href={m.licence_url} onClick={(e) => (e.preventDefault(), void commands.openUrl(m.licence_url))}>
             {m.licence}
           </a>
         </small>
       </td>
       <td className="muted small">
-        {megabytes(m.size)} disk
-        <br />~{megabytes(m.memory)} memory
+        {t({ message: `${size} disk`, comment: "the space a model takes on disk" })}
+        <br />
+        {t({ message: `~${memory} memory`, comment: "about how much memory a model needs" })}
       </td>
       <td>
         {p ? (
-          <div className="tool-progress" role="progressbar" aria-label={`Downloading ${m.title}`} aria-valuenow={percent} aria-valuemin={0} aria-valuemax={100}>
+          <div className="tool-progress" role="progressbar" aria-label={t`Downloading ${title}`} aria-valuenow={percent} aria-valuemin={0} aria-valuemax={100}>
             <div className="bar" style={{ width: `${percent}%` }} />
-            <span>{p.total > 0 ? `${megabytes(p.done)} of ${megabytes(p.total)}` : "Starting…"}</span>
+            <span>{p.total > 0 ? t`${done} of ${total}` : t`Starting…`}</span>
             <button type="button" className="link-button" onClick={props.onStop}>
-              Stop
+              <Trans>Stop</Trans>
             </button>
           </div>
         ) : m.installed ? (
-          <DeleteButtons {...props} name={m.title} label="Delete" />
+          <DeleteButtons {...props} name={m.title} />
         ) : (
           <button type="button" onClick={props.onDownload}>
-            {m.partial > 0 ? `Resume (${megabytes(m.partial)} here)` : "Download"}
+            {m.partial > 0 ? t`Resume (${partial} here)` : t`Download`}
           </button>
         )}
       </td>
@@ -223,25 +274,29 @@ function CatalogRow(
 }
 
 function OwnRow(props: RowActions & { model: LocalModel }) {
+  const { t } = useLingui();
   const m = props.model;
   const added = m.source === "added";
+  const name = m.name;
+  const size = megabytes(m.size);
   return (
-    <tr aria-label={`Model ${m.name}`}>
+    <tr aria-label={t`Model ${name}`}>
       <td>
         <strong>{m.title}</strong> <code className="muted">local:{m.name}</code>
         <small className="muted path">{m.path}</small>
         {m.problem && <small className="error">{m.problem}</small>}
       </td>
-      <td className="muted small">{megabytes(m.size)} disk</td>
+      <td className="muted small">{t({ message: `${size} disk`, comment: "the space a model takes on disk" })}</td>
       <td>
         {/* An added file belongs to the user: Perch only forgets it. */}
-        <DeleteButtons {...props} name={m.name} label={added ? "Forget" : "Delete"} />
+        <DeleteButtons {...props} name={m.name} forget={added} />
       </td>
     </tr>
   );
 }
 
 function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<string | null> }) {
+  const { t } = useLingui();
   const [path, setPath] = useState("");
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
@@ -261,23 +316,23 @@ function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<str
   };
   return (
     <div className="field">
-      Add a GGUF file
+      <Trans>Add a GGUF file</Trans>
       <span className="row">
         <input
-          aria-label="GGUF file"
+          aria-label={t`GGUF file`}
           placeholder="/path/to/model.gguf"
           value={path}
           onChange={(e) => setPath(e.target.value)}
           onKeyDown={(e) => e.key === "Enter" && void add()}
         />
-        <input aria-label="Model name" placeholder="name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
+        <input aria-label={t`Model name`} placeholder={t`name (optional)`} value={name} onChange={(e) => setName(e.target.value)} />
         <button type="button" disabled={!path.trim() || busy} onClick={() => void add()}>
-          Add file
+          <Trans>Add file</Trans>
         </button>
       </span>
       {added && (
         <small className="muted" role="status">
-          Added: pick it in the chat's model list as local:{added}.
+          <Trans>Added: pick it in the chat's model list as local:{added}.</Trans>
         </small>
       )}
     </div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { Cursor, DiagnosticsSaved, LogEntry, Tail } from "../../bindings";
 import { calls, onCommand } from "../../test/tauri";
@@ -102,7 +102,7 @@ describe("LogsSettings", () => {
     release(SAVED);
     const saved = await screen.findByRole("status", { name: "Diagnostics saved" });
     expect(saved).toHaveTextContent("perch-diagnostics-20260301-100001.zip");
-    expect(saved).toHaveTextContent("12.3 KB");
+    expect(saved).toHaveTextContent("12.3 kB");
     expect(saved).toHaveTextContent("Removed: 3 stored or environment secrets, 1 authorization header.");
 
     await userEvent.click(within(saved).getByRole("button", { name: "Show in folder" }));

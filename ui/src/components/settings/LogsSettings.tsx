@@ -1,7 +1,11 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg, plural } from "@lingui/core/macro";
+import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import type { Component, CrashSummary, Cursor, DiagnosticsSaved, Level, LogEntry } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
-import { formatBytes } from "../../lib/format";
+import { formatBytes, formatNumber } from "../../lib/format";
+import { dateTime } from "../../lib/time";
 import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
 
@@ -9,23 +13,23 @@ import { useLoad } from "../../lib/useLoad";
 const KEEP = 1000;
 const POLL_MS = 1000;
 
-const LEVELS: { value: Level; label: string }[] = [
-  { value: "error", label: "Errors" },
-  { value: "warn", label: "Warnings" },
-  { value: "info", label: "Info" },
-  { value: "debug", label: "Debug" },
+const LEVELS: { value: Level; label: MessageDescriptor }[] = [
+  { value: "error", label: msg({ message: "Errors", comment: "log level filter: errors only" }) },
+  { value: "warn", label: msg({ message: "Warnings", comment: "log level filter: warnings and errors" }) },
+  { value: "info", label: msg({ message: "Info", comment: "log level filter" }) },
+  { value: "debug", label: msg({ message: "Debug", comment: "log level filter: everything" }) },
 ];
 /** A level shows itself and everything more severe. */
 const SEVERITY: Record<Level, number> = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 };
 
-const COMPONENTS: { value: Component | "all"; label: string }[] = [
-  { value: "all", label: "All" },
-  { value: "engine", label: "Engine" },
-  { value: "mcp", label: "MCP servers" },
-  { value: "terminal", label: "Terminal" },
-  { value: "local", label: "Local models" },
-  { value: "voice", label: "Voice" },
-  { value: "capture", label: "Capture" },
+const COMPONENTS: { value: Component | "all"; label: MessageDescriptor }[] = [
+  { value: "all", label: msg({ message: "All", comment: "log filter: lines from every part of Perch" }) },
+  { value: "engine", label: msg({ message: "Engine", comment: "log filter: a part of Perch" }) },
+  { value: "mcp", label: msg`MCP servers` },
+  { value: "terminal", label: msg({ message: "Terminal", comment: "log filter: a part of Perch" }) },
+  { value: "local", label: msg`Local models` },
+  { value: "voice", label: msg({ message: "Voice", comment: "log filter: a part of Perch" }) },
+  { value: "capture", label: msg({ message: "Capture", comment: "log filter: screenshots, a part of Perch" }) },
 ];
 
 /** Settings -> Logs: Perch's own log and the MCP servers' stderr as they are written, and a
@@ -41,6 +45,7 @@ export function LogsSettings() {
 }
 
 function LogTail() {
+  const { t } = useLingui();
   const [entries, setEntries] = useState<LogEntry[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
   const [level, setLevel] = useState<Level>("info");
@@ -96,11 +101,15 @@ function LogTail() {
     const el = list.current;
     if (el) pinned.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
   };
+  const total = entries.length;
+  const matching = formatNumber(shown.length);
 
   return (
     <fieldset className="card logs">
-      <legend>Log</legend>
-      <div className="segmented" role="radiogroup" aria-label="Level">
+      <legend>
+        <Trans>Log</Trans>
+      </legend>
+      <div className="segmented" role="radiogroup" aria-label={t({ message: "Level", comment: "log level" })}>
         {LEVELS.map((l) => (
           <label key={l.value} className={level === l.value ? "selected" : undefined}>
             <input
@@ -110,11 +119,11 @@ function LogTail() {
               checked={level === l.value}
               onChange={() => setLevel(l.value)}
             />
-            {l.label}
+            {t(l.label)}
           </label>
         ))}
       </div>
-      <div className="chips log-components" role="group" aria-label="Component">
+      <div className="chips log-components" role="group" aria-label={t({ message: "Component", comment: "the part of Perch a log line comes from" })}>
         {COMPONENTS.map((c) => (
           <button
             key={c.value}
@@ -123,26 +132,26 @@ function LogTail() {
             aria-pressed={component === c.value}
             onClick={() => setComponent(c.value)}
           >
-            {c.label}
+            {t(c.label)}
           </button>
         ))}
       </div>
       <label className="search log-search">
         <input
           type="search"
-          placeholder="Search the log"
-          aria-label="Search the log"
+          placeholder={t`Search the log`}
+          aria-label={t`Search the log`}
           value={search}
           onChange={(e) => setSearch(e.target.value)}
         />
       </label>
       {failure && (
         <p className="error small" role="alert">
-          The log could not be read: {failure}
+          <Trans>The log could not be read: {failure}</Trans>
         </p>
       )}
       {/* A list read on demand: a live log would talk over the page once a second. */}
-      <ol className="log-lines" aria-label="Log entries" ref={list} onScroll={onScroll} tabIndex={0}>
+      <ol className="log-lines" aria-label={t`Log entries`} ref={list} onScroll={onScroll} tabIndex={0}>
         {shown.map((e, i) => (
           <li key={`${e.at}-${i}`} className={`log-${e.level}`}>
             <time dateTime={e.at} title={e.at}>
@@ -154,13 +163,13 @@ function LogTail() {
         ))}
       </ol>
       <p className="small muted" aria-live="polite">
-        {shown.length === entries.length
-          ? `${entries.length} entries`
-          : `${shown.length} of ${entries.length} entries match`}
+        {shown.length === total
+          ? t`${plural(total, { one: "# entry", other: "# entries" })}`
+          : t`${matching} of ${plural(total, { one: "# entry matches", other: "# entries match" })}`}
       </p>
       <div className="buttons">
         <button type="button" onClick={() => void act(call(commands.logsOpenFolder()))}>
-          Open log folder
+          <Trans>Open log folder</Trans>
         </button>
       </div>
       {error && (
@@ -180,6 +189,7 @@ function shortTarget(target: string): string {
 
 /** The parts of Perch that panicked, as their reports say (nothing of a conversation in them). */
 function CrashReports() {
+  const { t } = useLingui();
   const loaded = useLoad<CrashSummary[]>(() => call(commands.crashReports()), "crashes");
   const [open, setOpen] = useState<{ name: string; text: string } | null>(null);
   const { error, act } = useAction(() => {});
@@ -190,11 +200,15 @@ function CrashReports() {
       ? setOpen(null)
       : void act(call(commands.crashReportText(name)).then((text) => setOpen({ name, text })));
   return (
-    <fieldset className="card crash-reports" aria-label="Crash reports">
-      <legend>Crash reports</legend>
+    <fieldset className="card crash-reports" aria-label={t`Crash reports`}>
+      <legend>
+        <Trans>Crash reports</Trans>
+      </legend>
       <p className="small muted">
-        Written on this computer when a part of Perch hit an internal error, and never sent anywhere. Save diagnostics
-        below adds them to the zip.
+        <Trans>
+          Written on this computer when a part of Perch hit an internal error, and never sent anywhere. Save diagnostics
+          below adds them to the zip.
+        </Trans>
       </p>
       <ul className="crash-list">
         {reports.map((r) => (
@@ -202,7 +216,7 @@ function CrashReports() {
             <div>
               <strong>{r.component}</strong>{" "}
               <time dateTime={r.at} className="muted small">
-                {new Date(r.at).toLocaleString()}
+                {dateTime(Date.parse(r.at))}
               </time>
               <p className="small">{r.summary}</p>
             </div>
@@ -212,7 +226,9 @@ function CrashReports() {
               aria-expanded={open?.name === r.name}
               onClick={() => show(r.name)}
             >
-              {open?.name === r.name ? "Hide" : "Show"}
+              {open?.name === r.name
+                ? t({ message: "Hide", comment: "a crash report's text" })
+                : t({ message: "Show", comment: "a crash report's text" })}
             </button>
             {open?.name === r.name && <pre className="crash-text">{open.text}</pre>}
           </li>
@@ -228,6 +244,7 @@ function CrashReports() {
 }
 
 function DiagnosticsCard() {
+  const { t } = useLingui();
   const [hideHome, setHideHome] = useState(false);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<DiagnosticsSaved | null>(null);
@@ -240,56 +257,79 @@ function DiagnosticsCard() {
     await act(call(commands.diagnosticsSave(hideHome)).then(setSaved));
     setSaving(false);
   };
+  const path = saved?.path;
+  const size = saved ? formatBytes(saved.size_bytes) : "";
+  const removed = saved?.removed;
+  const unreadable = saved?.unreadable_keys ?? 0;
+  const revealError = reveal.error;
 
   return (
     <fieldset className="card">
-      <legend>Copy diagnostics</legend>
+      <legend>
+        <Trans>Copy diagnostics</Trans>
+      </legend>
       <p className="small muted">
-        One zip file for a bug report: Perch&apos;s checks, versions, settings, your MCP servers&apos; setup and recent
-        logs, with keys, tokens and passwords removed. Nothing is sent anywhere.
+        <Trans>
+          One zip file for a bug report: Perch&apos;s checks, versions, settings, your MCP servers&apos; setup and recent
+          logs, with keys, tokens and passwords removed. Nothing is sent anywhere.
+        </Trans>
       </p>
       <label className="check">
         <input type="checkbox" checked={hideHome} onChange={(e) => setHideHome(e.target.checked)} />
-        Hide my home folder path
+        <Trans>Hide my home folder path</Trans>
       </label>
       <div className="buttons">
         <button type="button" className="primary" disabled={saving} onClick={() => void save()}>
-          {saving ? "Saving…" : "Save diagnostics"}
+          {saving ? t`Saving…` : t`Save diagnostics`}
         </button>
       </div>
       {saving && (
         <p className="small muted" role="status">
-          Running the checks and gathering the logs…
+          <Trans>Running the checks and gathering the logs…</Trans>
         </p>
       )}
       {saved && !saving && (
-        <div className="small" role="status" aria-label="Diagnostics saved">
+        <div className="small" role="status" aria-label={t`Diagnostics saved`}>
           <p className="small">
-            Saved to <span className="path-inline">{saved.path}</span> ({formatBytes(saved.size_bytes)}).
+            <Trans>
+              Saved to <span className="path-inline">{path}</span> ({size}).
+            </Trans>
           </p>
-          <p className="small">Removed: {saved.removed}.</p>
-          {saved.logs_cut && <p className="small muted">Only the newest logs are in it, to keep it small.</p>}
-          {saved.unreadable_keys > 0 && (
+          <p className="small">
+            <Trans>Removed: {removed}.</Trans>
+          </p>
+          {saved.logs_cut && (
             <p className="small muted">
-              {saved.unreadable_keys} stored keys could not be read, so they were looked for by their shape only.
+              <Trans>Only the newest logs are in it, to keep it small.</Trans>
             </p>
           )}
-          <p className="small muted">Look it over before you attach it to a bug report.</p>
+          {unreadable > 0 && (
+            <p className="small muted">
+              <Plural
+                value={unreadable}
+                one="# stored key could not be read, so it was looked for by its shape only."
+                other="# stored keys could not be read, so they were looked for by their shape only."
+              />
+            </p>
+          )}
+          <p className="small muted">
+            <Trans>Look it over before you attach it to a bug report.</Trans>
+          </p>
           <div className="buttons">
             <button type="button" onClick={() => void reveal.act(call(commands.diagnosticsReveal(saved.path)))}>
-              Show in folder
+              <Trans>Show in folder</Trans>
             </button>
           </div>
           {reveal.error && (
             <p className="error small" role="alert">
-              The folder could not be shown: {reveal.error}
+              <Trans>The folder could not be shown: {revealError}</Trans>
             </p>
           )}
         </div>
       )}
       {error && (
         <p className="error small" role="alert">
-          The diagnostics could not be saved: {error}
+          <Trans>The diagnostics could not be saved: {error}</Trans>
         </p>
       )}
     </fieldset>

@@ -1,6 +1,8 @@
 // Settings -> MCP -> Add a server: a short list of well-known remote servers (from the engine's
 // catalogue). Picking one only fills the Add form; nothing is saved until Add.
 import { useEffect, useState } from "react";
+import { t } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { CatalogEntry, Needs, ServerView } from "../../bindings";
 import { commands } from "../../ipc";
 
@@ -32,15 +34,18 @@ export function freeName(name: string, servers: ServerView[]): string {
 export function needsText(needs: Needs): string {
   switch (needs.kind) {
     case "nothing":
-      return "Needs nothing: it is public.";
+      return t`Needs nothing: it is public.`;
     case "sign_in":
-      return "Needs you to sign in (its card offers Sign in once added).";
-    case "token":
-      return `Needs a token from the service, sent as ${needs.header}: ${needs.prefix}…`;
+      return t`Needs you to sign in (its card offers Sign in once added).`;
+    case "token": {
+      const { header, prefix } = needs;
+      return t`Needs a token from the service, sent as ${header}: ${prefix}…`;
+    }
   }
 }
 
 export function McpCatalog({ servers, onPick }: { servers: ServerView[]; onPick: (entry: CatalogEntry) => void }) {
+  const { t } = useLingui();
   const [entries, setEntries] = useState<CatalogEntry[]>([]);
   // Closed again once one is picked, so the filled form is in view.
   const [open, setOpen] = useState(false);
@@ -58,8 +63,10 @@ export function McpCatalog({ servers, onPick }: { servers: ServerView[]; onPick:
   if (entries.length === 0) return null;
   return (
     <details className="catalog" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>Well-known servers</summary>
-      <ul className="catalog-list" aria-label="Well-known servers" style={{ margin: "4px 0", paddingLeft: 18 }}>
+      <summary>
+        <Trans>Well-known servers</Trans>
+      </summary>
+      <ul className="catalog-list" aria-label={t`Well-known servers`} style={{ margin: "4px 0", paddingLeft: 18 }}>
         {entries.map((e) => {
           const added = isConfigured(e, servers);
           return (
@@ -70,7 +77,11 @@ export function McpCatalog({ servers, onPick }: { servers: ServerView[]; onPick:
                 }} title={e.url}>
                 {e.title}
               </button>{" "}
-              {added && <span className="tag">added</span>}
+              {added && (
+                <span className="tag">
+                  <Trans comment="tag: this server is already in the user's list">added</Trans>
+                </span>
+              )}
               <span className="muted small"> {e.about}</span>
               <br />
               <span className="small">{needsText(e.needs)}</span>

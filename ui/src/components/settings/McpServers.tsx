@@ -1,6 +1,10 @@
 import { useEffect, useState } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg, t } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { CatalogEntry, McpOverview, ServerView } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
+import { formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
 import { freeName, McpCatalog } from "./McpCatalog";
@@ -15,14 +19,31 @@ const DOT: Record<ServerView["status"], string> = {
   needs_sign_in: "amber",
 };
 
-const STATUS: Partial<Record<ServerView["status"], string>> = { needs_sign_in: "needs sign-in" };
+/** A server's status as the card shows it. */
+const STATUS: Record<ServerView["status"], MessageDescriptor> = {
+  connected: msg({ message: "connected", comment: "MCP server status" }),
+  starting: msg({ message: "starting", comment: "MCP server status" }),
+  disconnected: msg({ message: "disconnected", comment: "MCP server status" }),
+  error: msg({ message: "error", comment: "MCP server status" }),
+  stopped: msg({ message: "stopped", comment: "MCP server status" }),
+  idle: msg({ message: "idle", comment: "MCP server status: stopped while unused" }),
+  needs_sign_in: msg({ message: "needs sign-in", comment: "MCP server status" }),
+};
 
 function uptime(since: number | null, now: number): string {
   if (since === null) return "";
   const s = Math.max(0, Math.round((now - since) / 1000));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  if (s < 60) {
+    const seconds = formatNumber(s);
+    return t({ message: `${seconds} s`, comment: "uptime in seconds" });
+  }
+  if (s < 3600) {
+    const minutes = formatNumber(Math.floor(s / 60));
+    return t({ message: `${minutes} min`, comment: "uptime in minutes" });
+  }
+  const hours = formatNumber(Math.floor(s / 3600));
+  const minutes = formatNumber(Math.floor((s % 3600) / 60));
+  return t({ message: `${hours} h ${minutes} min`, comment: "uptime in hours and minutes" });
 }
 
 /** Settings -> MCP servers: every server with its status, and what it offers. */
@@ -53,12 +74,7 @@ export function McpServers() {
         </div>
       )}
       {overview.problems.map((p, i) => (
-        <div key={i} className="error-card" role="alert">
-          <strong>{p.server ? `Server ${p.server}` : "MCP servers file"}</strong>
-          <p>
-            {p.file}, line {p.line}: {p.message}
-          </p>
-        </div>
+        <Problem key={i} file={p.file} line={p.line} server={p.server} message={p.message} />
       ))}
       {overview.servers.map((s) => (
         <ServerCard key={s.config.name} server={s} now={now} act={act} />
@@ -68,7 +84,24 @@ export function McpServers() {
   );
 }
 
+/** A mistake in the servers file, where it is. */
+function Problem({ file, line, server, message }: { file: string; line: number; server: string | null; message: string }) {
+  const { t } = useLingui();
+  const lineNumber = formatNumber(line);
+  return (
+    <div className="error-card" role="alert">
+      <strong>{server ? t`Server ${server}` : t`MCP servers file`}</strong>
+      <p>
+        <Trans>
+          {file}, line {lineNumber}: {message}
+        </Trans>
+      </p>
+    </div>
+  );
+}
+
 function ServerCard({ server, now, act }: { server: ServerView; now: number; act: (p: Promise<unknown>) => Promise<void> }) {
+  const { t } = useLingui();
   const [open, setOpen] = useState(false);
   const [logs, setLogs] = useState<string[] | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -79,8 +112,9 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
       ? [server.config.transport.command, ...server.config.transport.args].join(" ")
       : server.config.transport.url;
   const showLogs = async () => setLogs(await call(commands.mcpLogs(name)));
+  const toolCount = formatNumber(server.tools.length);
   return (
-    <fieldset className="card server" aria-label={`Server ${name}`}>
+    <fieldset className="card server" aria-label={t`Server ${name}`}>
       <legend>
         <span className={`dot ${DOT[server.status]}`} aria-hidden="true" /> {name}
       </legend>
@@ -88,29 +122,41 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
         {transport}
       </p>
       <dl className="facts">
-        <dt>Status</dt>
-        <dd data-testid={`status-${name}`}>{server.config.enabled ? (STATUS[server.status] ?? server.status) : "off"}</dd>
+        <dt>
+          <Trans>Status</Trans>
+        </dt>
+        <dd data-testid={`status-${name}`}>
+          {server.config.enabled ? t(STATUS[server.status]) : t({ message: "off", comment: "MCP server status: turned off" })}
+        </dd>
         {server.pid !== null && (
           <>
-            <dt>PID</dt>
+            <dt>
+              <Trans comment="process id">PID</Trans>
+            </dt>
             <dd>{server.pid}</dd>
           </>
         )}
         {(server.status === "connected" || server.status === "idle") && (
           <>
-            <dt>Tools</dt>
-            <dd>{server.tools.length}</dd>
+            <dt>
+              <Trans>Tools</Trans>
+            </dt>
+            <dd>{toolCount}</dd>
           </>
         )}
         {server.status === "connected" && (
           <>
-            <dt>Up</dt>
+            <dt>
+              <Trans comment="how long the server has been running">Up</Trans>
+            </dt>
             <dd>{uptime(server.connected_at, now)}</dd>
           </>
         )}
         {server.server_info && (
           <>
-            <dt>Server</dt>
+            <dt>
+              <Trans comment="the server's own name and version">Server</Trans>
+            </dt>
             <dd>
               {server.server_info} ({server.protocol_version})
             </dd>
@@ -127,15 +173,15 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
       <SignIn server={server} act={act} now={now} />
       {server.status === "idle" && server.config.enabled && (
         <p className="muted small">
-          Stopped while unused, to save memory; it starts again when one of its tools is called.
+          <Trans>Stopped while unused, to save memory; it starts again when one of its tools is called.</Trans>
         </p>
       )}
       {confirming && (
-        <div className="approval" role="dialog" aria-label={`Remove ${name}`}>
+        <div className="approval" role="dialog" aria-label={t`Remove ${name}`}>
           <p>
             {server.config.bundled
-              ? `Turn ${name} off? It ships with Perch, so it stays listed.`
-              : `Remove ${name} from your servers?`}
+              ? t`Turn ${name} off? It ships with Perch, so it stays listed.`
+              : t`Remove ${name} from your servers?`}
           </p>
           <div className="buttons">
             <button
@@ -146,10 +192,10 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
                 void act(call(commands.mcpRemove(name)));
               }}
             >
-              {server.config.bundled ? "Turn off" : "Remove"}
+              {server.config.bundled ? t`Turn off` : t`Remove`}
             </button>
             <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
+              <Trans>Cancel</Trans>
             </button>
           </div>
         </div>
@@ -157,18 +203,18 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
       <div className="buttons">
         {running ? (
           <button type="button" onClick={() => void act(call(commands.mcpStop(name)))}>
-            Stop
+            <Trans>Stop</Trans>
           </button>
         ) : (
           <button type="button" onClick={() => void act(call(commands.mcpStart(name)))} disabled={!server.config.enabled}>
-            Start
+            <Trans>Start</Trans>
           </button>
         )}
         <button type="button" onClick={() => void act(call(commands.mcpRestart(name)))} disabled={!server.config.enabled}>
-          Restart
+          <Trans>Restart</Trans>
         </button>
         <button type="button" onClick={() => void act(call(commands.mcpRefresh(name)))} disabled={server.status !== "connected"}>
-          Refresh
+          <Trans>Refresh</Trans>
         </button>
         <label className="check inline">
           <input
@@ -176,42 +222,67 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
             checked={server.config.enabled}
             onChange={(e) => void act(call(commands.mcpSetEnabled(name, e.target.checked)))}
           />
-          On
+          <Trans comment="checkbox: the server is turned on">On</Trans>
         </label>
         <button type="button" className="danger" onClick={() => setConfirming(true)}>
-          Remove
+          <Trans>Remove</Trans>
         </button>
       </div>
       <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>
-        {open ? "Hide details" : `Tools, resources and prompts`}
+        {open ? t`Hide details` : t`Tools, resources and prompts`}
       </button>
       {open && (
         <div className="server-details">
-          <h4>Tools</h4>
-          {server.tools.length === 0 && <p className="muted small">None (or not connected).</p>}
-          {server.tools.map((t) => (
-            <details key={t.name}>
+          <h4>
+            <Trans>Tools</Trans>
+          </h4>
+          {server.tools.length === 0 && (
+            <p className="muted small">
+              <Trans>None (or not connected).</Trans>
+            </p>
+          )}
+          {server.tools.map((tool) => (
+            <details key={tool.name}>
               <summary>
-                <code>{t.name}</code> {t.read_only && <span className="tag">read-only</span>}
-                {t.destructive && <span className="tag danger">changes things</span>}
+                <code>{tool.name}</code>{" "}
+                {tool.read_only && (
+                  <span className="tag">
+                    <Trans comment="tag: the tool only reads">read-only</Trans>
+                  </span>
+                )}
+                {tool.destructive && (
+                  <span className="tag danger">
+                    <Trans comment="tag: the tool changes or deletes things">changes things</Trans>
+                  </span>
+                )}
               </summary>
-              <p className="small pre-line">{t.description}</p>
-              <pre className="tool-args">{JSON.stringify(t.input_schema, null, 2)}</pre>
+              <p className="small pre-line">{tool.description}</p>
+              <pre className="tool-args">{JSON.stringify(tool.input_schema, null, 2)}</pre>
             </details>
           ))}
-          {server.resources.length > 0 && <h4>Resources</h4>}
+          {server.resources.length > 0 && (
+            <h4>
+              <Trans>Resources</Trans>
+            </h4>
+          )}
           {server.resources.map((r) => (
             <ResourceRow key={r.uri} server={name} uri={r.uri} label={r.name} />
           ))}
-          {server.prompts.length > 0 && <h4>Prompts</h4>}
+          {server.prompts.length > 0 && (
+            <h4>
+              <Trans>Prompts</Trans>
+            </h4>
+          )}
           {server.prompts.map((p) => (
             <PromptRow key={p.name} server={name} prompt={p.name} description={p.description} args={p.arguments.map((a) => a.name)} />
           ))}
-          <h4>Log</h4>
+          <h4>
+            <Trans>Log</Trans>
+          </h4>
           <button type="button" onClick={() => void showLogs()}>
-            {logs ? "Reload log" : "Show log"}
+            {logs ? t`Reload log` : t`Show log`}
           </button>
-          {logs && <pre className="server-log">{logs.length ? logs.join("\n") : "Nothing yet."}</pre>}
+          {logs && <pre className="server-log">{logs.length ? logs.join("\n") : t`Nothing yet.`}</pre>}
         </div>
       )}
     </fieldset>
@@ -221,14 +292,15 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
 /** A server's sign-in: Sign in when it asks for one, the browser step while it runs (with the
  * page's address, for a browser that did not open), and who signed in with Sign out after. */
 function SignIn({ server, act, now }: { server: ServerView; act: (p: Promise<unknown>) => Promise<void>; now: number }) {
+  const { t } = useLingui();
   const name = server.config.name;
   const page = server.sign_in_page;
   const [copied, setCopied] = useState(false);
   if (page !== null) {
     return (
-      <div className="sign-in" role="status" aria-label={`Signing in to ${name}`}>
+      <div className="sign-in" role="status" aria-label={t`Signing in to ${name}`}>
         <p className="small">
-          {page ? "Finish signing in in your browser. If no page opened, open this address:" : "Opening your browser…"}
+          {page ? t`Finish signing in in your browser. If no page opened, open this address:` : t`Opening your browser…`}
         </p>
         {page && (
           <p className="small path" title={page}>
@@ -241,11 +313,11 @@ function SignIn({ server, act, now }: { server: ServerView; act: (p: Promise<unk
               type="button"
               onClick={() => void navigator.clipboard?.writeText(page).then(() => setCopied(true))}
             >
-              {copied ? "Copied" : "Copy address"}
+              {copied ? t`Copied` : t`Copy address`}
             </button>
           )}
           <button type="button" onClick={() => void act(call(commands.mcpCancelSignIn(name)))}>
-            Cancel
+            <Trans>Cancel</Trans>
           </button>
         </div>
       </div>
@@ -254,23 +326,31 @@ function SignIn({ server, act, now }: { server: ServerView; act: (p: Promise<unk
   const signedIn = server.sign_in?.signed_in ? server.sign_in : null;
   if (signedIn) {
     const expires = signedIn.expires_at ? new Date(signedIn.expires_at) : null;
+    const issuer = signedIn.issuer;
+    // Scopes are the server's own names, listed as they are.
+    const scopes = signedIn.scopes.join(", ");
+    const who = issuer
+      ? scopes
+        ? t`Signed in with ${issuer}, allowed ${scopes}.`
+        : t`Signed in with ${issuer}.`
+      : scopes
+        ? t`Signed in, allowed ${scopes}.`
+        : t`Signed in.`;
+    const expired = expires && !signedIn.can_refresh && expires.getTime() < now;
     return (
       <div className="sign-in">
         <p className="small muted">
-          Signed in{signedIn.issuer ? ` with ${signedIn.issuer}` : ""}
-          {signedIn.scopes.length > 0 ? `, allowed ${signedIn.scopes.join(", ")}` : ""}
-          {expires && !signedIn.can_refresh && expires.getTime() < now
-            ? ". The sign-in has run out: sign in again."
-            : "."}
+          {who}
+          {expired && ` ${t`The sign-in has run out: sign in again.`}`}
         </p>
         <div className="buttons">
           {server.status === "needs_sign_in" && (
             <button type="button" className="primary" onClick={() => void act(call(commands.mcpSignIn(name, null)))}>
-              Sign in again
+              <Trans>Sign in again</Trans>
             </button>
           )}
           <button type="button" onClick={() => void act(call(commands.mcpSignOut(name)))}>
-            Sign out
+            <Trans>Sign out</Trans>
           </button>
         </div>
       </div>
@@ -280,7 +360,7 @@ function SignIn({ server, act, now }: { server: ServerView; act: (p: Promise<unk
   return (
     <div className="buttons">
       <button type="button" className="primary" onClick={() => void act(call(commands.mcpSignIn(name, null)))}>
-        Sign in
+        <Trans>Sign in</Trans>
       </button>
     </div>
   );
@@ -314,13 +394,13 @@ function PromptRow({ server, prompt, description, args }: { server: string; prom
         </label>
       ))}
       <button type="button" onClick={() => void call(commands.mcpGetPrompt(server, prompt, values)).then(setText, (e) => setText(errorMessage(e)))}>
-        Get prompt
+        <Trans>Get prompt</Trans>
       </button>
       {text !== null && (
         <>
           <pre className="tool-args">{text}</pre>
           <button type="button" onClick={() => void navigator.clipboard?.writeText(text)}>
-            Copy
+            <Trans>Copy</Trans>
           </button>
         </>
       )}
@@ -331,6 +411,7 @@ function PromptRow({ server, prompt, description, args }: { server: string; prom
 /** Add a server with a small form (which a well-known server can fill), or by pasting JSON in
  * the `mcpServers` shape. */
 function AddServer({ act, servers }: { act: (p: Promise<unknown>) => Promise<void>; servers: ServerView[] }) {
+  const { t } = useLingui();
   const [mode, setMode] = useState<"form" | "json">("form");
   const [name, setName] = useState("");
   const [command, setCommand] = useState("");
@@ -374,37 +455,37 @@ function AddServer({ act, servers }: { act: (p: Promise<unknown>) => Promise<voi
   };
   return (
     <fieldset className="card">
-      <legend>Add a server</legend>
+      <legend>
+        <Trans>Add a server</Trans>
+      </legend>
       <McpCatalog servers={servers} onPick={pick} />
-      <div className="segmented" role="radiogroup" aria-label="How to add">
+      <div className="segmented" role="radiogroup" aria-label={t`How to add`}>
         {(["form", "json"] as const).map((m) => (
           <label key={m} className={mode === m ? "selected" : undefined}>
             <input type="radio" name="add-mode" checked={mode === m} onChange={() => setMode(m)} />
-            {m === "form" ? "Form" : "Paste JSON"}
+            {m === "form" ? t`Form` : t`Paste JSON`}
           </label>
         ))}
       </div>
       {mode === "form" ? (
         <>
           <label className="field">
-            Name
-            <input aria-label="Server name" value={name} onChange={(e) => setName(e.target.value)} placeholder="time" />
+            <Trans>Name</Trans>
+            <input aria-label={t`Server name`} value={name} onChange={(e) => setName(e.target.value)} placeholder="time" />
           </label>
           <label className="field">
-            Command
-            <input aria-label="Server command" value={command} onChange={(e) => setCommand(e.target.value)} placeholder="uvx mcp-server-time" />
+            <Trans>Command</Trans>
+            {/* eslint-disable-next-line lingui/no-unlocalized-strings -- an example command line */}
+            <input aria-label={t`Server command`} value={command} onChange={(e) => setCommand(e.target.value)} placeholder="uvx mcp-server-time" />
           </label>
           <label className="field">
-            Or URL (Streamable HTTP)
-            <input aria-label="Server URL" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/mcp" />
+            <Trans>Or URL (Streamable HTTP)</Trans>
+            <input aria-label={t`Server URL`} value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/mcp" />
           </label>
           {tokenHeader && picked?.needs.kind === "token" && (
             <label className="field">
-              <span>
-                Token, sent as {tokenHeader.header}: {tokenHeader.prefix}… (make one at{" "}
-                <span className="path">{picked.needs.where_to_get}</span>)
-              </span>
-              <input aria-label="Server token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+              <TokenHint header={tokenHeader.header} prefix={tokenHeader.prefix} where={picked.needs.where_to_get} />
+              <input aria-label={t`Server token`} type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
             </label>
           )}
         </>
@@ -412,10 +493,11 @@ function AddServer({ act, servers }: { act: (p: Promise<unknown>) => Promise<voi
         <label className="field">
           JSON
           <textarea
-            aria-label="Servers JSON"
+            aria-label={t`Servers JSON`}
             rows={6}
             value={json}
             onChange={(e) => setJson(e.target.value)}
+            // eslint-disable-next-line lingui/no-unlocalized-strings -- example JSON, code
             placeholder={'{ "mcpServers": { "time": { "command": "uvx", "args": ["mcp-server-time"] } } }'}
           />
         </label>
@@ -426,8 +508,19 @@ function AddServer({ act, servers }: { act: (p: Promise<unknown>) => Promise<voi
         </p>
       )}
       <button type="button" className="primary" onClick={() => void submit()} disabled={mode === "form" ? !name.trim() || !(command.trim() || url.trim()) : !json.trim()}>
-        Add
+        <Trans>Add</Trans>
       </button>
     </fieldset>
+  );
+}
+
+/** What the token field is for: the header it is sent in, and where to make one. */
+function TokenHint({ header, prefix, where }: { header: string; prefix: string; where: string }) {
+  return (
+    <span>
+      <Trans>
+        Token, sent as {header}: {prefix}… (make one at <span className="path">{where}</span>)
+      </Trans>
+    </span>
   );
 }

@@ -1,6 +1,9 @@
 import { useEffect, useState } from "react";
+import { t } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { CompatibleServer, KeysOverview, ModelInfo, Price, ProviderEndpoint } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 import { LocalModelsCard } from "./LocalModelsCard";
 import { NumberField } from "./ToolSettingsCard";
@@ -8,10 +11,14 @@ import { NumberField } from "./ToolSettingsCard";
 /** The providers' address fields. */
 type UrlKey = "ollama_url" | "openai_url" | "anthropic_url" | "gemini_url";
 
+/** The labels are the providers' names, the same in every language. */
 const URLS: { key: UrlKey; label: string; provider: string; env?: string }[] = [
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a product name
   { key: "ollama_url", label: "Ollama", provider: "ollama", env: "OLLAMA_HOST" },
   { key: "openai_url", label: "OpenAI", provider: "openai", env: "OPENAI_BASE_URL" },
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a product name
   { key: "anthropic_url", label: "Anthropic", provider: "anthropic" },
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a product name
   { key: "gemini_url", label: "Gemini", provider: "gemini" },
 ];
 
@@ -31,10 +38,10 @@ export function ModelsSettings() {
 /** Why `url` cannot be a provider's address, in the user's words; `null` when it can. */
 export function urlProblem(url: string): string | null {
   const trimmed = url.trim();
-  if (!trimmed) return "Type the server's address, e.g. http://127.0.0.1:1234/v1.";
+  if (!trimmed) return t`Type the server's address, e.g. http://127.0.0.1:1234/v1.`;
   const rest = trimmed.replace(/^https?:\/\//, "");
-  if (rest === trimmed) return "The address must start with http:// or https://.";
-  if (!rest || /\s/.test(rest)) return "The address needs a host after http://, with no spaces.";
+  if (rest === trimmed) return t`The address must start with http:// or https://.`;
+  if (!rest || /\s/.test(rest)) return t`The address needs a host after http://, with no spaces.`;
   return null;
 }
 
@@ -43,10 +50,10 @@ const BUILT_IN = ["ollama", "openai", "anthropic", "gemini", "local"];
 /** Why `name` cannot name a server (its models are called NAME:model); `null` when it can. */
 export function serverNameProblem(name: string, taken: string[]): string | null {
   const n = name.trim().toLowerCase();
-  if (!n) return "Give the server a short name.";
-  if (!/^[a-z0-9][a-z0-9_-]*$/.test(n)) return "Use letters, digits, - and _ only (its models are called NAME:model).";
-  if (BUILT_IN.includes(n)) return `“${n}” is a built-in provider; pick another name.`;
-  if (taken.includes(n)) return `A server is already called “${n}”.`;
+  if (!n) return t`Give the server a short name.`;
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(n)) return t`Use letters, digits, - and _ only (its models are called NAME:model).`;
+  if (BUILT_IN.includes(n)) return t`“${n}” is a built-in provider; pick another name.`;
+  if (taken.includes(n)) return t`A server is already called “${n}”.`;
   return null;
 }
 
@@ -57,6 +64,7 @@ function overridden(inUse: ProviderEndpoint[], provider: string, field: string):
 }
 
 function ProvidersCard() {
+  const { t } = useLingui();
   const { settings, setProviders } = useSettings();
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [urlErrors, setUrlErrors] = useState<Record<string, string>>({});
@@ -88,40 +96,49 @@ function ProvidersCard() {
   };
   return (
     <fieldset className="card">
-      <legend>Providers</legend>
-      {URLS.map(({ key, label, provider, env }) => (
-        <label key={key} className="field">
-          {label}
-          <input
-            type="url"
-            aria-label={`${label} URL`}
-            value={draft[key] ?? providers[key]}
-            onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
-            aria-invalid={urlErrors[key] ? true : undefined}
-            onBlur={() => saveUrl(key)}
-            onKeyDown={(e) => e.key === "Enter" && saveUrl(key)}
-          />
-          {urlErrors[key] && (
-            <span className="error small" role="alert">
-              {urlErrors[key]}
-            </span>
-          )}
-          {env && overridden(inUse, provider, providers[key] ?? "") && (
-            <span className="warning small" role="note">
-              In use: {overridden(inUse, provider, providers[key] ?? "")}, set by {env}; this field applies when {env} is not set.
-            </span>
-          )}
-        </label>
-      ))}
+      <legend>
+        <Trans>Providers</Trans>
+      </legend>
+      {URLS.map(({ key, label, provider, env }) => {
+        const inUseUrl = env ? overridden(inUse, provider, providers[key] ?? "") : null;
+        return (
+          <label key={key} className="field">
+            {label}
+            <input
+              type="url"
+              aria-label={t`${label} URL`}
+              value={draft[key] ?? providers[key]}
+              onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
+              aria-invalid={urlErrors[key] ? true : undefined}
+              onBlur={() => saveUrl(key)}
+              onKeyDown={(e) => e.key === "Enter" && saveUrl(key)}
+            />
+            {urlErrors[key] && (
+              <span className="error small" role="alert">
+                {urlErrors[key]}
+              </span>
+            )}
+            {env && inUseUrl && (
+              <span className="warning small" role="note">
+                <Trans>
+                  In use: {inUseUrl}, set by {env}; this field applies when {env} is not set.
+                </Trans>
+              </span>
+            )}
+          </label>
+        );
+      })}
       <NumberField
-        label="Longest context for Ollama models (tokens; a model trained for less uses its own; more takes more memory)"
-        aria="Ollama context"
+        label={t`Longest context for Ollama models (tokens; a model trained for less uses its own; more takes more memory)`}
+        aria={t`Ollama context`}
         min={512}
         step={1024}
         value={providers.ollama_context ?? 16384}
         onSave={(n) => void setProviders({ ...providers, ollama_context: n })}
       />
-      <div className="subhead">OpenAI-compatible servers</div>
+      <div className="subhead">
+        <Trans>OpenAI-compatible servers</Trans>
+      </div>
       {providers.compatible.map((s) => (
         <div key={s.name} className="inline-row">
           <code>{s.name}</code> <span className="path">{s.url}</span>
@@ -130,27 +147,27 @@ function ProvidersCard() {
             className="link-button"
             onClick={() => void setProviders({ ...providers, compatible: providers.compatible.filter((c) => c.name !== s.name) })}
           >
-            Remove
+            <Trans>Remove</Trans>
           </button>
         </div>
       ))}
       <form
         className="inline-row"
-        aria-label="Add an OpenAI-compatible server"
+        aria-label={t`Add an OpenAI-compatible server`}
         onSubmit={(e) => {
           e.preventDefault();
           addServer();
         }}
       >
         <input
-          aria-label="Server name"
-          placeholder="name, e.g. lmstudio"
+          aria-label={t`Server name`}
+          placeholder={t`name, e.g. lmstudio`}
           aria-invalid={serverError.name ? true : undefined}
           value={server.name}
           onChange={(e) => setServer({ ...server, name: e.target.value })}
         />
         <input
-          aria-label="Server URL"
+          aria-label={t`Server URL`}
           placeholder="http://127.0.0.1:1234/v1"
           aria-invalid={serverError.url ? true : undefined}
           value={server.url}
@@ -158,10 +175,10 @@ function ProvidersCard() {
         />
         <label className="check">
           <input type="checkbox" checked={server.needs_key} onChange={(e) => setServer({ ...server, needs_key: e.target.checked })} />
-          key
+          <Trans comment="checkbox: the server needs an API key">key</Trans>
         </label>
         <button type="submit" className="button" disabled={!server.name.trim() || !server.url.trim()}>
-          Add
+          <Trans>Add</Trans>
         </button>
       </form>
       {(serverError.name || serverError.url) && (
@@ -174,6 +191,7 @@ function ProvidersCard() {
 }
 
 function KeysCard() {
+  const { t } = useLingui();
   const [overview, setOverview] = useState<KeysOverview | null>(null);
   const [typed, setTyped] = useState<Record<string, string>>({});
   const [results, setResults] = useState<Record<string, { works: boolean; message: string }>>({});
@@ -195,52 +213,59 @@ function KeysCard() {
   };
   return (
     <fieldset className="card">
-      <legend>API keys</legend>
+      <legend>
+        <Trans>API keys</Trans>
+      </legend>
       {overview.backend.warning && (
         <p className="warning-note" role="note">
           {overview.backend.warning}
         </p>
       )}
-      {overview.keys.map((k) => (
-        <div key={k.provider} className="key-row">
-          <span className="key-name">{k.provider}</span>
-          <span className="muted key-status">
-            {k.masked ? `${k.masked}${k.source === "env" ? " (environment)" : ""}` : "no key"}
-          </span>
-          <input
-            type="password"
-            aria-label={`${k.provider} key`}
-            placeholder="paste a key"
-            autoComplete="off"
-            value={typed[k.provider] ?? ""}
-            onChange={(e) => setTyped({ ...typed, [k.provider]: e.target.value })}
-            onKeyDown={(e) => e.key === "Enter" && void save(k.provider)}
-          />
-          <button type="button" className="button" disabled={!typed[k.provider]?.trim()} onClick={() => void save(k.provider)}>
-            Save
-          </button>
-          {k.masked && k.source !== "env" && (
-            <button
-              type="button"
-              className="link-button"
-              aria-label={`Delete ${k.provider} key`}
-              onClick={() => void call(commands.keyDelete(k.provider)).then(() => setVersion((v) => v + 1))}
-            >
-              Delete
+      {overview.keys.map((k) => {
+        const provider = k.provider;
+        const masked = k.masked;
+        return (
+          <div key={k.provider} className="key-row">
+            <span className="key-name">{k.provider}</span>
+            <span className="muted key-status">
+              {masked ? (k.source === "env" ? t`${masked} (environment)` : masked) : t`no key`}
+            </span>
+            <input
+              type="password"
+              aria-label={t`${provider} key`}
+              placeholder={t`paste a key`}
+              autoComplete="off"
+              value={typed[k.provider] ?? ""}
+              onChange={(e) => setTyped({ ...typed, [k.provider]: e.target.value })}
+              onKeyDown={(e) => e.key === "Enter" && void save(k.provider)}
+            />
+            <button type="button" className="button" disabled={!typed[k.provider]?.trim()} onClick={() => void save(k.provider)}>
+              <Trans>Save</Trans>
             </button>
-          )}
-          {results[k.provider] && (
-            <p className={results[k.provider].works ? "key-result ok" : "key-result bad"} role="status">
-              {results[k.provider].message}
-            </p>
-          )}
-        </div>
-      ))}
+            {k.masked && k.source !== "env" && (
+              <button
+                type="button"
+                className="link-button"
+                aria-label={t`Delete ${provider} key`}
+                onClick={() => void call(commands.keyDelete(k.provider)).then(() => setVersion((v) => v + 1))}
+              >
+                <Trans>Delete</Trans>
+              </button>
+            )}
+            {results[k.provider] && (
+              <p className={results[k.provider].works ? "key-result ok" : "key-result bad"} role="status">
+                {results[k.provider].message}
+              </p>
+            )}
+          </div>
+        );
+      })}
     </fieldset>
   );
 }
 
 function ModelChoiceCard() {
+  const { t } = useLingui();
   const { settings, setModels } = useSettings();
   const [available, setAvailable] = useState<ModelInfo[] | null>(null);
   useEffect(() => {
@@ -255,8 +280,14 @@ function ModelChoiceCard() {
   };
   return (
     <fieldset className="card">
-      <legend>Models</legend>
-      {available.length === 0 && <p className="muted small">No models are available: download one above, start Ollama, or add a key.</p>}
+      <legend>
+        <Trans>Models</Trans>
+      </legend>
+      {available.length === 0 && (
+        <p className="muted small">
+          <Trans>No models are available: download one above, start Ollama, or add a key.</Trans>
+        </p>
+      )}
       <ul className="model-list">
         {available.map((m) => (
           <li key={m.id}>
@@ -268,7 +299,11 @@ function ModelChoiceCard() {
               />
               <span>{m.id}</span>
               <span className="muted small-inline">
-                {[m.capabilities.vision && "vision", m.capabilities.tools && "tools", m.capabilities.thinking && "thinking"]
+                {[
+                  m.capabilities.vision && t({ message: "vision", comment: "model capability: reads images" }),
+                  m.capabilities.tools && t({ message: "tools", comment: "model capability: can call tools" }),
+                  m.capabilities.thinking && t({ message: "thinking", comment: "model capability: reasons before answering" }),
+                ]
                   .filter(Boolean)
                   .join(" · ")}
               </span>
@@ -277,13 +312,13 @@ function ModelChoiceCard() {
         ))}
       </ul>
       <label className="field">
-        New chats start with
+        <Trans>New chats start with</Trans>
         <select
-          aria-label="Default model"
+          aria-label={t`Default model`}
           value={models.default_model ?? ""}
           onChange={(e) => void setModels({ ...models, default_model: e.target.value || null })}
         >
-          <option value="">Automatic (qwen3-vl:8b-instruct, else the first installed)</option>
+          <option value="">{t`Automatic (qwen3-vl:8b-instruct, else the first installed)`}</option>
           {available.map((m) => (
             <option key={m.id} value={m.id}>
               {m.id}
@@ -293,13 +328,14 @@ function ModelChoiceCard() {
       </label>
       <label className="check">
         <input type="checkbox" checked={models.thinking} onChange={(e) => void setModels({ ...models, thinking: e.target.checked })} />
-        Show the reasoning of thinking models
+        <Trans>Show the reasoning of thinking models</Trans>
       </label>
     </fieldset>
   );
 }
 
 function PricesCard() {
+  const { t } = useLingui();
   const { settings, setModels } = useSettings();
   const [table, setTable] = useState<Price[]>([]);
   const [row, setRow] = useState({ model: "", input: "", output: "" });
@@ -316,33 +352,42 @@ function PricesCard() {
   };
   return (
     <fieldset className="card">
-      <legend>Prices (USD per million tokens)</legend>
-      <table className="prices" aria-label="Prices">
+      <legend>
+        <Trans>Prices (USD per million tokens)</Trans>
+      </legend>
+      <table className="prices" aria-label={t`Prices`}>
         <thead>
           <tr>
-            <th>Model</th>
-            <th>In</th>
-            <th>Out</th>
+            <th>
+              <Trans>Model</Trans>
+            </th>
+            <th>
+              <Trans context="price column" comment="price column: input tokens">In</Trans>
+            </th>
+            <th>
+              <Trans context="price column" comment="price column: output tokens">Out</Trans>
+            </th>
             <th />
           </tr>
         </thead>
         <tbody>
           {table.map((p) => {
             const own = mine.some((m) => m.model === p.model);
+            const model = p.model;
             return (
               <tr key={p.model} className={own ? "own" : undefined}>
                 <td>{p.model}</td>
-                <td>{p.input}</td>
-                <td>{p.output}</td>
+                <td>{price(p.input)}</td>
+                <td>{price(p.output)}</td>
                 <td>
                   {own && (
                     <button
                       type="button"
                       className="link-button"
-                      aria-label={`Reset ${p.model}`}
+                      aria-label={t`Reset ${model}`}
                       onClick={() => void setModels({ ...settings.models, prices: mine.filter((m) => m.model !== p.model) })}
                     >
-                      Reset
+                      <Trans>Reset</Trans>
                     </button>
                   )}
                 </td>
@@ -352,13 +397,30 @@ function PricesCard() {
         </tbody>
       </table>
       <div className="inline-row">
-        <input aria-label="Price model" placeholder="provider:model or prefix*" value={row.model} onChange={(e) => setRow({ ...row, model: e.target.value })} />
-        <input aria-label="Input price" placeholder="in" inputMode="decimal" value={row.input} onChange={(e) => setRow({ ...row, input: e.target.value })} />
-        <input aria-label="Output price" placeholder="out" inputMode="decimal" value={row.output} onChange={(e) => setRow({ ...row, output: e.target.value })} />
+        <input aria-label={t`Price model`} placeholder={t`provider:model or prefix*`} value={row.model} onChange={(e) => setRow({ ...row, model: e.target.value })} />
+        <input
+          aria-label={t`Input price`}
+          placeholder={t({ message: "in", comment: "placeholder: price of input tokens" })}
+          inputMode="decimal"
+          value={row.input}
+          onChange={(e) => setRow({ ...row, input: e.target.value })}
+        />
+        <input
+          aria-label={t`Output price`}
+          placeholder={t({ message: "out", comment: "placeholder: price of output tokens" })}
+          inputMode="decimal"
+          value={row.output}
+          onChange={(e) => setRow({ ...row, output: e.target.value })}
+        />
         <button type="button" className="button" onClick={add}>
-          Set
+          <Trans comment="button: set a model's price">Set</Trans>
         </button>
       </div>
     </fieldset>
   );
+}
+
+/** A price per million tokens as typed (no rounding: some are fractions of a cent); none is blank. */
+function price(usd: number | null): string {
+  return usd === null ? "" : formatNumber(usd, { maximumFractionDigits: 6 });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { Permission } from "../../bindings";
 import { SettingsProvider } from "../../lib/settings";

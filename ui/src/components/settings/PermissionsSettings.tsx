@@ -1,44 +1,48 @@
 import { useCallback, useEffect, useState } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { Permission, PermissionKind, RuleDecision } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 
 /** The kinds in the order the page lists them, each with what it means. */
-const KINDS: { kind: PermissionKind; title: string; note: string; none: string }[] = [
+const KINDS: { kind: PermissionKind; title: MessageDescriptor; note: MessageDescriptor; none: MessageDescriptor }[] = [
   {
     kind: "tool_rule",
-    title: "Tool rules",
-    note: "For every conversation, checked in this order: deny, then ask, then allow. Patterns are server:tool; either part may be *.",
-    none: "No rules: every tool asks first.",
+    title: msg`Tool rules`,
+    note: msg`For every conversation, checked in this order: deny, then ask, then allow. Patterns are server:tool; either part may be *.`,
+    none: msg`No rules: every tool asks first.`,
   },
   {
     kind: "conversation_grant",
-    title: "Tools allowed in one conversation",
-    note: "Granted with “For this conversation” on a tool's card.",
-    none: "None.",
+    title: msg`Tools allowed in one conversation`,
+    note: msg`Granted with “Allow in this chat” on a tool's card.`,
+    none: msg({ message: "None.", comment: "no tools allowed in one conversation" }),
   },
   {
     kind: "terminal_command",
-    title: "Commands always allowed",
-    note: "Each is the whole command, exactly as its card showed it, in the folder it was allowed in. Commands Perch blocks never run, whatever is here.",
-    none: "None yet.",
+    title: msg`Commands always allowed`,
+    note: msg`Each is the whole command, exactly as its card showed it, in the folder it was allowed in. Commands Perch blocks never run, whatever is here.`,
+    none: msg({ message: "None yet.", comment: "no commands always allowed" }),
   },
   {
     kind: "conversation_folder",
-    title: "Conversations' own folders",
-    note: "Where a conversation's commands run and may change files, in place of the working folder from Settings → Terminal.",
-    none: "None: every conversation uses the working folder.",
+    title: msg`Conversations' own folders`,
+    note: msg`Where a conversation's commands run and may change files, in place of the working folder from Settings → Terminal.`,
+    none: msg`None: every conversation uses the working folder.`,
   },
   {
     kind: "terminal_session",
-    title: "Terminal sessions",
-    note: "Commands run without asking until the answer that asked ends.",
-    none: "None running.",
+    title: msg`Terminal sessions`,
+    note: msg`Commands run without asking until the answer that asked ends.`,
+    none: msg({ message: "None running.", comment: "no terminal sessions" }),
   },
 ];
 
 /** Settings -> Permissions: everything Perch may do without asking, in one list, each revocable. */
 export function PermissionsSettings() {
+  const { t } = useLingui();
   const { reload } = useSettings();
   const [all, setAll] = useState<Permission[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -80,38 +84,41 @@ export function PermissionsSettings() {
         const items = all?.filter((p) => p.kind === kind) ?? [];
         return (
           <fieldset className="card" key={kind}>
-            <legend>{title}</legend>
-            <p className="muted small">{note}</p>
-            <ul className="rules" aria-label={title}>
-              {items.map((p) => (
-                <li key={p.id}>
-                  <span className="rule-text">
-                    <code>{p.label}</code> <span className="muted small">{p.scope}</span>
-                  </span>
-                  <button type="button" className="link" aria-label={`Revoke ${p.label}`} onClick={() => void revoke(p)}>
-                    Revoke
-                  </button>
-                </li>
-              ))}
-              {all && items.length === 0 && <li className="muted small">{none}</li>}
+            <legend>{t(title)}</legend>
+            <p className="muted small">{t(note)}</p>
+            <ul className="rules" aria-label={t(title)}>
+              {items.map((p) => {
+                const label = p.label;
+                return (
+                  <li key={p.id}>
+                    <span className="rule-text">
+                      <code>{label}</code> <span className="muted small">{p.scope}</span>
+                    </span>
+                    <button type="button" className="link" aria-label={t`Revoke ${label}`} onClick={() => void revoke(p)}>
+                      <Trans>Revoke</Trans>
+                    </button>
+                  </li>
+                );
+              })}
+              {all && items.length === 0 && <li className="muted small">{t(none)}</li>}
             </ul>
             {kind === "tool_rule" && (
               <form
                 className="inline-form"
-                aria-label="Add a tool rule"
+                aria-label={t`Add a tool rule`}
                 onSubmit={(e) => {
                   e.preventDefault();
                   if (pattern.trim()) void addRule();
                 }}
               >
-                <input aria-label="Rule pattern" placeholder="demo:*" value={pattern} onChange={(e) => setPattern(e.target.value)} />
-                <select aria-label="Rule decision" value={decision} onChange={(e) => setDecision(e.target.value as RuleDecision)}>
-                  <option value="allow">allow</option>
-                  <option value="ask">ask</option>
-                  <option value="deny">deny</option>
+                <input aria-label={t`Rule pattern`} placeholder="demo:*" value={pattern} onChange={(e) => setPattern(e.target.value)} />
+                <select aria-label={t`Rule decision`} value={decision} onChange={(e) => setDecision(e.target.value as RuleDecision)}>
+                  <option value="allow">{t({ message: "allow", comment: "a tool rule's decision: run without asking" })}</option>
+                  <option value="ask">{t({ message: "ask", comment: "a tool rule's decision: ask first" })}</option>
+                  <option value="deny">{t({ message: "deny", comment: "a tool rule's decision: never run" })}</option>
                 </select>
                 <button type="submit" disabled={!pattern.trim()}>
-                  Add rule
+                  <Trans>Add rule</Trans>
                 </button>
               </form>
             )}

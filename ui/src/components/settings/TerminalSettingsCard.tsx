@@ -1,18 +1,22 @@
 import { useCallback, useEffect, useState } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { AskLevel, TerminalSettings, TerminalStatus } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
 import { NumberField } from "./ToolSettingsCard";
 
-const LEVELS: { value: AskLevel; label: string }[] = [
-  { value: "always", label: "Before every command" },
-  { value: "on_miss", label: "Unless I always allowed it" },
-  { value: "off", label: "Never (the blocklist and the sandbox still apply)" },
+const LEVELS: { value: AskLevel; label: MessageDescriptor }[] = [
+  { value: "always", label: msg`Before every command` },
+  { value: "on_miss", label: msg`Unless I always allowed it` },
+  { value: "off", label: msg`Never (the blocklist and the sandbox still apply)` },
 ];
 
 /** Settings -> Terminal: when Perch asks, where commands run and may write, the network and
  * the sandbox in force (the commands you always allow are under Permissions). */
 export function TerminalSettingsCard() {
+  const { t } = useLingui();
   const { settings, setTerminal } = useSettings();
   const [status, setStatus] = useState<TerminalStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -37,43 +41,48 @@ export function TerminalSettingsCard() {
   return (
     <>
       <fieldset className="card">
-        <legend>Terminal</legend>
+        <legend>
+          <Trans>Terminal</Trans>
+        </legend>
         <label className="check">
           <input type="checkbox" checked={terminal.enabled} onChange={(e) => save({ enabled: e.target.checked })} />
-          Let models run commands in a terminal
+          <Trans>Let models run commands in a terminal</Trans>
         </label>
         <label className="field">
-          Ask before a command runs
-          <select aria-label="Ask level" value={terminal.ask_level} onChange={(e) => save({ ask_level: e.target.value as AskLevel })}>
+          <Trans>Ask before a command runs</Trans>
+          <select aria-label={t`Ask level`} value={terminal.ask_level} onChange={(e) => save({ ask_level: e.target.value as AskLevel })}>
             {LEVELS.map((l) => (
               <option key={l.value} value={l.value}>
-                {l.label}
+                {t(l.label)}
               </option>
             ))}
           </select>
         </label>
         <label className="field">
-          Working folder (commands run here and may change files only here)
+          <Trans>Working folder (commands run here and may change files only here)</Trans>
           <input
-            aria-label="Working folder"
+            aria-label={t`Working folder`}
             defaultValue={terminal.working_folder}
-            placeholder="~/projects/app (none yet: the first command asks)"
+            placeholder={t`~/projects/app (none yet: the first command asks)`}
             onBlur={(e) => e.target.value !== terminal.working_folder && save({ working_folder: e.target.value.trim() })}
           />
         </label>
         <label className="field">
-          Other folders commands may change (one per line)
+          <Trans>Other folders commands may change (one per line)</Trans>
           <textarea
-            aria-label="Writable folders"
+            aria-label={t`Writable folders`}
             rows={2}
             defaultValue={terminal.writable_folders.join("\n")}
             onBlur={(e) => save({ writable_folders: e.target.value.split("\n").map((l) => l.trim()).filter(Boolean) })}
           />
         </label>
         <label className="field">
-          Environment variables passed to commands besides the usual ones (names, one per line; keys and tokens never pass)
+          <Trans>
+            Environment variables passed to commands besides the usual ones (names, one per line; keys and tokens never
+            pass)
+          </Trans>
           <textarea
-            aria-label="Variables passed to commands"
+            aria-label={t`Variables passed to commands`}
             rows={2}
             defaultValue={terminal.pass_env.join("\n")}
             onBlur={(e) => save({ pass_env: e.target.value.split(/[\s,]+/).map((l) => l.trim()).filter(Boolean) })}
@@ -81,12 +90,24 @@ export function TerminalSettingsCard() {
         </label>
         <label className="check">
           <input type="checkbox" checked={terminal.network} onChange={(e) => save({ network: e.target.checked })} />
-          Let commands use the network
+          <Trans>Let commands use the network</Trans>
         </label>
-        <NumberField label="Time limit per command (seconds, at most 120)" aria="Time limit" min={1} value={terminal.timeout_secs} onSave={(n) => save({ timeout_secs: Math.min(n, 120) })} />
-        <NumberField label="Most output per command (MB)" aria="Most output" min={1} value={terminal.max_output_mb} onSave={(n) => save({ max_output_mb: n })} />
+        <NumberField
+          label={t`Time limit per command (seconds, at most 120)`}
+          aria={t`Time limit`}
+          min={1}
+          value={terminal.timeout_secs}
+          onSave={(n) => save({ timeout_secs: Math.min(n, 120) })}
+        />
+        <NumberField
+          label={t`Most output per command (MB)`}
+          aria={t`Most output`}
+          min={1}
+          value={terminal.max_output_mb}
+          onSave={(n) => save({ max_output_mb: n })}
+        />
         {status && (
-          <p className={status.sandbox.enforced ? "muted small" : "warning small"} role="status" aria-label="Sandbox">
+          <p className={status.sandbox.enforced ? "muted small" : "warning small"} role="status" aria-label={t`Sandbox`}>
             {status.sandbox.summary}
           </p>
         )}
@@ -96,7 +117,9 @@ export function TerminalSettingsCard() {
           {error}
         </p>
       )}
-      <p className="muted small center">Commands you always allow, and conversations given their own folder: Settings → Permissions.</p>
+      <p className="muted small center">
+        <Trans>Commands you always allow, and conversations given their own folder: Settings → Permissions.</Trans>
+      </p>
     </>
   );
 }

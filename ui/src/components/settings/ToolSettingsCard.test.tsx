@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { ToolSettings } from "../../bindings";
 import { SettingsProvider } from "../../lib/settings";

@@ -1,7 +1,11 @@
 import { useEffect, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { DownloadProgress, ModelStatus, RetrieverChoice, ToolSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { formatBytes } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 
 /** A number saved when the field is left or Enter pressed, never half-typed. */
@@ -32,6 +36,7 @@ export function NumberField(props: { label: string; aria: string; value: number;
 
 /** The embedded retrieval model: downloaded once, with progress and a checksum. */
 function EmbeddedModel() {
+  const { t } = useLingui();
   const [status, setStatus] = useState<ModelStatus | null>(null);
   const [progress, setProgress] = useState<DownloadProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -51,25 +56,31 @@ function EmbeddedModel() {
     setProgress(null);
   };
   if (!status) return error ? <p className="error small">{error}</p> : null;
-  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  const done = progress ? formatBytes(progress.done) : "";
+  const total = progress ? formatBytes(progress.total) : "";
+  const size = formatBytes(status.download_bytes);
   return (
-    <div className="field" aria-label="Embedded model">
-      <span>Built-in model (all-MiniLM-L6-v2)</span>
+    <div className="field" aria-label={t`Embedded model`}>
+      <span>{t(BUILT_IN)}</span>
       {status.present ? (
-        <small className="muted">Downloaded; picks tools by meaning, on this computer.</small>
+        <small className="muted">
+          <Trans>Downloaded; picks tools by meaning, on this computer.</Trans>
+        </small>
       ) : progress ? (
         <div className="tool-progress" role="progressbar" aria-valuenow={progress.total ? Math.round((100 * progress.done) / progress.total) : 0} aria-valuemin={0} aria-valuemax={100}>
           <div className="bar" style={{ width: `${progress.total ? (100 * progress.done) / progress.total : 0}%` }} />
           <span>
-            {mb(progress.done)} of {mb(progress.total)}
+            {t({ message: `${done} of ${total}`, comment: "download progress: 45.0 MB of 91.3 MB" })}
           </span>
         </div>
       ) : (
         <div className="buttons">
           <button type="button" onClick={() => void download()}>
-            Download ({mb(status.download_bytes)})
+            <Trans>Download ({size})</Trans>
           </button>
-          <small className="muted">Until then, tools are picked by Ollama's embeddings or by keywords.</small>
+          <small className="muted">
+            <Trans>Until then, tools are picked by Ollama's embeddings or by keywords.</Trans>
+          </small>
         </div>
       )}
       {error && (
@@ -83,16 +94,20 @@ function EmbeddedModel() {
 
 const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
 
-const RETRIEVERS: { value: RetrieverChoice; label: string }[] = [
-  { value: "auto", label: "Best available" },
-  { value: "mini_lm", label: "Built-in model (all-MiniLM-L6-v2)" },
-  { value: "ollama", label: "Ollama embeddings" },
-  { value: "bm25", label: "Keywords (BM25)" },
+/** The retrieval model that ships with Perch (its name stays as it is). */
+const BUILT_IN = msg`Built-in model (all-MiniLM-L6-v2)`;
+
+const RETRIEVERS: { value: RetrieverChoice; label: MessageDescriptor }[] = [
+  { value: "auto", label: msg({ message: "Best available", comment: "how tools are picked: the best way available" }) },
+  { value: "mini_lm", label: BUILT_IN },
+  { value: "ollama", label: msg`Ollama embeddings` },
+  { value: "bm25", label: msg`Keywords (BM25)` },
 ];
 
 /** Settings -> Tools: how many tools the model sees, which always, and which folders servers
  * may use (what runs unasked is under Permissions). */
 export function ToolSettingsCard() {
+  const { t } = useLingui();
   const { settings, setTools } = useSettings();
   const tools = settings?.tools;
   if (!tools) return null;
@@ -100,53 +115,67 @@ export function ToolSettingsCard() {
   return (
     <>
       <fieldset className="card">
-        <legend>Tools</legend>
+        <legend>
+          <Trans>Tools</Trans>
+        </legend>
         <label className="check">
           <input type="checkbox" checked={tools.enabled} onChange={(e) => save({ enabled: e.target.checked })} />
-          Let models use tools from MCP servers
+          <Trans>Let models use tools from MCP servers</Trans>
         </label>
         <label className="check">
           <input type="checkbox" checked={tools.allow_read_only} onChange={(e) => save({ allow_read_only: e.target.checked })} />
-          Run tools marked read-only without asking
+          <Trans>Run tools marked read-only without asking</Trans>
         </label>
         <label className="check">
           <input type="checkbox" checked={tools.skip_with_images} onChange={(e) => save({ skip_with_images: e.target.checked })} />
-          Offer no tools when an image is attached
+          <Trans>Offer no tools when an image is attached</Trans>
         </label>
-        <NumberField label="Tools offered per message (K)" aria="Tools per message" min={1} value={tools.top_k ?? 8} onSave={(n) => save({ top_k: n })} />
-        <NumberField label="Tool rounds per answer" aria="Tool rounds" min={1} value={tools.max_rounds ?? 30} onSave={(n) => save({ max_rounds: n })} />
         <NumberField
-          label="Longest tool result (characters)"
-          aria="Longest tool result"
+          label={t`Tools offered per message (K)`}
+          aria={t`Tools per message`}
+          min={1}
+          value={tools.top_k ?? 8}
+          onSave={(n) => save({ top_k: n })}
+        />
+        <NumberField
+          label={t`Tool rounds per answer`}
+          aria={t`Tool rounds`}
+          min={1}
+          value={tools.max_rounds ?? 30}
+          onSave={(n) => save({ max_rounds: n })}
+        />
+        <NumberField
+          label={t`Longest tool result (characters)`}
+          aria={t`Longest tool result`}
           min={500}
           step={1000}
           value={tools.max_result_chars ?? 20000}
           onSave={(n) => save({ max_result_chars: n })}
         />
         <label className="field">
-          Picking the tools
-          <select aria-label="Retriever" value={tools.retriever} onChange={(e) => save({ retriever: e.target.value as RetrieverChoice })}>
+          <Trans>Picking the tools</Trans>
+          <select aria-label={t`Retriever`} value={tools.retriever} onChange={(e) => save({ retriever: e.target.value as RetrieverChoice })}>
             {RETRIEVERS.map((r) => (
               <option key={r.value} value={r.value}>
-                {r.label}
+                {t(r.label)}
               </option>
             ))}
           </select>
         </label>
         <EmbeddedModel />
         <label className="field">
-          Always offered (server:tool, one per line)
+          <Trans>Always offered (server:tool, one per line)</Trans>
           <textarea
-            aria-label="Always-on tools"
+            aria-label={t`Always-on tools`}
             rows={3}
             defaultValue={(tools.always_on ?? []).join("\n")}
             onBlur={(e) => save({ always_on: lines(e.target.value) })}
           />
         </label>
         <label className="field">
-          Folders (one per line): MCP servers may work in them, and file references in answers open from them
+          <Trans>Folders (one per line): MCP servers may work in them, and file references in answers open from them</Trans>
           <textarea
-            aria-label="Folders"
+            aria-label={t`Folders`}
             rows={2}
             placeholder="/home/me/projects/app"
             defaultValue={(tools.roots ?? []).join("\n")}
@@ -154,7 +183,9 @@ export function ToolSettingsCard() {
           />
         </label>
       </fieldset>
-      <p className="muted small center">Which tools run without asking: Settings → Permissions.</p>
+      <p className="muted small center">
+        <Trans>Which tools run without asking: Settings → Permissions.</Trans>
+      </p>
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { act, render, screen, within } from "@testing-library/react";
+import { act, render, screen, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { UpdatePhase, UpdateStatus } from "../../bindings";
 import { SettingsProvider } from "../../lib/settings";

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { UpdateStatus } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
 import { formatBytes } from "../../lib/format";
@@ -21,6 +22,7 @@ export function useUpdateStatus() {
 
 /** Settings -> General -> Updates. Every step waits for a click: checking only asks. */
 export function UpdatesCard() {
+  const { t } = useLingui();
   const { settings, reload: reloadSettings } = useSettings();
   const { status, error: loadError, reload } = useUpdateStatus();
   const { error, act } = useAction(reload);
@@ -30,26 +32,35 @@ export function UpdatesCard() {
   const failed = phase.kind === "failed" ? phase.message : null;
   const busy = phase.kind === "checking" || phase.kind === "downloading" || phase.kind === "installing";
   const checkAtStart = settings?.updates.check_at_start ?? true;
+  const current = status.current_version;
+  const version = offer?.version ?? "";
+  const received = phase.kind === "downloading" ? formatBytes(phase.received) : "";
+  const total = phase.kind === "downloading" && phase.total ? formatBytes(phase.total) : null;
+  const saved = phase.kind === "ready" ? phase.saved : null;
+  // eslint-disable-next-line lingui/no-unlocalized-strings -- a shell command
+  const aptInstall = `sudo apt install ${saved}`;
 
   return (
-    <fieldset className="card updates" aria-label="Updates">
-      <legend>Updates</legend>
+    <fieldset className="card updates" aria-label={t`Updates`}>
+      <legend>
+        <Trans>Updates</Trans>
+      </legend>
       <p className="small" role="status">
-        {phase.kind === "checking" && "Looking for a newer Perch…"}
-        {phase.kind === "up_to_date" && `Perch ${status.current_version} is up to date.`}
-        {phase.kind === "idle" && `This is Perch ${status.current_version}.`}
+        {phase.kind === "checking" && t`Looking for a newer Perch…`}
+        {phase.kind === "up_to_date" && t`Perch ${current} is up to date.`}
+        {phase.kind === "idle" && t`This is Perch ${current}.`}
         {offer && (phase.kind === "available" || phase.kind === "downloading") && (
-          <>
-            Perch <strong>{offer.version}</strong> is available (this is {status.current_version}).
-          </>
+          <Trans>
+            Perch <strong>{version}</strong> is available (this is {current}).
+          </Trans>
         )}
         {offer && phase.kind === "ready" && (
-          <>
-            Perch <strong>{offer.version}</strong> is downloaded and its signature verified.
-          </>
+          <Trans>
+            Perch <strong>{version}</strong> is downloaded and its signature verified.
+          </Trans>
         )}
-        {phase.kind === "installing" && "Installing… your system may ask for your password."}
-        {offer && phase.kind === "installed" && `Perch ${offer.version} is installed. Restart Perch to use it.`}
+        {phase.kind === "installing" && t`Installing… your system may ask for your password.`}
+        {offer && phase.kind === "installed" && t`Perch ${version} is installed. Restart Perch to use it.`}
       </p>
       {(failed ?? error) && (
         <p className="error small" role="alert">
@@ -58,7 +69,9 @@ export function UpdatesCard() {
       )}
       {offer?.notes && (phase.kind === "available" || phase.kind === "downloading" || phase.kind === "ready") && (
         <details className="release-notes" open={phase.kind === "available"}>
-          <summary>What&apos;s new in {offer.version}</summary>
+          <summary>
+            <Trans>What&apos;s new in {version}</Trans>
+          </summary>
           <Markdown markdown={offer.notes} />
         </details>
       )}
@@ -66,29 +79,34 @@ export function UpdatesCard() {
         <div
           className="tool-progress"
           role="progressbar"
-          aria-label={`Downloading Perch ${offer?.version ?? ""}`}
+          aria-label={t`Downloading Perch ${version}`}
           aria-valuemin={0}
           aria-valuemax={100}
           aria-valuenow={phase.total ? Math.round((phase.received / phase.total) * 100) : undefined}
         >
           <div className="bar" style={{ width: phase.total ? `${(phase.received / phase.total) * 100}%` : "0%" }} />
           <span>
-            {phase.total ? `${formatBytes(phase.received)} of ${formatBytes(phase.total)}` : formatBytes(phase.received)}
+            {total ? t({ message: `${received} of ${total}`, comment: "download progress: 5.0 MB of 20.0 MB" }) : received}
           </span>
         </div>
       )}
       {phase.kind === "ready" && route.kind === "manual" && (
         <p className="warning-note small">
-          {route.reason} The package is saved at <span className="path">{phase.saved}</span>.{" "}
-          {phase.saved?.endsWith(".deb") && (
-            <>
-              Install it with <code>sudo apt install {phase.saved}</code>, then restart Perch.
-            </>
+          {route.reason}{" "}
+          <Trans>
+            The package is saved at <span className="path">{saved}</span>.
+          </Trans>{" "}
+          {saved?.endsWith(".deb") && (
+            <Trans>
+              Install it with <code>{aptInstall}</code>, then restart Perch.
+            </Trans>
           )}
         </p>
       )}
       {phase.kind === "ready" && phase.install_on_quit && (
-        <p className="small muted">It will be installed when you quit Perch.</p>
+        <p className="small muted">
+          <Trans>It will be installed when you quit Perch.</Trans>
+        </p>
       )}
       <div className="buttons">
         {(phase.kind === "idle" ||
@@ -96,29 +114,29 @@ export function UpdatesCard() {
           phase.kind === "checking" ||
           (phase.kind === "failed" && phase.step === "check")) && (
           <button type="button" disabled={busy} onClick={() => void act(call(commands.updateCheck()))}>
-            Check now
+            <Trans>Check now</Trans>
           </button>
         )}
         {(phase.kind === "available" || (phase.kind === "failed" && phase.step === "download")) && (
           <button type="button" className="primary" onClick={() => void act(call(commands.updateDownload()))}>
-            Download {offer?.version}
+            <Trans>Download {version}</Trans>
           </button>
         )}
         {phase.kind === "ready" && route.kind === "in_place" && (
           <>
             <button type="button" className="primary" onClick={() => void act(call(commands.updateInstall(false)))}>
-              Install and restart
+              <Trans>Install and restart</Trans>
             </button>
             {!phase.install_on_quit && (
               <button type="button" onClick={() => void act(call(commands.updateInstall(true)))}>
-                Install when I quit
+                <Trans>Install when I quit</Trans>
               </button>
             )}
           </>
         )}
         {phase.kind === "ready" && route.kind === "manual" && phase.saved && (
           <button type="button" onClick={() => void act(call(commands.updateShowPackage()))}>
-            Show in folder
+            <Trans>Show in folder</Trans>
           </button>
         )}
       </div>
@@ -131,11 +149,13 @@ export function UpdatesCard() {
             void act(call(commands.setUpdateSettings(e.target.checked))).then(() => void reloadSettings())
           }
         />
-        Check for updates when Perch starts
+        <Trans>Check for updates when Perch starts</Trans>
       </label>
       <p className="small muted">
-        Only asks whether there is a newer version, never on a connection your system reports as metered. Nothing is
-        downloaded or installed until you choose to.
+        <Trans>
+          Only asks whether there is a newer version, never on a connection your system reports as metered. Nothing is
+          downloaded or installed until you choose to.
+        </Trans>
       </p>
     </fieldset>
   );
@@ -143,26 +163,32 @@ export function UpdatesCard() {
 
 /** A newer Perch found by the check at start: said once, quietly, with the way to it. */
 export function UpdateNotice() {
+  const { t } = useLingui();
   const { status } = useUpdateStatus();
   const [dismissed, setDismissed] = useState<string | null>(null);
   const offer = status?.phase.kind === "available" ? status.offer : null;
   if (!offer || dismissed === offer.version) return null;
+  const version = offer.version;
   return (
     <div className="notices">
       <div className="notice" role="status">
         <div>
-          <strong>Perch {offer.version} is available</strong>
+          <strong>
+            <Trans>Perch {version} is available</Trans>
+          </strong>
           <p>
-            <a href="#/settings" onClick={() => setDismissed(offer.version)}>
-              See what&apos;s new
-            </a>{" "}
-            in Settings → General → Updates.
+            <Trans>
+              <a href="#/settings" onClick={() => setDismissed(version)}>
+                See what&apos;s new
+              </a>{" "}
+              in Settings → General → Updates.
+            </Trans>
           </p>
         </div>
         <button
           type="button"
           className="icon-button"
-          aria-label="Dismiss"
+          aria-label={t`Dismiss`}
           onClick={() => setDismissed(offer.version)}
         >
           <CloseIcon />

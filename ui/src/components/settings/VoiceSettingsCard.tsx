@@ -1,26 +1,32 @@
 import { useCallback, useEffect, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg, t } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { DownloadProgress, InputDevice, ModelView, PushToTalkMode, ShortcutStatus, VoiceSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { formatBytes, formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 
-const LANGUAGES: [string, string][] = [
-  ["auto", "Detect"],
-  ["en", "English"],
-  ["de", "German"],
-  ["es", "Spanish"],
-  ["fr", "French"],
-  ["it", "Italian"],
-  ["ja", "Japanese"],
-  ["nl", "Dutch"],
-  ["pl", "Polish"],
-  ["pt", "Portuguese"],
-  ["ru", "Russian"],
-  ["uk", "Ukrainian"],
-  ["zh", "Chinese"],
+/** The languages whisper is told to expect (codes as whisper knows them). */
+const LANGUAGES: [string, MessageDescriptor][] = [
+  ["auto", msg({ message: "Detect", comment: "dictation language: detect it from the speech" })],
+  ["en", msg`English`],
+  ["de", msg`German`],
+  ["es", msg`Spanish`],
+  ["fr", msg`French`],
+  ["it", msg`Italian`],
+  ["ja", msg`Japanese`],
+  ["nl", msg`Dutch`],
+  ["pl", msg`Polish`],
+  ["pt", msg`Portuguese`],
+  ["ru", msg`Russian`],
+  ["uk", msg`Ukrainian`],
+  ["zh", msg`Chinese`],
 ];
 
-const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+/** A model's size in whole megabytes (gigabytes with one decimal from 1 GB). */
+const mb = (bytes: number) => formatBytes(bytes, { wholeMegabytes: true });
 
 /** The settings with every field present (the stored row may predate some). */
 function complete(v: VoiceSettings): Required<VoiceSettings> {
@@ -39,6 +45,7 @@ function complete(v: VoiceSettings): Required<VoiceSettings> {
 
 /** Settings -> Voice: the whisper models, the microphone, push-to-talk and what happens to the text. */
 export function VoiceSettingsCard() {
+  const { t } = useLingui();
   const { settings, setVoice } = useSettings();
   const voice = settings?.voice ? complete(settings.voice) : null;
   const save = (change: Partial<VoiceSettings>) => voice && void setVoice({ ...voice, ...change });
@@ -47,19 +54,25 @@ export function VoiceSettingsCard() {
     <>
       <ModelManager chosen={voice.model} onChoose={(model) => save({ model })} />
       <fieldset className="card">
-        <legend>Dictation</legend>
+        <legend>
+          <Trans>Dictation</Trans>
+        </legend>
         <Microphone value={voice.device} onChange={(device) => save({ device })} />
         <label className="field">
-          Language
-          <select aria-label="Language" value={voice.language} onChange={(e) => save({ language: e.target.value })}>
+          <Trans>Language</Trans>
+          <select aria-label={t`Language`} value={voice.language} onChange={(e) => save({ language: e.target.value })}>
             {LANGUAGES.map(([code, name]) => (
               <option key={code} value={code}>
-                {name}
+                {t(name)}
               </option>
             ))}
             {!LANGUAGES.some(([code]) => code === voice.language) && <option value={voice.language}>{voice.language}</option>}
           </select>
-          {voice.model.endsWith(".en") && <small className="muted">English-only models always transcribe English.</small>}
+          {voice.model.endsWith(".en") && (
+            <small className="muted">
+              <Trans>English-only models always transcribe English.</Trans>
+            </small>
+          )}
         </label>
         <label className="check">
           <input
@@ -67,40 +80,43 @@ export function VoiceSettingsCard() {
             checked={voice.send_after_dictation}
             onChange={(e) => save({ send_after_dictation: e.target.checked })}
           />
-          Send after dictation (otherwise the text waits in the box for you to edit)
+          <Trans>Send after dictation (otherwise the text waits in the box for you to edit)</Trans>
         </label>
         <label className="check">
           <input type="checkbox" checked={voice.partial_results} onChange={(e) => save({ partial_results: e.target.checked })} />
-          Show text while I speak
+          <Trans>Show text while I speak</Trans>
         </label>
         <label className="field">
-          Longest recording
+          <Trans>Longest recording</Trans>
           <select
-            aria-label="Longest recording"
+            aria-label={t`Longest recording`}
             value={voice.max_seconds}
             onChange={(e) => save({ max_seconds: Number(e.target.value) })}
           >
-            {[60, 120, 300, 600, 900].map((s) => (
-              <option key={s} value={s}>
-                {s / 60} min
-              </option>
-            ))}
-            {![60, 120, 300, 600, 900].includes(voice.max_seconds) && <option value={voice.max_seconds}>{voice.max_seconds} s</option>}
+            {[60, 120, 300, 600, 900].map((s) => {
+              const minutes = formatNumber(s / 60);
+              return (
+                <option key={s} value={s}>
+                  {t({ message: `${minutes} min`, comment: "a duration in minutes" })}
+                </option>
+              );
+            })}
+            {![60, 120, 300, 600, 900].includes(voice.max_seconds) && <option value={voice.max_seconds}>{inSeconds(voice.max_seconds)}</option>}
           </select>
         </label>
         <label className="field">
-          Keep the model in memory after dictating
+          <Trans>Keep the model in memory after dictating</Trans>
           <select
-            aria-label="Keep the model in memory"
+            aria-label={t`Keep the model in memory`}
             value={voice.keep_model_secs}
             onChange={(e) => save({ keep_model_secs: Number(e.target.value) })}
           >
-            <option value={0}>No, release it at once</option>
-            <option value={120}>2 minutes</option>
-            <option value={600}>10 minutes</option>
-            <option value={3600}>1 hour</option>
+            <option value={0}>{t`No, release it at once`}</option>
+            <option value={120}>{t`2 minutes`}</option>
+            <option value={600}>{t`10 minutes`}</option>
+            <option value={3600}>{t`1 hour`}</option>
             {![0, 120, 600, 3600].includes(voice.keep_model_secs) && (
-              <option value={voice.keep_model_secs}>{voice.keep_model_secs} s</option>
+              <option value={voice.keep_model_secs}>{inSeconds(voice.keep_model_secs)}</option>
             )}
           </select>
         </label>
@@ -114,7 +130,14 @@ export function VoiceSettingsCard() {
   );
 }
 
+/** A number of seconds, short: "45 s". */
+function inSeconds(n: number): string {
+  const seconds = formatNumber(n);
+  return t({ message: `${seconds} s`, comment: "a duration in seconds" });
+}
+
 function Microphone({ value, onChange }: { value: string; onChange: (device: string) => void }) {
+  const { t } = useLingui();
   const [devices, setDevices] = useState<InputDevice[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = useCallback(
@@ -130,31 +153,43 @@ function Microphone({ value, onChange }: { value: string; onChange: (device: str
   );
   useEffect(() => void load(), [load]);
   const missing = value && devices && !devices.some((d) => d.name === value);
+  const systemDefault = devices?.find((d) => d.is_default)?.name;
   return (
     <label className="field">
-      Microphone
+      <Trans>Microphone</Trans>
       <span className="row">
-        <select aria-label="Microphone" value={value} onChange={(e) => onChange(e.target.value)}>
-          <option value="">System default{devices?.find((d) => d.is_default) ? ` (${devices.find((d) => d.is_default)!.name})` : ""}</option>
-          {devices?.map((d) => (
-            <option key={d.name} value={d.name}>
-              {d.name}
-              {d.sample_rate ? ` · ${d.sample_rate / 1000} kHz, ${d.channels} ch` : ""}
-            </option>
-          ))}
-          {missing && <option value={value}>{value} (not connected)</option>}
+        <select aria-label={t`Microphone`} value={value} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{systemDefault ? t`System default (${systemDefault})` : t`System default`}</option>
+          {devices?.map((d) => {
+            const name = d.name;
+            const kilohertz = formatNumber((d.sample_rate ?? 0) / 1000);
+            const channels = formatNumber(d.channels ?? 0);
+            return (
+              <option key={name} value={name}>
+                {d.sample_rate
+                  ? t({ message: `${name} · ${kilohertz} kHz, ${channels} ch`, comment: "a microphone: its name, sample rate and number of channels" })
+                  : name}
+              </option>
+            );
+          })}
+          {missing && <option value={value}>{t`${value} (not connected)`}</option>}
         </select>
         <button type="button" className="link-button" onClick={() => void load()}>
-          Refresh
+          <Trans>Refresh</Trans>
         </button>
       </span>
-      {devices?.length === 0 && <small className="error">No microphone found.</small>}
+      {devices?.length === 0 && (
+        <small className="error">
+          <Trans>No microphone found.</Trans>
+        </small>
+      )}
       {error && <small className="error">{error}</small>}
     </label>
   );
 }
 
 function ModelManager({ chosen, onChoose }: { chosen: string; onChoose: (name: string) => void }) {
+  const { t } = useLingui();
   const [models, setModels] = useState<ModelView[]>([]);
   const [progress, setProgress] = useState<Record<string, DownloadProgress>>({});
   const [error, setError] = useState<string | null>(null);
@@ -187,22 +222,32 @@ function ModelManager({ chosen, onChoose }: { chosen: string; onChoose: (name: s
 
   return (
     <fieldset className="card">
-      <legend>Speech model</legend>
+      <legend>
+        <Trans>Speech model</Trans>
+      </legend>
       <p className="muted small">
-        Whisper runs on this computer; nothing you say leaves it. Bigger models make fewer mistakes and need more memory and time.
+        <Trans>
+          Whisper runs on this computer; nothing you say leaves it. Bigger models make fewer mistakes and need more memory and time.
+        </Trans>
       </p>
-      <table className="voice-models" aria-label="Whisper models">
+      <table className="voice-models" aria-label={t`Whisper models`}>
         <tbody>
           {models.map((m) => {
             const p = progress[m.name];
+            const name = m.name;
+            const size = mb(m.size);
+            const memory = mb(m.memory_mb * 1e6);
+            const done = p ? mb(p.done) : "";
+            const total = p ? mb(p.total) : "";
+            const partial = mb(m.partial);
             return (
-              <tr key={m.name} aria-label={`Model ${m.name}`}>
+              <tr key={m.name} aria-label={t`Model ${name}`}>
                 <td>
                   <label className="check">
                     <input
                       type="radio"
                       name="voice-model"
-                      aria-label={`Use ${m.name}`}
+                      aria-label={t`Use ${name}`}
                       checked={chosen === m.name}
                       disabled={m.state !== "ready"}
                       onChange={() => onChoose(m.name)}
@@ -210,42 +255,41 @@ function ModelManager({ chosen, onChoose }: { chosen: string; onChoose: (name: s
                     <strong>{m.name}</strong>
                   </label>
                   <small className="muted">
-                    {m.english_only ? "English" : "99 languages"} · {m.summary}
+                    {m.english_only ? t({ message: "English", comment: "a speech model that knows only English" }) : t`99 languages`} · {m.summary}
                   </small>
                 </td>
                 <td className="muted small">
-                  {mb(m.size)} disk
-                  <br />~{m.memory_mb} MB memory
+                  {t({ message: `${size} disk`, comment: "the space a model takes on disk" })}
+                  <br />
+                  {t({ message: `~${memory} memory`, comment: "about how much memory a model needs" })}
                 </td>
                 <td>
                   {p ? (
-                    <div className="tool-progress" role="progressbar" aria-label={`Downloading ${m.name}`} aria-valuenow={Math.round((100 * p.done) / Math.max(1, p.total))} aria-valuemin={0} aria-valuemax={100}>
+                    <div className="tool-progress" role="progressbar" aria-label={t`Downloading ${name}`} aria-valuenow={Math.round((100 * p.done) / Math.max(1, p.total))} aria-valuemin={0} aria-valuemax={100}>
                       <div className="bar" style={{ width: `${(100 * p.done) / Math.max(1, p.total)}%` }} />
-                      <span>
-                        {mb(p.done)} of {mb(p.total)}
-                      </span>
+                      <span>{t`${done} of ${total}`}</span>
                       <button type="button" className="link-button" onClick={() => void call(commands.voiceModelCancel(m.name))}>
-                        Stop
+                        <Trans>Stop</Trans>
                       </button>
                     </div>
                   ) : m.state === "ready" ? (
                     confirm === m.name ? (
                       <span className="buttons">
                         <button type="button" className="danger" onClick={() => void remove(m.name)}>
-                          Delete {m.name}
+                          <Trans>Delete {name}</Trans>
                         </button>
                         <button type="button" className="link-button" onClick={() => setConfirm(null)}>
-                          Keep
+                          <Trans comment="button: keep the model, do not delete it">Keep</Trans>
                         </button>
                       </span>
                     ) : (
                       <button type="button" className="link-button" onClick={() => setConfirm(m.name)}>
-                        Delete
+                        <Trans>Delete</Trans>
                       </button>
                     )
                   ) : (
                     <button type="button" onClick={() => void download(m.name)}>
-                      {m.state === "partial" ? `Resume (${mb(m.partial)} here)` : "Download"}
+                      {m.state === "partial" ? t`Resume (${partial} here)` : t`Download`}
                     </button>
                   )}
                 </td>
@@ -266,6 +310,7 @@ function ModelManager({ chosen, onChoose }: { chosen: string; onChoose: (name: s
 
 /** A ggml model file of the user's own (a quantized or fine-tuned whisper), used as it is. */
 function ModelFile({ chosen, onChoose }: { chosen: string; onChoose: (path: string) => void }) {
+  const { t } = useLingui();
   const [draft, setDraft] = useState<string | null>(null);
   const commit = () => {
     if (draft !== null && draft.trim() && draft.trim() !== chosen) onChoose(draft.trim());
@@ -273,21 +318,26 @@ function ModelFile({ chosen, onChoose }: { chosen: string; onChoose: (path: stri
   };
   return (
     <label className="field">
-      Or use a model file (whisper.cpp ggml format)
+      <Trans>Or use a model file (whisper.cpp ggml format)</Trans>
       <input
-        aria-label="Model file"
+        aria-label={t`Model file`}
         placeholder="/path/to/ggml-model.bin"
         value={draft ?? chosen}
         onChange={(e) => setDraft(e.target.value)}
         onBlur={commit}
         onKeyDown={(e) => e.key === "Enter" && commit()}
       />
-      {chosen && <small className="muted">Dictation uses this file.</small>}
+      {chosen && (
+        <small className="muted">
+          <Trans>Dictation uses this file.</Trans>
+        </small>
+      )}
     </label>
   );
 }
 
 function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: (accelerator: string, mode: PushToTalkMode) => void }) {
+  const { t } = useLingui();
   const [status, setStatus] = useState<ShortcutStatus | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
   useEffect(() => {
@@ -297,13 +347,17 @@ function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: 
     if (draft !== null && draft.trim() !== props.accelerator) props.onSave(draft.trim(), props.mode);
     setDraft(null);
   };
+  const active = status?.assigned ?? status?.accelerator;
   return (
     <fieldset className="card">
-      <legend>Push to talk</legend>
+      <legend>
+        <Trans>Push to talk</Trans>
+      </legend>
       <label className="field">
-        Shortcut (works while Perch is hidden or in mini mode; empty turns it off)
+        <Trans>Shortcut (works while Perch is hidden or in mini mode; empty turns it off)</Trans>
         <input
-          aria-label="Push-to-talk shortcut"
+          aria-label={t`Push-to-talk shortcut`}
+           
           placeholder="Ctrl+Alt+Space"
           value={draft ?? props.accelerator}
           onChange={(e) => setDraft(e.target.value)}
@@ -311,11 +365,11 @@ function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: 
           onKeyDown={(e) => e.key === "Enter" && commit()}
         />
       </label>
-      <div className="segmented" role="radiogroup" aria-label="Push-to-talk mode">
+      <div className="segmented" role="radiogroup" aria-label={t`Push-to-talk mode`}>
         {(
           [
-            ["hold", "Hold to talk"],
-            ["toggle", "Press to start and stop"],
+            ["hold", t`Hold to talk`],
+            ["toggle", t`Press to start and stop`],
           ] as const
         ).map(([mode, label]) => (
           <label key={mode} className={props.mode === mode ? "selected" : undefined}>
@@ -329,7 +383,9 @@ function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: 
           {status.problem}
         </p>
       ) : status?.active ? (
-        <small className="muted">Active: {status.assigned ?? status.accelerator}</small>
+        <small className="muted">
+          <Trans>Active: {active}</Trans>
+        </small>
       ) : null}
     </fieldset>
   );

@@ -1,3 +1,4 @@
+import { Trans } from "@lingui/react/macro";
 import { useTerminal } from "../../lib/terminal";
 
 /** Shown while session mode is on for this conversation, with a way to end it now. */
@@ -5,14 +6,17 @@ export function SessionBanner({ conversationId }: { conversationId: string | nul
   const { sessions, endSession } = useTerminal();
   const session = conversationId ? sessions[conversationId] : undefined;
   if (!conversationId || !session) return null;
+  const folder = session.folder;
   return (
     <div className="session-banner" role="status">
       <span>
-        <strong>Session mode</strong>: commands in <span className="path">{session.folder}</span> run without asking until
-        this answer ends.
+        <Trans>
+          <strong>Session mode</strong>: commands in <span className="path">{folder}</span> run without asking until this answer
+          ends.
+        </Trans>
       </span>
       <button type="button" onClick={() => void endSession(conversationId)}>
-        End
+        <Trans comment="button: end the terminal session now">End</Trans>
       </button>
     </div>
   );

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { ApprovalChoice, ApprovalDetail, OpenQuestion } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useQuestions } from "../../lib/questions";
@@ -10,6 +11,7 @@ type Choice = { choice: ApprovalChoice; label: string; kind?: "primary" | "dange
 /** The question for a terminal tool: the command (or session, or input) with what it needs to
  * be judged, and Run / Deny / Always allow this command. */
 export function TerminalApproval({ ask, detail }: { ask: OpenQuestion; detail: ApprovalDetail }) {
+  const { t } = useLingui();
   const { answer } = useQuestions();
   // The first command, before a working folder is chosen: Run waits for the folder. Later, a
   // conversation can be given its own folder here, for a command the model gave no folder.
@@ -26,7 +28,9 @@ export function TerminalApproval({ ask, detail }: { ask: OpenQuestion; detail: A
     case "command":
       body = (
         <>
-          <p>Run this command?</p>
+          <p>
+            <Trans>Run this command?</Trans>
+          </p>
           <pre className="shell-line">
             <ShellCommand command={detail.command} />
           </pre>
@@ -40,24 +44,30 @@ export function TerminalApproval({ ask, detail }: { ask: OpenQuestion; detail: A
             />
           )}
           <dl className="facts compact">
-            <dt>In</dt>
+            <dt>
+              <Trans context="command folder" comment="the folder the command runs in">In</Trans>
+            </dt>
             <dd className="folder-row">
-              <span className="path">{detail.needs_folder || folder ? (folder ?? "(choose a folder)") : detail.cwd}</span>
+              <span className="path">{detail.needs_folder || folder ? (folder ?? t`(choose a folder)`) : detail.cwd}</span>
               {!detail.needs_folder && !changing && !modelChoseFolder && conversationId && (
                 <button type="button" className="link-button" onClick={() => setChanging(true)}>
-                  Change…
+                  <Trans comment="link: run the command in another folder">Change…</Trans>
                 </button>
               )}
             </dd>
             {detail.reason && (
               <>
-                <dt>Why</dt>
+                <dt>
+                  <Trans comment="why the model runs the command">Why</Trans>
+                </dt>
                 <dd>{detail.reason}</dd>
               </>
             )}
             {!detail.needs_folder && !folderChanged && (
               <>
-                <dt>Sandbox</dt>
+                <dt>
+                  <Trans comment="what the sandbox lets the command do">Sandbox</Trans>
+                </dt>
                 <dd className={detail.sandbox.enforced ? undefined : "warning"}>{detail.sandbox.summary}</dd>
               </>
             )}
@@ -66,40 +76,61 @@ export function TerminalApproval({ ask, detail }: { ask: OpenQuestion; detail: A
         </>
       );
       choices = [
-        { choice: "once", label: "Run", kind: "primary" },
-        { choice: "deny", label: "Deny", kind: "danger" },
-        ...(detail.can_remember && !folderChanged ? [{ choice: "always" as const, label: "Always allow this command" }] : []),
+        { choice: "once", label: t({ context: "terminal command approval", message: "Run", comment: "button: run the command shown, this once" }), kind: "primary" },
+        { choice: "deny", label: t({ context: "terminal command approval", message: "Deny", comment: "button: refuse what the model asks" }), kind: "danger" },
+        ...(detail.can_remember && !folderChanged
+          ? [
+              {
+                choice: "always" as const,
+                label: t({ context: "terminal command approval", message: "Always allow this command", comment: "button: run it, and this command from now on without asking" }),
+              },
+            ]
+          : []),
       ];
       break;
-    case "session":
+    case "session": {
+      const folder = detail.folder;
+      const reason = detail.reason;
       body = (
         <>
           <p>
-            Start a terminal session in <span className="path">{detail.folder}</span>? Commands run without asking until this
-            answer ends; the blocklist and the sandbox still apply.
+            <Trans>
+              Start a terminal session in <span className="path">{folder}</span>? Commands run without asking until this answer
+              ends; the blocklist and the sandbox still apply.
+            </Trans>
           </p>
-          {detail.reason && <p className="muted">Why: {detail.reason}</p>}
+          {reason && (
+            <p className="muted">
+              <Trans comment="why the model asks">Why: {reason}</Trans>
+            </p>
+          )}
         </>
       );
       choices = [
-        { choice: "once", label: "Start session", kind: "primary" },
-        { choice: "deny", label: "Deny", kind: "danger" },
+        { choice: "once", label: t({ context: "terminal session approval", message: "Start session", comment: "button: start the terminal session asked for" }), kind: "primary" },
+        { choice: "deny", label: t({ context: "terminal session approval", message: "Deny", comment: "button: refuse what the model asks" }), kind: "danger" },
       ];
       break;
-    case "input":
+    }
+    case "input": {
+      const typed = JSON.stringify(detail.text);
+      const program = detail.command;
       body = (
         <p>
-          Type <code>{JSON.stringify(detail.text)}</code> into {detail.command}?
+          <Trans>
+            Type <code>{typed}</code> into {program}?
+          </Trans>
         </p>
       );
       choices = [
-        { choice: "once", label: "Send", kind: "primary" },
-        { choice: "deny", label: "Deny", kind: "danger" },
+        { choice: "once", label: t({ context: "terminal input approval", message: "Send", comment: "button: type the text shown into the running command" }), kind: "primary" },
+        { choice: "deny", label: t({ context: "terminal input approval", message: "Deny", comment: "button: refuse what the model asks" }), kind: "danger" },
       ];
       break;
+    }
   }
   return (
-    <div className="approval" role="group" aria-label="Approve this command">
+    <div className="approval" role="group" aria-label={t`Approve this command`}>
       {body}
       <div className="buttons">
         {choices.map((c) => (
@@ -129,6 +160,7 @@ function FolderChoice(props: {
   onCancel?: () => void;
 }) {
   const { chosen, onChosen, conversationId, firstUse, onCancel } = props;
+  const { t } = useLingui();
   const [typed, setTyped] = useState("");
   const [error, setError] = useState<string | null>(null);
   // The first folder is everyone's default; one chosen later is this conversation's own.
@@ -149,15 +181,23 @@ function FolderChoice(props: {
   if (chosen) {
     return (
       <p className="note" role="status">
-        Commands {onlyHere ? "in this conversation " : ""}will run in <span className="path">{chosen}</span> and may change
-        files only there ({onlyHere ? "Settings -> Permissions" : "Settings -> Terminal"}).
+        {onlyHere ? (
+          <Trans>
+            Commands in this conversation will run in <span className="path">{chosen}</span> and may change files only there (Settings
+            -&gt; Permissions).
+          </Trans>
+        ) : (
+          <Trans>
+            Commands will run in <span className="path">{chosen}</span> and may change files only there (Settings -&gt; Terminal).
+          </Trans>
+        )}
       </p>
     );
   }
   return (
     <form
       className="folder-choice"
-      aria-label="Working folder"
+      aria-label={t`Working folder`}
       onSubmit={(e) => {
         e.preventDefault();
         if (typed.trim()) void choose(typed);
@@ -165,27 +205,27 @@ function FolderChoice(props: {
     >
       <p className="note">
         {firstUse
-          ? "Perch needs a working folder first: commands run there and may change files only there."
-          : "Where should commands run? They may change files only there."}
+          ? t`Perch needs a working folder first: commands run there and may change files only there.`
+          : t`Where should commands run? They may change files only there.`}
       </p>
       <div className="row">
-        <input aria-label="Folder for commands" placeholder="~/projects/app" value={typed} onChange={(e) => setTyped(e.target.value)} />
+        <input aria-label={t`Folder for commands`} placeholder="~/projects/app" value={typed} onChange={(e) => setTyped(e.target.value)} />
         <button type="submit" disabled={!typed.trim()}>
-          Use
+          <Trans comment="button: use the folder typed">Use</Trans>
         </button>
         <button type="button" onClick={() => void choose(null)}>
-          Choose…
+          <Trans comment="button: pick the folder in the system's dialog">Choose…</Trans>
         </button>
         {onCancel && (
           <button type="button" className="link-button" onClick={onCancel}>
-            Cancel
+            <Trans>Cancel</Trans>
           </button>
         )}
       </div>
       {conversationId && (
         <label className="check small">
           <input type="checkbox" checked={onlyHere} onChange={(e) => setOnlyHere(e.target.checked)} />
-          Only for this conversation
+          <Trans>Only for this conversation</Trans>
         </label>
       )}
       {error && (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { act, render, screen, waitFor } from "@testing-library/react";
+import { act, render, screen, waitFor } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { OpenQuestion, TerminalUpdate, ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
@@ -156,7 +156,7 @@ describe("TerminalCard", () => {
         event: { id: 1, conversation_id: "conv", message_id: 2, call_id: "c1", command: "cargo test", cwd: "/w", exit_code: 0, output: "", output_bytes: 20, duration_ms: 1500, timed_out: false, denied: false, killed: false, blocked: null, sandbox: "", created_at: 0 },
       },
     });
-    expect(await screen.findByText("exit 0 · 1.5 s")).toBeInTheDocument();
+    expect(await screen.findByText("exit 0 · 1.5 sec")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Kill" })).not.toBeInTheDocument();
   });
 

@@ -1,9 +1,13 @@
 import { useEffect, useRef, useState } from "react";
+import { msg, plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import "@xterm/xterm/css/xterm.css";
 import type { TerminalEvent } from "../../bindings";
 import { call, commands } from "../../ipc";
+import { i18n } from "../../i18n";
+import { formatNumber } from "../../lib/format";
 import { formatDuration, useTerminal } from "../../lib/terminal";
 import { PanelWriter } from "../../lib/terminalFlow";
 
@@ -17,17 +21,33 @@ function header(command: string, cwd: string): string {
   return `\r\n${DIM}${cwd}${RESET}\r\n${BOLD}$ ${command}${RESET}\r\n`;
 }
 
+// The lines Perch writes into the terminal are translated when written (not at module load).
 function footer(e: TerminalEvent): string {
-  if (e.blocked) return `\x1b[31m[blocked: ${e.blocked}]${RESET}\r\n`;
-  if (e.denied) return `\x1b[33m[declined]${RESET}\r\n`;
-  const how = e.timed_out ? "timed out" : e.killed ? "killed" : e.exit_code === null ? "ended by a signal" : `exit ${e.exit_code}`;
-  const cut = e.output_bytes > e.output.length ? `, ${e.output_bytes} bytes in all` : "";
-  return `\r\n${DIM}[${how} · ${formatDuration(e.duration_ms)}${cut}]${RESET}\r\n`;
+  const { blocked, exit_code: code } = e;
+  if (blocked) return `\x1b[31m${i18n._(msg({ message: `[blocked: ${blocked}]`, comment: "terminal: why Perch refused the command" }))}${RESET}\r\n`;
+  if (e.denied) return `\x1b[33m${i18n._(msg({ message: "[declined]", comment: "terminal: the user declined the command" }))}${RESET}\r\n`;
+  const how = i18n._(
+    e.timed_out
+      ? msg({ message: "timed out", comment: "terminal: how the command ended" })
+      : e.killed
+        ? msg({ message: "killed", comment: "terminal: how the command ended" })
+        : e.exit_code === null
+          ? msg({ message: "ended by a signal", comment: "terminal: how the command ended" })
+          : msg({ message: `exit ${code}`, comment: "terminal: how the command ended, its exit code" }),
+  );
+  const duration = formatDuration(e.duration_ms);
+  const bytes = formatNumber(e.output_bytes);
+  const line =
+    e.output_bytes > e.output.length
+      ? i18n._(msg({ message: `[${how} · ${duration}, ${bytes} bytes in all]`, comment: "terminal: how it ended, how long it took, output kept in part" }))
+      : `[${how} · ${duration}]`;
+  return `\r\n${DIM}${line}${RESET}\r\n`;
 }
 
 /** The conversation's terminal: every command with its output, exit code and duration (the
  * saved ones replayed from the database), live output as it arrives, and Kill. */
 export function TerminalPanel({ conversationId, onClose }: { conversationId: string | null; onClose: () => void }) {
+  const { t } = useLingui();
   const host = useRef<HTMLDivElement>(null);
   const { jobs, listen, runningNow, kill } = useTerminal();
   const [history, setHistory] = useState<TerminalEvent[]>([]);
@@ -119,36 +139,55 @@ export function TerminalPanel({ conversationId, onClose }: { conversationId: str
   }, [conversationId, listen, runningNow]);
 
   const running = Object.values(jobs).filter((j) => j.view.conversation_id === conversationId && !j.event);
+  const commandCount = history.length;
   return (
-    <aside className="terminal-panel" aria-label="Terminal">
+    <aside className="terminal-panel" aria-label={t({ message: "Terminal", comment: "the terminal panel" })}>
       <header>
-        <strong>Terminal</strong>
-        <span className="muted">
-          {history.length} command{history.length === 1 ? "" : "s"}
-        </span>
-        <button type="button" className="icon" aria-label="Close the terminal" onClick={onClose}>
+        <strong>
+          <Trans comment="the terminal panel's title">Terminal</Trans>
+        </strong>
+        <span className="muted">{t`${plural(commandCount, { one: "# command", other: "# commands" })}`}</span>
+        <button type="button" className="icon" aria-label={t`Close the terminal`} onClick={onClose}>
           ×
         </button>
       </header>
-      <ol className="terminal-commands" aria-label="Commands">
-        {history.map((e) => (
+      <ol className="terminal-commands" aria-label={t({ message: "Commands", comment: "the terminal commands of this conversation" })}>
+        {history.map((e) => {
+          const code = e.exit_code;
+          return (
           <li key={e.id} className={e.blocked ? "blocked" : e.denied ? "denied" : e.exit_code === 0 ? "ok" : "failed"}>
             <code>{e.command}</code>
             <span className="muted">
-              {e.blocked ? "blocked" : e.denied ? "declined" : e.exit_code === null ? (e.timed_out ? "timed out" : "killed") : `exit ${e.exit_code}`}
+              {e.blocked
+                ? t({ message: "blocked", comment: "a terminal command's status" })
+                : e.denied
+                  ? t({ message: "declined", comment: "a terminal command's status" })
+                  : e.exit_code === null
+                    ? e.timed_out
+                      ? t({ message: "timed out", comment: "a terminal command's status" })
+                      : t({ message: "killed", comment: "a terminal command's status" })
+                    : t({ message: `exit ${code}`, comment: "a terminal command's status: its exit code" })}
               {!e.blocked && !e.denied && ` · ${formatDuration(e.duration_ms)}`}
             </span>
           </li>
-        ))}
-        {running.map((j) => (
-          <li key={`run-${j.view.job}`} className="running">
-            <code>{j.view.command}</code>
-            <span className="muted">running{j.runningFor ? ` ${j.runningFor} s` : ""}</span>
-            <button type="button" className="danger" onClick={() => void kill(j.view.job)}>
-              Kill
-            </button>
-          </li>
-        ))}
+          );
+        })}
+        {running.map((j) => {
+          const seconds = j.runningFor ? formatNumber(j.runningFor) : "";
+          return (
+            <li key={`run-${j.view.job}`} className="running">
+              <code>{j.view.command}</code>
+              <span className="muted">
+                {j.runningFor
+                  ? t({ message: `running ${seconds} s`, comment: "a terminal command's status; s: seconds" })
+                  : t({ message: "running", comment: "a terminal command's status" })}
+              </span>
+              <button type="button" className="danger" onClick={() => void kill(j.view.job)}>
+                <Trans comment="button: kill the running command">Kill</Trans>
+              </button>
+            </li>
+          );
+        })}
       </ol>
       <div className="xterm-host" ref={host} data-testid="terminal-screen" />
     </aside>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, within } from "../../test/render";
 import type { ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
 import { onCommand } from "../../test/tauri";

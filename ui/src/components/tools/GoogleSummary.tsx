@@ -1,4 +1,7 @@
+import { plural } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { ToolCallRecord } from "../../bindings";
+import { formatNumber } from "../../lib/format";
 
 /** The bundled Google server's calls, whose cards show mail and events instead of raw JSON. */
 export function isGoogleCall(call: ToolCallRecord): boolean {
@@ -35,14 +38,27 @@ export function GoogleSummary({ call }: { call: ToolCallRecord }) {
 }
 
 function Asked({ tool, args }: { tool: string; args: Fields }) {
+  const { t } = useLingui();
   switch (tool) {
-    case "gmail_search":
-      return <p className="small">Search mail for <q>{text(args.query)}</q></p>;
+    case "gmail_search": {
+      const query = text(args.query);
+      return (
+        <p className="small">
+          <Trans>
+            Search mail for <q>{query}</q>
+          </Trans>
+        </p>
+      );
+    }
     case "gmail_send":
     case "gmail_create_draft":
       return (
         <Letter
-          heading={tool === "gmail_send" ? "Send" : "Save a draft"}
+          heading={
+            tool === "gmail_send"
+              ? t({ context: "email heading", message: "Send", comment: "heading: an email the model asks to send" })
+              : t({ context: "email heading", message: "Save a draft", comment: "heading: an email the model asks to save as a draft" })
+          }
           to={list(args.to)}
           cc={list(args.cc)}
           bcc={list(args.bcc)}
@@ -54,34 +70,78 @@ function Asked({ tool, args }: { tool: string; args: Fields }) {
       return (
         <>
           <p className="small muted">
-            In the message's thread, to its sender (or the address it asks replies to go to)
-            {args.reply_all ? ", copying everyone else it went to" : ""}.
+            {args.reply_all ? (
+              <Trans>
+                In the message's thread, to its sender (or the address it asks replies to go to), copying everyone else it went to.
+              </Trans>
+            ) : (
+              <Trans>In the message's thread, to its sender (or the address it asks replies to go to).</Trans>
+            )}
           </p>
-          <Letter heading={args.reply_all ? "Reply to all" : "Reply"} body={text(args.body)} />
+          <Letter
+            heading={
+              args.reply_all
+                ? t({ context: "email heading", message: "Reply to all", comment: "heading: an email reply the model asks to send" })
+                : t({ context: "email heading", message: "Reply", comment: "heading: an email reply the model asks to send" })
+            }
+            body={text(args.body)}
+          />
         </>
       );
-    case "gmail_trash":
-      return <p className="small">Move message {text(args.message_id)} to the trash</p>;
-    case "gmail_modify_labels":
+    case "gmail_trash": {
+      const id = text(args.message_id);
       return (
         <p className="small">
-          Message {text(args.message_id)}
-          {list(args.add).length > 0 && `: add ${list(args.add).map(text).join(", ")}`}
-          {list(args.remove).length > 0 && `; remove ${list(args.remove).map(text).join(", ")}`}
+          <Trans>Move message {id} to the trash</Trans>
         </p>
       );
+    }
+    case "gmail_modify_labels": {
+      const id = text(args.message_id);
+      const adding = list(args.add).length > 0;
+      const removing = list(args.remove).length > 0;
+      const add = list(args.add).map(text).join(", ");
+      const remove = list(args.remove).map(text).join(", ");
+      return (
+        <p className="small">
+          {adding && removing
+            ? t({ message: `Message ${id}: add ${add}; remove ${remove}`, comment: "labels the model asks to add to and remove from an email" })
+            : adding
+              ? t({ message: `Message ${id}: add ${add}`, comment: "labels the model asks to add to an email" })
+              : removing
+                ? t({ message: `Message ${id}; remove ${remove}`, comment: "labels the model asks to remove from an email" })
+                : t({ message: `Message ${id}`, comment: "an email the model asks to change the labels of" })}
+        </p>
+      );
+    }
     case "calendar_create_event":
-    case "calendar_update_event":
+    case "calendar_update_event": {
+      const id = text(args.event_id);
       return (
         <EventChange
-          heading={tool === "calendar_create_event" ? "New event" : `Change event ${text(args.event_id)}`}
+          heading={tool === "calendar_create_event" ? t`New event` : t`Change event ${id}`}
           event={tool === "calendar_update_event" ? fields(args.change) : args}
         />
       );
-    case "calendar_delete_event":
-      return <p className="small">Delete event {text(args.event_id)}</p>;
-    case "calendar_quick_add":
-      return <p className="small">Add to the calendar: <q>{text(args.text)}</q></p>;
+    }
+    case "calendar_delete_event": {
+      const id = text(args.event_id);
+      return (
+        <p className="small">
+          <Trans>Delete event {id}</Trans>
+        </p>
+      );
+    }
+    case "calendar_quick_add": {
+      const said = text(args.text);
+      return (
+        <p className="small">
+          <Trans comment="an event described in words, added as the calendar understands it">
+            Add to the calendar: <q>{said}</q>
+          </Trans>
+        </p>
+      );
+    }
     default:
       return null;
   }
@@ -89,38 +149,46 @@ function Asked({ tool, args }: { tool: string; args: Fields }) {
 
 /** An event as the model asks to create or change it. */
 function EventChange({ heading, event }: { heading: string; event: Fields }) {
+  const { t } = useLingui();
   const start = text(event.start);
   const end = text(event.end);
   const attendees = list(event.attendees).map(text);
+  const minutes = typeof event.duration_minutes === "number" ? formatNumber(event.duration_minutes) : text(event.duration_minutes);
+  const span = end ? `${start} – ${end}` : event.duration_minutes ? t`${start} (${minutes} min)` : start;
+  const when = event.all_day === true ? t({ message: `${span} (all day)`, comment: "an event's time, lasting the whole day" }) : span;
   return (
     <div className="small">
       <strong>{heading}</strong>
       <dl className="facts">
         {text(event.title) && (
           <>
-            <dt>Title</dt>
+            <dt>
+              <Trans comment="an event's title">Title</Trans>
+            </dt>
             <dd>{text(event.title)}</dd>
           </>
         )}
         {start && (
           <>
-            <dt>When</dt>
-            <dd>
-              {start}
-              {end ? ` – ${end}` : event.duration_minutes ? ` (${text(event.duration_minutes)} min)` : ""}
-              {event.all_day === true ? " (all day)" : ""}
-            </dd>
+            <dt>
+              <Trans comment="an event's time">When</Trans>
+            </dt>
+            <dd>{when}</dd>
           </>
         )}
         {text(event.location) && (
           <>
-            <dt>Where</dt>
+            <dt>
+              <Trans comment="an event's place">Where</Trans>
+            </dt>
             <dd>{text(event.location)}</dd>
           </>
         )}
         {attendees.length > 0 && (
           <>
-            <dt>Guests</dt>
+            <dt>
+              <Trans comment="the people invited to an event">Guests</Trans>
+            </dt>
             <dd>{attendees.join(", ")}</dd>
           </>
         )}
@@ -144,6 +212,7 @@ function Letter({
   subject?: string;
   body: string;
 }) {
+  const { t } = useLingui();
   const clipped = body.length > BODY_PREVIEW ? `${body.slice(0, BODY_PREVIEW)}…` : body;
   return (
     <div className="small letter">
@@ -151,26 +220,34 @@ function Letter({
       <dl className="facts">
         {to.length > 0 && (
           <>
-            <dt>To</dt>
+            <dt>
+              <Trans comment="an email's recipients">To</Trans>
+            </dt>
             <dd>{to.map(text).join(", ")}</dd>
           </>
         )}
         {cc.length > 0 && (
           <>
-            <dt>Cc</dt>
+            <dt>
+              <Trans comment="an email's copy recipients (carbon copy)">Cc</Trans>
+            </dt>
             <dd>{cc.map(text).join(", ")}</dd>
           </>
         )}
         {bcc.length > 0 && (
           <>
-            <dt>Bcc</dt>
+            <dt>
+              <Trans comment="an email's hidden copy recipients (blind carbon copy)">Bcc</Trans>
+            </dt>
             <dd>{bcc.map(text).join(", ")}</dd>
           </>
         )}
         {subject !== undefined && (
           <>
-            <dt>Subject</dt>
-            <dd>{subject || "(no subject)"}</dd>
+            <dt>
+              <Trans comment="an email's subject">Subject</Trans>
+            </dt>
+            <dd>{subject || t`(no subject)`}</dd>
           </>
         )}
       </dl>
@@ -181,66 +258,92 @@ function Letter({
 
 /** A result's messages, message, events or busy times. */
 function Found({ result }: { result: Fields }) {
+  const { t } = useLingui();
   const messages = list(result.messages).map(fields);
   const events = list(result.events).map(fields);
   if (messages.length > 0) {
+    const more = formatNumber(messages.length - SHOWN);
     return (
-      <ul className="google-list" aria-label="Messages">
+      <ul className="google-list" aria-label={t({ message: "Messages", comment: "emails found" })}>
         {messages.slice(0, SHOWN).map((m, i) => (
           <li key={text(m.id) || i}>
-            <strong>{text(m.from)}</strong> — {text(m.subject) || "(no subject)"}{" "}
+            <strong>{text(m.from)}</strong> — {text(m.subject) || t`(no subject)`}{" "}
             <span className="muted">{text(m.date)}</span>
-            {m.unread === true && <span className="muted"> · unread</span>}
+            {m.unread === true && (
+              <span className="muted">
+                {" "}
+                · <Trans comment="an email not read yet">unread</Trans>
+              </span>
+            )}
           </li>
         ))}
-        {messages.length > SHOWN && <li className="muted">and {messages.length - SHOWN} more</li>}
+        {messages.length > SHOWN && (
+          <li className="muted">
+            <Trans comment="more emails than the list shows">and {more} more</Trans>
+          </li>
+        )}
       </ul>
     );
   }
   if (events.length > 0) {
+    const more = formatNumber(events.length - SHOWN);
     return (
-      <ul className="google-list" aria-label="Events">
+      <ul className="google-list" aria-label={t({ message: "Events", comment: "calendar events found" })}>
         {events.slice(0, SHOWN).map((e, i) => (
           <EventRow key={text(e.id) || i} event={e} />
         ))}
-        {events.length > SHOWN && <li className="muted">and {events.length - SHOWN} more</li>}
+        {events.length > SHOWN && (
+          <li className="muted">
+            <Trans comment="more events than the list shows">and {more} more</Trans>
+          </li>
+        )}
       </ul>
     );
   }
   // A message sent or saved: who it went to (a reply's recipients came from the original).
   if (Array.isArray(result.to)) {
-    const everyone = [...list(result.to), ...list(result.cc), ...list(result.bcc)].map(text).filter(Boolean);
+    const everyone = [...list(result.to), ...list(result.cc), ...list(result.bcc)].map(text).filter(Boolean).join(", ");
     return (
-      <p className="small" aria-label="Recipients">
-        {result.draftId ? "Draft for " : "Sent to "}
-        {everyone.join(", ") || "no one"}
+      <p className="small" aria-label={t({ message: "Recipients", comment: "the people an email went to" })}>
+        {result.draftId
+          ? everyone
+            ? t`Draft for ${everyone}`
+            : t`Draft for no one`
+          : everyone
+            ? t`Sent to ${everyone}`
+            : t`Sent to no one`}
       </p>
     );
   }
   if (text(result.title) || text(result.when)) {
     return (
-      <ul className="google-list" aria-label="Event">
+      <ul className="google-list" aria-label={t({ message: "Event", comment: "a calendar event" })}>
         <EventRow event={result} />
       </ul>
     );
   }
   if (text(result.from) || text(result.subject)) {
     const attachments = list(result.attachments).map(fields);
+    const attachmentCount = attachments.length;
     return (
-      <p className="small" aria-label="Message">
-        <strong>{text(result.from)}</strong> — {text(result.subject) || "(no subject)"}{" "}
+      <p className="small" aria-label={t({ message: "Message", comment: "an email" })}>
+        <strong>{text(result.from)}</strong> — {text(result.subject) || t`(no subject)`}{" "}
         <span className="muted">{text(result.date)}</span>
         {attachments.length > 0 && (
-          <span className="muted"> · {attachments.length === 1 ? "1 attachment" : `${attachments.length} attachments`}</span>
+          <span className="muted">
+            {" "}
+            · {t`${plural(attachmentCount, { one: "# attachment", other: "# attachments" })}`}
+          </span>
         )}
       </p>
     );
   }
   const busy = list(result.busy).map(fields);
   if (Array.isArray(result.busy)) {
+    const times = busy.map((b) => `${text(b.start)} – ${text(b.end)}`).join("; ");
     return (
-      <p className="small" aria-label="Busy times">
-        {busy.length === 0 ? "Free the whole time." : `Busy: ${busy.map((b) => `${text(b.start)} – ${text(b.end)}`).join("; ")}`}
+      <p className="small" aria-label={t`Busy times`}>
+        {busy.length === 0 ? t`Free the whole time.` : t`Busy: ${times}`}
       </p>
     );
   }
@@ -248,15 +351,22 @@ function Found({ result }: { result: Fields }) {
 }
 
 function EventRow({ event }: { event: Fields }) {
+  const { t } = useLingui();
   const attendees = list(event.attendees)
     .map(fields)
     .map((a) => text(a.name) || text(a.email))
-    .filter(Boolean);
+    .filter(Boolean)
+    .join(", ");
   return (
     <li>
-      <strong>{text(event.title) || "(no title)"}</strong> <span className="muted">{text(event.when)}</span>
+      <strong>{text(event.title) || t`(no title)`}</strong> <span className="muted">{text(event.when)}</span>
       {text(event.location) && <span className="muted"> · {text(event.location)}</span>}
-      {attendees.length > 0 && <span className="muted"> · with {attendees.join(", ")}</span>}
+      {attendees && (
+        <span className="muted">
+          {" "}
+          · <Trans comment="the people invited to an event">with {attendees}</Trans>
+        </span>
+      )}
     </li>
   );
 }

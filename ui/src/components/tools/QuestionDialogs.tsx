@@ -1,16 +1,19 @@
 import { useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { OpenQuestion, ElicitationQuestion, SamplingQuestion, Value } from "../../bindings";
+import { formatNumber } from "../../lib/format";
 import { useQuestions } from "../../lib/questions";
 import { ModalDialog } from "../ModalDialog";
 
 /** Questions MCP servers ask outside a tool card: a form to fill (elicitation) or a request
  * to use the model (sampling). Each names the server that asks; decline and cancel are always offered. */
 export function QuestionDialogs() {
+  const { t } = useLingui();
   const { open } = useQuestions();
   const ask = open.find((a) => a.question.kind !== "tool_approval");
   if (!ask) return null;
   return (
-    <ModalDialog key={ask.id} className="dialog card" label="A server asks">
+    <ModalDialog key={ask.id} className="dialog card" label={t({ message: "A server asks", comment: "dialog: an MCP server asks the user something" })}>
       {ask.question.kind === "elicitation" && <Elicitation ask={ask} question={ask.question} />}
       {ask.question.kind === "sampling" && <Sampling ask={ask} question={ask.question} />}
     </ModalDialog>
@@ -42,6 +45,7 @@ function Elicitation({ ask, question }: { ask: OpenQuestion; question: Elicitati
   const { answer } = useQuestions();
   const list = fields(question.schema);
   const [values, setValues] = useState<Record<string, string | boolean>>({});
+  const server = question.server;
   const missing = list.filter((f) => f.required && f.type !== "boolean" && !values[f.name]);
   const submit = () => {
     const content: { [key: string]: Value } = {};
@@ -60,7 +64,9 @@ function Elicitation({ ask, question }: { ask: OpenQuestion; question: Elicitati
       }}
     >
       <h2>
-        <strong>{question.server}</strong> asks
+        <Trans comment="an MCP server asks the user to fill a form">
+          <strong>{server}</strong> asks
+        </Trans>
       </h2>
       <p className="pre-line">{question.message}</p>
       {list.map((f) => (
@@ -73,7 +79,9 @@ function Elicitation({ ask, question }: { ask: OpenQuestion; question: Elicitati
             <input type="checkbox" checked={values[f.name] === true} onChange={(e) => setValues({ ...values, [f.name]: e.target.checked })} />
           ) : f.options ? (
             <select value={String(values[f.name] ?? "")} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}>
-              <option value="">Choose…</option>
+              <option value="">
+                <Trans comment="an empty choice in a list">Choose…</Trans>
+              </option>
               {f.options.map((o) => (
                 <option key={o}>{o}</option>
               ))}
@@ -90,13 +98,13 @@ function Elicitation({ ask, question }: { ask: OpenQuestion; question: Elicitati
       ))}
       <div className="buttons">
         <button type="submit" className="primary" disabled={missing.length > 0}>
-          Send
+          <Trans context="server form" comment="button: send the form's answers to the server">Send</Trans>
         </button>
         <button type="button" onClick={() => void answer(ask.id, { kind: "elicitation", action: "decline", content: null })}>
-          Decline
+          <Trans context="server form" comment="button: refuse to answer the server's form">Decline</Trans>
         </button>
         <button type="button" onClick={() => void answer(ask.id, { kind: "elicitation", action: "cancel", content: null })}>
-          Cancel
+          <Trans context="server form" comment="button: close the server's form without answering">Cancel</Trans>
         </button>
       </div>
     </form>
@@ -105,13 +113,19 @@ function Elicitation({ ask, question }: { ask: OpenQuestion; question: Elicitati
 
 function Sampling({ ask, question }: { ask: OpenQuestion; question: SamplingQuestion }) {
   const { answer } = useQuestions();
+  const tokens = formatNumber(question.max_tokens);
+  const { server, model } = question;
   return (
     <div>
       <h2>
-        <strong>{question.server}</strong> wants to use your model
+        <Trans>
+          <strong>{server}</strong> wants to use your model
+        </Trans>
       </h2>
       <p className="muted">
-        It asks {question.model} for up to {question.max_tokens} tokens. Nothing is sent unless you allow it.
+        <Trans>
+          It asks {model} for up to {tokens} tokens. Nothing is sent unless you allow it.
+        </Trans>
       </p>
       {question.system_prompt && <pre className="tool-args">{question.system_prompt}</pre>}
       {question.messages.map((m, i) => (
@@ -121,10 +135,10 @@ function Sampling({ ask, question }: { ask: OpenQuestion; question: SamplingQues
       ))}
       <div className="buttons">
         <button type="button" className="primary" onClick={() => void answer(ask.id, { kind: "sampling", approve: true })}>
-          Allow
+          <Trans context="server sampling approval" comment="button: let the server use the model with the messages shown">Allow</Trans>
         </button>
         <button type="button" className="danger" onClick={() => void answer(ask.id, { kind: "sampling", approve: false })}>
-          Deny
+          <Trans context="server sampling approval" comment="button: refuse what the server asks">Deny</Trans>
         </button>
       </div>
     </div>

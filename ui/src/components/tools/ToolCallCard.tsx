@@ -1,21 +1,25 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
 import { call as invoke, commands, errorMessage } from "../../ipc";
 import { announce } from "../../lib/announce";
+import { formatNumber } from "../../lib/format";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
 import { GoogleSummary, isGoogleCall } from "./GoogleSummary";
 import { WebSummary, isWebCall } from "./WebSummary";
 
-const STATUS: Record<ToolCallRecord["status"], string> = {
-  pending: "waiting for you",
-  running: "running",
-  done: "done",
-  error: "failed",
-  denied: "declined",
-  cancelled: "stopped",
-  needs_sign_in: "needs sign-in",
+const STATUS: Record<ToolCallRecord["status"], MessageDescriptor> = {
+  pending: msg({ message: "waiting for you", comment: "a tool call's status: it waits for approval" }),
+  running: msg({ message: "running", comment: "a tool call's status" }),
+  done: msg({ message: "done", comment: "a tool call's status" }),
+  error: msg({ message: "failed", comment: "a tool call's status" }),
+  denied: msg({ message: "declined", comment: "a tool call's status" }),
+  cancelled: msg({ message: "stopped", comment: "a tool call's status" }),
+  needs_sign_in: msg({ message: "needs sign-in", comment: "a tool call's status" }),
 };
 
 /** "add" -> "Add", "read_text_file" -> "Read text file". */
@@ -24,12 +28,12 @@ export function humanLabel(tool: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-const CHOICES: { choice: ApprovalChoice; label: string }[] = [
-  { choice: "once", label: "Allow once" },
-  { choice: "conversation", label: "Allow in this chat" },
-  { choice: "always", label: "Always allow" },
-  { choice: "deny", label: "Deny" },
-  { choice: "never", label: "Never" },
+const CHOICES: { choice: ApprovalChoice; label: MessageDescriptor }[] = [
+  { choice: "once", label: msg({ context: "tool call approval", message: "Allow once", comment: "button: run this tool call, this once" }) },
+  { choice: "conversation", label: msg({ context: "tool call approval", message: "Allow in this chat", comment: "button: run this tool without asking for the rest of this chat" }) },
+  { choice: "always", label: msg({ context: "tool call approval", message: "Always allow", comment: "button: run this tool without asking from now on" }) },
+  { choice: "deny", label: msg({ context: "tool call approval", message: "Deny", comment: "button: refuse what the model asks" }) },
+  { choice: "never", label: msg({ context: "tool call approval", message: "Never", comment: "button: refuse this tool now and from now on" }) },
 ];
 
 /** A tool that sends or destroys is asked about at every call: no "allow in this chat". */
@@ -44,15 +48,21 @@ export function ToolCallCard({ call, progress }: { call: ToolCallRecord; progres
 }
 
 function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
+  const { t } = useLingui();
   const { open, answer } = useQuestions();
   const [expanded, setExpanded] = useState(false);
   const ask = open.find((a) => a.question.kind === "tool_approval" && a.question.call_id === call.id);
   const output = call.output;
   const args = JSON.stringify(call.arguments, null, 2);
   const percent = progress?.total ? Math.round((100 * (progress.progress ?? 0)) / progress.total) : null;
+  const cut = formatNumber(output?.truncated_chars ?? 0);
   useToolAnnouncements(call);
+  const label = humanLabel(call.tool);
+  const { server, tool } = call;
+  // Milliseconds as the engine measured them: "12 ms".
+  const took = call.duration_ms != null ? formatNumber(call.duration_ms, { style: "unit", unit: "millisecond" }) : "";
   return (
-    <section className={`tool-card status-${call.status}`} aria-label={`Tool ${call.server}:${call.tool}`}>
+    <section className={`tool-card status-${call.status}`} aria-label={t`Tool ${server}:${tool}`}>
       <header>
         <strong>{humanLabel(call.tool)}</strong>
         <span className="muted">
@@ -60,8 +70,8 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
           {call.tool}
         </span>
         <span className="tool-status" data-status={call.status}>
-          {STATUS[call.status]}
-          {call.duration_ms != null && call.status !== "pending" ? ` · ${call.duration_ms} ms` : ""}
+          {t(STATUS[call.status])}
+          {call.duration_ms != null && call.status !== "pending" ? ` · ${took}` : ""}
         </span>
       </header>
       {isWebCall(call) ? (
@@ -74,15 +84,17 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
       {call.status === "running" && progress && (
         <div className="tool-progress" role="progressbar" aria-valuenow={percent ?? undefined} aria-valuemin={0} aria-valuemax={100}>
           {percent !== null && <div className="bar" style={{ width: `${percent}%` }} />}
-          <span>{progress.message ?? (percent !== null ? `${percent}%` : `${progress.progress ?? 0}`)}</span>
+          <span>{progress.message ?? (percent !== null ? formatNumber(percent / 100, { style: "percent" }) : formatNumber(progress.progress ?? 0))}</span>
         </div>
       )}
       {call.status === "needs_sign_in" && <SignInAction server={call.server} />}
       {ask?.question.kind === "tool_approval" && ask.question.detail && <TerminalApproval ask={ask} detail={ask.question.detail} />}
       {ask && !(ask.question.kind === "tool_approval" && ask.question.detail) && (
-        <ApprovalGroup key={ask.id} title={`${humanLabel(call.tool)} from ${call.server}`}>
+        <ApprovalGroup key={ask.id} title={t({ message: `${label} from ${server}`, comment: "a tool and the MCP server it belongs to" })}>
           <p>
-            Run <strong>{call.tool}</strong> from <strong>{call.server}</strong> with these arguments?
+            <Trans>
+              Run <strong>{tool}</strong> from <strong>{server}</strong> with these arguments?
+            </Trans>
           </p>
           <div className="buttons">
             {choicesFor(ask.question.kind === "tool_approval" && ask.question.destructive).map((c) => (
@@ -92,7 +104,7 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
                 className={c.choice === "once" ? "primary" : c.choice === "deny" || c.choice === "never" ? "danger" : undefined}
                 onClick={() => void answer(ask.id, { kind: "approval", choice: c.choice })}
               >
-                {c.label}
+                {t(c.label)}
               </button>
             ))}
           </div>
@@ -101,14 +113,17 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
       {output && (
         <div className="tool-result">
           <button type="button" className="link" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
-            {expanded ? "Hide result" : output.is_error ? "Show error" : "Show result"}
+            {expanded ? t`Hide result` : output.is_error ? t`Show error` : t`Show result`}
           </button>
           {expanded && <pre className={output.is_error ? "error" : undefined}>{output.text}</pre>}
-          {output.images.map((img, i) => (
-            <img key={i} alt={`Result image ${i + 1}`} src={`data:${img.mime};base64,${img.base64}`} />
-          ))}
+          {output.images.map((img, i) => {
+            const number = formatNumber(i + 1);
+            return <img key={i} alt={t`Result image ${number}`} src={`data:${img.mime};base64,${img.base64}`} />;
+          })}
           {output.truncated_chars > 0 && (
-            <p className="muted small-note">{output.truncated_chars} characters were cut before the model saw it.</p>
+            <p className="muted small-note">
+              <Trans>{cut} characters were cut before the model saw it.</Trans>
+            </p>
           )}
         </div>
       )}
@@ -118,31 +133,35 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
 
 /** What a screen reader hears of a call: that it asks, and how it ended. */
 function useToolAnnouncements(call: ToolCallRecord) {
+  const { t } = useLingui();
   const before = useRef(call.status);
   useEffect(() => {
     if (before.current === call.status) return;
     before.current = call.status;
-    const what = `${humanLabel(call.tool)} from ${call.server}`;
-    if (call.status === "running") announce(`${what} is running.`);
-    else if (call.status === "done") announce(`${what} is done.`);
-    else if (call.status === "error") announce(`${what} failed.`);
-    else if (call.status === "denied") announce(`${what} was declined.`);
-  }, [call.status, call.tool, call.server]);
+    const label = humanLabel(call.tool);
+    const server = call.server;
+    if (call.status === "running") announce(t`${label} from ${server} is running.`);
+    else if (call.status === "done") announce(t`${label} from ${server} is done.`);
+    else if (call.status === "error") announce(t`${label} from ${server} failed.`);
+    else if (call.status === "denied") announce(t`${label} from ${server} was declined.`);
+  }, [call.status, call.tool, call.server, t]);
 }
 
 /** The approval buttons' group. It takes the focus when it appears, so Tab reaches its
  * buttons next, but no button has it: a key pressed for something else (Enter after typing)
  * approves nothing. Unless the person is typing elsewhere, then it is only announced. */
 export function ApprovalGroup({ title, children }: { title: string; children: ReactNode }) {
+  const { t } = useLingui();
   const group = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    announce(`Perch asks to run ${title}. Tab to the choices.`);
+    announce(t`Perch asks to run ${title}. Tab to the choices.`);
     const active = document.activeElement;
     const typing = active instanceof HTMLInputElement || (active instanceof HTMLTextAreaElement && active.value !== "");
     if (!typing) group.current?.focus({ preventScroll: false });
-  }, [title]);
+    // `t` changes only with the language.
+  }, [title, t]);
   return (
-    <div ref={group} className="approval" role="group" aria-label="Approve this tool call" tabIndex={-1}>
+    <div ref={group} className="approval" role="group" aria-label={t`Approve this tool call`} tabIndex={-1}>
       {children}
     </div>
   );
@@ -151,6 +170,7 @@ export function ApprovalGroup({ title, children }: { title: string; children: Re
 /** A call that could not run because its server wants a sign-in: Sign in from the card, in the
  * browser, then the user asks again. */
 function SignInAction({ server }: { server: string }) {
+  const { t } = useLingui();
   const [state, setState] = useState<"ready" | "waiting" | "done">("ready");
   const [error, setError] = useState<string | null>(null);
   const signIn = async () => {
@@ -165,22 +185,22 @@ function SignInAction({ server }: { server: string }) {
     }
   };
   return (
-    <div className="approval" role="group" aria-label={`Sign in to ${server}`}>
+    <div className="approval" role="group" aria-label={t`Sign in to ${server}`}>
       <p>
         {state === "done"
-          ? `Signed in to ${server}. Ask again to run it.`
+          ? t`Signed in to ${server}. Ask again to run it.`
           : state === "waiting"
-            ? "Finish signing in in your browser."
-            : `${server} needs you to sign in before its tools can run.`}
+            ? t`Finish signing in in your browser.`
+            : t`${server} needs you to sign in before its tools can run.`}
       </p>
       {state !== "done" && (
         <div className="buttons">
           <button type="button" className="primary" disabled={state === "waiting"} onClick={() => void signIn()}>
-            Sign in
+            <Trans>Sign in</Trans>
           </button>
           {state === "waiting" && (
             <button type="button" onClick={() => void invoke(commands.mcpCancelSignIn(server)).catch(() => {})}>
-              Cancel
+              <Trans comment="button: stop waiting for the sign-in">Cancel</Trans>
             </button>
           )}
         </div>

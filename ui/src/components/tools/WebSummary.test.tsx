@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen } from "@testing-library/react";
+import { render, screen } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";

@@ -1,6 +1,8 @@
 import type { MouseEvent } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
 import { commands, type ToolCallRecord } from "../../bindings";
 import { attempt } from "../../lib/failures";
+import { formatNumber } from "../../lib/format";
 
 /** The bundled web server's tools, whose cards show a summary instead of raw JSON. */
 export function isWebCall(call: ToolCallRecord): boolean {
@@ -40,9 +42,10 @@ function stringArg(call: ToolCallRecord, name: string): string {
 
 /** A link that opens in the system browser, never in Perch's window. */
 function BrowserLink({ url, children }: { url: string; children: string }) {
+  const { t } = useLingui();
   const open = (e: MouseEvent) => {
     e.preventDefault();
-    void attempt("Could not open the link", commands.openUrl(url));
+    void attempt(t`Could not open the link`, commands.openUrl(url));
   };
   return (
     <a href={url} onClick={open} title={url} rel="noreferrer">
@@ -55,14 +58,20 @@ const TOP = 5;
 
 /** What a web call asked and found: the query and the top results, or the page read. */
 export function WebSummary({ call }: { call: ToolCallRecord }) {
+  const { t } = useLingui();
   const text = call.output && !call.output.is_error ? call.output.text : "";
   if (call.tool === "search_web") {
     const results = searchResults(text);
+    const query = stringArg(call, "query");
+    const count = formatNumber(results.length);
     return (
-      <div className="web-summary" aria-label="Web search summary">
+      <div className="web-summary" aria-label={t`Web search summary`}>
         <p>
-          Searched for “{stringArg(call, "query")}”
-          {call.output && !call.output.is_error && ` · ${results.length === 0 ? "no results" : `${results.length} results`}`}
+          {!call.output || call.output.is_error
+            ? t`Searched for “${query}”`
+            : results.length === 0
+              ? t`Searched for “${query}” · no results`
+              : t`Searched for “${query}” · ${count} results`}
         </p>
         {results.length > 0 && (
           <ol>
@@ -79,12 +88,10 @@ export function WebSummary({ call }: { call: ToolCallRecord }) {
   const asked = stringArg(call, "url");
   const { title, url } = pageHeading(text);
   const shown = url ?? (HTTP.test(asked) ? asked : null);
+  const page = shown ? <BrowserLink url={shown}>{title ?? shown}</BrowserLink> : <span>{asked}</span>;
   return (
-    <div className="web-summary" aria-label="Page read summary">
-      <p>
-        {text ? "Read " : "Reading "}
-        {shown ? <BrowserLink url={shown}>{title ?? shown}</BrowserLink> : <span>{asked}</span>}
-      </p>
+    <div className="web-summary" aria-label={t`Page read summary`}>
+      <p>{text ? <Trans comment="a web page read: its link follows">Read {page}</Trans> : <Trans comment="a web page being read: its link follows">Reading {page}</Trans>}</p>
     </div>
   );
 }

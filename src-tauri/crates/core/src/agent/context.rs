@@ -18,7 +18,7 @@ const ANSWER_SHARE: f64 = 0.25;
 const IMAGE_TOKENS: usize = 800;
 const FACTS_PER_KIND: usize = 20;
 
-/// The system prompt; `language` is the user's, from their system's locale (see `locale`):
+/// The system prompt; `language` is the user's, chosen in Settings or else their system's locale (see `locale`):
 /// answers follow it unless the user writes in another.
 pub fn system_prompt(today: &str, language: Option<&str>) -> String {
     let language = language

@@ -65,7 +65,8 @@ pub async fn run_turn_with(
     }
     let store = engine.store();
     let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
-    let system = context::system_prompt(&today, crate::locale::user_language().as_deref());
+    let system =
+        context::system_prompt(&today, crate::locale::user_language(settings.language.as_deref()).as_deref());
     let context_length = info.as_ref().ok().and_then(|i| i.context_length);
 
     // The conversation so far, loaded once (the turn keeps its copy up to date).
