@@ -24,6 +24,8 @@ TEST_PKGS=(
   sqlite3
   # The terminal bench's peer: per-command start-up under bubblewrap beside perch-sandbox.
   bubblewrap
+  # Dictate-anywhere types into a real GTK text field (tests/support/text_field.py).
+  python3-gi gir1.2-gtk-3.0
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

@@ -2,14 +2,23 @@
 //! shortcut (hold to talk, or press to toggle), which works with Perch hidden or in mini mode:
 //! the window then appears as the bubble, which shows that it is listening.
 //!
-//! The shortcut is one named binding in the shell's shortcut registry (`shortcuts.rs`), which
+//! Dictate-anywhere is a second shortcut with the same hold or toggle: the words are typed into
+//! the application that has the focus (`perch_core::anywhere`), and Perch's window is neither
+//! shown nor focused, so the focus stays where the words go.
+//!
+//! Each shortcut is one named binding in the shell's shortcut registry (`shortcuts.rs`), which
 //! reports conflicts with other applications and with Perch's other shortcuts.
 
 use std::sync::{Arc, Mutex};
 
-use perch_core::voice::{AudioSource, DictationSink, DictationUpdate, PushToTalkMode, VoiceSettings};
+use perch_core::anywhere::{self, Focus};
+use perch_core::voice::{
+    AudioSource, DictationEvent, DictationSink, DictationUpdate, PushToTalkMode, VoiceErrorKind,
+    VoiceSettings,
+};
 use perch_core::window_state::WindowMode;
 use tauri::{AppHandle, Manager};
+use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_specta::Event;
 
 use crate::events::VoiceUpdate;
@@ -33,8 +42,57 @@ pub fn sink(app: &AppHandle) -> Arc<dyn DictationSink> {
     Arc::new(WindowSink(app.clone()))
 }
 
+/// A dictation for the focused application: its words are typed there (into Perch's box only
+/// when Perch itself has the focus). The window hears only a failure, so it can say why.
+struct AnywhereSink(AppHandle);
+
+impl DictationSink for AnywhereSink {
+    fn send(&self, update: DictationUpdate) {
+        match &update.event {
+            DictationEvent::Final { text, .. } if !text.trim().is_empty() => {
+                let app = self.0.clone();
+                tauri::async_runtime::spawn_blocking(move || deliver(&app, update));
+            }
+            DictationEvent::Failed { .. } => WindowSink(self.0.clone()).send(update),
+            _ => {}
+        }
+    }
+}
+
+/// Types a finished dictation into the focused application, or hands it on.
+fn deliver(app: &AppHandle, update: DictationUpdate) {
+    let DictationEvent::Final { text, .. } = &update.event else { return };
+    let typed = match anywhere::focus(std::process::id()) {
+        Ok(Focus::Perch) => return WindowSink(app.clone()).send(update),
+        Ok(Focus::Other) => anywhere::type_text(text),
+        Ok(Focus::Nothing) => Err(anywhere::AnywhereError::NoFocus),
+        Err(e) => Err(e),
+    };
+    match typed {
+        Ok(chars) => tracing::info!(chars, "typed a dictation into the focused application"),
+        Err(why) => {
+            // Nothing said is lost: the words go on the clipboard, and the window says why.
+            let copied = app.clipboard().write_text(text.clone()).is_ok();
+            tracing::warn!(error = %why, copied, "a dictation could not be typed into the focused application");
+            let next = if copied {
+                "The words are on the clipboard: paste them with Ctrl+V."
+            } else {
+                "The words could not be put on the clipboard either; they are in Perch's log."
+            };
+            if !copied {
+                tracing::warn!(text = %text, "the dictation that could not be typed");
+            }
+            let message = format!("Perch could not type into the focused application: {why}. {next}");
+            let event = DictationEvent::Failed { kind: VoiceErrorKind::Typing, message };
+            WindowSink(app.clone()).send(DictationUpdate { session: update.session, event });
+        }
+    }
+}
+
 /// The push-to-talk shortcut's name in the shortcut registry.
 const PUSH_TO_TALK: &str = "push_to_talk";
+/// The dictate-anywhere shortcut's name.
+const DICTATE_ANYWHERE: &str = "dictate_anywhere";
 
 /// Hold or toggle, read at each key event so a change in Settings applies at once.
 #[derive(Default)]
@@ -42,26 +100,32 @@ pub struct PushToTalk {
     mode: Mutex<PushToTalkMode>,
 }
 
-pub fn shortcut_status(app: &AppHandle) -> ShortcutStatus {
-    app.state::<Shortcuts>().statuses().into_iter().find(|s| s.name == PUSH_TO_TALK).unwrap_or(
-        ShortcutStatus {
-            name: PUSH_TO_TALK.to_owned(),
-            accelerator: String::new(),
-            active: false,
-            problem: None,
-            assigned: None,
-        },
-    )
+/// How the push-to-talk and dictate-anywhere shortcuts bound, in that order.
+pub fn shortcut_statuses(app: &AppHandle) -> Vec<ShortcutStatus> {
+    let statuses = app.state::<Shortcuts>().statuses();
+    [PUSH_TO_TALK, DICTATE_ANYWHERE]
+        .map(|name| {
+            statuses.iter().find(|s| s.name == name).cloned().unwrap_or(ShortcutStatus {
+                name: name.to_owned(),
+                accelerator: String::new(),
+                active: false,
+                problem: None,
+                assigned: None,
+            })
+        })
+        .to_vec()
 }
 
 /// Binds the push-to-talk shortcut from the settings, replacing the previous one.
 pub fn apply_shortcut(app: &AppHandle, settings: &VoiceSettings) {
     *app.state::<PushToTalk>().mode.lock().unwrap_or_else(|p| p.into_inner()) = settings.push_to_talk_mode;
-    let action: Action = Arc::new(|app, phase| on_key(app, phase == Phase::Pressed));
+    let action: Action = Arc::new(|app, phase| on_key(app, phase == Phase::Pressed, start));
     app.state::<Shortcuts>().bind(app, PUSH_TO_TALK, &settings.push_to_talk, action);
+    let anywhere: Action = Arc::new(|app, phase| on_key(app, phase == Phase::Pressed, start_anywhere));
+    app.state::<Shortcuts>().bind(app, DICTATE_ANYWHERE, &settings.dictate_anywhere, anywhere);
 }
 
-fn on_key(app: &AppHandle, pressed: bool) {
+fn on_key(app: &AppHandle, pressed: bool, start: fn(&AppHandle, perch_core::Engine)) {
     let mode = *app.state::<PushToTalk>().mode.lock().unwrap_or_else(|p| p.into_inner());
     let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else { return };
     let active = engine.voice().is_active();
@@ -83,16 +147,24 @@ fn start(app: &AppHandle, engine: perch_core::Engine) {
             tracing::warn!(error = %e, "could not show the bubble for dictation");
         }
     }
-    let app = app.clone();
+    begin(engine, sink(app));
+}
+
+/// Starts a dictation for the focused application: Perch's window stays as it is (showing or
+/// focusing it would take the focus from where the words go).
+fn start_anywhere(app: &AppHandle, engine: perch_core::Engine) {
+    begin(engine, Arc::new(AnywhereSink(app.clone())));
+}
+
+fn begin(engine: perch_core::Engine, sink: Arc<dyn DictationSink>) {
     tauri::async_runtime::spawn(async move {
         let settings = engine.settings().get().await.voice;
         let source = AudioSource::Device(settings.device());
-        let sink = sink(&app);
         if let Err(e) = engine.voice().start_dictation(&settings, source, sink.clone()) {
             // The window hears why, as it would for the mic button.
             sink.send(DictationUpdate {
                 session: 0,
-                event: perch_core::voice::DictationEvent::Failed { kind: e.kind(), message: e.to_string() },
+                event: DictationEvent::Failed { kind: e.kind(), message: e.to_string() },
             });
         }
     });

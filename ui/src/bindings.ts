@@ -212,8 +212,10 @@ export const commands = {
 	voiceStop: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_stop")),
 	/**  Throws the recording away. */
 	voiceCancel: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_cancel")),
-	/**  The push-to-talk shortcut's state, for Settings. */
-	voiceShortcutStatus: () => __TAURI_INVOKE<ShortcutStatus>("voice_shortcut_status"),
+	/**  How the push-to-talk and dictate-anywhere shortcuts bound, in that order, for Settings. */
+	voiceShortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("voice_shortcut_statuses"),
+	/**  How dictate-anywhere types into other applications here, or why it cannot. */
+	typingPath: () => __TAURI_INVOKE<Probe>("typing_path"),
 	/**
 	 *  Streams the terminal's updates to the panel until it goes away or the page subscribes again
 	 *  (loaded anew: the old page's feed ends), paced by `PanelFeed`: each command's output at most
@@ -1134,6 +1136,13 @@ export type Price = {
 	output: number | null,
 };
 
+/**  One optional part and whether this machine has it. */
+export type Probe = {
+	name: string,
+	available: boolean,
+	detail: string,
+};
+
 /**  Progress a server reports on a running call. */
 export type Progress = {
 	progress: number | null,
@@ -1828,7 +1837,12 @@ export type Usage = {
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 /**  The kind of a voice error, for the window to choose what to offer (Settings, retry, ...). */
-export type VoiceErrorKind = "microphone" | "permission" | "model" | "audio" | "busy" | "no_speech" | "transcription" | "download" | "cancelled";
+export type VoiceErrorKind = "microphone" | "permission" | "model" | "audio" | "busy" | "no_speech" | "transcription" | "download" | "cancelled" | 
+/**
+ *  Words dictated for another application could not be typed there (they went to the
+ *  clipboard instead).
+ */
+"typing";
 
 export type VoiceSettings = {
 	/**  A catalogue name (`tiny.en`) or the path of a ggml model file. */
@@ -1840,6 +1854,12 @@ export type VoiceSettings = {
 	/**  The global push-to-talk shortcut ("Ctrl+Alt+Space"); empty turns it off. */
 	push_to_talk?: string,
 	push_to_talk_mode?: PushToTalkMode,
+	/**
+	 *  The global dictate-anywhere shortcut ("Ctrl+Alt+D"): what is said is typed into the
+	 *  focused application instead of Perch's box (hold or toggle as push-to-talk); empty
+	 *  turns it off.
+	 */
+	dictate_anywhere?: string,
 	/**  Send the message as soon as the text lands, instead of leaving it to edit. */
 	send_after_dictation?: boolean,
 	/**  Show text while speaking (re-transcribed about every second). */

@@ -91,9 +91,22 @@ pub fn voice_cancel(state: State<'_, AppState>) -> CommandResult<u32> {
     Ok(state.engine()?.voice().cancel_dictation()?)
 }
 
-/// The push-to-talk shortcut's state, for Settings.
+/// How dictate-anywhere types into other applications here, or why it cannot.
 #[tauri::command]
 #[specta::specta]
-pub fn voice_shortcut_status(app: AppHandle) -> crate::shortcuts::ShortcutStatus {
-    crate::dictation::shortcut_status(&app)
+pub async fn typing_path() -> perch_core::probes::Probe {
+    tauri::async_runtime::spawn_blocking(perch_core::anywhere::probe).await.unwrap_or_else(|e| {
+        perch_core::probes::Probe {
+            name: "typing into other apps".into(),
+            available: false,
+            detail: format!("the check failed: {e}"),
+        }
+    })
+}
+
+/// How the push-to-talk and dictate-anywhere shortcuts bound, in that order, for Settings.
+#[tauri::command]
+#[specta::specta]
+pub fn voice_shortcut_statuses(app: AppHandle) -> Vec<crate::shortcuts::ShortcutStatus> {
+    crate::dictation::shortcut_statuses(&app)
 }

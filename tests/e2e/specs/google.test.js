@@ -69,7 +69,7 @@ describe("Google connection", () => {
     await (await card.$("button=Connect Google")).click();
     await waitFor(async () => /Connected as ada@example\.com/.test(await card.getText()), "the connection", 30_000);
     const text = await card.getText();
-    assert.match(text, /read mail, see calendar, change calendar/);
+    assert.match(text, /read mail, see calendar, and change calendar/);
     const lines = readFileSync(opened, "utf8").trim().split("\n");
     assert.match(lines[0], /\/o\/oauth2\/v2\/auth\?.*code_challenge_method=S256/);
     assert.ok(!lines[0].includes(CLIENT_SECRET), "the secret never goes to the browser");

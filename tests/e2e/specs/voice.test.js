@@ -2,7 +2,9 @@
 // virtual microphone that plays espeak-ng speech: choose the microphone and the model in
 // Settings -> Voice, press the mic button, see the partial text, stop, and find the words at
 // the cursor in the input box, unsent. Then push-to-talk with Perch hidden: the bubble shows
-// that it listens, and the window comes back with the text.
+// that it listens, and the window comes back with the text. Last, dictate-anywhere: with Perch
+// hidden and a GTK text field focused, the words are typed into the field, Perch's window never
+// appears, and the clipboard is what it was.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
@@ -11,6 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { CLI, freshDataDir, launch, perchWindows, screenshot, waitFor, xdotool } from "../lib/harness.js";
+import { textField } from "../lib/text_field.js";
 
 const SENTENCE = "Please take a screenshot of my editor.";
 const MODEL = process.env.PERCH_WHISPER_TEST_MODEL ?? join(homedir(), ".cache/perch/models/ggml-tiny.en.bin");
@@ -103,5 +106,30 @@ describe("voice dictation", () => {
     assert.equal(words(await again.getValue()), words(SENTENCE));
     assert.equal((await session.browser.$$(".message.user")).length, 0, "nothing was sent");
     await screenshot("voice-push-to-talk");
+  });
+
+  it("dictate-anywhere types the words into the focused application, Perch staying hidden", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $("button=Voice")).click();
+    await waitFor(async () => (await (await $("body")).getText()).includes("Active: Ctrl+Alt+D"), "the dictate-anywhere shortcut to be active");
+    execFileSync(CLI, ["toggle"], { env: { ...process.env, PERCH_DATA_DIR: session.dataDir } });
+    await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
+    const field = await textField("Perch test field");
+    try {
+      await field.setClipboard("what the user copied before");
+      await field.focus();
+      await xdotool("keydown", "ctrl+alt+d");
+      await new Promise((r) => setTimeout(r, 3000));
+      // Perch did not come forward: the focus stays where the words go.
+      assert.equal((await perchWindows()).length, 0, "no Perch window while dictating");
+      await xdotool("keyup", "ctrl+alt+d");
+      await waitFor(() => words(field.text).includes("screenshot of my editor"), () => `the words in the field (has "${field.text}")`, 60_000);
+      assert.equal(words(field.text), words(SENTENCE));
+      assert.equal((await perchWindows()).length, 0, "Perch stayed hidden");
+      assert.equal(await field.clipboard(), "what the user copied before", "the clipboard is untouched");
+      await screenshot("voice-dictate-anywhere", { window: false });
+    } finally {
+      field.close();
+    }
   });
 });

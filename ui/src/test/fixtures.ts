@@ -62,6 +62,7 @@ export const SETTINGS: Settings = {
     device: "",
     push_to_talk: "Ctrl+Alt+Space",
     push_to_talk_mode: "hold",
+    dictate_anywhere: "Ctrl+Alt+D",
     send_after_dictation: false,
     partial_results: true,
     max_seconds: 300,

@@ -94,15 +94,16 @@ pub async fn run() -> DoctorReport {
             detail: format!("the probe failed: {e}"),
         })
     };
-    let (audio, keyring, ollama, runners, capture, sandbox) = tokio::join!(
+    let (audio, keyring, ollama, runners, capture, sandbox, typing) = tokio::join!(
         blocking(probes::audio_input, "audio input"),
         blocking(probes::keyring, "keyring"),
         probes::ollama(&ollama_url),
         probes::package_runners(),
         blocking(crate::capture::probe, "screen capture"),
         terminal_sandbox(),
+        blocking(crate::anywhere::probe, "typing into other apps"),
     );
-    let mut components = vec![probes::display(), capture, audio, keyring, ollama, sandbox];
+    let mut components = vec![probes::display(), capture, audio, typing, keyring, ollama, sandbox];
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
         components.push(probes::global_shortcuts_portal().await);
     }

@@ -2,6 +2,7 @@
 //! the `perch` CLI are thin layers over it.
 
 pub mod agent;
+pub mod anywhere;
 pub mod capture;
 pub mod crash;
 pub mod crash_loop;

@@ -6,8 +6,8 @@
 //! child process of this same test binary.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use image::{Rgba, RgbaImage};
 use perch_core::capture::{CaptureError, CaptureSettings, Captures, Rect, Target, screen};
@@ -31,23 +31,9 @@ fn pattern() -> RgbaImage {
     })
 }
 
-struct Kill(Vec<Child>);
-impl Drop for Kill {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !ok() {
-        assert!(Instant::now() < deadline, "{what} did not happen within 20 s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+#[path = "support/xvfb.rs"]
+mod xvfb;
+use xvfb::wait_until;
 
 fn run(display: &str, program: &str, args: &[&str]) -> bool {
     Command::new(program)
@@ -71,23 +57,7 @@ fn captures_on_a_real_x_server() {
     for tool in ["Xvfb", "openbox", "xrandr", "display", "xdotool", "xmessage"] {
         assert!(have(tool), "{tool} is missing: run `make deps` (scripts/setup-system.sh --test)");
     }
-    // Start the search past the e2e harness's numbers, at a place that differs per process.
-    let start = 400 + std::process::id() % 400;
-    let free = |n: &u32| {
-        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-    };
-    let display = format!(":{}", (start..start + 400).find(free).unwrap());
-    let mut children = Kill(Vec::new());
-    children.0.push(
-        Command::new("Xvfb")
-            .args([&display, "-screen", "0", &format!("{W}x{H}x24"), "-nolisten", "tcp", "-noreset"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    wait_until("Xvfb", || run(&display, "xdpyinfo", &[]) || run(&display, "xrandr", &["--listmonitors"]));
-    children.0.push(Command::new("openbox").env("DISPLAY", &display).stderr(Stdio::null()).spawn().unwrap());
+    let (display, _children) = xvfb::start(W, H);
 
     let tmp = tempfile::tempdir().unwrap();
     let picture = tmp.path().join("pattern.png");

@@ -31,12 +31,16 @@ function setup() {
     { name: "Built-in Microphone", is_default: true, sample_rate: 48000, channels: 2 },
     { name: "USB Headset", is_default: false, sample_rate: 44100, channels: 1 },
   ]);
-  onCommand("voice_shortcut_status", () => ({
-    name: "push_to_talk",
-    accelerator: "Ctrl+Alt+Space",
-    active: false,
-    problem: "Ctrl+Alt+Space is already taken by another application or another Perch shortcut; pick another",
-  }));
+  onCommand("voice_shortcut_statuses", () => [
+    {
+      name: "push_to_talk",
+      accelerator: "Ctrl+Alt+Space",
+      active: false,
+      problem: "Ctrl+Alt+Space is already taken by another application or another Perch shortcut; pick another",
+    },
+    { name: "dictate_anywhere", accelerator: "Ctrl+Alt+D", active: true, problem: null, assigned: null },
+  ]);
+  onCommand("typing_path", () => ({ name: "typing into other apps", available: true, detail: "X11 (XTest): dictate-anywhere types at the cursor" }));
   onCommand("voice_model_download", (args) => {
     const channel = args.progress as { onmessage: (p: { done: number; total: number }) => void };
     channel.onmessage({ done: 50_000_000, total: 147_951_465 });
@@ -91,5 +95,13 @@ describe("Settings -> Voice", () => {
     await userEvent.click(screen.getByRole("radio", { name: "Press to start and stop" }));
     const last = calls.filter((c) => c.cmd === "set_voice_settings").map((c) => c.args.voice as Settings["voice"]);
     expect(last.at(-1)).toMatchObject({ push_to_talk: "Ctrl+Shift+D", push_to_talk_mode: "toggle" });
+    // Dictate-anywhere has its own field and its own status.
+    expect(screen.getByText("Active: Ctrl+Alt+D")).toBeInTheDocument();
+    expect(screen.getByText(/Typing into other apps: X11 \(XTest\)/)).toBeInTheDocument();
+    const anywhere = screen.getByRole("textbox", { name: "Dictate-anywhere shortcut" });
+    await userEvent.clear(anywhere);
+    await userEvent.type(anywhere, "Super+D{Enter}");
+    const after = calls.filter((c) => c.cmd === "set_voice_settings").map((c) => c.args.voice as Settings["voice"]);
+    expect(after.at(-1)).toMatchObject({ dictate_anywhere: "Super+D", push_to_talk: "Ctrl+Shift+D" });
   });
 });

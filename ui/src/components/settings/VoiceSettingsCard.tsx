@@ -3,7 +3,7 @@ import { Channel } from "@tauri-apps/api/core";
 import type { MessageDescriptor } from "@lingui/core";
 import { msg, t } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
-import type { DownloadProgress, InputDevice, ModelView, PushToTalkMode, ShortcutStatus, VoiceSettings } from "../../bindings";
+import type { DownloadProgress, InputDevice, ModelView, Probe, ShortcutStatus, VoiceSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { formatBytes, formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
@@ -36,6 +36,7 @@ function complete(v: VoiceSettings): Required<VoiceSettings> {
     device: v.device ?? "",
     push_to_talk: v.push_to_talk ?? "",
     push_to_talk_mode: v.push_to_talk_mode ?? "hold",
+    dictate_anywhere: v.dictate_anywhere ?? "",
     send_after_dictation: v.send_after_dictation ?? false,
     partial_results: v.partial_results ?? true,
     max_seconds: v.max_seconds ?? 300,
@@ -121,11 +122,7 @@ export function VoiceSettingsCard() {
           </select>
         </label>
       </fieldset>
-      <PushToTalk
-        accelerator={voice.push_to_talk}
-        mode={voice.push_to_talk_mode}
-        onSave={(push_to_talk, push_to_talk_mode) => save({ push_to_talk, push_to_talk_mode })}
-      />
+      <PushToTalk voice={voice} onSave={save} />
     </>
   );
 }
@@ -336,35 +333,44 @@ function ModelFile({ chosen, onChoose }: { chosen: string; onChoose: (path: stri
   );
 }
 
-function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: (accelerator: string, mode: PushToTalkMode) => void }) {
+function PushToTalk({ voice, onSave }: { voice: Required<VoiceSettings>; onSave: (patch: Partial<VoiceSettings>) => void }) {
   const { t } = useLingui();
-  const [status, setStatus] = useState<ShortcutStatus | null>(null);
-  const [draft, setDraft] = useState<string | null>(null);
+  const [statuses, setStatuses] = useState<ShortcutStatus[]>([]);
+  const [typing, setTyping] = useState<Probe | null>(null);
   useEffect(() => {
-    void commands.voiceShortcutStatus().then(setStatus, () => {});
-  }, [props.accelerator, props.mode]);
-  const commit = () => {
-    if (draft !== null && draft.trim() !== props.accelerator) props.onSave(draft.trim(), props.mode);
-    setDraft(null);
-  };
-  const active = status?.assigned ?? status?.accelerator;
+    void commands.voiceShortcutStatuses().then(setStatuses, () => {});
+  }, [voice.push_to_talk, voice.dictate_anywhere, voice.push_to_talk_mode]);
+  useEffect(() => {
+    void commands.typingPath().then(setTyping, () => {});
+  }, []);
+  const typingDetail = typing?.detail ?? null;
   return (
     <fieldset className="card">
       <legend>
         <Trans>Push to talk</Trans>
       </legend>
-      <label className="field">
-        <Trans>Shortcut (works while Perch is hidden or in mini mode; empty turns it off)</Trans>
-        <input
-          aria-label={t`Push-to-talk shortcut`}
-           
-          placeholder="Ctrl+Alt+Space"
-          value={draft ?? props.accelerator}
-          onChange={(e) => setDraft(e.target.value)}
-          onBlur={commit}
-          onKeyDown={(e) => e.key === "Enter" && commit()}
-        />
-      </label>
+      <ShortcutField
+        label={t`Shortcut (works while Perch is hidden or in mini mode; empty turns it off)`}
+        name={t`Push-to-talk shortcut`}
+        placeholder="Ctrl+Alt+Space"
+        value={voice.push_to_talk}
+        status={statuses[0]}
+        onSave={(push_to_talk) => onSave({ push_to_talk })}
+      />
+      <ShortcutField
+        label={t`Dictate into any app: the words are typed where the cursor is, in whatever application has the focus (empty turns it off)`}
+        name={t`Dictate-anywhere shortcut`}
+        placeholder="Ctrl+Alt+D"
+        value={voice.dictate_anywhere}
+        status={statuses[1]}
+        onSave={(dictate_anywhere) => onSave({ dictate_anywhere })}
+      />
+      {typingDetail !== null && (
+        <p className={typing?.available ? "muted small" : "note small"}>
+          {/* The detail is the engine's (as `perch doctor` says it). */}
+          <Trans>Typing into other apps: {typingDetail}</Trans>
+        </p>
+      )}
       <div className="segmented" role="radiogroup" aria-label={t`Push-to-talk mode`}>
         {(
           [
@@ -372,21 +378,51 @@ function PushToTalk(props: { accelerator: string; mode: PushToTalkMode; onSave: 
             ["toggle", t`Press to start and stop`],
           ] as const
         ).map(([mode, label]) => (
-          <label key={mode} className={props.mode === mode ? "selected" : undefined}>
-            <input type="radio" name="ptt-mode" checked={props.mode === mode} onChange={() => props.onSave(props.accelerator, mode)} />
+          <label key={mode} className={voice.push_to_talk_mode === mode ? "selected" : undefined}>
+            <input type="radio" name="ptt-mode" checked={voice.push_to_talk_mode === mode} onChange={() => onSave({ push_to_talk_mode: mode })} />
             {label}
           </label>
         ))}
       </div>
-      {status?.problem ? (
-        <p className="error small" role="alert">
-          {status.problem}
-        </p>
-      ) : status?.active ? (
+    </fieldset>
+  );
+}
+
+/** One global shortcut's field, saved on Enter or leaving it, with how it bound. */
+function ShortcutField(props: {
+  label: string;
+  name: string;
+  placeholder: string;
+  value: string;
+  status: ShortcutStatus | undefined;
+  onSave: (accelerator: string) => void;
+}) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const commit = () => {
+    if (draft !== null && draft.trim() !== props.value) props.onSave(draft.trim());
+    setDraft(null);
+  };
+  const active = props.status?.assigned ?? props.status?.accelerator;
+  return (
+    <label className="field">
+      {props.label}
+      <input
+        aria-label={props.name}
+        placeholder={props.placeholder}
+        value={draft ?? props.value}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === "Enter" && commit()}
+      />
+      {props.status?.problem ? (
+        <span className="error small" role="alert">
+          {props.status.problem}
+        </span>
+      ) : props.status?.active ? (
         <small className="muted">
           <Trans>Active: {active}</Trans>
         </small>
       ) : null}
-    </fieldset>
+    </label>
   );
 }

@@ -100,6 +100,9 @@ pub enum VoiceErrorKind {
     Transcription,
     Download,
     Cancelled,
+    /// Words dictated for another application could not be typed there (they went to the
+    /// clipboard instead).
+    Typing,
 }
 
 impl VoiceError {

@@ -27,6 +27,10 @@ pub struct VoiceSettings {
     /// The global push-to-talk shortcut ("Ctrl+Alt+Space"); empty turns it off.
     pub push_to_talk: String,
     pub push_to_talk_mode: PushToTalkMode,
+    /// The global dictate-anywhere shortcut ("Ctrl+Alt+D"): what is said is typed into the
+    /// focused application instead of Perch's box (hold or toggle as push-to-talk); empty
+    /// turns it off.
+    pub dictate_anywhere: String,
     /// Send the message as soon as the text lands, instead of leaving it to edit.
     pub send_after_dictation: bool,
     /// Show text while speaking (re-transcribed about every second).
@@ -45,6 +49,7 @@ impl Default for VoiceSettings {
             device: String::new(),
             push_to_talk: "Ctrl+Alt+Space".to_owned(),
             push_to_talk_mode: PushToTalkMode::Hold,
+            dictate_anywhere: "Ctrl+Alt+D".to_owned(),
             send_after_dictation: false,
             partial_results: true,
             max_seconds: 300,

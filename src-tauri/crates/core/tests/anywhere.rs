@@ -1,0 +1,109 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! Typing into another application through XTest, on a real X server: Xvfb with openbox and a
+//! GTK text field (tests/support/text_field.py) that has the focus. The typing code reads
+//! `DISPLAY` from the environment, which a test cannot change for its own process safely, so
+//! the outer test starts the display and the field, and runs the checks in a child process of
+//! this same test binary.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use perch_core::anywhere::{self, Focus};
+
+#[path = "support/xvfb.rs"]
+mod xvfb;
+use xvfb::output as run;
+
+const INNER: &str = "PERCH_ANYWHERE_TEST_INNER";
+/// Accents, a dash, a check mark and Shift-level characters: typed through the map's own keys,
+/// borrowed keycodes and Shift.
+const SENTENCE: &str = "Héllo wörld — ✓ naïve, 100% OK!";
+
+/// The field's lines, read on a thread.
+fn lines(stdout: ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Spare keycodes (no symbol at all), as `xmodmap -pke` lists them.
+fn spare_keycodes(display: &str) -> usize {
+    run(display, "xmodmap", &["-pke"]).unwrap().lines().filter(|l| l.trim_end().ends_with('=')).count()
+}
+
+#[test]
+fn types_into_a_focused_gtk_field_on_a_real_x_server() {
+    if std::env::var_os(INNER).is_some() {
+        return; // the child runs the checks below
+    }
+    for tool in ["Xvfb", "openbox", "xdotool", "xmodmap"] {
+        assert!(
+            which::which(tool).is_ok(),
+            "{tool} is missing: run `make deps` (scripts/setup-system.sh --test)"
+        );
+    }
+    let (display, mut children) = xvfb::start(1280, 800);
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/support/text_field.py");
+    let mut field = Command::new("/usr/bin/python3")
+        .arg(&script)
+        .arg("Perch test field")
+        .env("DISPLAY", &display)
+        .env("GDK_BACKEND", "x11")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the GTK text field (python3-gi: run `make deps`)");
+    let said = lines(field.stdout.take().unwrap());
+    let ready = said.recv_timeout(Duration::from_secs(20)).expect("the text field to show");
+    let field_pid: u32 = ready.strip_prefix("ready ").unwrap().trim().parse().unwrap();
+    children.0.push(field);
+    let window = run(&display, "xdotool", &["search", "--sync", "--name", "^Perch test field$"]).unwrap();
+    let window = window.lines().next().unwrap().to_owned();
+    run(&display, "xdotool", &["windowactivate", "--sync", &window]).unwrap();
+    let spare_before = spare_keycodes(&display);
+
+    let inner = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "inner_checks", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("XDG_SESSION_TYPE")
+        .env(INNER, field_pid.to_string())
+        .status()
+        .unwrap();
+    assert!(inner.success(), "the checks on {display} failed (see the output above)");
+
+    // The field holds exactly the sentence, and every borrowed keycode was given back.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut text = String::new();
+    while Instant::now() < deadline && text != SENTENCE {
+        if let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {
+            text = serde_json::from_str(line.strip_prefix("text ").unwrap_or("\"\"")).unwrap();
+        }
+    }
+    assert_eq!(text, SENTENCE);
+    assert_eq!(spare_keycodes(&display), spare_before, "borrowed keycodes are given back");
+}
+
+#[test]
+#[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
+fn inner_checks() {
+    let field_pid: u32 = std::env::var(INNER).unwrap().parse().unwrap();
+    assert_eq!(anywhere::typing_path().unwrap(), "X11 (XTest)");
+    // The field has the focus: for Perch it is another application, and for the field itself
+    // (as if it were Perch) its own window.
+    assert_eq!(anywhere::focus(std::process::id()).unwrap(), Focus::Other);
+    assert_eq!(anywhere::focus(field_pid).unwrap(), Focus::Perch);
+    let typed = anywhere::type_text(SENTENCE).unwrap();
+    assert_eq!(typed, SENTENCE.chars().count());
+}

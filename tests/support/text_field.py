@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""A real GTK text field for the dictate-anywhere tests: a window titled by the first argument
+with one entry that has the focus. It prints `ready <pid>` once shown, then `text <json>` each
+time the entry's text changes, and reads commands on stdin: `select-all`, `clipboard <json>`
+(sets the clipboard), `get-clipboard` (answers `clipboard <json>`), `quit`.
+
+Run with the system Python (`/usr/bin/python3`), which has PyGObject (python3-gi).
+"""
+import json
+import os
+import sys
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
+
+title = sys.argv[1] if len(sys.argv) > 1 else "Perch test field"
+window = Gtk.Window(title=title)
+window.set_default_size(420, 60)
+entry = Gtk.Entry()
+window.add(entry)
+
+
+def say(line):
+    print(line, flush=True)
+
+
+entry.connect("changed", lambda e: say("text " + json.dumps(e.get_text(), ensure_ascii=False)))
+window.connect("destroy", Gtk.main_quit)
+
+
+def on_map(*_):
+    entry.grab_focus()
+    say(f"ready {os.getpid()}")
+
+
+window.connect("map-event", on_map)
+
+
+pending = b""
+
+
+def on_stdin(source, _condition):
+    # Read what arrived and run every whole line: two commands may come in one read.
+    global pending
+    chunk = os.read(source.fileno(), 65536)
+    if not chunk:
+        Gtk.main_quit()
+        return False
+    pending += chunk
+    *lines, pending = pending.split(b"\n")
+    for line in lines:
+        run(line.decode())
+    return True
+
+
+def run(line):
+    command, _, arg = line.strip().partition(" ")
+    clipboard = Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD)
+    if command == "quit":
+        Gtk.main_quit()
+    elif command == "select-all":
+        entry.grab_focus()
+        entry.select_region(0, -1)
+    elif command == "clipboard":
+        clipboard.set_text(json.loads(arg), -1)
+        clipboard.store()
+    elif command == "get-clipboard":
+        clipboard.request_text(lambda _c, text: say("clipboard " + json.dumps(text, ensure_ascii=False)))
+
+
+GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_stdin)
+window.show_all()
+Gtk.main()
