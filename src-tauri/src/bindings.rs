@@ -11,8 +11,8 @@ use crate::commands::{
     update, voice, window,
 };
 use crate::events::{
-    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived, VoiceUpdate,
-    WindowModeChanged,
+    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived,
+    SelectionTaken, VoiceUpdate, WindowModeChanged,
 };
 use crate::update::UpdateChanged;
 
@@ -93,6 +93,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::tools_model_download,
             capture::captures_pending,
             capture::capture_remove,
+            crate::selection::selection_take,
+            crate::selection::selection_replace,
             capture::capture_start,
             capture::capture_view,
             capture::capture_copy,
@@ -156,7 +158,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             CaptureFailed,
             VoiceUpdate,
             AddLinkArrived,
-            UpdateChanged
+            UpdateChanged,
+            SelectionTaken
         ])
         // Limits the UI checks before sending, so it never offers what the engine refuses.
         .constant("MAX_MESSAGE_CHARS", perch_core::agent::MAX_MESSAGE_CHARS)

@@ -52,6 +52,7 @@ pub fn bind_shortcuts(app: &AppHandle, settings: &CaptureSettings) -> Vec<Shortc
             &settings.window_shortcut,
             on_press(Some(Target::FocusedWindow)),
         ),
+        crate::selection::bind(app, &settings.selection_shortcut),
     ]
 }
 
@@ -346,7 +347,7 @@ fn close_overlays(app: &AppHandle) {
     state.busy.store(false, Ordering::SeqCst);
 }
 
-/// Answers app requests from the local socket (`perch show | toggle | screenshot`).
+/// Answers app requests from the local socket (`perch show | toggle | screenshot | selection`).
 pub fn serve_app_requests(app: &AppHandle, engine: &Engine) {
     let mut requests = engine.app_control().attach();
     let app = app.clone();
@@ -372,6 +373,10 @@ pub fn serve_app_requests(app: &AppHandle, engine: &Engine) {
                 AppCommand::Toggle => window::toggle(&app)
                     .map(|()| Value::Null)
                     .map_err(|e| RequestError::Window(e.to_string())),
+                AppCommand::ActOnSelection => {
+                    crate::selection::take(&app);
+                    Ok(Value::Null)
+                }
                 AppCommand::Screenshot { mode } => {
                     let mode = mode.map(|m| match m {
                         ScreenshotMode::Fullscreen => CaptureMode::Fullscreen,

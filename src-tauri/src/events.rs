@@ -28,6 +28,10 @@ pub enum Route {
     Logs,
 }
 
+/// Text selected in another application was taken (or could not be): `selection_take` has it.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct SelectionTaken {}
+
 /// A new version of the review arrived over the review socket.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, tauri_specta::Event)]
 pub struct ReviewArrived {

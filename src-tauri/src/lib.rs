@@ -11,6 +11,7 @@ mod events;
 mod hidden_page;
 mod page_process;
 mod reviews;
+mod selection;
 mod shortcuts;
 mod state;
 mod tools;
@@ -68,6 +69,7 @@ pub fn run() {
             app.manage(shortcuts::Shortcuts::default());
             app.manage(capture::CaptureState::default());
             app.manage(dictation::PushToTalk::default());
+            app.manage(selection::PendingSelection::default());
             app.manage(hidden_page::HiddenPage::default());
             app.manage(commands::logs::LogsState::default());
             app.manage(update::Updates::default());

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A real GTK text field for the dictate-anywhere tests: a window titled by the first argument
 with one entry that has the focus. It prints `ready <pid>` once shown, then `text <json>` each
-time the entry's text changes, and reads commands on stdin: `select-all`, `clipboard <json>`
+time the entry's text changes, and reads commands on stdin: `set <json>`, `select-all`, `deselect`, `clipboard <json>`
 (sets the clipboard), `get-clipboard` (answers `clipboard <json>`), `quit`.
 
 Run with the system Python (`/usr/bin/python3`), which has PyGObject (python3-gi).
@@ -61,6 +61,10 @@ def run(line):
     clipboard = Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD)
     if command == "quit":
         Gtk.main_quit()
+    elif command == "set":
+        entry.set_text(json.loads(arg))
+    elif command == "deselect":
+        entry.set_position(-1)
     elif command == "select-all":
         entry.grab_focus()
         entry.select_region(0, -1)

@@ -156,6 +156,17 @@ export const commands = {
 	capturesPending: () => typedError<Capture[], CommandError>(__TAURI_INVOKE("captures_pending")),
 	/**  Removes a chip (and its files). */
 	captureRemove: (id: string) => typedError<null, CommandError>(__TAURI_INVOKE("capture_remove", { id })),
+	/**
+	 *  The selection the shortcut took, once (the window asks when it hears `SelectionTaken`, and
+	 *  when it loads).
+	 */
+	selectionTake: () => __TAURI_INVOKE<TakenSelection | null>("selection_take"),
+	/**
+	 *  Types `text` in place of `selection` in its application. When that cannot be done (the
+	 *  window is gone, its selection is no longer there), the text goes on the clipboard and the
+	 *  error says so.
+	 */
+	selectionReplace: (selection: SelectedText, text: string) => typedError<null, CommandError>(__TAURI_INVOKE("selection_replace", { selection, text })),
 	/**  What the shortcut does, in `mode` or the mode set; a sentence describing what happened. */
 	captureStart: (mode: CaptureMode | null) => typedError<string, CommandError>(__TAURI_INVOKE("capture_start", { mode })),
 	/**  The model's copy of a capture as a data URL, for the large view. */
@@ -281,6 +292,7 @@ export const events = {
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
 	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
+	selectionTaken: makeEvent<SelectionTaken, SelectionTaken>("selection-taken"),
 	updateChanged: makeEvent<UpdateChanged, UpdateChanged>("update-changed"),
 	voiceUpdate: makeEvent<VoiceUpdate, VoiceUpdate>("voice-update"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
@@ -444,6 +456,11 @@ export type CaptureSettings = {
 	shortcut?: string,
 	/**  Captures the focused window at once, whatever the mode. */
 	window_shortcut?: string,
+	/**
+	 *  Brings the text selected in the focused application into Perch (`anywhere`); empty
+	 *  turns it off.
+	 */
+	selection_shortcut?: string,
 	/**  In fullscreen mode, a question sent without a capture takes one first. */
 	auto_screenshot?: boolean,
 	/**  The longest edge of the copy the model gets; the original is kept as taken. */
@@ -1379,6 +1396,15 @@ export type SearchUpdate = {
 	capped: boolean,
 };
 
+/**  Text selected in another application, and where. */
+export type SelectedText = {
+	text: string,
+	/**  The application window's title, to name it on the chip. */
+	app: string,
+	/**  The window (an X id), so an answer can replace the selection there. */
+	window: number,
+};
+
 /**
  *  A selection made on a monitor's overlay, in the overlay's CSS pixels (what the webview
  *  reports), measured from the overlay's top-left corner.
@@ -1389,6 +1415,20 @@ export type Selection = {
 	width: number | null,
 	height: number | null,
 };
+
+/**
+ *  Text selected in another application and brought into Perch with the selection shortcut: the
+ *  model reads it as content to work on, marked as coming from that application
+ *  (`anywhere::selection_block`).
+ */
+export type SelectionInput = {
+	text: string,
+	/**  The application's window title. */
+	app: string,
+};
+
+/**  Text selected in another application was taken (or could not be): `selection_take` has it. */
+export type SelectionTaken = Record<string, never>;
 
 /**  One server, ready to start. */
 export type ServerConfig = {
@@ -1533,6 +1573,12 @@ export type Tail = {
 	/**  Oldest first. */
 	entries: LogEntry[],
 	cursor: Cursor,
+};
+
+/**  A taken selection, or why there is none (no text selected, binary data, too large...). */
+export type TakenSelection = {
+	selection: SelectedText | null,
+	problem: string | null,
 };
 
 /**  One command as the panel and the history show it. */
@@ -1745,7 +1791,7 @@ export type TurnFinished = {
 
 export type TurnKind = 
 /**  A new question, with images and text files attached. */
-{ kind: "ask"; text: string; images: ImageInput[]; files?: FileInput[] } | 
+{ kind: "ask"; text: string; images: ImageInput[]; files?: FileInput[]; selections?: SelectionInput[] } | 
 /**  A new answer to the same question; the old answer is kept as an alternative. */
 { kind: "regenerate"; message_id: number } | 
 /**  The last question, edited and sent again; the old one is kept as an alternative. */

@@ -38,8 +38,15 @@ export async function textField(title) {
       await waitFor(() => field.clipboards.length > before, "the clipboard's text");
       return field.clipboards.at(-1);
     },
+    setText(text) {
+      send(`set ${JSON.stringify(text)}`);
+      return waitFor(() => field.text === text, "the field's text to be set");
+    },
     selectAll() {
       send("select-all");
+    },
+    deselect() {
+      send("deselect");
     },
     close() {
       send("quit");

@@ -9,6 +9,7 @@ import type {
   ImageInput,
   Message,
   Progress,
+  SelectionInput,
   ToolCallRecord,
   TurnError,
   TurnEvent,
@@ -222,8 +223,19 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   }, [conversationId, attach]);
 
   const send = useCallback(
-    (text: string, images: ImageInput[], model: string, files: FileInput[] = []) =>
-      run(files.length > 0 ? { kind: "ask", text, images, files } : { kind: "ask", text, images }, model, text, images),
+    (text: string, images: ImageInput[], model: string, files: FileInput[] = [], selections: SelectionInput[] = []) =>
+      run(
+        {
+          kind: "ask",
+          text,
+          images,
+          ...(files.length > 0 ? { files } : {}),
+          ...(selections.length > 0 ? { selections } : {}),
+        },
+        model,
+        text,
+        images,
+      ),
     [run],
   );
   const regenerate = useCallback(

@@ -152,7 +152,12 @@ export function ChatPage() {
     return () => window.removeEventListener("keydown", onKey);
   }, [stop]);
 
-  const onSend = async (text: string, images: Parameters<typeof send>[1], files: Parameters<typeof send>[3]) => {
+  const onSend = async (
+    text: string,
+    images: Parameters<typeof send>[1],
+    files: Parameters<typeof send>[3],
+    selections: Parameters<typeof send>[4] = [],
+  ) => {
     if (!model) return false;
     pinned.current = true;
     if (editing) {
@@ -160,7 +165,7 @@ export function ChatPage() {
       setEditing(null);
       return edit(target, text, model);
     }
-    return send(text, images, model, files);
+    return send(text, images, model, files, selections);
   };
 
   const empty = messages.length === 0 && !streaming;

@@ -51,6 +51,7 @@ export const SETTINGS: Settings = {
     all_monitors: false,
     shortcut: "Alt+Period",
     window_shortcut: "Alt+Shift+Period",
+    selection_shortcut: "Ctrl+Alt+E",
     auto_screenshot: false,
     max_edge: 1568,
     jpeg_quality: 85,

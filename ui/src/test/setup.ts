@@ -4,6 +4,7 @@ import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "./tauri";
 import { resetDictation } from "../lib/dictation";
 import { resetFailures } from "../lib/failures";
+import { resetSelection } from "../lib/selection";
 import { restored } from "../components/TitleBar";
 import { i18n } from "../i18n";
 import { messages } from "../locales/en.po";
@@ -24,6 +25,7 @@ afterEach(() => {
   clearMocks();
   resetDictation();
   resetFailures();
+  resetSelection();
   // A test that brought the window back from the bubble (on a mocked clock) must not leave the
   // next test's Close inside the settling time.
   restored.at = Number.NEGATIVE_INFINITY;

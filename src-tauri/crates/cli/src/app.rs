@@ -17,6 +17,7 @@ pub enum AppRequest {
     Screenshot { mode: Option<String> },
     Show,
     Toggle,
+    ActOnSelection,
     UpdateCheck,
     UpdateApply,
 }
@@ -30,6 +31,7 @@ pub async fn run(request: AppRequest, json_output: bool) -> anyhow::Result<()> {
         }
         AppRequest::Show => ("show", json!({})),
         AppRequest::Toggle => ("toggle", json!({})),
+        AppRequest::ActOnSelection => ("act_on_selection", json!({})),
         AppRequest::UpdateCheck => ("update_check", json!({})),
         AppRequest::UpdateApply => ("update_apply", json!({})),
     };

@@ -125,7 +125,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
     let request = TurnRequest {
         conversation_id,
         model,
-        kind: TurnKind::Ask { text: args.question, images, files },
+        kind: TurnKind::Ask { text: args.question, images, files, selections: Vec::new() },
         run_id: Some(run_id.clone()),
     };
     let sink = Terminal { thinking: args.thinking };

@@ -97,6 +97,9 @@ enum Command {
     Show,
     /// Show the running app's window, or hide it when it is in front.
     Toggle,
+    /// Take the text selected in the focused application into the running app (what the
+    /// selection shortcut does; bind this to a key where the desktop binds only commands).
+    Selection,
     /// Transcribe a WAV file (any format or length) with a local whisper model.
     Transcribe {
         file: std::path::PathBuf,
@@ -185,6 +188,7 @@ pub fn main() -> ExitCode {
             }
             Command::Show => app_request(app::AppRequest::Show, false).await,
             Command::Toggle => app_request(app::AppRequest::Toggle, false).await,
+            Command::Selection => app_request(app::AppRequest::ActOnSelection, false).await,
             Command::Transcribe { file, model, language } => {
                 with_engine(|engine| voice::transcribe(engine, file, model, language)).await
             }

@@ -114,6 +114,7 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
             "display",
             "screen capture",
             "audio input",
+            "typing into other apps",
             "keyring",
             "ollama",
             "sandbox",

@@ -83,7 +83,12 @@ fn ask() -> TurnRequest {
     TurnRequest {
         conversation_id: None,
         model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask { text: "go".into(), images: Vec::new(), files: Vec::new() },
+        kind: TurnKind::Ask {
+            text: "go".into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
         run_id: None,
     }
 }

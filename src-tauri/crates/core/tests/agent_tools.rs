@@ -99,7 +99,12 @@ fn ask(text: &str, conversation: Option<String>) -> TurnRequest {
     TurnRequest {
         conversation_id: conversation,
         model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
+        kind: TurnKind::Ask {
+            text: text.into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
         run_id: None,
     }
 }

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
-//! Typing into another application through XTest, on a real X server: Xvfb with openbox and a
-//! GTK text field (tests/support/text_field.py) that has the focus. The typing code reads
+//! Typing into another application through XTest, and taking and replacing its selected text,
+//! on a real X server: Xvfb with openbox and a GTK text field (tests/support/text_field.py) that
+//! has the focus. The typing code reads
 //! `DISPLAY` from the environment, which a test cannot change for its own process safely, so
 //! the outer test starts the display and the field, and runs the checks in a child process of
 //! this same test binary.
@@ -65,6 +66,7 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
         .spawn()
         .expect("the GTK text field (python3-gi: run `make deps`)");
     let said = lines(field.stdout.take().unwrap());
+    let mut field_input = field.stdin.take().unwrap();
     let ready = said.recv_timeout(Duration::from_secs(20)).expect("the text field to show");
     let field_pid: u32 = ready.strip_prefix("ready ").unwrap().trim().parse().unwrap();
     children.0.push(field);
@@ -93,6 +95,44 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
     }
     assert_eq!(text, SENTENCE);
     assert_eq!(spare_keycodes(&display), spare_before, "borrowed keycodes are given back");
+
+    // Act on the selection: the field's text selected, taken, and replaced by an answer.
+    use std::io::Write;
+    field_input.write_all(b"select-all\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let inner = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "inner_selection_checks", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("XDG_SESSION_TYPE")
+        .env(INNER, field_pid.to_string())
+        .status()
+        .unwrap();
+    assert!(inner.success(), "the selection checks on {display} failed (see the output above)");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && text != REPLACEMENT {
+        if let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {
+            text = serde_json::from_str(line.strip_prefix("text ").unwrap_or("\"\"")).unwrap();
+        }
+    }
+    assert_eq!(text, REPLACEMENT, "the answer took the selection's place");
+}
+
+const REPLACEMENT: &str = "Hello world: a naïve fix.";
+
+#[test]
+#[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
+fn inner_selection_checks() {
+    let selection = anywhere::take_selection().unwrap();
+    assert_eq!(selection.text, SENTENCE);
+    assert_eq!(selection.app, "Perch test field");
+    anywhere::replace_selection(&selection, REPLACEMENT).unwrap();
+    // Once replaced, nothing is selected: a second replace refuses instead of typing at the cursor.
+    assert!(matches!(anywhere::take_selection(), Err(anywhere::AnywhereError::NothingSelected)));
+    assert!(matches!(
+        anywhere::replace_selection(&selection, "again"),
+        Err(anywhere::AnywhereError::SelectionGone(_))
+    ));
 }
 
 #[test]

@@ -134,6 +134,7 @@ async fn inner_turns() {
             kind: TurnKind::Ask {
                 text: "What is on my screen?".into(),
                 files: Vec::new(),
+                selections: Vec::new(),
                 images: vec![ImageInput {
                     name: capture.source.clone(),
                     mime: "image/png".into(),
@@ -183,6 +184,7 @@ async fn a_capture_that_is_gone_fails_the_question_before_anything_is_sent() {
         kind: TurnKind::Ask {
             text: "And this?".into(),
             files: Vec::new(),
+            selections: Vec::new(),
             images: vec![ImageInput {
                 name: "old".into(),
                 mime: "image/png".into(),

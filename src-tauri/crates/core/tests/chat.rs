@@ -65,7 +65,12 @@ fn ask(text: &str) -> TurnRequest {
     TurnRequest {
         conversation_id: None,
         model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
+        kind: TurnKind::Ask {
+            text: text.into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
         run_id: None,
     }
 }
@@ -366,7 +371,12 @@ async fn an_export_carries_its_images_beside_it() {
     let s = setup().await;
     s.fake.push(Script::answer("A tiny picture."));
     let mut request = ask("What is this?");
-    request.kind = TurnKind::Ask { text: "What is this?".into(), images: vec![png()], files: Vec::new() };
+    request.kind = TurnKind::Ask {
+        text: "What is this?".into(),
+        images: vec![png()],
+        files: Vec::new(),
+        selections: Vec::new(),
+    };
     let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
     let out = tempfile::tempdir().unwrap();
     let path = out.path().join("My chat.md");
@@ -395,7 +405,12 @@ async fn an_export_carries_its_images_beside_it() {
 async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
     let s = setup().await;
     let mut request = ask("What is this?");
-    request.kind = TurnKind::Ask { text: "What is this?".into(), images: vec![png()], files: Vec::new() };
+    request.kind = TurnKind::Ask {
+        text: "What is this?".into(),
+        images: vec![png()],
+        files: Vec::new(),
+        selections: Vec::new(),
+    };
     let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     let sent = s.fake.chat_requests().pop().unwrap();
@@ -564,8 +579,12 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     let file =
         |path: &std::path::Path| FileInput { path: path.to_string_lossy().into_owned(), first_lines: None };
     let mut request = ask("What does this return?");
-    request.kind =
-        TurnKind::Ask { text: "What does this return?".into(), images: Vec::new(), files: vec![file(&code)] };
+    request.kind = TurnKind::Ask {
+        text: "What does this return?".into(),
+        images: Vec::new(),
+        files: vec![file(&code)],
+        selections: Vec::new(),
+    };
     let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     let block = format!("<file path=\"{}\">\npub fn answer() -> u32 {{\n    42\n}}\n</file>", code.display());
@@ -604,7 +623,12 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     let mut stopped = ask("What went wrong?");
     stopped.run_id = Some("stop-while-reading".into());
     let part = FileInput { path: log.to_string_lossy().into_owned(), first_lines: Some(10) };
-    stopped.kind = TurnKind::Ask { text: "What went wrong?".into(), images: Vec::new(), files: vec![part] };
+    stopped.kind = TurnKind::Ask {
+        text: "What went wrong?".into(),
+        images: Vec::new(),
+        files: vec![part],
+        selections: Vec::new(),
+    };
     s.engine.runs().cancel("stop-while-reading");
     let err = run_turn(&s.engine, stopped.clone(), &Collect::default()).await.unwrap_err();
     assert!(matches!(err, ChatError::File(FilesError::Stopped { .. })), "{err:?}");

@@ -54,7 +54,12 @@ fn ask(text: &str) -> TurnRequest {
     TurnRequest {
         conversation_id: None,
         model: "local:smollm2".into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
+        kind: TurnKind::Ask {
+            text: text.into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
         run_id: Some(format!("run-{}", text.len())),
     }
 }

@@ -81,7 +81,12 @@ async fn turn(
     let request = TurnRequest {
         conversation_id: conversation,
         model: model(dialect).into(),
-        kind: TurnKind::Ask { text: text.into(), images: Vec::new(), files: Vec::new() },
+        kind: TurnKind::Ask {
+            text: text.into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
         run_id: None,
     };
     let options = TurnOptions { extra_rules: tools::approve_rules(&["demo:*".into()]), no_tools: false };

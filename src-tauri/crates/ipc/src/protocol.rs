@@ -130,6 +130,9 @@ pub enum AppCommand {
     Toggle,
     /// What the screenshot shortcut does, in this mode or the one set in Perch.
     Screenshot { mode: Option<ScreenshotMode> },
+    /// `perch selection`: what the selection shortcut does: the focused application's selected
+    /// text into Perch's composer.
+    ActOnSelection,
     /// `perch update check`: is there a newer Perch?
     UpdateCheck,
     /// `perch update apply`: download it, verify it and install it (or save it, where this
@@ -217,6 +220,10 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
                 Err(e) => return fail(e),
             }
         }
+        "act_on_selection" => match no_fields(map.remove("payload"), "act_on_selection") {
+            Ok(()) => Command::App(AppCommand::ActOnSelection),
+            Err(e) => return fail(e),
+        },
         "update_check" => match no_fields(map.remove("payload"), "update_check") {
             Ok(()) => Command::App(AppCommand::UpdateCheck),
             Err(e) => return fail(e),
@@ -409,6 +416,7 @@ mod tests {
         );
         assert!(extra.is_err());
         assert_eq!(app(json!({"id": 1, "type": "toggle", "payload": {}})), Ok(AppCommand::Toggle));
+        assert_eq!(app(json!({"id": 1, "type": "act_on_selection"})), Ok(AppCommand::ActOnSelection));
         assert_eq!(app(json!({"id": 1, "type": "update_check"})), Ok(AppCommand::UpdateCheck));
         assert_eq!(app(json!({"id": 1, "type": "update_apply", "payload": {}})), Ok(AppCommand::UpdateApply));
         assert_eq!(

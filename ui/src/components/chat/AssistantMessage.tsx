@@ -2,6 +2,8 @@ import { useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { Message, MessageView, TurnError } from "../../bindings";
 import { useAnswerReferences } from "../../lib/answerReferences";
+import { errorMessage } from "../../ipc";
+import { replaceSentSelection, useSelection } from "../../lib/selection";
 import { formatCost, formatNumber, formatTokens } from "../../lib/format";
 import { AnswerBody } from "./AnswerBody";
 import { ErrorCard } from "./ErrorCard";
@@ -23,6 +25,9 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   const message = view ? (shown !== null ? versions[shown] : view.message) : null;
   const index = shown ?? versions.findIndex((v) => v.id === view?.message.id);
   const refs = useAnswerReferences(message && !streaming ? message.id : null, message?.content ?? "");
+  const { sent } = useSelection();
+  const sentApp = sent?.app ?? "";
+  const [replaceError, setReplaceError] = useState<string | null>(null);
 
   if (streaming) {
     return (
@@ -92,6 +97,26 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
           )}
         </span>
       </footer>
+      {/* The answer to a question about text selected elsewhere can take that text's place. */}
+      {canRegenerate && sent && (
+        <div className="replace-selection">
+          <button
+            type="button"
+            className="button small"
+            onClick={() => {
+              setReplaceError(null);
+              replaceSentSelection(message.content).catch((e) => setReplaceError(errorMessage(e)));
+            }}
+          >
+            {sent.app ? <Trans>Replace in {sentApp}</Trans> : <Trans>Replace the selection</Trans>}
+          </button>
+          {replaceError && (
+            <p className="error small" role="alert">
+              {replaceError}
+            </p>
+          )}
+        </div>
+      )}
     </article>
   );
 }

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState, type Clipboa
 import type { MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
-import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo } from "../../bindings";
+import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo, SelectionInput } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
 // that the engine refuses.
@@ -18,6 +18,8 @@ import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } fr
 import { useSettings } from "../../lib/settings";
 import { useHoldsUnsentWork } from "../../lib/unsentWork";
 import { FOCUS_COMPOSER } from "../../lib/shortcuts";
+import { restoreSelection, takeSelectionForSend, useSelection } from "../../lib/selection";
+import { SelectionChip, SelectionProblem } from "./SelectionChip";
 import { CaptureChips } from "../capture/CaptureChips";
 import { CaptureIcon, SendIcon } from "../Icons";
 import { ComposerNote } from "./ComposerNote";
@@ -37,7 +39,7 @@ interface Props {
   usage: { used: number; limit: number | null };
   /** Set while the last question is being edited. */
   editing: string | null;
-  onSend: (text: string, images: ImageInput[], files: FileInput[]) => Promise<boolean>;
+  onSend: (text: string, images: ImageInput[], files: FileInput[], selections: SelectionInput[]) => Promise<boolean>;
   onStop: () => void;
   onEditLast: () => void;
   onCancelEdit: () => void;
@@ -76,6 +78,7 @@ const CAPTURE_MODES: { value: CaptureMode; label: MessageDescriptor }[] = [
 export function Composer(props: Props) {
   const { t } = useLingui();
   const { streaming, models, model, onModel, usage, editing, onSend, onStop, onEditLast, onCancelEdit } = props;
+  const selection = useSelection();
   const [text, setText] = useState(() => localStorage.getItem(DRAFT_KEY) ?? "");
   const [images, setImages] = useState<ImageInput[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
@@ -202,18 +205,23 @@ export function Composer(props: Props) {
     }
     const sent = value;
     const pictures = images;
-    // An edit replaces the question's text only: the file chips wait for the next question.
+    // An edit replaces the question's text only: the file and selection chips wait for the next question.
     const files = editing === null ? attached.take() : [];
-    update("");
+    const selection = editing === null ? takeSelectionForSend() : null;
+    // A quick action on the selection sends its own words: what is in the box stays there.
+    const fromBox = value === text;
+    if (fromBox) update("");
     setImages([]);
     setNotice(null);
     setNeedsVision(false);
     // Nothing typed or picked is lost: a send that could not start puts it back (capture chips stay).
-    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], fileInputs(files));
+    const selections = selection ? [{ text: selection.text, app: selection.app }] : [];
+    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], fileInputs(files), selections);
     if (!ok) {
-      update(sent);
+      if (fromBox) update(sent);
       setImages(pictures);
       attached.restore(files);
+      if (selection) restoreSelection(selection);
     }
     await captures.refresh();
   };
@@ -420,6 +428,10 @@ export function Composer(props: Props) {
         <div className="dictation-partial" aria-live="polite" aria-label={t`Dictated so far`}>
           {dictation.partial || (dictation.phase === "transcribing" ? t`Transcribing…` : t`Listening…`)}
         </div>
+      )}
+      {selection.problem && <SelectionProblem problem={selection.problem} />}
+      {selection.pending && (
+        <SelectionChip selection={selection.pending} disabled={!!streaming || editing !== null} onAction={(prompt) => void submit(prompt)} />
       )}
       {images.length + captures.pending.length + attached.files.length > 0 && (
         <div className="chips">

@@ -98,6 +98,12 @@ export function CaptureSettingsCard() {
         status={status("screenshot_window")}
         onChange={(window_shortcut) => void save({ window_shortcut })}
       />
+      <ShortcutField
+        label={t`Bring the selected text into Perch`}
+        value={capture.selection_shortcut ?? ""}
+        status={status("selection")}
+        onChange={(selection_shortcut) => void save({ selection_shortcut })}
+      />
       <label className="check">
         <input type="checkbox" checked={!!capture.all_monitors} onChange={(e) => void save({ all_monitors: e.target.checked })} />
         <Trans>Screen mode captures every monitor, side by side</Trans>

@@ -103,6 +103,21 @@ pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]
     Ok(())
 }
 
+/// Stores each selection as the block the model reads, named by its application.
+pub async fn save_selections(
+    engine: &Engine,
+    message_id: i64,
+    selections: &[super::SelectionInput],
+) -> Result<(), ChatError> {
+    for s in selections {
+        let block = crate::anywhere::selection_block(&s.app, &s.text).into_bytes();
+        let name =
+            if s.app.is_empty() { "selected text".to_owned() } else { format!("selected in {}", s.app) };
+        save_file(engine, message_id, "file", block, FILE_BLOCK_MIME, &name, Some(&name)).await?;
+    }
+    Ok(())
+}
+
 /// Stores one file under its content hash (once, however often it is attached) and its row.
 async fn save_file(
     engine: &Engine,

@@ -40,6 +40,16 @@ pub struct ImageInput {
     pub capture: Option<String>,
 }
 
+/// Text selected in another application and brought into Perch with the selection shortcut: the
+/// model reads it as content to work on, marked as coming from that application
+/// (`anywhere::selection_block`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct SelectionInput {
+    pub text: String,
+    /// The application's window title.
+    pub app: String,
+}
+
 /// A text file attached to a question (`@` in the composer, `perch ask --file`), read when the
 /// question is sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -59,6 +69,8 @@ pub enum TurnKind {
         images: Vec<ImageInput>,
         #[serde(default)]
         files: Vec<FileInput>,
+        #[serde(default)]
+        selections: Vec<SelectionInput>,
     },
     /// A new answer to the same question; the old answer is kept as an alternative.
     Regenerate { message_id: i64 },

@@ -79,7 +79,11 @@ pub async fn run_turn_with(
     // the request is under way (below). Otherwise the question is saved first and the context
     // read back with its attachments.
     let plain = match &request.kind {
-        TurnKind::Ask { text, images, .. } if images.is_empty() && files.is_empty() => Some(text),
+        TurnKind::Ask { text, images, selections, .. }
+            if images.is_empty() && files.is_empty() && selections.is_empty() =>
+        {
+            Some(text)
+        }
         _ => None,
     };
     let (built, question, asked) = match plain {
@@ -272,11 +276,12 @@ async fn save_question(
     };
     let question = async {
         match &request.kind {
-            TurnKind::Ask { text, images, .. } => {
+            TurnKind::Ask { text, images, selections, .. } => {
                 let m =
                     store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
                 attachments::save_images(engine, m.id, images).await?;
                 attachments::save_text_files(engine, m.id, files).await?;
+                attachments::save_selections(engine, m.id, selections).await?;
                 Ok::<_, ChatError>((Some(m), None))
             }
             TurnKind::Edit { message_id, text } => {
@@ -416,6 +421,14 @@ fn validate(kind: &TurnKind) -> Result<(), ChatError> {
             "the message has {chars} characters; Perch sends at most {MAX_MESSAGE_CHARS} at a time"
         )));
     }
+    if let TurnKind::Ask { selections, .. } = kind {
+        let bytes: usize = selections.iter().map(|s| s.text.len()).sum();
+        if bytes > crate::anywhere::SELECTION_LIMIT {
+            let limit = crate::anywhere::SELECTION_LIMIT as u64;
+            let why = crate::anywhere::AnywhereError::SelectionTooLarge { bytes: bytes as u64, limit };
+            return Err(ChatError::Invalid(why.to_string()));
+        }
+    }
     Ok(())
 }
 
@@ -458,13 +471,35 @@ mod tests {
     #[test]
     fn empty_and_oversized_messages_are_refused_before_anything_is_saved() {
         assert!(
-            validate(&TurnKind::Ask { text: "  ".into(), images: Vec::new(), files: Vec::new() }).is_err()
+            validate(&TurnKind::Ask {
+                text: "  ".into(),
+                images: Vec::new(),
+                files: Vec::new(),
+                selections: Vec::new()
+            })
+            .is_err()
         );
         let huge = "x".repeat(MAX_MESSAGE_CHARS + 1);
-        let err = validate(&TurnKind::Ask { text: huge, images: Vec::new(), files: Vec::new() })
-            .unwrap_err()
-            .to_string();
+        let err = validate(&TurnKind::Ask {
+            text: huge,
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        })
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("1000001 characters"), "{err}");
         assert!(validate(&TurnKind::Regenerate { message_id: 1 }).is_ok());
+
+        // Selected text past the limit is refused with what to do; at the limit it goes.
+        let selected = |bytes: usize| TurnKind::Ask {
+            text: "Fix this".into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: vec![super::super::SelectionInput { text: "x".repeat(bytes), app: "Notes".into() }],
+        };
+        let err = validate(&selected(crate::anywhere::SELECTION_LIMIT + 1)).unwrap_err().to_string();
+        assert!(err.contains("attach it with @"), "{err}");
+        assert!(validate(&selected(crate::anywhere::SELECTION_LIMIT)).is_ok());
     }
 }

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use xcb::Xid;
 use xcb::x::{self, Window};
 use xcb::xtest;
 
@@ -68,6 +69,42 @@ impl Display {
             }))
             .ok()?;
         reply.value::<u32>().first().copied()
+    }
+
+    /// An atom, made if the server does not know it yet.
+    fn atom_made(&self, name: &str) -> Result<x::Atom, AnywhereError> {
+        let reply = self
+            .conn
+            .wait_for_reply(
+                self.conn.send_request(&x::InternAtom { only_if_exists: false, name: name.as_bytes() }),
+            )
+            .map_err(x11)?;
+        Ok(reply.atom())
+    }
+
+    /// A window's title (`_NET_WM_NAME`, else `WM_NAME`), empty when it has none.
+    fn title(&self, window: Window) -> String {
+        let read = |property: x::Atom, r#type: x::Atom| {
+            let reply = self
+                .conn
+                .wait_for_reply(self.conn.send_request(&x::GetProperty {
+                    delete: false,
+                    window,
+                    property,
+                    r#type,
+                    long_offset: 0,
+                    long_length: 256,
+                }))
+                .ok()?;
+            let text = String::from_utf8_lossy(reply.value::<u8>()).into_owned();
+            (!text.is_empty()).then_some(text)
+        };
+        let utf8 = self.atom("UTF8_STRING").ok();
+        let net = self.atom("_NET_WM_NAME").ok();
+        net.zip(utf8)
+            .and_then(|(n, u)| read(n, u))
+            .or_else(|| read(x::ATOM_WM_NAME, x::ATOM_STRING))
+            .unwrap_or_default()
     }
 
     /// The window the desktop says is active (`_NET_ACTIVE_WINDOW`), with its process id.
@@ -148,6 +185,147 @@ impl Display {
     fn sync(&self) -> Result<(), AnywhereError> {
         self.conn.wait_for_reply(self.conn.send_request(&x::GetInputFocus {})).map(|_| ()).map_err(x11)
     }
+}
+
+/// What `primary_selection` found: the text and the window (of the focused application) it
+/// was selected in.
+pub struct Primary {
+    pub text: String,
+    pub window: u32,
+    pub title: String,
+}
+
+/// The text selected in the focused application: X11's PRIMARY selection, taken only when the
+/// focused application owns it (a selection left in another window is stale), as UTF-8, at most
+/// `limit` bytes.
+pub fn primary_selection(limit: usize) -> Result<Primary, AnywhereError> {
+    let d = open()?;
+    let Some((focused, _)) = d.active_window()? else { return Err(AnywhereError::NoFocus) };
+    let owner = d
+        .conn
+        .wait_for_reply(d.conn.send_request(&x::GetSelectionOwner { selection: x::ATOM_PRIMARY }))
+        .map_err(x11)?
+        .owner();
+    // One client's windows share the id bits outside the resource mask.
+    let client = |id: u32| id & !d.conn.get_setup().resource_id_mask();
+    if owner.resource_id() == 0 || client(owner.resource_id()) != client(focused.resource_id()) {
+        return Err(AnywhereError::NothingSelected);
+    }
+    let requestor: Window = d.conn.generate_id();
+    d.conn
+        .send_and_check_request(&x::CreateWindow {
+            depth: x::COPY_FROM_PARENT as u8,
+            wid: requestor,
+            parent: d.root,
+            x: 0,
+            y: 0,
+            width: 1,
+            height: 1,
+            border_width: 0,
+            class: x::WindowClass::InputOnly,
+            visual: x::COPY_FROM_PARENT,
+            value_list: &[],
+        })
+        .map_err(x11)?;
+    let result = read_selection(&d, requestor, limit);
+    d.conn.send_request(&x::DestroyWindow { window: requestor });
+    let _ = d.conn.flush();
+    Ok(Primary { text: result?, window: focused.resource_id(), title: d.title(focused) })
+}
+
+fn read_selection(d: &Display, requestor: Window, limit: usize) -> Result<String, AnywhereError> {
+    let (utf8, property, incr) = (d.atom("UTF8_STRING")?, d.atom_made("PERCH_SELECTION")?, d.atom("INCR")?);
+    d.conn.send_request(&x::ConvertSelection {
+        requestor,
+        selection: x::ATOM_PRIMARY,
+        target: utf8,
+        property,
+        time: x::CURRENT_TIME,
+    });
+    d.conn.flush().map_err(x11)?;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let answered = loop {
+        match d.conn.poll_for_event().map_err(x11)? {
+            Some(xcb::Event::X(x::Event::SelectionNotify(e))) if e.requestor() == requestor => {
+                break e.property();
+            }
+            Some(_) => continue,
+            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            None => {
+                return Err(AnywhereError::X11("the application with the selection did not answer".into()));
+            }
+        }
+    };
+    if answered == x::ATOM_NONE {
+        return Err(AnywhereError::NotText);
+    }
+    let longs = u32::try_from(limit / 4 + 1).unwrap_or(u32::MAX);
+    let reply = d
+        .conn
+        .wait_for_reply(d.conn.send_request(&x::GetProperty {
+            delete: true,
+            window: requestor,
+            property,
+            r#type: x::ATOM_ANY,
+            long_offset: 0,
+            long_length: longs,
+        }))
+        .map_err(x11)?;
+    // A large selection comes in pieces (INCR), its size announced first: more than Perch takes.
+    if reply.r#type() == incr {
+        let bytes = reply.value::<u32>().first().copied().map_or(0, u64::from);
+        return Err(AnywhereError::SelectionTooLarge { bytes, limit: limit as u64 });
+    }
+    let value = reply.value::<u8>();
+    if value.len() > limit || reply.bytes_after() > 0 {
+        let bytes = (value.len() as u64) + u64::from(reply.bytes_after());
+        return Err(AnywhereError::SelectionTooLarge { bytes, limit: limit as u64 });
+    }
+    String::from_utf8(value.to_vec()).map_err(|_| AnywhereError::NotText)
+}
+
+/// Asks the window manager to activate `window` and waits (up to 2 s) until it has.
+pub fn activate(window: u32) -> Result<(), AnywhereError> {
+    let d = open()?;
+    let target: Window = xcb::XidNew::new(window);
+    let active = d.atom("_NET_ACTIVE_WINDOW")?;
+    // Source 2: a pager or a tool acting for the user, which window managers obey.
+    let event = x::ClientMessageEvent::new(
+        target,
+        active,
+        x::ClientMessageData::Data32([2, x::CURRENT_TIME, 0, 0, 0]),
+    );
+    d.conn
+        .send_and_check_request(&x::SendEvent {
+            propagate: false,
+            destination: x::SendEventDest::Window(d.root),
+            event_mask: x::EventMask::SUBSTRUCTURE_REDIRECT | x::EventMask::SUBSTRUCTURE_NOTIFY,
+            event: &event,
+        })
+        .map_err(x11)?;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        if d.active_window()?.is_some_and(|(w, _)| w.resource_id() == window) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(AnywhereError::X11("the window manager did not bring the application back".into()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether the focused application still owns PRIMARY (its selection is still there).
+pub fn still_selected(window: u32) -> Result<bool, AnywhereError> {
+    let d = open()?;
+    let owner = d
+        .conn
+        .wait_for_reply(d.conn.send_request(&x::GetSelectionOwner { selection: x::ATOM_PRIMARY }))
+        .map_err(x11)?
+        .owner()
+        .resource_id();
+    let mask = d.conn.get_setup().resource_id_mask();
+    Ok(owner != 0 && owner & !mask == window & !mask)
 }
 
 /// Whether the X server answers and offers XTest.

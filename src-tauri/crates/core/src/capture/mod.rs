@@ -127,6 +127,9 @@ pub struct CaptureSettings {
     pub shortcut: String,
     /// Captures the focused window at once, whatever the mode.
     pub window_shortcut: String,
+    /// Brings the text selected in the focused application into Perch (`anywhere`); empty
+    /// turns it off.
+    pub selection_shortcut: String,
     /// In fullscreen mode, a question sent without a capture takes one first.
     pub auto_screenshot: bool,
     /// The longest edge of the copy the model gets; the original is kept as taken.
@@ -143,6 +146,7 @@ impl Default for CaptureSettings {
             all_monitors: false,
             shortcut: "Alt+Period".into(),
             window_shortcut: "Alt+Shift+Period".into(),
+            selection_shortcut: "Ctrl+Alt+E".into(),
             auto_screenshot: false,
             max_edge: 1568,
             jpeg_quality: 85,
