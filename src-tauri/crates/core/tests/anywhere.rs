@@ -36,6 +36,19 @@ fn lines(stdout: ChildStdout) -> mpsc::Receiver<String> {
     rx
 }
 
+/// Runs the ignored test `name` of this binary on `display`, where the field (`field_pid`) is.
+fn run_inner(name: &str, display: &str, field_pid: u32) {
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"])
+        .env("DISPLAY", display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("XDG_SESSION_TYPE")
+        .env(INNER, field_pid.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{name} on {display} failed (see the output above)");
+}
+
 /// Spare keycodes (no symbol at all), as `xmodmap -pke` lists them.
 fn spare_keycodes(display: &str) -> usize {
     run(display, "xmodmap", &["-pke"]).unwrap().lines().filter(|l| l.trim_end().ends_with('=')).count()
@@ -75,15 +88,7 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
     run(&display, "xdotool", &["windowactivate", "--sync", &window]).unwrap();
     let spare_before = spare_keycodes(&display);
 
-    let inner = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "inner_checks", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("XDG_SESSION_TYPE")
-        .env(INNER, field_pid.to_string())
-        .status()
-        .unwrap();
-    assert!(inner.success(), "the checks on {display} failed (see the output above)");
+    run_inner("inner_checks", &display, field_pid);
 
     // The field holds exactly the sentence, and every borrowed keycode was given back.
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -100,15 +105,7 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
     use std::io::Write;
     field_input.write_all(b"select-all\n").unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let inner = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "inner_selection_checks", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("XDG_SESSION_TYPE")
-        .env(INNER, field_pid.to_string())
-        .status()
-        .unwrap();
-    assert!(inner.success(), "the selection checks on {display} failed (see the output above)");
+    run_inner("inner_selection_checks", &display, field_pid);
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline && text != REPLACEMENT {
         if let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {

@@ -59,22 +59,22 @@ pub fn context_block(path: &str, text: &str, shown_lines: Option<(usize, usize)>
         None => String::new(),
     };
     let body = text.strip_suffix('\n').unwrap_or(text);
-    let body = without_closing_tags(body);
+    let body = without_closing_tag(body, "</file");
     format!("<file path=\"{}\"{part}>\n{body}\n</file>", path.replace('"', "&quot;"))
 }
 
-/// A file's own `</file` (an HTML page, a prompt, this very source) would end its block early,
-/// and what follows would read as the user's words: it is written `<\/file`, in any letter case.
-fn without_closing_tags(body: &str) -> std::borrow::Cow<'_, str> {
-    const TAG: &str = "</file";
+/// A block's own closing tag in its text (`</file` in an HTML page, a prompt, this very source)
+/// would end the block early, and what follows would read as the user's words: it is written
+/// `<\/file`, in any letter case. `tag` is lower case (`</file`).
+pub(crate) fn without_closing_tag<'a>(body: &'a str, tag: &str) -> std::borrow::Cow<'a, str> {
     // ASCII lowercasing keeps every byte offset, so matches index the original text.
     let lower = body.to_ascii_lowercase();
-    if !lower.contains(TAG) {
+    if !lower.contains(tag) {
         return body.into();
     }
     let mut out = String::with_capacity(body.len() + 8);
     let mut from = 0;
-    for (at, _) in lower.match_indices(TAG) {
+    for (at, _) in lower.match_indices(tag) {
         out.push_str(&body[from..at]);
         out.push_str("<\\/");
         from = at + 2;
