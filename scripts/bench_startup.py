@@ -40,6 +40,7 @@ window.__TAURI_INTERNALS__ = (() => {
     app_status: { version: "bench", fatal: null, data_dir: "/tmp/bench", data_dir_source: "env",
                   schema_version: 2, notices: [] },
     get_window_mode: "normal",
+    ui_language: { chosen: null, system: window.__PERCH_BENCH_LOCALE__ ?? "en_US.UTF-8" },
     get_settings: { theme: "system", window: { mode: "normal", bounds: null, mini_origin: null } },
   };
   return {

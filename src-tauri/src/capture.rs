@@ -377,6 +377,9 @@ pub fn serve_app_requests(app: &AppHandle, engine: &Engine) {
                     crate::selection::take(&app);
                     Ok(Value::Null)
                 }
+                AppCommand::DictateToggle => {
+                    Ok(json!({ "message": crate::dictation::toggle_anywhere(&app) }))
+                }
                 AppCommand::Screenshot { mode } => {
                     let mode = mode.map(|m| match m {
                         ScreenshotMode::Fullscreen => CaptureMode::Fullscreen,

@@ -150,6 +150,21 @@ fn start(app: &AppHandle, engine: perch_core::Engine) {
     begin(engine, sink(app));
 }
 
+/// `perch dictate --toggle`: starts dictate-anywhere, or stops the dictation under way (its words
+/// are then typed); says which, for the terminal.
+pub fn toggle_anywhere(app: &AppHandle) -> &'static str {
+    let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else {
+        return "Perch's engine did not start; see the window.";
+    };
+    if engine.voice().is_active() {
+        let _ = engine.voice().stop_dictation();
+        "Stopped: the words will be typed where the cursor is."
+    } else {
+        start_anywhere(app, engine);
+        "Listening: run it again to stop, and the words are typed where the cursor is."
+    }
+}
+
 /// Starts a dictation for the focused application: Perch's window stays as it is (showing or
 /// focusing it would take the focus from where the words go).
 fn start_anywhere(app: &AppHandle, engine: perch_core::Engine) {

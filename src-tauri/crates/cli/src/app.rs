@@ -18,6 +18,7 @@ pub enum AppRequest {
     Show,
     Toggle,
     ActOnSelection,
+    DictateToggle,
     UpdateCheck,
     UpdateApply,
 }
@@ -32,6 +33,7 @@ pub async fn run(request: AppRequest, json_output: bool) -> anyhow::Result<()> {
         AppRequest::Show => ("show", json!({})),
         AppRequest::Toggle => ("toggle", json!({})),
         AppRequest::ActOnSelection => ("act_on_selection", json!({})),
+        AppRequest::DictateToggle => ("dictate_toggle", json!({})),
         AppRequest::UpdateCheck => ("update_check", json!({})),
         AppRequest::UpdateApply => ("update_apply", json!({})),
     };

@@ -122,6 +122,10 @@ enum Command {
         /// Also save the recording (16 kHz mono WAV).
         #[arg(long)]
         save: Option<std::path::PathBuf>,
+        /// Start or stop dictate-anywhere in the running app instead (the words typed into the
+        /// focused application), for desktops where only commands can be bound to keys.
+        #[arg(long, conflicts_with_all = ["device", "model", "language", "save"])]
+        toggle: bool,
     },
     /// Whisper models for dictation.
     Voice {
@@ -192,7 +196,8 @@ pub fn main() -> ExitCode {
             Command::Transcribe { file, model, language } => {
                 with_engine(|engine| voice::transcribe(engine, file, model, language)).await
             }
-            Command::Dictate { device, model, language, save } => {
+            Command::Dictate { toggle: true, .. } => app_request(app::AppRequest::DictateToggle, false).await,
+            Command::Dictate { device, model, language, save, .. } => {
                 with_engine(|engine| voice::dictate(engine, device, model, language, save)).await
             }
             Command::Voice { command: voice::VoiceCommand::Models { command } } => {

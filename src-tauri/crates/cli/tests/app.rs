@@ -77,6 +77,7 @@ async fn app_requests_reach_the_window_and_bad_ones_are_refused() {
     assert!(perch(tmp.path(), &socket, &["show"]).await.status.success());
     assert!(perch(tmp.path(), &socket, &["toggle"]).await.status.success());
     assert!(perch(tmp.path(), &socket, &["selection"]).await.status.success());
+    assert!(perch(tmp.path(), &socket, &["dictate", "--toggle"]).await.status.success());
 
     // A mode that does not exist never leaves the terminal.
     let out = perch(tmp.path(), &socket, &["screenshot", "--mode", "region"]).await;
@@ -91,7 +92,8 @@ async fn app_requests_reach_the_window_and_bad_ones_are_refused() {
             AppCommand::Screenshot { mode: None },
             AppCommand::Show,
             AppCommand::Toggle,
-            AppCommand::ActOnSelection
+            AppCommand::ActOnSelection,
+            AppCommand::DictateToggle
         ]
     );
 }

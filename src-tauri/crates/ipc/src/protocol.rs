@@ -133,6 +133,8 @@ pub enum AppCommand {
     /// `perch selection`: what the selection shortcut does: the focused application's selected
     /// text into Perch's composer.
     ActOnSelection,
+    /// `perch dictate --toggle`: start dictate-anywhere, or stop it (the words are then typed).
+    DictateToggle,
     /// `perch update check`: is there a newer Perch?
     UpdateCheck,
     /// `perch update apply`: download it, verify it and install it (or save it, where this
@@ -222,6 +224,10 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
         }
         "act_on_selection" => match no_fields(map.remove("payload"), "act_on_selection") {
             Ok(()) => Command::App(AppCommand::ActOnSelection),
+            Err(e) => return fail(e),
+        },
+        "dictate_toggle" => match no_fields(map.remove("payload"), "dictate_toggle") {
+            Ok(()) => Command::App(AppCommand::DictateToggle),
             Err(e) => return fail(e),
         },
         "update_check" => match no_fields(map.remove("payload"), "update_check") {
@@ -417,6 +423,7 @@ mod tests {
         assert!(extra.is_err());
         assert_eq!(app(json!({"id": 1, "type": "toggle", "payload": {}})), Ok(AppCommand::Toggle));
         assert_eq!(app(json!({"id": 1, "type": "act_on_selection"})), Ok(AppCommand::ActOnSelection));
+        assert_eq!(app(json!({"id": 1, "type": "dictate_toggle"})), Ok(AppCommand::DictateToggle));
         assert_eq!(app(json!({"id": 1, "type": "update_check"})), Ok(AppCommand::UpdateCheck));
         assert_eq!(app(json!({"id": 1, "type": "update_apply", "payload": {}})), Ok(AppCommand::UpdateApply));
         assert_eq!(

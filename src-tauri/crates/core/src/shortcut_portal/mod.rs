@@ -32,7 +32,7 @@ pub enum PortalError {
     #[error("there is no D-Bus session bus, so the desktop portal cannot be reached ({0})")]
     NoBus(String),
     #[error(
-        "this desktop does not offer the GlobalShortcuts portal ({0}); bind `perch screenshot` (or `perch toggle`) to a key in your desktop's keyboard settings instead"
+        "this desktop does not offer the GlobalShortcuts portal ({0}); bind `perch screenshot` (or `perch toggle`, `perch selection`, `perch dictate --toggle`) to a key in your desktop's keyboard settings instead"
     )]
     NoPortal(String),
     #[error(
