@@ -12,6 +12,13 @@ function startOfDay(ms: number): number {
   return d.getTime();
 }
 
+// History labels every conversation: one formatter per language, not one per row.
+let relativeFormat: { locale: string; format: Intl.RelativeTimeFormat } | null = null;
+function relative(locale: string): Intl.RelativeTimeFormat {
+  if (relativeFormat?.locale !== locale) relativeFormat = { locale, format: new Intl.RelativeTimeFormat(locale, { numeric: "auto" }) };
+  return relativeFormat.format;
+}
+
 /** "Today", "Yesterday", or the date, for the local day containing `ms`. */
 export function dayLabel(ms: number, now: number = Date.now()): string {
   const day = startOfDay(ms);
@@ -20,7 +27,7 @@ export function dayLabel(ms: number, now: number = Date.now()): string {
   yesterday.setDate(yesterday.getDate() - 1);
   if (day === today || day === yesterday.getTime()) {
     // The locale's own words ("today", "hier", "昨日"), as a heading.
-    const words = new Intl.RelativeTimeFormat(formatLocale(), { numeric: "auto" }).format(day === today ? 0 : -1, "day");
+    const words = relative(formatLocale()).format(day === today ? 0 : -1, "day");
     return words.charAt(0).toLocaleUpperCase(formatLocale()) + words.slice(1);
   }
   const sameYear = new Date(ms).getFullYear() === new Date(now).getFullYear();

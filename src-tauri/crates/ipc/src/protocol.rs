@@ -215,33 +215,6 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
     let command = match kind.as_str() {
         "ping" => Command::Ping,
         "get_selection" => Command::GetSelection,
-        "show" | "toggle" => {
-            match no_fields(map.remove("payload"), if kind == "show" { "show" } else { "toggle" }) {
-                Ok(()) if kind == "show" => Command::App(AppCommand::Show),
-                Ok(()) => Command::App(AppCommand::Toggle),
-                Err(e) => return fail(e),
-            }
-        }
-        "act_on_selection" => match no_fields(map.remove("payload"), "act_on_selection") {
-            Ok(()) => Command::App(AppCommand::ActOnSelection),
-            Err(e) => return fail(e),
-        },
-        "dictate_toggle" => match no_fields(map.remove("payload"), "dictate_toggle") {
-            Ok(()) => Command::App(AppCommand::DictateToggle),
-            Err(e) => return fail(e),
-        },
-        "update_check" => match no_fields(map.remove("payload"), "update_check") {
-            Ok(()) => Command::App(AppCommand::UpdateCheck),
-            Err(e) => return fail(e),
-        },
-        "update_apply" => match no_fields(map.remove("payload"), "update_apply") {
-            Ok(()) => Command::App(AppCommand::UpdateApply),
-            Err(e) => return fail(e),
-        },
-        "connections_changed" => match no_fields(map.remove("payload"), "connections_changed") {
-            Ok(()) => Command::ConnectionsChanged,
-            Err(e) => return fail(e),
-        },
         "screenshot" => match screenshot(map.remove("payload")) {
             Ok(mode) => Command::App(AppCommand::Screenshot { mode }),
             Err(e) => return fail(e),
@@ -250,12 +223,29 @@ pub fn parse_request(line: &[u8], limits: &Limits) -> Result<(Value, Command), (
             Ok(review) => Command::PresentReview(review),
             Err(e) => return fail(e),
         },
-        _ => return fail(ProtocolError::UnknownType(kind)),
+        fieldless => match FIELDLESS.iter().find(|(name, _)| *name == fieldless) {
+            Some((name, command)) => match no_fields(map.remove("payload"), name) {
+                Ok(()) => command.clone(),
+                Err(e) => return fail(e),
+            },
+            None => return fail(ProtocolError::UnknownType(kind.clone())),
+        },
     };
     Ok((id, command))
 }
 
-/// `show` and `toggle` accept no payload, an empty one, or null; anything else is a mistake
+/// The requests that carry no payload, by type.
+const FIELDLESS: [(&str, Command); 7] = [
+    ("show", Command::App(AppCommand::Show)),
+    ("toggle", Command::App(AppCommand::Toggle)),
+    ("act_on_selection", Command::App(AppCommand::ActOnSelection)),
+    ("dictate_toggle", Command::App(AppCommand::DictateToggle)),
+    ("update_check", Command::App(AppCommand::UpdateCheck)),
+    ("update_apply", Command::App(AppCommand::UpdateApply)),
+    ("connections_changed", Command::ConnectionsChanged),
+];
+
+/// A fieldless request accepts no payload, an empty one, or null; anything else is a mistake
 /// worth reporting rather than ignoring.
 fn no_fields(payload: Option<Value>, kind: &'static str) -> Result<(), ProtocolError> {
     match payload {

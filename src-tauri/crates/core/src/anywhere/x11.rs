@@ -47,13 +47,27 @@ fn open() -> Result<Display, AnywhereError> {
 
 impl Display {
     fn atom(&self, name: &str) -> Result<x::Atom, AnywhereError> {
-        let reply = self
-            .conn
-            .wait_for_reply(
-                self.conn.send_request(&x::InternAtom { only_if_exists: true, name: name.as_bytes() }),
-            )
-            .map_err(x11)?;
-        Ok(reply.atom())
+        self.intern(name, true)
+    }
+
+    /// An atom, made if the server does not know it yet.
+    fn atom_made(&self, name: &str) -> Result<x::Atom, AnywhereError> {
+        self.intern(name, false)
+    }
+
+    fn intern(&self, name: &str, only_if_exists: bool) -> Result<x::Atom, AnywhereError> {
+        let request = x::InternAtom { only_if_exists, name: name.as_bytes() };
+        Ok(self.conn.wait_for_reply(self.conn.send_request(&request)).map_err(x11)?.atom())
+    }
+
+    /// Whether the client that made `window` owns PRIMARY (has text selected): one client's
+    /// windows share the id bits outside the resource mask.
+    fn owns_primary(&self, window: u32) -> Result<bool, AnywhereError> {
+        let request = x::GetSelectionOwner { selection: x::ATOM_PRIMARY };
+        let owner =
+            self.conn.wait_for_reply(self.conn.send_request(&request)).map_err(x11)?.owner().resource_id();
+        let mask = self.conn.get_setup().resource_id_mask();
+        Ok(owner != 0 && owner & !mask == window & !mask)
     }
 
     fn cardinal(&self, window: Window, property: x::Atom, r#type: x::Atom) -> Option<u32> {
@@ -69,17 +83,6 @@ impl Display {
             }))
             .ok()?;
         reply.value::<u32>().first().copied()
-    }
-
-    /// An atom, made if the server does not know it yet.
-    fn atom_made(&self, name: &str) -> Result<x::Atom, AnywhereError> {
-        let reply = self
-            .conn
-            .wait_for_reply(
-                self.conn.send_request(&x::InternAtom { only_if_exists: false, name: name.as_bytes() }),
-            )
-            .map_err(x11)?;
-        Ok(reply.atom())
     }
 
     /// A window's title (`_NET_WM_NAME`, else `WM_NAME`), empty when it has none.
@@ -201,14 +204,7 @@ pub struct Primary {
 pub fn primary_selection(limit: usize) -> Result<Primary, AnywhereError> {
     let d = open()?;
     let Some((focused, _)) = d.active_window()? else { return Err(AnywhereError::NoFocus) };
-    let owner = d
-        .conn
-        .wait_for_reply(d.conn.send_request(&x::GetSelectionOwner { selection: x::ATOM_PRIMARY }))
-        .map_err(x11)?
-        .owner();
-    // One client's windows share the id bits outside the resource mask.
-    let client = |id: u32| id & !d.conn.get_setup().resource_id_mask();
-    if owner.resource_id() == 0 || client(owner.resource_id()) != client(focused.resource_id()) {
+    if !d.owns_primary(focused.resource_id())? {
         return Err(AnywhereError::NothingSelected);
     }
     let requestor: Window = d.conn.generate_id();
@@ -317,15 +313,7 @@ pub fn activate(window: u32) -> Result<(), AnywhereError> {
 
 /// Whether the focused application still owns PRIMARY (its selection is still there).
 pub fn still_selected(window: u32) -> Result<bool, AnywhereError> {
-    let d = open()?;
-    let owner = d
-        .conn
-        .wait_for_reply(d.conn.send_request(&x::GetSelectionOwner { selection: x::ATOM_PRIMARY }))
-        .map_err(x11)?
-        .owner()
-        .resource_id();
-    let mask = d.conn.get_setup().resource_id_mask();
-    Ok(owner != 0 && owner & !mask == window & !mask)
+    open()?.owns_primary(window)
 }
 
 /// Whether the X server answers and offers XTest.
