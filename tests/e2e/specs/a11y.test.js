@@ -132,13 +132,21 @@ describe("accessibility", () => {
     await (await $('a[aria-label="Chat"]')).click();
     await (await $('textarea[aria-label="Message"]')).setValue("Run something");
     await session.browser.keys("Enter");
-    const approval = await $('[aria-label="Approve this command"]');
-    await approval.waitForDisplayed({ timeout: 20_000 });
+    // Looked up afresh at each step: the card re-renders as the question changes, and a handle
+    // kept across that goes stale under a slow machine's timing.
+    const approval = () => $('[aria-label="Approve this command"]');
+    await (await approval()).waitForDisplayed({ timeout: 20_000 });
     await judge("the terminal's approval card, asking for a folder");
-    const folder = await approval.$('form[aria-label="Working folder"]');
-    await (await folder.$('input[aria-label="Folder for commands"]')).setValue(work);
-    await (await folder.$("button=Use")).click();
-    await waitFor(async () => (await approval.getProperty("textContent")).includes(`Commands will run in ${work}`), "the folder");
+    const folder = 'form[aria-label="Working folder"]';
+    await (await $(`${folder} input[aria-label="Folder for commands"]`)).setValue(work);
+    // "Use" is enabled by React's next render of the typed value, not by the typing itself.
+    const use = await $(`${folder} button[type="submit"]`);
+    await use.waitForEnabled();
+    await use.click();
+    await waitFor(
+      async () => (await (await approval()).getProperty("textContent")).includes(`Commands will run in ${work}`),
+      "the folder",
+    );
     await (await $("button=Run")).click();
     await (await $('[data-testid="terminal-screen"]')).waitForDisplayed({ timeout: 15_000 });
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("Done."), "the answer");

@@ -114,8 +114,13 @@ describe("Google connection", () => {
     assert.match(asked, /ana@example\.com/);
     await screenshot("google-event-approval");
     await (await $("button=Allow once")).click();
-    await (await $('ul[aria-label="Event"]')).waitForDisplayed({ timeout: 20000 });
-    assert.match(await (await $('ul[aria-label="Event"]')).getText(), /Design review.*10:00/s);
+    // The card re-renders from its question to its result: the list is looked up afresh each
+    // time, as a handle found mid-render goes stale.
+    await waitFor(
+      async () => /Design review.*10:00/s.test(await (await $('ul[aria-label="Event"]')).getText()),
+      "the created event",
+      20000,
+    );
     await screenshot("google-event-created");
 
     const created = (await state()).events.find((e) => e.summary === "Design review");

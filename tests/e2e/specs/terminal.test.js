@@ -55,7 +55,10 @@ describe("terminal", () => {
     await screenshot("terminal-first-folder");
     const folderForm = await approval.$('form[aria-label="Working folder"]');
     await (await folderForm.$('input[aria-label="Folder for commands"]')).setValue(work);
-    await (await folderForm.$("button=Use")).click();
+    // "Use" is enabled by React's next render of the typed value, not by the typing itself.
+    const use = await folderForm.$("button=Use");
+    await use.waitForEnabled();
+    await use.click();
     // WebKit's WebDriver leaves the monospace path spans out of getText: read their text.
     const cardText = async () => approval.getProperty("textContent");
     await waitFor(async () => (await cardText()).includes(`Commands will run in ${work}`), "the chosen folder on the card").catch(async (e) => {
