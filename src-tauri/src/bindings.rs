@@ -11,8 +11,8 @@ use crate::commands::{
     update, voice, window,
 };
 use crate::events::{
-    CaptureFailed, CapturesChanged, McpChanged, NavigateRequested, QuestionEvent, ReviewArrived,
-    SelectionTaken, VoiceUpdate, WindowModeChanged,
+    CaptureFailed, CapturesChanged, IndicatorUpdate, McpChanged, NavigateRequested, QuestionEvent,
+    ReviewArrived, SelectionTaken, VoiceUpdate, WindowModeChanged,
 };
 use crate::update::UpdateChanged;
 
@@ -125,6 +125,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             voice::voice_cancel,
             voice::voice_shortcut_statuses,
             voice::typing_path,
+            voice::recent_dictations,
+            voice::clear_recent_dictations,
             terminal::terminal_subscribe,
             terminal::terminal_history,
             terminal::terminal_kill,
@@ -157,6 +159,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             CapturesChanged,
             CaptureFailed,
             VoiceUpdate,
+            IndicatorUpdate,
             AddLinkArrived,
             UpdateChanged,
             SelectionTaken

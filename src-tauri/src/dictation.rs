@@ -11,7 +11,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use perch_core::anywhere::{self, Focus};
+use perch_core::anywhere::recent::{Outcome, RecentDictations};
+use perch_core::anywhere::{self, Delivered};
 use perch_core::voice::{
     AudioSource, DictationEvent, DictationSink, DictationUpdate, PushToTalkMode, VoiceErrorKind,
     VoiceSettings,
@@ -43,50 +44,58 @@ pub fn sink(app: &AppHandle) -> Arc<dyn DictationSink> {
 }
 
 /// A dictation for the focused application: its words are typed there (into Perch's box only
-/// when Perch itself has the focus). The window hears only a failure, so it can say why.
-struct AnywhereSink(AppHandle);
+/// when Perch itself has the focus). The indicator shows its progress; the window hears only a
+/// failure, so it can say why. `never` is Settings -> Voice's never-type list.
+struct AnywhereSink {
+    app: AppHandle,
+    never: Vec<String>,
+}
 
 impl DictationSink for AnywhereSink {
     fn send(&self, update: DictationUpdate) {
+        crate::indicator::forward(&self.app, &update);
         match &update.event {
             DictationEvent::Final { text, .. } if !text.trim().is_empty() => {
-                let app = self.0.clone();
-                tauri::async_runtime::spawn_blocking(move || deliver(&app, update));
+                let (app, never) = (self.app.clone(), self.never.clone());
+                tauri::async_runtime::spawn_blocking(move || deliver(&app, update, &never));
             }
-            DictationEvent::Failed { .. } => WindowSink(self.0.clone()).send(update),
+            DictationEvent::Failed { .. } => WindowSink(self.app.clone()).send(update),
             _ => {}
         }
     }
 }
 
-/// Types a finished dictation into the focused application, or hands it on.
-fn deliver(app: &AppHandle, update: DictationUpdate) {
+/// Types a finished dictation into the focused application, or hands it on. Every dictation
+/// is kept in the recent ones (Settings -> Voice), so words typed where the focus had moved
+/// can be copied again.
+fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
     let DictationEvent::Final { text, .. } = &update.event else { return };
-    let typed = match anywhere::focus(std::process::id()) {
-        Ok(Focus::Perch) => return WindowSink(app.clone()).send(update),
-        Ok(Focus::Other) => anywhere::type_text(text),
-        Ok(Focus::Nothing) => Err(anywhere::AnywhereError::NoFocus),
-        Err(e) => Err(e),
-    };
-    match typed {
-        Ok(chars) => tracing::info!(chars, "typed a dictation into the focused application"),
-        Err(why) => {
-            // Nothing said is lost: the words go on the clipboard, and the window says why.
-            let copied = app.clipboard().write_text(text.clone()).is_ok();
-            tracing::warn!(error = %why, copied, "a dictation could not be typed into the focused application");
-            let next = if copied {
-                "The words are on the clipboard: paste them with Ctrl+V."
-            } else {
-                "The words could not be put on the clipboard either; they are in Perch's log."
-            };
-            if !copied {
-                tracing::warn!(text = %text, "the dictation that could not be typed");
-            }
-            let message = format!("Perch could not type into the focused application: {why}. {next}");
-            let event = DictationEvent::Failed { kind: VoiceErrorKind::Typing, message };
-            WindowSink(app.clone()).send(DictationUpdate { session: update.session, event });
-        }
+    let recent = app.state::<RecentDictations>();
+    // Wayland names no focused window to the engine, but the shell knows its own.
+    if app.get_webview_window("main").is_some_and(|w| w.is_focused().unwrap_or(false)) {
+        return WindowSink(app.clone()).send(update);
     }
+    let why = match anywhere::type_into_focused(text, std::process::id(), never) {
+        Ok(Delivered::Perch) => return WindowSink(app.clone()).send(update),
+        Ok(Delivered::Typed { app: into, chars }) => {
+            tracing::info!(chars, "typed a dictation into the focused application");
+            return recent.add(text, Outcome::Typed { app: into });
+        }
+        Err(why) => why,
+    };
+    // Nothing said is lost: the words go on the clipboard, and the window says why.
+    let copied = app.clipboard().write_text(text.clone()).is_ok();
+    tracing::warn!(error = %why, copied, "a dictation could not be typed into the focused application");
+    let next = if copied {
+        recent.add(text, Outcome::Copied { reason: why.to_string() });
+        "The words are on the clipboard: paste them with Ctrl+V."
+    } else {
+        recent.add(text, Outcome::Kept { reason: why.to_string() });
+        "The words could not be put on the clipboard either: copy them from Settings -> Voice -> Recent dictations."
+    };
+    let message = format!("Perch did not type into the focused application: {why}. {next}");
+    let event = DictationEvent::Failed { kind: VoiceErrorKind::Typing, message };
+    WindowSink(app.clone()).send(DictationUpdate { session: update.session, event });
 }
 
 /// The push-to-talk shortcut's name in the shortcut registry.
@@ -166,9 +175,16 @@ pub fn toggle_anywhere(app: &AppHandle) -> &'static str {
 }
 
 /// Starts a dictation for the focused application: Perch's window stays as it is (showing or
-/// focusing it would take the focus from where the words go).
+/// focusing it would take the focus from where the words go); the indicator, which takes no
+/// focus, shows it listening. Off the shortcut's thread: opening the indicator holds Esc,
+/// which the shortcut plugin cannot register from inside a key's handler.
 fn start_anywhere(app: &AppHandle, engine: perch_core::Engine) {
-    begin(engine, Arc::new(AnywhereSink(app.clone())));
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        crate::indicator::open(&app).await;
+        let never = engine.settings().get().await.voice.never_type_into;
+        begin(engine, Arc::new(AnywhereSink { app, never }));
+    });
 }
 
 fn begin(engine: perch_core::Engine, sink: Arc<dyn DictationSink>) {

@@ -70,3 +70,10 @@ pub struct CaptureFailed {
 pub struct VoiceUpdate {
     pub update: perch_core::voice::DictationUpdate,
 }
+
+/// A dictate-anywhere dictation's progress, for the indicator window only: the main window
+/// does not listen to it, so partial text never lands in Perch's own box.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct IndicatorUpdate {
+    pub update: perch_core::voice::DictationUpdate,
+}

@@ -9,6 +9,7 @@ mod dictation;
 mod error;
 mod events;
 mod hidden_page;
+mod indicator;
 mod page_process;
 mod reviews;
 mod selection;
@@ -69,6 +70,7 @@ pub fn run() {
             app.manage(shortcuts::Shortcuts::default());
             app.manage(capture::CaptureState::default());
             app.manage(dictation::PushToTalk::default());
+            app.manage(perch_core::anywhere::recent::RecentDictations::default());
             app.manage(selection::PendingSelection::default());
             app.manage(hidden_page::HiddenPage::default());
             app.manage(commands::logs::LogsState::default());

@@ -50,6 +50,8 @@ struct Binding {
     shortcut: Option<Shortcut>,
     action: Action,
     problem: Option<String>,
+    /// Held only while something is under way (Esc during a dictation): never in Settings.
+    transient: bool,
     #[cfg(target_os = "linux")]
     portal: portal::PortalState,
 }
@@ -61,6 +63,7 @@ impl Binding {
             shortcut: None,
             action,
             problem: None,
+            transient: false,
             #[cfg(target_os = "linux")]
             portal: portal::PortalState::default(),
         }
@@ -145,6 +148,21 @@ impl Shortcuts {
         status
     }
 
+    /// Holds `accelerator` for `name` until [`Shortcuts::release`], for a key that means
+    /// something only while an action is under way (Esc cancelling a dictation). An X grab
+    /// only: asking a Wayland desktop's portal would open its dialog for a key held for seconds.
+    /// Returns whether the key is held.
+    pub fn hold(&self, app: &AppHandle, name: &str, accelerator: &str, action: Action) -> bool {
+        self.unbind(app, name);
+        let binding = Binding { transient: true, ..Binding::new(accelerator.to_owned(), action) };
+        self.grab(app, name, binding).active
+    }
+
+    /// Lets go of what [`Shortcuts::hold`] held (nothing when it holds nothing).
+    pub fn release(&self, app: &AppHandle, name: &str) {
+        self.unbind(app, name);
+    }
+
     /// Unbinds `name`; a portal session closes as its binding is dropped.
     fn unbind(&self, app: &AppHandle, name: &str) {
         let Some(old) = lock(self).remove(name) else { return };
@@ -176,7 +194,7 @@ impl Shortcuts {
 
     /// Every binding, for Settings.
     pub fn statuses(&self) -> Vec<ShortcutStatus> {
-        lock(self).iter().map(|(name, b)| status_of(name, b)).collect()
+        lock(self).iter().filter(|(_, b)| !b.transient).map(|(name, b)| status_of(name, b)).collect()
     }
 
     fn action_for(&self, name: &str) -> Option<Action> {

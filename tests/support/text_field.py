@@ -17,6 +17,8 @@ gi.require_version("Gdk", "3.0")
 from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 title = sys.argv[1] if len(sys.argv) > 1 else "Perch test field"
+# Its WM_CLASS ("perch-test-field", "Perch-test-field"), which the never-type list matches.
+GLib.set_prgname("perch-test-field")
 window = Gtk.Window(title=title)
 window.set_default_size(420, 60)
 entry = Gtk.Entry()

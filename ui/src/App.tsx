@@ -15,11 +15,14 @@ import { QuestionDialogs } from "./components/tools/QuestionDialogs";
 import { AddServerLinks } from "./components/settings/AddServerLinks";
 import { useGlobalShortcuts } from "./lib/shortcuts";
 import { CaptureOverlay } from "./components/capture/CaptureOverlay";
+import { DictationIndicator } from "./components/DictationIndicator";
 
 declare global {
   interface Window {
     /** Set by the shell in an overlay window: the index of the monitor it covers. */
     __PERCH_OVERLAY__?: number;
+    /** Set by the shell in the dictate-anywhere indicator's window. */
+    __PERCH_INDICATOR__?: boolean;
   }
 }
 
@@ -30,7 +33,13 @@ export default function App() {
   const { t } = useLingui();
   return (
     <ErrorBoundary title={t`Perch stopped working`}>
-      {overlay !== undefined ? <CaptureOverlay index={overlay} /> : <MainApp />}
+      {overlay !== undefined ? (
+        <CaptureOverlay index={overlay} />
+      ) : window.__PERCH_INDICATOR__ ? (
+        <DictationIndicator />
+      ) : (
+        <MainApp />
+      )}
     </ErrorBoundary>
   );
 }

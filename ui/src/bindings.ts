@@ -227,6 +227,10 @@ export const commands = {
 	voiceShortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("voice_shortcut_statuses"),
 	/**  How dictate-anywhere types into other applications here, or why it cannot. */
 	typingPath: () => __TAURI_INVOKE<Probe>("typing_path"),
+	/**  The last day's dictate-anywhere dictations, newest first (memory only), for Settings. */
+	recentDictations: () => __TAURI_INVOKE<RecentDictation[]>("recent_dictations"),
+	/**  Forgets the recent dictations. */
+	clearRecentDictations: () => __TAURI_INVOKE<void>("clear_recent_dictations"),
 	/**
 	 *  Streams the terminal's updates to the panel until it goes away or the page subscribes again
 	 *  (loaded anew: the old page's feed ends), paced by `PanelFeed`: each command's output at most
@@ -288,6 +292,7 @@ export const events = {
 	addLinkArrived: makeEvent<AddLinkArrived, AddLinkArrived>("add-link-arrived"),
 	captureFailed: makeEvent<CaptureFailed, CaptureFailed>("capture-failed"),
 	capturesChanged: makeEvent<CapturesChanged, CapturesChanged>("captures-changed"),
+	indicatorUpdate: makeEvent<IndicatorUpdate, IndicatorUpdate>("indicator-update"),
 	mcpChanged: makeEvent<McpChanged, McpChanged>("mcp-changed"),
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
@@ -817,6 +822,14 @@ export type ImageInput = {
 	capture?: string | null,
 };
 
+/**
+ *  A dictate-anywhere dictation's progress, for the indicator window only: the main window
+ *  does not listen to it, so partial text never lands in Perch's own box.
+ */
+export type IndicatorUpdate = {
+	update: DictationUpdate,
+};
+
 /**  A microphone as Settings lists it. */
 export type InputDevice = {
 	name: string,
@@ -1106,6 +1119,15 @@ export type OpenQuestion = {
 	question: Question,
 };
 
+/**  Where a dictation's words went. */
+export type Outcome = 
+/**  Typed into this application (its window's title). */
+{ kind: "typed"; app: string } | 
+/**  Not typed (the reason); the words were put on the clipboard. */
+{ kind: "copied"; reason: string } | 
+/**  Neither typed nor copied (the reason): only here. */
+{ kind: "kept"; reason: string };
+
 /**  What an overlay needs to draw itself. */
 export type OverlayInfo = {
 	mode: CaptureMode,
@@ -1261,6 +1283,13 @@ export type QuestionChange = { event: "asked"; data: OpenQuestion } |
 /**  A question for the user was asked, or settled (answered or no longer needed). */
 export type QuestionEvent = {
 	event: QuestionChange,
+};
+
+export type RecentDictation = {
+	text: string,
+	/**  When it ended, in milliseconds since 1970. */
+	at_ms: number | null,
+	outcome: Outcome,
 };
 
 export type Rect = {
@@ -1908,6 +1937,20 @@ export type VoiceSettings = {
 	dictate_anywhere?: string,
 	/**  Send the message as soon as the text lands, instead of leaving it to edit. */
 	send_after_dictation?: boolean,
+	/**
+	 *  Applications dictate-anywhere never types into (`WM_CLASS` names, any case): their
+	 *  words go to the clipboard and the recent dictations instead.
+	 */
+	never_type_into?: string[],
+	/**  Tidy dictated text: a capital at each sentence's start and a full stop at the end. */
+	tidy_punctuation?: boolean,
+	/**  Remove hesitations ("um", "uh", "äh") from dictated text. */
+	remove_fillers?: boolean,
+	/**
+	 *  Names and terms spelled the user's way ("Perch", "Kubernetes"): whisper is shown them
+	 *  before it listens, and the text takes their spelling.
+	 */
+	vocabulary?: string[],
 	/**  Show text while speaking (re-transcribed about every second). */
 	partial_results?: boolean,
 	/**  The longest recording, in seconds; a warning comes before it. */

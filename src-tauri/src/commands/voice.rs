@@ -110,3 +110,19 @@ pub async fn typing_path() -> perch_core::probes::Probe {
 pub fn voice_shortcut_statuses(app: AppHandle) -> Vec<crate::shortcuts::ShortcutStatus> {
     crate::dictation::shortcut_statuses(&app)
 }
+
+/// The last day's dictate-anywhere dictations, newest first (memory only), for Settings.
+#[tauri::command]
+#[specta::specta]
+pub fn recent_dictations(
+    recent: State<'_, perch_core::anywhere::recent::RecentDictations>,
+) -> Vec<perch_core::anywhere::recent::RecentDictation> {
+    recent.list()
+}
+
+/// Forgets the recent dictations.
+#[tauri::command]
+#[specta::specta]
+pub fn clear_recent_dictations(recent: State<'_, perch_core::anywhere::recent::RecentDictations>) {
+    recent.clear();
+}

@@ -4,7 +4,8 @@
 // the cursor in the input box, unsent. Then push-to-talk with Perch hidden: the bubble shows
 // that it listens, and the window comes back with the text. Last, dictate-anywhere: with Perch
 // hidden and a GTK text field focused, the words are typed into the field, Perch's window never
-// appears, and the clipboard is what it was.
+// appears (only the small indicator, which leaves the focus in the field, and goes once the
+// words are typed), the clipboard is what it was, and Esc cancels a dictation.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
@@ -24,6 +25,20 @@ function virtualMicrophone() {
   const speech = join(dir, "speech.wav");
   execFileSync("espeak-ng", ["-s", "150", "-w", speech, SENTENCE]);
   return execFileSync(join(here, "../../voice/virtual-microphone.sh"), [speech, join(dir, "alsa")]).toString().trim();
+}
+
+/** The dictate-anywhere indicator's windows on screen (none, or one). */
+async function indicatorWindows() {
+  const out = await xdotool("search", "--onlyvisible", "--name", "^Perch dictation$").catch(() => "");
+  return out ? out.split("\n") : [];
+}
+
+/** The indicator's window once it is on screen (null until then, for `waitFor`). */
+const indicatorShown = async () => ((await indicatorWindows()).at(0) ?? null);
+
+async function windowGeometry(id) {
+  const v = Object.fromEntries((await xdotool("getwindowgeometry", "--shell", id)).split("\n").map((l) => l.split("=")));
+  return { x: Number(v.X), y: Number(v.Y), width: Number(v.WIDTH), height: Number(v.HEIGHT) };
 }
 
 const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, "").trim();
@@ -118,16 +133,49 @@ describe("voice dictation", () => {
     try {
       await field.setClipboard("what the user copied before");
       await field.focus();
+      const focused = await xdotool("getwindowfocus");
       await xdotool("keydown", "ctrl+alt+d");
-      await new Promise((r) => setTimeout(r, 3000));
+      // The indicator shows Perch listening, at the bottom of the screen, without the focus.
+      const indicator = await waitFor(indicatorShown, "the dictation indicator to appear");
+      const at = await windowGeometry(indicator);
+      assert.ok(at.y > 800 / 2 && Math.abs(at.x + at.width / 2 - 1280 / 2) <= 2, `at the bottom centre: ${JSON.stringify(at)}`);
+      assert.ok(at.height <= 80, `one line high: ${JSON.stringify(at)}`);
+      // It says it listens (read from its own page, then back to the main one). The words so
+      // far are the same partial texts the composer shows; the component test checks them.
+      const main = await session.browser.getWindowHandle();
+      const other = (await session.browser.getWindowHandles()).find((h) => h !== main);
+      assert.ok(other, "the indicator is a page of the app");
+      await session.browser.switchToWindow(other);
+      await waitFor(async () => {
+        const said = await session.browser.execute(() => document.querySelector('[data-testid="dictation-indicator"]')?.textContent ?? "");
+        return /Listening… Esc cancels\./.test(said);
+      }, "the indicator to say it listens");
+      await session.browser.switchToWindow(main);
+      await screenshot("voice-dictate-anywhere-indicator", { window: false });
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(await xdotool("getwindowfocus"), focused, "the text field keeps the focus");
       // Perch did not come forward: the focus stays where the words go.
       assert.equal((await perchWindows()).length, 0, "no Perch window while dictating");
       await xdotool("keyup", "ctrl+alt+d");
       await waitFor(() => words(field.text).includes("screenshot of my editor"), () => `the words in the field (has "${field.text}")`, 60_000);
       assert.equal(words(field.text), words(SENTENCE));
+      await waitFor(async () => (await indicatorWindows()).length === 0, "the indicator to go with the dictation");
       assert.equal((await perchWindows()).length, 0, "Perch stayed hidden");
       assert.equal(await field.clipboard(), "what the user copied before", "the clipboard is untouched");
       await screenshot("voice-dictate-anywhere", { window: false });
+
+      // Esc while speaking cancels (the shortcut's keys still held, as a person holding them
+      // presses it): the indicator goes and nothing is typed.
+      await field.setText("kept as it was");
+      await field.focus();
+      await xdotool("keydown", "ctrl+alt+d");
+      await waitFor(indicatorShown, "the indicator for the second dictation");
+      await new Promise((r) => setTimeout(r, 1500));
+      await xdotool("key", "Escape");
+      await waitFor(async () => (await indicatorWindows()).length === 0, "the indicator to go on Esc");
+      await xdotool("keyup", "ctrl+alt+d");
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.equal(field.text, "kept as it was", "nothing typed after Esc");
     } finally {
       field.close();
     }

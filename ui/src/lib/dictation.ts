@@ -25,7 +25,7 @@ export interface FinalText {
   send: boolean;
 }
 
-const IDLE: DictationState = { phase: "idle", level: 0, seconds: 0, partial: "", notice: null };
+export const IDLE: DictationState = { phase: "idle", level: 0, seconds: 0, partial: "", notice: null };
 
 let state: DictationState = IDLE;
 const finals: FinalText[] = [];
@@ -37,35 +37,40 @@ function set(next: Partial<DictationState>) {
   subscribers.forEach((notify) => notify());
 }
 
-/** Applies one event from the shell (exported for tests). */
-export function apply(event: DictationEvent) {
+const heard = (phase: Phase): Phase => (phase === "starting" ? "listening" : phase);
+
+/**
+ * A dictation's state after one event from the shell: the window's dictation and the
+ * dictate-anywhere indicator follow the same events the same way.
+ */
+export function reduce(current: DictationState, event: DictationEvent): DictationState {
   switch (event.event) {
     case "listening":
-      set({ phase: "listening", level: 0, seconds: 0, partial: "", notice: null });
-      break;
+      return { phase: "listening", level: 0, seconds: 0, partial: "", notice: null };
+    // A page that opened after the microphone did (the dictate-anywhere indicator) learns
+    // that it listens from the level and the words.
     case "level":
-      set({ level: event.data.level ?? 0, seconds: event.data.seconds ?? 0 });
-      break;
+      return { ...current, phase: heard(current.phase), level: event.data.level ?? 0, seconds: event.data.seconds ?? 0 };
     case "partial":
-      set({ partial: event.data.text });
-      break;
+      return { ...current, phase: heard(current.phase), partial: event.data.text };
     case "warning":
-      set({ notice: { text: event.data.message, kind: "warning" } });
-      break;
+      return { ...current, notice: { text: event.data.message, kind: "warning" } };
     case "transcribing":
-      set({ phase: "transcribing", level: 0 });
-      break;
+      return { ...current, phase: "transcribing", level: 0 };
     case "final":
-      finals.push({ text: event.data.text, send: event.data.send });
-      set({ phase: "idle", partial: "", level: 0 });
-      break;
+      return { ...current, phase: "idle", partial: "", level: 0 };
     case "failed":
-      set({ ...IDLE, notice: { text: event.data.message, kind: event.data.kind } });
-      break;
+      return { ...IDLE, notice: { text: event.data.message, kind: event.data.kind } };
     case "cancelled":
-      set(IDLE);
-      break;
+      return IDLE;
   }
+}
+
+/** Applies one event from the shell (exported for tests). */
+export function apply(event: DictationEvent) {
+  if (event.event === "final") finals.push({ text: event.data.text, send: event.data.send });
+  state = reduce(state, event);
+  subscribers.forEach((notify) => notify());
 }
 
 function ensureListening() {

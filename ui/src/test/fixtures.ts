@@ -68,6 +68,10 @@ export const SETTINGS: Settings = {
     partial_results: true,
     max_seconds: 300,
     keep_model_secs: 120,
+    never_type_into: ["KeePassXC"],
+    tidy_punctuation: false,
+    remove_fillers: true,
+    vocabulary: [],
   },
   terminal: {
     enabled: true,

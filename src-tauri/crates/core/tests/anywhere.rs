@@ -136,11 +136,26 @@ fn inner_selection_checks() {
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_checks() {
     let field_pid: u32 = std::env::var(INNER).unwrap().parse().unwrap();
-    assert_eq!(anywhere::typing_path().unwrap(), "X11 (XTest)");
+    assert_eq!(anywhere::typing_path().unwrap(), anywhere::TypingPath::XTest);
     // The field has the focus: for Perch it is another application, and for the field itself
     // (as if it were Perch) its own window.
-    assert_eq!(anywhere::focus(std::process::id()).unwrap(), Focus::Other);
+    let Focus::Other(app) = anywhere::focus(std::process::id()).unwrap() else {
+        panic!("the field has the focus")
+    };
+    assert_eq!(app.title, "Perch test field");
+    assert!(app.class.iter().any(|c| c == "perch-test-field"), "{:?}", app.class);
     assert_eq!(anywhere::focus(field_pid).unwrap(), Focus::Perch);
-    let typed = anywhere::type_text(SENTENCE).unwrap();
-    assert_eq!(typed, SENTENCE.chars().count());
+    // On the never-type list (by its class, any case), nothing is typed: the outer test finds
+    // the field holding exactly the sentence typed next.
+    let never = ["Perch-Test-Field".to_owned()];
+    assert!(matches!(
+        anywhere::type_into_focused("a password", std::process::id(), &never),
+        Err(anywhere::AnywhereError::NeverTypeInto(entry)) if entry == "Perch-Test-Field"
+    ));
+    assert_eq!(anywhere::type_into_focused("x", field_pid, &never).unwrap(), anywhere::Delivered::Perch);
+    let typed = anywhere::type_into_focused(SENTENCE, std::process::id(), &["keepassxc".to_owned()]).unwrap();
+    assert_eq!(
+        typed,
+        anywhere::Delivered::Typed { app: "Perch test field".into(), chars: SENTENCE.chars().count() }
+    );
 }

@@ -197,6 +197,40 @@ async fn dictation_shows_level_and_partial_text_then_the_final_text() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vocabulary_spells_the_dictated_words_and_the_clean_up_punctuates() {
+    let dir = tempfile::tempdir().unwrap();
+    let voice = voice(dir.path());
+    let wav = dir.path().join("speech.wav");
+    speak("please take a screenshot of my editor", &wav);
+    let dictate = |settings: VoiceSettings| {
+        let (voice, wav) = (&voice, wav.clone());
+        async move {
+            let sink = Arc::new(Collect::default());
+            voice
+                .start_dictation(&settings, AudioSource::Wav { path: wav, realtime: false }, sink.clone())
+                .unwrap();
+            sink.wait_for(
+                "the speech",
+                |e| matches!(e, DictationEvent::Level { seconds, .. } if *seconds > 3.0),
+            )
+            .await;
+            voice.finish_dictation().await.unwrap().text
+        }
+    };
+    // The control: whisper's own spelling.
+    let plain = dictate(settings()).await;
+    assert!(plain.contains("screenshot") && plain.contains("editor"), "{plain:?}");
+    let tidied = dictate(VoiceSettings {
+        vocabulary: vec!["ScreenShot".into(), "EDITOR".into()],
+        tidy_punctuation: true,
+        ..settings()
+    })
+    .await;
+    assert!(tidied.contains("ScreenShot") && tidied.contains("EDITOR"), "{tidied:?}");
+    assert!(tidied.starts_with("Please") && tidied.ends_with('.'), "{tidied:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_throws_the_recording_away_and_silence_is_no_speech() {
     let dir = tempfile::tempdir().unwrap();
     let voice = voice(dir.path());

@@ -7,6 +7,7 @@ import type { DownloadProgress, InputDevice, ModelView, Probe, ShortcutStatus, V
 import { call, commands, errorMessage } from "../../ipc";
 import { formatBytes, formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
+import { AnywhereExtras, TextCleanup } from "./DictationExtras";
 
 /** The languages whisper is told to expect (codes as whisper knows them). */
 const LANGUAGES: [string, MessageDescriptor][] = [
@@ -41,6 +42,10 @@ function complete(v: VoiceSettings): Required<VoiceSettings> {
     partial_results: v.partial_results ?? true,
     max_seconds: v.max_seconds ?? 300,
     keep_model_secs: v.keep_model_secs ?? 120,
+    never_type_into: v.never_type_into ?? [],
+    tidy_punctuation: v.tidy_punctuation ?? false,
+    remove_fillers: v.remove_fillers ?? true,
+    vocabulary: v.vocabulary ?? [],
   };
 }
 
@@ -87,6 +92,7 @@ export function VoiceSettingsCard() {
           <input type="checkbox" checked={voice.partial_results} onChange={(e) => save({ partial_results: e.target.checked })} />
           <Trans>Show text while I speak</Trans>
         </label>
+        <TextCleanup voice={voice} onSave={save} />
         <label className="field">
           <Trans>Longest recording</Trans>
           <select
@@ -384,6 +390,7 @@ function PushToTalk({ voice, onSave }: { voice: Required<VoiceSettings>; onSave:
           </label>
         ))}
       </div>
+      <AnywhereExtras voice={voice} onSave={onSave} />
     </fieldset>
   );
 }

@@ -110,6 +110,25 @@ impl Display {
             .unwrap_or_default()
     }
 
+    /// A window's `WM_CLASS`: its instance and class names ("keepassxc", "KeePassXC").
+    fn class(&self, window: Window) -> Vec<String> {
+        let request = x::GetProperty {
+            delete: false,
+            window,
+            property: x::ATOM_WM_CLASS,
+            r#type: x::ATOM_STRING,
+            long_offset: 0,
+            long_length: 64,
+        };
+        let Ok(reply) = self.conn.wait_for_reply(self.conn.send_request(&request)) else { return Vec::new() };
+        reply
+            .value::<u8>()
+            .split(|b| *b == 0)
+            .filter(|name| !name.is_empty())
+            .map(|name| String::from_utf8_lossy(name).into_owned())
+            .collect()
+    }
+
     /// The window the desktop says is active (`_NET_ACTIVE_WINDOW`), with its process id.
     fn active_window(&self) -> Result<Option<(Window, Option<u32>)>, AnywhereError> {
         let active = self.atom("_NET_ACTIVE_WINDOW")?;
@@ -321,9 +340,13 @@ pub fn check() -> Result<(), AnywhereError> {
     open().map(|_| ())
 }
 
-/// Whose window has the focus: `None` when no window does, else its process id (when it says).
-pub fn focused_process() -> Result<Option<Option<u32>>, AnywhereError> {
-    Ok(open()?.active_window()?.map(|(_, pid)| pid))
+/// The focused window: `None` when no window has the focus.
+pub fn focused_window() -> Result<Option<(super::Application, Option<u32>)>, AnywhereError> {
+    let d = open()?;
+    Ok(d.active_window()?.map(|(window, pid)| {
+        let app = super::Application { class: d.class(window), title: d.title(window) };
+        (app, pid)
+    }))
 }
 
 /// Types `text` into the focused window; returns how many characters were typed.

@@ -9,7 +9,7 @@
 //! [`request`] for how that is awaited without a race.
 
 mod proxies;
-mod request;
+pub(crate) mod request;
 mod trigger;
 
 use std::collections::HashMap;
@@ -232,7 +232,7 @@ impl PortalShortcuts {
         if !self.stop() {
             return;
         }
-        if let Err(e) = close_on_bus(&self.conn, self.session.clone()).await {
+        if let Err(e) = request::close_session(&self.conn, self.session.clone()).await {
             tracing::debug!(error = %e, "closing the shortcut portal session");
         }
     }
@@ -243,19 +243,8 @@ impl Drop for PortalShortcuts {
         if !self.stop() {
             return;
         }
-        // Closing is a D-Bus call; without a runtime the desktop still closes the session when
-        // the connection goes.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let (conn, session) = (self.conn.clone(), self.session.clone());
-            runtime.spawn(async move {
-                let _ = close_on_bus(&conn, session).await;
-            });
-        }
+        request::close_session_soon(&self.conn, self.session.clone());
     }
-}
-
-async fn close_on_bus(conn: &Connection, session: OwnedObjectPath) -> zbus::Result<()> {
-    SessionProxy::builder(conn).path(session)?.build().await?.close().await
 }
 
 /// The session's signal streams, subscribed before `BindShortcuts` is called.

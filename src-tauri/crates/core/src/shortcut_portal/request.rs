@@ -12,7 +12,7 @@ use zbus::Connection;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 
 use super::PortalError;
-use super::proxies::RequestProxy;
+use super::proxies::{RequestProxy, SessionProxy};
 
 /// `Response`'s codes.
 const SUCCESS: u32 = 0;
@@ -20,13 +20,13 @@ const CANCELLED: u32 = 1;
 const ENDED_OTHERWISE: u32 = 2;
 
 /// A fresh token: letters, digits and underscores only, as object path elements require.
-pub(super) fn token() -> String {
+pub(crate) fn token() -> String {
     format!("perch_{}", uuid::Uuid::new_v4().simple())
 }
 
 /// `/org/freedesktop/portal/desktop/request/SENDER/TOKEN`, SENDER being the caller's unique
 /// name without its leading ':' and with '.' replaced by '_'.
-pub(super) fn request_path(unique_name: &str, token: &str) -> Result<OwnedObjectPath, PortalError> {
+pub(crate) fn request_path(unique_name: &str, token: &str) -> Result<OwnedObjectPath, PortalError> {
     let sender = unique_name.trim_start_matches(':').replace('.', "_");
     OwnedObjectPath::try_from(format!("/org/freedesktop/portal/desktop/request/{sender}/{token}"))
         .map_err(|e| PortalError::Protocol(format!("request path: {e}")))
@@ -35,7 +35,7 @@ pub(super) fn request_path(unique_name: &str, token: &str) -> Result<OwnedObject
 /// Calls a portal method that answers through a Request (`method` gets the handle_token to put
 /// in its options) and returns the results of a successful Response. `what` names the shortcuts
 /// in the messages.
-pub(super) async fn call<F, Fut>(
+pub(crate) async fn call<F, Fut>(
     conn: &Connection,
     what: &str,
     method: F,
@@ -84,6 +84,22 @@ fn call_error(e: zbus::Error) -> PortalError {
         }
     }
     PortalError::Bus(e)
+}
+
+/// Ends a portal session.
+pub(crate) async fn close_session(conn: &Connection, session: OwnedObjectPath) -> zbus::Result<()> {
+    SessionProxy::builder(conn).path(session)?.build().await?.close().await
+}
+
+/// Ends a portal session from a destructor, which cannot wait: on the runtime it runs on, if
+/// any (without one the desktop still ends the session when the connection goes).
+pub(crate) fn close_session_soon(conn: &Connection, session: OwnedObjectPath) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let conn = conn.clone();
+        runtime.spawn(async move {
+            let _ = close_session(&conn, session).await;
+        });
+    }
 }
 
 #[cfg(test)]

@@ -85,6 +85,8 @@ pub struct DictationConfig {
     pub partials: bool,
     pub send_after: bool,
     pub keep_model: Duration,
+    /// Applied to the partial and final texts (Settings -> Voice's clean-up).
+    pub tidy: super::cleanup::Tidy,
 }
 
 pub(super) enum Control {
@@ -261,7 +263,7 @@ impl Worker {
         } else {
             model.transcribe(&audio[range], &self.config.options, None)?.text
         };
-        let text = join(&committed.text, &tail);
+        let text = self.config.tidy.apply(&join(&committed.text, &tail));
         let transcribe_time = started.elapsed();
         if text.is_empty() {
             return Err(VoiceError::NoSpeech);
@@ -289,6 +291,7 @@ impl Worker {
         let window: Vec<f32> = audio[from..].to_vec();
         let abort = Arc::new(AtomicBool::new(false));
         let (sink, session, mut options) = (self.sink.clone(), self.session, self.config.options.clone());
+        let tidy = self.config.tidy.clone();
         let flag = abort.clone();
         let spawned = std::thread::Builder::new().name("perch-whisper-partial".into()).spawn(move || {
             let long = window.len() > COMMIT_AFTER_SAMPLES;
@@ -310,10 +313,10 @@ impl Worker {
                 let end_ms = keep.last().map_or(0, |s| s.end_ms) as usize;
                 fixed.until = from + end_ms * WHISPER_RATE as usize / 1000;
                 let rest = transcript.segments.last().map_or("", |s| s.text.as_str());
-                let text = join(&fixed.text, rest);
+                let text = tidy.apply(&join(&fixed.text, rest));
                 sink.send(DictationUpdate { session, event: DictationEvent::Partial { text } });
             } else {
-                let text = join(&fixed.text, &transcript.text);
+                let text = tidy.apply(&join(&fixed.text, &transcript.text));
                 sink.send(DictationUpdate { session, event: DictationEvent::Partial { text } });
             }
         });

@@ -8,6 +8,7 @@
 //! the app and the CLI.
 
 pub mod audio;
+pub mod cleanup;
 pub mod device;
 pub mod dictation;
 pub mod file;
@@ -236,6 +237,7 @@ impl Voice {
     fn options(settings: &VoiceSettings) -> Result<TranscribeOptions, VoiceError> {
         Ok(TranscribeOptions {
             language: Language::parse(&settings.language)?,
+            prompt: cleanup::initial_prompt(&settings.vocabulary),
             ..TranscribeOptions::default()
         })
     }
@@ -326,6 +328,7 @@ impl Voice {
                 partials: settings.partial_results,
                 send_after: settings.send_after_dictation,
                 keep_model: settings.keep_model(),
+                tidy: cleanup::Tidy::from_settings(settings),
             },
             format,
             capture: Some(Box::new(capture)),

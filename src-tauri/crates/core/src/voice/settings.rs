@@ -33,6 +33,16 @@ pub struct VoiceSettings {
     pub dictate_anywhere: String,
     /// Send the message as soon as the text lands, instead of leaving it to edit.
     pub send_after_dictation: bool,
+    /// Applications dictate-anywhere never types into (`WM_CLASS` names, any case): their
+    /// words go to the clipboard and the recent dictations instead.
+    pub never_type_into: Vec<String>,
+    /// Tidy dictated text: a capital at each sentence's start and a full stop at the end.
+    pub tidy_punctuation: bool,
+    /// Remove hesitations ("um", "uh", "äh") from dictated text.
+    pub remove_fillers: bool,
+    /// Names and terms spelled the user's way ("Perch", "Kubernetes"): whisper is shown them
+    /// before it listens, and the text takes their spelling.
+    pub vocabulary: Vec<String>,
     /// Show text while speaking (re-transcribed about every second).
     pub partial_results: bool,
     /// The longest recording, in seconds; a warning comes before it.
@@ -51,6 +61,14 @@ impl Default for VoiceSettings {
             push_to_talk_mode: PushToTalkMode::Hold,
             dictate_anywhere: "Ctrl+Alt+D".to_owned(),
             send_after_dictation: false,
+            // Password managers: a dictation meant for another window must never land in a
+            // vault's search or password field.
+            never_type_into: ["KeePassXC", "org.keepassxc.KeePassXC", "1Password", "Bitwarden"]
+                .map(str::to_owned)
+                .to_vec(),
+            tidy_punctuation: false,
+            remove_fillers: true,
+            vocabulary: Vec::new(),
             partial_results: true,
             max_seconds: 300,
             keep_model_secs: super::DEFAULT_KEEP_MODEL.as_secs() as u32,

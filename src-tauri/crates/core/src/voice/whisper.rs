@@ -46,11 +46,13 @@ pub struct TranscribeOptions {
     /// A quick pass for text shown while the user is still speaking: no temperature fallback
     /// (its text is replaced by the next pass anyway).
     pub quick: bool,
+    /// Shown to whisper before the audio: the user's vocabulary, which it then spells their way.
+    pub prompt: Option<String>,
 }
 
 impl Default for TranscribeOptions {
     fn default() -> Self {
-        Self { language: Language::Auto, threads: default_threads(), quick: false }
+        Self { language: Language::Auto, threads: default_threads(), quick: false, prompt: None }
     }
 }
 
@@ -215,6 +217,9 @@ impl Model {
             (Language::Fixed(code), true) => code.clone(),
         };
         params.set_language(Some(&language));
+        if let Some(prompt) = &options.prompt {
+            params.set_initial_prompt(prompt);
+        }
         // Padding short audio to whisper's minimum second avoids a known hallucination on
         // very short clips.
         let min = WHISPER_RATE as usize + WHISPER_RATE as usize / 10;

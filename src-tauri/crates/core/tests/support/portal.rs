@@ -11,6 +11,8 @@
 //!   `ListShortcuts` require such a session, open and belonging to the caller;
 //! - `Activated`, `Deactivated`, `ShortcutsChanged` carry the session handle; a session's
 //!   `Close` removes it.
+//!
+//! `remote_desktop.rs` serves the RemoteDesktop portal with the same bus, Request and token rules.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::collections::HashMap;
@@ -23,7 +25,7 @@ use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
 use zbus::{Connection, fdo, interface};
 
-const ROOT: &str = "/org/freedesktop/portal/desktop";
+pub const ROOT: &str = "/org/freedesktop/portal/desktop";
 
 /// A private `dbus-daemon --session`, stopped on drop.
 pub struct PrivateBus {
@@ -96,6 +98,19 @@ pub struct State {
     pub sessions: HashMap<String, Session>,
 }
 
+/// A connection to `bus` owning the portal's well-known name, serving `portal` at its path.
+pub async fn serve(bus: &PrivateBus, portal: impl zbus::object_server::Interface) -> Connection {
+    zbus::connection::Builder::address(bus.address.as_str())
+        .unwrap()
+        .name("org.freedesktop.portal.Desktop")
+        .unwrap()
+        .serve_at(ROOT, portal)
+        .unwrap()
+        .build()
+        .await
+        .unwrap()
+}
+
 /// The portal, serving until dropped.
 pub struct FakePortal {
     conn: Connection,
@@ -105,15 +120,7 @@ pub struct FakePortal {
 impl FakePortal {
     pub async fn start(bus: &PrivateBus, version: u32, dialog: Dialog) -> Self {
         let state = Arc::new(Mutex::new(State { version, dialog, ..State::default() }));
-        let conn = zbus::connection::Builder::address(bus.address.as_str())
-            .unwrap()
-            .name("org.freedesktop.portal.Desktop")
-            .unwrap()
-            .serve_at(ROOT, GlobalShortcuts { state: state.clone() })
-            .unwrap()
-            .build()
-            .await
-            .unwrap();
+        let conn = serve(bus, GlobalShortcuts { state: state.clone() }).await;
         Self { conn, state }
     }
 
@@ -169,14 +176,14 @@ impl FakePortal {
     }
 }
 
-fn escaped_sender(header: &Header<'_>) -> fdo::Result<(String, String)> {
+pub fn escaped_sender(header: &Header<'_>) -> fdo::Result<(String, String)> {
     let sender = header.sender().ok_or_else(|| fdo::Error::Failed("no sender".into()))?.to_string();
     let escaped = sender.trim_start_matches(':').replace('.', "_");
     Ok((sender, escaped))
 }
 
 /// A token as an object path element must be: non-empty, letters, digits and '_'.
-fn token(options: &HashMap<String, OwnedValue>, key: &str) -> fdo::Result<Option<String>> {
+pub fn token(options: &HashMap<String, OwnedValue>, key: &str) -> fdo::Result<Option<String>> {
     let Some(value) = options.get(key) else { return Ok(None) };
     let text =
         <&str>::try_from(&**value).map_err(|_| fdo::Error::InvalidArgs(format!("{key} is not a string")))?;
@@ -205,13 +212,48 @@ fn described(shortcuts: &[Bound]) -> Vec<(String, HashMap<String, OwnedValue>)> 
         .collect()
 }
 
+/// Puts a Request object at the documented path and returns it; `answer` is sent as its
+/// Response once this method has returned.
+pub async fn respond(
+    conn: &Connection,
+    header: &Header<'_>,
+    options: &HashMap<String, OwnedValue>,
+    answer: (u32, HashMap<String, OwnedValue>),
+) -> fdo::Result<OwnedObjectPath> {
+    let (sender, escaped) = escaped_sender(header)?;
+    let token = token(options, "handle_token")?.unwrap_or_else(|| "portal_chosen".into());
+    let path = OwnedObjectPath::try_from(format!("{ROOT}/request/{escaped}/{token}")).unwrap();
+    if !conn.object_server().at(&path, Request).await? {
+        return Err(fdo::Error::InvalidArgs(format!("a request {path} is already pending")));
+    }
+    let (conn, reply_path) = (conn.clone(), path.clone());
+    conn.clone()
+        .executor()
+        .spawn(
+            async move {
+                let _ = conn
+                    .emit_signal(
+                        Some(sender.as_str()),
+                        &reply_path,
+                        "org.freedesktop.portal.Request",
+                        "Response",
+                        &answer,
+                    )
+                    .await;
+                let _ = conn.object_server().remove::<Request, _>(&reply_path).await;
+            },
+            "fake portal response",
+        )
+        .detach();
+    Ok(path)
+}
+
 struct GlobalShortcuts {
     state: Arc<Mutex<State>>,
 }
 
 impl GlobalShortcuts {
-    /// Puts a Request object at the documented path and returns it; `answer` is sent as its
-    /// Response once this method has returned.
+    /// A Request answered with `answer` (see [`respond`]).
     async fn request(
         &self,
         conn: &Connection,
@@ -219,32 +261,7 @@ impl GlobalShortcuts {
         options: &HashMap<String, OwnedValue>,
         answer: (u32, HashMap<String, OwnedValue>),
     ) -> fdo::Result<OwnedObjectPath> {
-        let (sender, escaped) = escaped_sender(header)?;
-        let token = token(options, "handle_token")?.unwrap_or_else(|| "portal_chosen".into());
-        let path = OwnedObjectPath::try_from(format!("{ROOT}/request/{escaped}/{token}")).unwrap();
-        if !conn.object_server().at(&path, Request).await? {
-            return Err(fdo::Error::InvalidArgs(format!("a request {path} is already pending")));
-        }
-        let (conn, reply_path) = (conn.clone(), path.clone());
-        conn.clone()
-            .executor()
-            .spawn(
-                async move {
-                    let _ = conn
-                        .emit_signal(
-                            Some(sender.as_str()),
-                            &reply_path,
-                            "org.freedesktop.portal.Request",
-                            "Response",
-                            &answer,
-                        )
-                        .await;
-                    let _ = conn.object_server().remove::<Request, _>(&reply_path).await;
-                },
-                "fake portal response",
-            )
-            .detach();
-        Ok(path)
+        respond(conn, header, options, answer).await
     }
 
     /// The caller's open session at `handle`, or the portal's refusal.
@@ -259,7 +276,7 @@ impl GlobalShortcuts {
     }
 }
 
-fn value(v: impl Into<Value<'static>>) -> OwnedValue {
+pub fn value(v: impl Into<Value<'static>>) -> OwnedValue {
     OwnedValue::try_from(v.into()).unwrap()
 }
 
@@ -280,7 +297,7 @@ impl GlobalShortcuts {
             .ok_or_else(|| fdo::Error::InvalidArgs("session_handle_token is required".into()))?;
         let (sender, escaped) = escaped_sender(&header)?;
         let handle = format!("{ROOT}/session/{escaped}/{session_token}");
-        let object = SessionObject { state: self.state.clone(), handle: handle.clone() };
+        let object = SessionObject::new(self.state.clone(), handle.clone(), |s, h| s.sessions.get_mut(h));
         if !conn.object_server().at(handle.as_str(), object).await? {
             return Err(fdo::Error::InvalidArgs(format!("session {handle} exists")));
         }
@@ -354,16 +371,57 @@ impl GlobalShortcuts {
     ) -> zbus::Result<()>;
 }
 
-struct Request;
+pub struct Request;
 
 #[interface(name = "org.freedesktop.portal.Request")]
 impl Request {
     async fn close(&self) {}
 }
 
-struct SessionObject {
-    state: Arc<Mutex<State>>,
+/// What a fake portal keeps of a session: who opened it, and whether it was closed.
+pub trait OwnedSession {
+    fn owner(&self) -> &str;
+    fn mark_closed(&mut self);
+}
+
+impl OwnedSession for Session {
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+    fn mark_closed(&mut self) {
+        self.closed = true;
+    }
+}
+
+/// A portal session's object, for every fake portal: `Close` is refused to any caller but the
+/// session's owner, marks the session closed in the fake's state, and removes the object.
+pub struct SessionObject {
     handle: String,
+    close: Box<Closer>,
+}
+
+/// Given the caller's unique name, checks it owns the session and marks the session closed.
+type Closer = dyn Fn(&str) -> fdo::Result<()> + Send + Sync;
+
+impl SessionObject {
+    /// The object of session `handle`, which `find` looks up in the fake's `state`.
+    pub fn new<S: Send + 'static, E: OwnedSession + 'static>(
+        state: Arc<Mutex<S>>,
+        handle: String,
+        find: for<'a> fn(&'a mut S, &str) -> Option<&'a mut E>,
+    ) -> Self {
+        let closing = handle.clone();
+        let close = move |sender: &str| {
+            let mut state = state.lock().unwrap();
+            let session = find(&mut state, &closing).unwrap();
+            if session.owner() != sender {
+                return Err(fdo::Error::AccessDenied("not your session".into()));
+            }
+            session.mark_closed();
+            Ok(())
+        };
+        Self { handle, close: Box::new(close) }
+    }
 }
 
 #[interface(name = "org.freedesktop.portal.Session")]
@@ -374,14 +432,7 @@ impl SessionObject {
         #[zbus(connection)] conn: &Connection,
     ) -> fdo::Result<()> {
         let (sender, _) = escaped_sender(&header)?;
-        {
-            let mut state = self.state.lock().unwrap();
-            let session = state.sessions.get_mut(&self.handle).unwrap();
-            if session.owner != sender {
-                return Err(fdo::Error::AccessDenied("not your session".into()));
-            }
-            session.closed = true;
-        }
+        (self.close)(&sender)?;
         // Removed by another task: the object is in use until this call returns.
         let (server_conn, handle) = (conn.clone(), self.handle.clone());
         conn.executor()
