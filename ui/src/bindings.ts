@@ -1432,6 +1432,8 @@ export type SelectedText = {
 	app: string,
 	/**  The window (an X id), so an answer can replace the selection there. */
 	window: number,
+	/**  Taken with a copy (the application publishes no PRIMARY selection), not from PRIMARY. */
+	copied?: boolean,
 };
 
 /**

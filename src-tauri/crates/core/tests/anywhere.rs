@@ -113,6 +113,45 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
         }
     }
     assert_eq!(text, REPLACEMENT, "the answer took the selection's place");
+
+    // Pasting (what typing falls back to) and copying (for applications without PRIMARY)
+    // through the real clipboard, which is then given back.
+    run_inner("inner_paste_checks", &display, field_pid);
+    let pasted = format!("{REPLACEMENT}{PASTED}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && text != pasted {
+        if let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {
+            text = serde_json::from_str(line.strip_prefix("text ").unwrap_or("\"\"")).unwrap();
+        }
+    }
+    assert_eq!(text, pasted, "the pasted text is in the field after the answer");
+    field_input.write_all(b"select-all\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    run_inner("inner_copy_checks", &display, field_pid);
+}
+
+/// Pasted at the field's cursor, after the replacement.
+const PASTED: &str = " — pasted ✓ naïvely";
+
+#[test]
+#[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
+fn inner_paste_checks() {
+    use anywhere::clipboard::{Board, SystemBoard};
+    let mut board = SystemBoard::open().unwrap();
+    board.set(Some("what the user had")).unwrap();
+    assert_eq!(anywhere::paste_text(PASTED).unwrap(), PASTED.chars().count());
+    assert_eq!(board.text().unwrap().as_deref(), Some("what the user had"), "the clipboard given back");
+}
+
+#[test]
+#[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
+fn inner_copy_checks() {
+    use anywhere::clipboard::{Board, SystemBoard};
+    let mut board = SystemBoard::open().unwrap();
+    board.set(Some("copied before")).unwrap();
+    let copied = anywhere::copy_selection().unwrap();
+    assert_eq!(copied.as_deref(), Some(format!("{REPLACEMENT}{PASTED}").as_str()));
+    assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "the clipboard given back");
 }
 
 const REPLACEMENT: &str = "Hello world: a naïve fix.";

@@ -212,6 +212,29 @@ fn ydotool_gets_ascii_text_from_stdin_and_refuses_what_it_cannot_type() {
 }
 
 #[test]
+fn the_paste_keys_are_ctrl_v_in_each_programs_own_terms() {
+    for (typist, name, argv) in [
+        (CommandTypist::Ydotool, "ydotool", "key\n29:1\n47:1\n47:0\n29:0\n"),
+        (CommandTypist::Wtype, "wtype", "-M\nctrl\nv\n-m\nctrl\n"),
+    ] {
+        let (dir, program) = fake_program(name, "exit 0");
+        let mut pressed = wayland::press_paste_with(typist, &program);
+        for _ in 0..20 {
+            match &pressed {
+                Err(AnywhereError::NoTypingPath(r)) if r.contains("Text file busy") => {
+                    std::thread::sleep(Duration::from_millis(50));
+                    pressed = wayland::press_paste_with(typist, &program);
+                }
+                _ => break,
+            }
+        }
+        pressed.unwrap();
+        assert_eq!(recorded(&dir, "argv").unwrap(), argv, "{name}");
+        assert_eq!(recorded(&dir, "stdin").unwrap(), "", "{name} is given no text");
+    }
+}
+
+#[test]
 fn a_failing_program_says_why_in_the_error() {
     let (_dir, wtype) =
         fake_program("wtype", "echo 'Compositor does not support the virtual keyboard protocol' >&2; exit 1");

@@ -11,6 +11,7 @@
 /// X's "no symbol".
 const NO_SYMBOL: u32 = 0;
 pub const XK_SHIFT_L: u32 = 0xffe1;
+pub const XK_CONTROL_L: u32 = 0xffe3;
 const XK_RETURN: u32 = 0xff0d;
 const XK_TAB: u32 = 0xff09;
 
@@ -56,6 +57,11 @@ impl Keymap {
 
     pub fn shift_keycode(&self) -> Option<u8> {
         self.find(XK_SHIFT_L).map(|(code, _)| code)
+    }
+
+    /// The keycode typing `keysym` without Shift ("v" for Ctrl+V), if the map has one.
+    pub fn plain_keycode(&self, keysym: u32) -> Option<u8> {
+        self.find(keysym).and_then(|(code, shifted)| (!shifted).then_some(code))
     }
 }
 

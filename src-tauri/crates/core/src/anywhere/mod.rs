@@ -5,6 +5,7 @@
 //! Wayland the desktop's remote-desktop portal, wtype or ydotool type (`wayland.rs`), chosen by
 //! `path.rs`; Wayland names no focused window, so there the words go wherever the cursor is.
 
+pub mod clipboard;
 pub mod keys;
 pub mod path;
 
@@ -40,6 +41,8 @@ pub enum AnywhereError {
     SelectionGone(String),
     #[error("{0} is on the list of applications Perch never types into (Settings -> Voice)")]
     NeverTypeInto(String),
+    #[error("the clipboard could not be used: {0}")]
+    Clipboard(String),
 }
 
 fn megabytes(bytes: u64) -> String {
@@ -61,6 +64,9 @@ pub struct SelectedText {
     pub app: String,
     /// The window (an X id), so an answer can replace the selection there.
     pub window: u32,
+    /// Taken with a copy (the application publishes no PRIMARY selection), not from PRIMARY.
+    #[serde(default)]
+    pub copied: bool,
 }
 
 /// The text selected in the focused application (blocking).
@@ -68,8 +74,25 @@ pub fn take_selection() -> Result<SelectedText, AnywhereError> {
     x11_only("taking the selected text")?;
     #[cfg(target_os = "linux")]
     {
-        let p = x11::primary_selection(SELECTION_LIMIT)?;
-        Ok(SelectedText { text: p.text, app: p.title, window: p.window })
+        match x11::primary_selection(SELECTION_LIMIT) {
+            Ok(p) => Ok(SelectedText { text: p.text, app: p.title, window: p.window, copied: false }),
+            // Some applications publish no PRIMARY: ask them to copy it (Ctrl+C), and give the
+            // user's clipboard back.
+            Err(AnywhereError::NothingSelected) => {
+                let Some((app, window)) = x11::focused_window_id()? else {
+                    return Err(AnywhereError::NoFocus);
+                };
+                let text = copy_selection()?.ok_or(AnywhereError::NothingSelected)?;
+                if text.len() > SELECTION_LIMIT {
+                    return Err(AnywhereError::SelectionTooLarge {
+                        bytes: text.len() as u64,
+                        limit: SELECTION_LIMIT as u64,
+                    });
+                }
+                Ok(SelectedText { text, app: app.title, window, copied: true })
+            }
+            Err(e) => Err(e),
+        }
     }
     #[cfg(not(target_os = "linux"))]
     Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
@@ -82,7 +105,9 @@ pub fn replace_selection(selection: &SelectedText, text: &str) -> Result<usize, 
     #[cfg(target_os = "linux")]
     {
         x11::activate(selection.window)?;
-        if !x11::still_selected(selection.window)? {
+        // A copied selection cannot be checked (the application publishes none): its text is
+        // typed over whatever is selected there now.
+        if !selection.copied && !x11::still_selected(selection.window)? {
             return Err(AnywhereError::SelectionGone(selection.app.clone()));
         }
         x11::type_text(text)
@@ -272,9 +297,17 @@ pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
     {
         use wayland::CommandTypist;
         match path {
-            TypingPath::XTest => x11::type_text(text),
+            // A keyboard map without a spare keycode cannot type what it lacks: paste instead.
+            TypingPath::XTest => match x11::type_text(text) {
+                Err(AnywhereError::NoSpareKeys) => paste_text(text),
+                typed => typed,
+            },
             TypingPath::Portal => type_through_portal(text),
             TypingPath::Wtype => wayland::type_with(CommandTypist::Wtype, text),
+            // ydotool types ASCII only: anything else is pasted with its Ctrl+V.
+            TypingPath::Ydotool if CommandTypist::Ydotool.cannot_type(text).is_some() => {
+                paste(text, || wayland::press_paste(CommandTypist::Ydotool))
+            }
             TypingPath::Ydotool => wayland::type_with(CommandTypist::Ydotool, text),
         }
     }
@@ -283,6 +316,41 @@ pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
         let _ = (text, path);
         Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
     }
+}
+
+/// Pastes `text` through the clipboard with `keys` (the paste keys), giving it back after.
+#[cfg(target_os = "linux")]
+fn paste(text: &str, keys: impl FnOnce() -> Result<(), AnywhereError>) -> Result<usize, AnywhereError> {
+    let mut board = clipboard::SystemBoard::open()?;
+    clipboard::paste_with_restore(&mut board, text, keys, clipboard::PASTE_SETTLE)
+}
+
+/// Pastes `text` into the focused application with Ctrl+V (X11; blocking), giving the user's
+/// clipboard back after: what typing falls back to when the keys cannot be typed.
+pub fn paste_text(text: &str) -> Result<usize, AnywhereError> {
+    x11_only("pasting")?;
+    #[cfg(target_os = "linux")]
+    {
+        paste(text, || x11::press_ctrl('v'))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = text;
+        Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
+    }
+}
+
+/// The focused application's selection, copied with Ctrl+C (X11; blocking), the user's
+/// clipboard given back after; `None` when it copied nothing.
+pub fn copy_selection() -> Result<Option<String>, AnywhereError> {
+    x11_only("copying the selected text")?;
+    #[cfg(target_os = "linux")]
+    {
+        let mut board = clipboard::SystemBoard::open()?;
+        clipboard::copy_with_restore(&mut board, || x11::press_ctrl('c'), clipboard::COPY_WAIT)
+    }
+    #[cfg(not(target_os = "linux"))]
+    Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
 }
 
 /// How dictate-anywhere reaches other applications here, for `perch doctor` and Settings.

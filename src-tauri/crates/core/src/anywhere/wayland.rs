@@ -349,6 +349,36 @@ pub fn type_with_program(typist: CommandTypist, program: &Path, text: &str) -> R
             }
         }
     }
+    run(name, command, sent)?;
+    Ok(text.chars().filter(|c| keysym_of(*c).is_some()).count())
+}
+
+/// Presses Ctrl+V with `typist` (to paste what it cannot type), finding it on PATH.
+pub fn press_paste(typist: CommandTypist) -> Result<(), AnywhereError> {
+    let program = which::which(typist.program())
+        .map_err(|_| no_path(format!("{} is not installed (it is not on PATH)", typist.program())))?;
+    press_paste_with(typist, &program)
+}
+
+/// [`press_paste`] running the program at `program`.
+pub fn press_paste_with(typist: CommandTypist, program: &Path) -> Result<(), AnywhereError> {
+    let mut command = Command::new(program);
+    match typist {
+        // Hold Ctrl (`-M`), type "v", let go (`-m`).
+        CommandTypist::Wtype => command.args(["-M", "ctrl", "v", "-m", "ctrl"]),
+        // Linux input key codes: 29 is the left Ctrl, 47 is V; `:1` down, `:0` up.
+        CommandTypist::Ydotool => {
+            if let Some(socket) = super::path::ydotool_socket() {
+                command.env("YDOTOOL_SOCKET", socket);
+            }
+            command.args(["key", "29:1", "47:1", "47:0", "29:0"])
+        }
+    };
+    run(typist.program(), command, String::new())
+}
+
+/// Runs `command` with `input` on its stdin; its error output is the error when it fails.
+fn run(name: &str, mut command: Command, input: String) -> Result<(), AnywhereError> {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -360,7 +390,7 @@ pub fn type_with_program(typist: CommandTypist, program: &Path, text: &str) -> R
     // the other; a program that exits without reading (an error) is reported below.
     let writer = std::thread::spawn(move || {
         if let Some(mut stdin) = stdin {
-            let _ = stdin.write_all(sent.as_bytes());
+            let _ = stdin.write_all(input.as_bytes());
         }
     });
     let output = child.wait_with_output().map_err(|e| no_path(format!("{name} did not finish ({e})")))?;
@@ -374,7 +404,7 @@ pub fn type_with_program(typist: CommandTypist, program: &Path, text: &str) -> R
             .unwrap_or_else(|| "it said nothing".into());
         return Err(no_path(format!("{name} failed ({}): {}", output.status, clip(&said, 600))));
     }
-    Ok(text.chars().filter(|c| keysym_of(*c).is_some()).count())
+    Ok(())
 }
 
 /// Whether the locale the child inherits decodes UTF-8 (the first set of LC_ALL, LC_CTYPE,

@@ -340,6 +340,14 @@ pub fn check() -> Result<(), AnywhereError> {
     open().map(|_| ())
 }
 
+/// The focused window's application and X id: `None` when no window has the focus.
+pub fn focused_window_id() -> Result<Option<(super::Application, u32)>, AnywhereError> {
+    let d = open()?;
+    Ok(d.active_window()?.map(|(window, _)| {
+        (super::Application { class: d.class(window), title: d.title(window) }, window.resource_id())
+    }))
+}
+
 /// The focused window: `None` when no window has the focus.
 pub fn focused_window() -> Result<Option<(super::Application, Option<u32>)>, AnywhereError> {
     let d = open()?;
@@ -349,11 +357,9 @@ pub fn focused_window() -> Result<Option<(super::Application, Option<u32>)>, Any
     }))
 }
 
-/// Types `text` into the focused window; returns how many characters were typed.
-pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
-    let d = open()?;
-    // The shortcut that ended the dictation may still be held: keys typed now would become
-    // Ctrl+Alt+letter. Wait for it to be let go, then let go of anything still down.
+/// The shortcut that ended the dictation may still be held: keys typed now would become
+/// Ctrl+Alt+letter. Waits for it to be let go, then lets go of anything still down.
+fn let_go(d: &Display) -> Result<(), AnywhereError> {
     let deadline = Instant::now() + RELEASE_WAIT;
     let mut held = d.pressed()?;
     while !held.is_empty() && Instant::now() < deadline {
@@ -363,6 +369,30 @@ pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
     for code in held {
         d.key(code, false);
     }
+    Ok(())
+}
+
+/// Presses Ctrl+`letter` in the focused window (Ctrl+V pastes, Ctrl+C copies).
+pub fn press_ctrl(letter: char) -> Result<(), AnywhereError> {
+    let d = open()?;
+    let_go(&d)?;
+    let keymap = d.keymap()?;
+    let control = keymap.plain_keycode(keys::XK_CONTROL_L);
+    let key = keys::keysym_of(letter).and_then(|k| keymap.plain_keycode(k));
+    let (Some(control), Some(key)) = (control, key) else {
+        return Err(AnywhereError::X11(format!("the keyboard map has no Ctrl or {letter} key")));
+    };
+    d.key(control, true);
+    d.key(key, true);
+    d.key(key, false);
+    d.key(control, false);
+    d.sync()
+}
+
+/// Types `text` into the focused window; returns how many characters were typed.
+pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
+    let d = open()?;
+    let_go(&d)?;
     let keymap = d.keymap()?;
     let plan = keys::plan(text, &keymap, d.caps_lock()?).ok_or(AnywhereError::NoSpareKeys)?;
     let shift = keymap.shift_keycode();
