@@ -466,6 +466,8 @@ export type CaptureSettings = {
 	 *  turns it off.
 	 */
 	selection_shortcut?: string,
+	/**  The user's own quick actions on a selection, beside Explain, Fix, Translate, Summarise. */
+	quick_actions?: QuickAction[],
 	/**  In fullscreen mode, a question sent without a capture takes one first. */
 	auto_screenshot?: boolean,
 	/**  The longest edge of the copy the model gets; the original is kept as taken. */
@@ -1283,6 +1285,17 @@ export type QuestionChange = { event: "asked"; data: OpenQuestion } |
 /**  A question for the user was asked, or settled (answered or no longer needed). */
 export type QuestionEvent = {
 	event: QuestionChange,
+};
+
+/**
+ *  A quick action of the user's own on text selected in another application: a button on the
+ *  selection's chip that sends `prompt` with the selection, to `model` when one is named.
+ */
+export type QuickAction = {
+	name?: string,
+	prompt?: string,
+	/**  A model id ("ollama:qwen3:8b"); empty: the conversation's model. */
+	model?: string,
 };
 
 export type RecentDictation = {

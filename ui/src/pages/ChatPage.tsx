@@ -157,15 +157,17 @@ export function ChatPage() {
     images: Parameters<typeof send>[1],
     files: Parameters<typeof send>[3],
     selections: Parameters<typeof send>[4] = [],
+    other?: string,
   ) => {
-    if (!model) return false;
+    const answering = other ?? model;
+    if (!answering) return false;
     pinned.current = true;
     if (editing) {
       const target = editing;
       setEditing(null);
-      return edit(target, text, model);
+      return edit(target, text, answering);
     }
-    return send(text, images, model, files, selections);
+    return send(text, images, answering, files, selections);
   };
 
   const empty = messages.length === 0 && !streaming;

@@ -66,7 +66,7 @@ describe("dictation in the composer", () => {
     const onSend = renderComposer();
     voice({ event: "listening", data: { device: "Mic", sample_rate: 16000, channels: 1, max_seconds: 300 } });
     voice({ event: "final", data: { text: "What time is it?", audio_seconds: 2, transcribe_ms: 300, send: true } });
-    await waitFor(() => expect(onSend).toHaveBeenCalledWith("What time is it?", [], [], []));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("What time is it?", [], [], [], undefined));
   });
 
   it("explains a failure and keeps what was typed", async () => {

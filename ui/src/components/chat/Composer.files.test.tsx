@@ -147,7 +147,7 @@ describe("the @ file picker", () => {
     expect(await screen.findByRole("status")).toHaveTextContent("The folder /gone does not exist.");
     // Enter with nothing found (and the search over) sends as usual.
     await userEvent.keyboard("{Enter}");
-    expect(onSend).toHaveBeenCalledWith("@zzc @many @x", [], [], []);
+    expect(onSend).toHaveBeenCalledWith("@zzc @many @x", [], [], [], undefined);
   });
 
   it("never lets an older query's late results replace the newer query's", async () => {
@@ -274,14 +274,14 @@ describe("the @ file picker", () => {
     await userEvent.type(box, "What is in these?{Enter}");
     const image = { name: "shot.png", mime: "image/png", base64: "iVBORw0K", capture: null };
     const files = [{ path: `${ROOT}/src/main.rs`, first_lines: null }];
-    expect(onSend).toHaveBeenLastCalledWith("What is in these?", [image], files, []);
+    expect(onSend).toHaveBeenLastCalledWith("What is in these?", [image], files, [], undefined);
     await waitFor(() => expect(box.value).toBe("What is in these?"));
     expect(screen.getByText("main.rs")).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Remove shot.png" })).toBeInTheDocument();
 
     ok = true;
     await userEvent.type(box, "{Enter}");
-    expect(onSend).toHaveBeenLastCalledWith("What is in these?", [image], files, []);
+    expect(onSend).toHaveBeenLastCalledWith("What is in these?", [image], files, [], undefined);
     await waitFor(() => expect(box.value).toBe(""));
     expect(screen.queryByText("main.rs")).toBeNull();
     expect(screen.queryByRole("button", { name: "Remove shot.png" })).toBeNull();

@@ -39,7 +39,8 @@ interface Props {
   usage: { used: number; limit: number | null };
   /** Set while the last question is being edited. */
   editing: string | null;
-  onSend: (text: string, images: ImageInput[], files: FileInput[], selections: SelectionInput[]) => Promise<boolean>;
+  /** `model`: another model than the conversation's answers this one (a quick action's). */
+  onSend: (text: string, images: ImageInput[], files: FileInput[], selections: SelectionInput[], model?: string) => Promise<boolean>;
   onStop: () => void;
   onEditLast: () => void;
   onCancelEdit: () => void;
@@ -168,8 +169,11 @@ export function Composer(props: Props) {
   const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
 
   const overLimitFor = useRef<string | null>(null);
-  const submit = async (value = text) => {
+  const submit = async (value = text, withModel?: string) => {
     if (streaming || !value.trim()) return;
+    // A quick action's own model answers when it is still offered; else the conversation's.
+    const other = withModel && models.some((m) => m.id === withModel) ? withModel : undefined;
+    const model = other ?? props.model;
     const current = models.find((m) => m.id === model);
     // Past the model's context the start of the conversation (or of this message) is cut:
     // said once, and a second Enter sends anyway.
@@ -216,7 +220,7 @@ export function Composer(props: Props) {
     setNeedsVision(false);
     // Nothing typed or picked is lost: a send that could not start puts it back (capture chips stay).
     const selections = selection ? [{ text: selection.text, app: selection.app }] : [];
-    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], fileInputs(files), selections);
+    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], fileInputs(files), selections, other);
     if (!ok) {
       if (fromBox) update(sent);
       setImages(pictures);
@@ -431,7 +435,7 @@ export function Composer(props: Props) {
       )}
       {selection.problem && <SelectionProblem problem={selection.problem} />}
       {selection.pending && (
-        <SelectionChip selection={selection.pending} disabled={!!streaming || editing !== null} onAction={(prompt) => void submit(prompt)} />
+        <SelectionChip selection={selection.pending} disabled={!!streaming || editing !== null} onAction={(prompt, withModel) => void submit(prompt, withModel)} />
       )}
       {images.length + captures.pending.length + attached.files.length > 0 && (
         <div className="chips">

@@ -5,6 +5,7 @@ import { Trans, useLingui } from "@lingui/react/macro";
 import type { CaptureMode, CaptureSettings, ShortcutStatus } from "../../bindings";
 import { commands } from "../../ipc";
 import { useSettings } from "../../lib/settings";
+import { QuickActions } from "./QuickActions";
 
 const MODES: { value: CaptureMode; label: MessageDescriptor; hint: MessageDescriptor }[] = [
   {
@@ -104,6 +105,7 @@ export function CaptureSettingsCard() {
         status={status("selection")}
         onChange={(selection_shortcut) => void save({ selection_shortcut })}
       />
+      <QuickActions actions={capture.quick_actions ?? []} onSave={(quick_actions) => void save({ quick_actions })} />
       <label className="check">
         <input type="checkbox" checked={!!capture.all_monitors} onChange={(e) => void save({ all_monitors: e.target.checked })} />
         <Trans>Screen mode captures every monitor, side by side</Trans>

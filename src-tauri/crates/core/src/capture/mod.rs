@@ -116,6 +116,17 @@ pub enum CaptureMode {
     None,
 }
 
+/// A quick action of the user's own on text selected in another application: a button on the
+/// selection's chip that sends `prompt` with the selection, to `model` when one is named.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct QuickAction {
+    pub name: String,
+    pub prompt: String,
+    /// A model id ("ollama:qwen3:8b"); empty: the conversation's model.
+    pub model: String,
+}
+
 /// Settings -> General -> Screenshots.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
@@ -130,6 +141,8 @@ pub struct CaptureSettings {
     /// Brings the text selected in the focused application into Perch (`anywhere`); empty
     /// turns it off.
     pub selection_shortcut: String,
+    /// The user's own quick actions on a selection, beside Explain, Fix, Translate, Summarise.
+    pub quick_actions: Vec<QuickAction>,
     /// In fullscreen mode, a question sent without a capture takes one first.
     pub auto_screenshot: bool,
     /// The longest edge of the copy the model gets; the original is kept as taken.
@@ -147,6 +160,7 @@ impl Default for CaptureSettings {
             shortcut: "Alt+Period".into(),
             window_shortcut: "Alt+Shift+Period".into(),
             selection_shortcut: "Ctrl+Alt+E".into(),
+            quick_actions: Vec::new(),
             auto_screenshot: false,
             max_edge: 1568,
             jpeg_quality: 85,
