@@ -119,10 +119,13 @@ impl Board for SystemBoard {
         match self.0.get_text() {
             Ok(text) => Ok(Some(text)),
             Err(arboard::Error::ContentNotAvailable) => {
-                // Empty, or not text: an image is there when it can be read as one.
-                match self.0.get_image() {
-                    Ok(_) => Err("an image".into()),
-                    Err(_) => Ok(None),
+                // Empty, or not text: an image or copied files are there when they can be read.
+                if self.0.get_image().is_ok() {
+                    Err("an image".into())
+                } else if self.0.get().file_list().is_ok_and(|files| !files.is_empty()) {
+                    Err("copied files".into())
+                } else {
+                    Ok(None)
                 }
             }
             Err(e) => Err(e.to_string()),
