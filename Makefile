@@ -150,7 +150,8 @@ memory-guard: app-debug
 # tool-call round trips against the Python `mcp` SDK and starting five servers at once;
 # screenshots: shortcut press to chip in the real app, memory per chip, capture + encode at
 # 1920x1080 and 3840x2160 against Python's mss + Pillow; voice dictation's release-to-text time,
-# real-time factor, word error rate and memory against Python faster-whisper; the terminal's
+# real-time factor, word error rate and memory against Python faster-whisper; dictate-anywhere's
+# key release to the words in another application's field against faster-whisper + pynput; the terminal's
 # decision time per command, the sandbox's start-up cost, Run to first byte in the panel and
 # throughput into it.
 bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
@@ -171,6 +172,11 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" \
 		cargo bench --locked -p perch-core --bench capture
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench voice
+	# Dictate-anywhere's release-to-text against faster-whisper + pynput (the seed's keyboard
+	# library; its X11 backend only, so not its evdev dependency, which builds from source).
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "pynput==1.8.2" "python-xlib==0.33" "six==1.17.0"
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop PERCH_BENCH_PYTHON=$(VENV)/bin/python \
+		tests/e2e/bench/run.sh dictate_anywhere.mjs
 	cargo build --locked --release -p perch-sandbox
 	cargo bench --locked -p perch-core --bench terminal
 	cargo bench --locked -p perch-core --bench files
