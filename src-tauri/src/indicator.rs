@@ -4,6 +4,9 @@
 //! manager is told it accepts no input focus), it lives only as long as the dictation, and Esc
 //! is held for the whole desktop only while it does, to cancel.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
 use perch_core::voice::{DictationEvent, DictationUpdate};
 use tauri::{AppHandle, Manager, PhysicalPosition, WebviewUrl};
 use tauri_specta::Event;
@@ -25,6 +28,7 @@ const CANCEL_HELD: &str = "dictation_cancel_held";
 /// Opens the indicator (nothing when it is open already) and holds Esc to cancel; a failure is
 /// logged, never in the way of the dictation itself.
 pub async fn open(app: &AppHandle) {
+    OPENED.fetch_add(1, Ordering::SeqCst);
     if app.get_webview_window(LABEL).is_none()
         && let Err(e) = build(app)
     {
@@ -91,24 +95,34 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
     window.show()
 }
 
-/// Passes a dictation's progress to the indicator; it closes once the dictation has ended.
+/// Passes a dictation's progress to the indicator; it closes once the dictation has ended, a
+/// few seconds after a failure so its reason can be read where the user is looking.
 pub fn forward(app: &AppHandle, update: &DictationUpdate) {
     if app.get_webview_window(LABEL).is_some() {
         let _ = IndicatorUpdate { update: update.clone() }.emit_to(app, LABEL);
     }
-    if matches!(
-        update.event,
-        DictationEvent::Final { .. } | DictationEvent::Failed { .. } | DictationEvent::Cancelled
-    ) {
-        close(app);
+    match update.event {
+        DictationEvent::Final { .. } | DictationEvent::Cancelled => close(app, Duration::ZERO),
+        DictationEvent::Failed { .. } => close(app, FAILURE_SHOWN),
+        _ => {}
     }
 }
 
-/// Closes the indicator and lets go of Esc. Off the calling thread: the Esc handler itself may
-/// be what ended the dictation, and the shortcut plugin cannot unregister from inside it.
-pub fn close(app: &AppHandle) {
-    let app = app.clone();
+/// How long a failure stays on the indicator.
+const FAILURE_SHOWN: Duration = Duration::from_secs(4);
+/// Counts the indicator's openings: a close scheduled for one dictation leaves the next alone.
+static OPENED: AtomicU64 = AtomicU64::new(0);
+
+/// Closes the indicator after `after` and lets go of Esc, unless another dictation opened it
+/// meanwhile. Off the calling thread: the Esc handler itself may be what ended the dictation,
+/// and the shortcut plugin cannot unregister from inside it.
+fn close(app: &AppHandle, after: Duration) {
+    let (app, opening) = (app.clone(), OPENED.load(Ordering::SeqCst));
     tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(after).await;
+        if OPENED.load(Ordering::SeqCst) != opening {
+            return;
+        }
         app.state::<Shortcuts>().release(&app, CANCEL);
         app.state::<Shortcuts>().release(&app, CANCEL_HELD);
         if let Some(window) = app.get_webview_window(LABEL) {

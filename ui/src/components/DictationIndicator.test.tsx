@@ -23,6 +23,14 @@ describe("the dictate-anywhere indicator", () => {
     expect(screen.getByRole("status")).toHaveTextContent("Writing it down…");
   });
 
+  it("says why a dictation failed, where the user is looking", async () => {
+    render(<DictationIndicator />);
+    say({ event: "listening", data: { device: "Mic", sample_rate: 48000, channels: 1, max_seconds: 300 } });
+    say({ event: "failed", data: { kind: "microphone", message: "The microphone went away." } });
+    expect(screen.getByRole("status")).toHaveTextContent("The dictation stopped:");
+    expect(screen.getByText("The microphone went away.")).toBeInTheDocument();
+  });
+
   it("does not hear the window's own dictation events", async () => {
     render(<DictationIndicator />);
     act(() => emitEvent("voice-update", { update: { session: 1, event: { event: "partial", data: { text: "for the composer" } } } }));

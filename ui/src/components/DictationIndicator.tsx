@@ -22,14 +22,16 @@ export function DictationIndicator() {
   }, []);
   const { phase, level, seconds, partial, notice } = dictation;
   const words = partial.length > TAIL ? `…${partial.slice(-TAIL)}` : partial;
-  const status =
-    phase === "transcribing"
+  const failed = phase === "idle" && notice !== null && notice.kind !== "warning";
+  const status = failed
+    ? t`The dictation stopped:`
+    : phase === "transcribing"
       ? t`Writing it down…`
       : phase === "listening"
         ? t`Listening… Esc cancels.`
         : t`Starting the microphone…`;
   return (
-    <div className={`dictation-indicator ${phase}`} data-testid="dictation-indicator">
+    <div className={`dictation-indicator ${failed ? "failed" : phase}`} data-testid="dictation-indicator">
       <div className="indicator-row">
         <span className="indicator-level" aria-hidden="true">
           <span style={{ transform: `scaleX(${Math.min(1, Math.max(0.04, level))})` }} />
@@ -42,7 +44,7 @@ export function DictationIndicator() {
           <CloseIcon />
         </button>
       </div>
-      <p className="indicator-words" dir="auto">
+      <p className={failed ? "indicator-words error" : "indicator-words"} dir="auto" title={failed ? notice.text : undefined}>
         {notice?.text ?? words}
       </p>
     </div>
