@@ -65,6 +65,15 @@ async fn each_character_is_a_keysym_pressed_and_released_in_order() {
         fake.keys()[expected.len()..].iter().step_by(2).map(|k| k.0).collect::<Vec<_>>(),
         [0x61, 0xff09, 0x62]
     );
+
+    // Ctrl+V (a paste) and Ctrl+C (a copy): Control held around the letter.
+    let before = fake.keys().len();
+    keyboard.press_ctrl('v').await.unwrap();
+    keyboard.press_ctrl('c').await.unwrap();
+    assert_eq!(
+        fake.keys()[before..],
+        [(0xffe3, 1), (0x76, 1), (0x76, 0), (0xffe3, 0), (0xffe3, 1), (0x63, 1), (0x63, 0), (0xffe3, 0)]
+    );
 }
 
 #[tokio::test]
@@ -212,24 +221,26 @@ fn ydotool_gets_ascii_text_from_stdin_and_refuses_what_it_cannot_type() {
 }
 
 #[test]
-fn the_paste_keys_are_ctrl_v_in_each_programs_own_terms() {
-    for (typist, name, argv) in [
-        (CommandTypist::Ydotool, "ydotool", "key\n29:1\n47:1\n47:0\n29:0\n"),
-        (CommandTypist::Wtype, "wtype", "-M\nctrl\nv\n-m\nctrl\n"),
+fn ctrl_v_and_ctrl_c_are_pressed_in_each_programs_own_terms() {
+    for (typist, name, letter, argv) in [
+        (CommandTypist::Ydotool, "ydotool", 'v', "key\n29:1\n47:1\n47:0\n29:0\n"),
+        (CommandTypist::Ydotool, "ydotool", 'c', "key\n29:1\n46:1\n46:0\n29:0\n"),
+        (CommandTypist::Wtype, "wtype", 'v', "-M\nctrl\nv\n-m\nctrl\n"),
+        (CommandTypist::Wtype, "wtype", 'c', "-M\nctrl\nc\n-m\nctrl\n"),
     ] {
         let (dir, program) = fake_program(name, "exit 0");
-        let mut pressed = wayland::press_paste_with(typist, &program);
+        let mut pressed = wayland::press_ctrl_with(typist, &program, letter);
         for _ in 0..20 {
             match &pressed {
                 Err(AnywhereError::NoTypingPath(r)) if r.contains("Text file busy") => {
                     std::thread::sleep(Duration::from_millis(50));
-                    pressed = wayland::press_paste_with(typist, &program);
+                    pressed = wayland::press_ctrl_with(typist, &program, letter);
                 }
                 _ => break,
             }
         }
         pressed.unwrap();
-        assert_eq!(recorded(&dir, "argv").unwrap(), argv, "{name}");
+        assert_eq!(recorded(&dir, "argv").unwrap(), argv, "{name} Ctrl+{letter}");
         assert_eq!(recorded(&dir, "stdin").unwrap(), "", "{name} is given no text");
     }
 }

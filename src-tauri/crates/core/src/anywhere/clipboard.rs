@@ -114,6 +114,16 @@ impl SystemBoard {
 }
 
 #[cfg(target_os = "linux")]
+impl SystemBoard {
+    /// The primary selection's text (what is selected, on Wayland where the compositor shares
+    /// it through its data-control protocol), if any.
+    pub fn primary_text(&mut self) -> Option<String> {
+        use arboard::{GetExtLinux, LinuxClipboardKind};
+        self.0.get().clipboard(LinuxClipboardKind::Primary).text().ok()
+    }
+}
+
+#[cfg(target_os = "linux")]
 impl Board for SystemBoard {
     fn text(&mut self) -> Result<Option<String>, String> {
         match self.0.get_text() {

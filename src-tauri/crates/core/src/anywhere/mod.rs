@@ -71,9 +71,12 @@ pub struct SelectedText {
 
 /// The text selected in the focused application (blocking).
 pub fn take_selection() -> Result<SelectedText, AnywhereError> {
-    x11_only("taking the selected text")?;
+    let path = typing_path()?;
     #[cfg(target_os = "linux")]
     {
+        if path != TypingPath::XTest {
+            return wayland_selection();
+        }
         match x11::primary_selection(SELECTION_LIMIT) {
             Ok(p) => Ok(SelectedText { text: p.text, app: p.title, window: p.window, copied: false }),
             // Some applications publish no PRIMARY: ask them to copy it (Ctrl+C), and give the
@@ -82,26 +85,46 @@ pub fn take_selection() -> Result<SelectedText, AnywhereError> {
                 let Some((app, window)) = x11::focused_window_id()? else {
                     return Err(AnywhereError::NoFocus);
                 };
-                let text = copy_selection()?.ok_or(AnywhereError::NothingSelected)?;
-                if text.len() > SELECTION_LIMIT {
-                    return Err(AnywhereError::SelectionTooLarge {
-                        bytes: text.len() as u64,
-                        limit: SELECTION_LIMIT as u64,
-                    });
-                }
+                let text = within_limit(copy_selection()?.ok_or(AnywhereError::NothingSelected)?)?;
                 Ok(SelectedText { text, app: app.title, window, copied: true })
             }
             Err(e) => Err(e),
         }
     }
     #[cfg(not(target_os = "linux"))]
-    Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
+    {
+        let _ = path;
+        Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
+    }
+}
+
+/// On Wayland: the primary selection where the compositor shares it (its data-control
+/// protocol), else a copy through the typing path. Wayland names no window, so the selection's
+/// application is unknown and an answer cannot be typed back over it (it goes to the clipboard).
+#[cfg(target_os = "linux")]
+fn wayland_selection() -> Result<SelectedText, AnywhereError> {
+    let primary = clipboard::SystemBoard::open()?.primary_text().filter(|t| !t.trim().is_empty());
+    let text = match primary {
+        Some(text) => text,
+        None => copy_selection()?.ok_or(AnywhereError::NothingSelected)?,
+    };
+    Ok(SelectedText { text: within_limit(text)?, app: String::new(), window: 0, copied: true })
+}
+
+fn within_limit(text: String) -> Result<String, AnywhereError> {
+    if text.len() > SELECTION_LIMIT {
+        return Err(AnywhereError::SelectionTooLarge {
+            bytes: text.len() as u64,
+            limit: SELECTION_LIMIT as u64,
+        });
+    }
+    Ok(text)
 }
 
 /// Types `text` over the selection in `window` (blocking): the window is activated first, and
 /// nothing is typed when its selection is gone (the text would land wherever its cursor is).
 pub fn replace_selection(selection: &SelectedText, text: &str) -> Result<usize, AnywhereError> {
-    x11_only("replacing the selected text")?;
+    x11_only("typing over the selected text (Wayland lets no application bring another forward)")?;
     #[cfg(target_os = "linux")]
     {
         x11::activate(selection.window)?;
@@ -221,14 +244,23 @@ struct PortalState {
 
 #[cfg(target_os = "linux")]
 fn type_through_portal(text: &str) -> Result<usize, AnywhereError> {
+    with_portal(|keyboard| on_portal(keyboard.type_text(text)))
+}
+
+/// Runs `work` with the portal's keyboard session, opening one (the desktop may ask the user)
+/// when there is none or the desktop ended the last (the user stopped sharing). `work` gives
+/// `None` when the portal's runtime could not run it.
+#[cfg(target_os = "linux")]
+fn with_portal<T>(
+    work: impl Fn(&wayland::PortalKeyboard) -> Option<Result<T, AnywhereError>>,
+) -> Result<T, AnywhereError> {
     static STATE: std::sync::Mutex<PortalState> =
         std::sync::Mutex::new(PortalState { keyboard: None, restore_token: None });
     let mut state = STATE.lock().unwrap_or_else(|p| p.into_inner());
     let unavailable = || AnywhereError::NoTypingPath("the desktop portal could not be reached".into());
     if let Some(keyboard) = &state.keyboard {
-        match on_portal(keyboard.type_text(text)).ok_or_else(unavailable)? {
-            Ok(typed) => return Ok(typed),
-            // The desktop ended the session (the user stopped sharing): open another below.
+        match work(keyboard).ok_or_else(unavailable)? {
+            Ok(done) => return Ok(done),
             Err(e) => tracing::info!(error = %e, "the portal's keyboard session ended; opening another"),
         }
         state.keyboard = None;
@@ -237,9 +269,9 @@ fn type_through_portal(text: &str) -> Result<usize, AnywhereError> {
     let (keyboard, token) =
         on_portal(wayland::PortalKeyboard::open(token.as_deref())).ok_or_else(unavailable)??;
     state.restore_token = token;
-    let typed = on_portal(keyboard.type_text(text)).ok_or_else(unavailable)?;
+    let done = work(&keyboard).ok_or_else(unavailable)?;
     state.keyboard = Some(keyboard);
-    typed
+    done
 }
 
 /// Where the focus is now. `own_pid` is Perch's process id (its windows say it in `_NET_WM_PID`).
@@ -306,7 +338,7 @@ pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
             TypingPath::Wtype => wayland::type_with(CommandTypist::Wtype, text),
             // ydotool types ASCII only: anything else is pasted with its Ctrl+V.
             TypingPath::Ydotool if CommandTypist::Ydotool.cannot_type(text).is_some() => {
-                paste(text, || wayland::press_paste(CommandTypist::Ydotool))
+                paste(text, || wayland::press_ctrl(CommandTypist::Ydotool, 'v'))
             }
             TypingPath::Ydotool => wayland::type_with(CommandTypist::Ydotool, text),
         }
@@ -318,6 +350,18 @@ pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
     }
 }
 
+/// Presses Ctrl+`letter` in the focused application the way `path` types.
+#[cfg(target_os = "linux")]
+fn press_ctrl(path: TypingPath, letter: char) -> Result<(), AnywhereError> {
+    use wayland::CommandTypist;
+    match path {
+        TypingPath::XTest => x11::press_ctrl(letter),
+        TypingPath::Portal => with_portal(|keyboard| on_portal(keyboard.press_ctrl(letter))),
+        TypingPath::Wtype => wayland::press_ctrl(CommandTypist::Wtype, letter),
+        TypingPath::Ydotool => wayland::press_ctrl(CommandTypist::Ydotool, letter),
+    }
+}
+
 /// Pastes `text` through the clipboard with `keys` (the paste keys), giving it back after.
 #[cfg(target_os = "linux")]
 fn paste(text: &str, keys: impl FnOnce() -> Result<(), AnywhereError>) -> Result<usize, AnywhereError> {
@@ -325,32 +369,35 @@ fn paste(text: &str, keys: impl FnOnce() -> Result<(), AnywhereError>) -> Result
     clipboard::paste_with_restore(&mut board, text, keys, clipboard::PASTE_SETTLE)
 }
 
-/// Pastes `text` into the focused application with Ctrl+V (X11; blocking), giving the user's
+/// Pastes `text` into the focused application with Ctrl+V (blocking), giving the user's
 /// clipboard back after: what typing falls back to when the keys cannot be typed.
 pub fn paste_text(text: &str) -> Result<usize, AnywhereError> {
-    x11_only("pasting")?;
+    let path = typing_path()?;
     #[cfg(target_os = "linux")]
     {
-        paste(text, || x11::press_ctrl('v'))
+        paste(text, || press_ctrl(path, 'v'))
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = text;
+        let _ = (text, path);
         Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
     }
 }
 
-/// The focused application's selection, copied with Ctrl+C (X11; blocking), the user's
-/// clipboard given back after; `None` when it copied nothing.
+/// The focused application's selection, copied with Ctrl+C (blocking), the user's clipboard
+/// given back after; `None` when it copied nothing.
 pub fn copy_selection() -> Result<Option<String>, AnywhereError> {
-    x11_only("copying the selected text")?;
+    let path = typing_path()?;
     #[cfg(target_os = "linux")]
     {
         let mut board = clipboard::SystemBoard::open()?;
-        clipboard::copy_with_restore(&mut board, || x11::press_ctrl('c'), clipboard::COPY_WAIT)
+        clipboard::copy_with_restore(&mut board, || press_ctrl(path, 'c'), clipboard::COPY_WAIT)
     }
     #[cfg(not(target_os = "linux"))]
-    Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
+    {
+        let _ = path;
+        Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
+    }
 }
 
 /// How dictate-anywhere reaches other applications here, for `perch doctor` and Settings.

@@ -30,6 +30,8 @@ const KEYBOARD: u32 = 1;
 /// `persist_mode`: permissions persist until explicitly revoked.
 const PERSIST_UNTIL_REVOKED: u32 = 2;
 const PRESSED: u32 = 1;
+/// The left Control key's keysym.
+const XK_CONTROL_L: i32 = 0xffe3;
 const RELEASED: u32 = 0;
 /// How long [`portal_keyboard_available`] waits for the bus and the portal: it runs when
 /// Settings or `perch doctor` look, and a hung portal must not hang them.
@@ -186,6 +188,24 @@ impl PortalKeyboard {
 
     /// Types `text` at the focused application's cursor; returns how many characters were
     /// typed (control characters other than line breaks and tabs have no key and are left out).
+    /// Presses Ctrl+`letter` (Ctrl+V pastes, Ctrl+C copies): Control held around the letter.
+    pub async fn press_ctrl(&self, letter: char) -> Result<(), AnywhereError> {
+        let letter = keysym_of(letter).and_then(|k| i32::try_from(k).ok()).unwrap_or_default();
+        let steps =
+            [(XK_CONTROL_L, PRESSED), (letter, PRESSED), (letter, RELEASED), (XK_CONTROL_L, RELEASED)];
+        for (keysym, state) in steps {
+            self.portal.notify_keyboard_keysym(&self.session, HashMap::new(), keysym, state).await.map_err(
+                |e| {
+                    no_path(format!(
+                        "the desktop's remote-desktop session stopped taking keys ({})",
+                        first_line(&e)
+                    ))
+                },
+            )?;
+        }
+        Ok(())
+    }
+
     pub async fn type_text(&self, text: &str) -> Result<usize, AnywhereError> {
         let mut typed = 0;
         for c in text.chars() {
@@ -353,28 +373,42 @@ pub fn type_with_program(typist: CommandTypist, program: &Path, text: &str) -> R
     Ok(text.chars().filter(|c| keysym_of(*c).is_some()).count())
 }
 
-/// Presses Ctrl+V with `typist` (to paste what it cannot type), finding it on PATH.
-pub fn press_paste(typist: CommandTypist) -> Result<(), AnywhereError> {
+/// Presses Ctrl+`letter` with `typist` (Ctrl+V pastes what it cannot type, Ctrl+C copies a
+/// selection), finding it on PATH.
+pub fn press_ctrl(typist: CommandTypist, letter: char) -> Result<(), AnywhereError> {
     let program = which::which(typist.program())
         .map_err(|_| no_path(format!("{} is not installed (it is not on PATH)", typist.program())))?;
-    press_paste_with(typist, &program)
+    press_ctrl_with(typist, &program, letter)
 }
 
-/// [`press_paste`] running the program at `program`.
-pub fn press_paste_with(typist: CommandTypist, program: &Path) -> Result<(), AnywhereError> {
+/// [`press_ctrl`] running the program at `program`.
+pub fn press_ctrl_with(typist: CommandTypist, program: &Path, letter: char) -> Result<(), AnywhereError> {
     let mut command = Command::new(program);
     match typist {
-        // Hold Ctrl (`-M`), type "v", let go (`-m`).
-        CommandTypist::Wtype => command.args(["-M", "ctrl", "v", "-m", "ctrl"]),
-        // Linux input key codes: 29 is the left Ctrl, 47 is V; `:1` down, `:0` up.
+        // Hold Ctrl (`-M`), type the letter, let go (`-m`).
+        CommandTypist::Wtype => command.args(["-M", "ctrl", &letter.to_string(), "-m", "ctrl"]),
+        // Linux input key codes: 29 is the left Ctrl; `:1` down, `:0` up.
         CommandTypist::Ydotool => {
+            let Some(code) = linux_key_code(letter) else {
+                return Err(no_path(format!("Perch does not know ydotool's key for {letter:?}")));
+            };
             if let Some(socket) = super::path::ydotool_socket() {
                 command.env("YDOTOOL_SOCKET", socket);
             }
-            command.args(["key", "29:1", "47:1", "47:0", "29:0"])
+            command.args(["key", "29:1", &format!("{code}:1"), &format!("{code}:0"), "29:0"])
         }
     };
     run(typist.program(), command, String::new())
+}
+
+/// The Linux input key code (`KEY_C`, `KEY_V` of linux/input-event-codes.h) of the letters
+/// Perch presses with Ctrl.
+fn linux_key_code(letter: char) -> Option<u16> {
+    match letter.to_ascii_lowercase() {
+        'c' => Some(46),
+        'v' => Some(47),
+        _ => None,
+    }
 }
 
 /// Runs `command` with `input` on its stdin; its error output is the error when it fails.
