@@ -9,6 +9,7 @@
 //! Each shortcut is one named binding in the shell's shortcut registry (`shortcuts.rs`), which
 //! reports conflicts with other applications and with Perch's other shortcuts.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use perch_core::anywhere::recent::{Outcome, RecentDictations};
@@ -19,7 +20,6 @@ use perch_core::voice::{
 };
 use perch_core::window_state::WindowMode;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_specta::Event;
 
 use crate::events::VoiceUpdate;
@@ -66,8 +66,8 @@ impl DictationSink for AnywhereSink {
 }
 
 /// Types a finished dictation into the focused application, or hands it on. Every dictation
-/// is kept in the recent ones (Settings -> Voice), so words typed where the focus had moved
-/// can be copied again.
+/// meant for another application is kept in the recent ones (Settings -> Voice), typed or not,
+/// so words typed where the focus had moved can be copied again.
 fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
     let DictationEvent::Final { text, .. } = &update.event else { return };
     let recent = app.state::<RecentDictations>();
@@ -84,7 +84,7 @@ fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
         Err(why) => why,
     };
     // Nothing said is lost: the words go on the clipboard, and the window says why.
-    let copied = app.clipboard().write_text(text.clone()).is_ok();
+    let copied = anywhere::clipboard::put_private(text).is_ok();
     tracing::warn!(error = %why, copied, "a dictation could not be typed into the focused application");
     let next = if copied {
         recent.add(text, Outcome::Copied { reason: why.to_string() });
@@ -103,10 +103,14 @@ const PUSH_TO_TALK: &str = "push_to_talk";
 /// The dictate-anywhere shortcut's name.
 const DICTATE_ANYWHERE: &str = "dictate_anywhere";
 
-/// Hold or toggle, read at each key event so a change in Settings applies at once.
+/// Hold or toggle, read at each key event so a change in Settings applies at once; and a
+/// dictation being started, which the engine does not know of yet (the settings are read and
+/// the indicator opened first): a key let go meanwhile stops it as soon as it has started.
 #[derive(Default)]
 pub struct PushToTalk {
     mode: Mutex<PushToTalkMode>,
+    starting: AtomicBool,
+    stop_once_started: AtomicBool,
 }
 
 /// How the push-to-talk and dictate-anywhere shortcuts bound, in that order.
@@ -135,11 +139,23 @@ pub fn apply_shortcut(app: &AppHandle, settings: &VoiceSettings) {
 }
 
 fn on_key(app: &AppHandle, pressed: bool, start: fn(&AppHandle, perch_core::Engine)) {
-    let mode = *app.state::<PushToTalk>().mode.lock().unwrap_or_else(|p| p.into_inner());
+    let state = app.state::<PushToTalk>();
+    let mode = *state.mode.lock().unwrap_or_else(|p| p.into_inner());
     let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else { return };
+    if state.starting.load(Ordering::SeqCst) {
+        // Released (hold) or pressed again (toggle) before the dictation has started.
+        if !pressed || mode == PushToTalkMode::Toggle {
+            state.stop_once_started.store(true, Ordering::SeqCst);
+        }
+        return;
+    }
     let active = engine.voice().is_active();
     match (mode, pressed, active) {
-        (PushToTalkMode::Hold, true, false) | (PushToTalkMode::Toggle, true, false) => start(app, engine),
+        (PushToTalkMode::Hold, true, false) | (PushToTalkMode::Toggle, true, false) => {
+            state.stop_once_started.store(false, Ordering::SeqCst);
+            state.starting.store(true, Ordering::SeqCst);
+            start(app, engine);
+        }
         (PushToTalkMode::Hold, false, true) | (PushToTalkMode::Toggle, true, true) => {
             let _ = engine.voice().stop_dictation();
         }
@@ -156,7 +172,7 @@ fn start(app: &AppHandle, engine: perch_core::Engine) {
             tracing::warn!(error = %e, "could not show the bubble for dictation");
         }
     }
-    begin(engine, sink(app));
+    begin(app.clone(), engine, sink(app));
 }
 
 /// `perch dictate --toggle`: starts dictate-anywhere, or stops the dictation under way (its words
@@ -165,10 +181,16 @@ pub fn toggle_anywhere(app: &AppHandle) -> &'static str {
     let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else {
         return "Perch's engine did not start; see the window.";
     };
-    if engine.voice().is_active() {
+    let state = app.state::<PushToTalk>();
+    if state.starting.load(Ordering::SeqCst) {
+        state.stop_once_started.store(true, Ordering::SeqCst);
+        "Stopped: the words will be typed where the cursor is."
+    } else if engine.voice().is_active() {
         let _ = engine.voice().stop_dictation();
         "Stopped: the words will be typed where the cursor is."
     } else {
+        state.stop_once_started.store(false, Ordering::SeqCst);
+        state.starting.store(true, Ordering::SeqCst);
         start_anywhere(app, engine);
         "Listening: run it again to stop, and the words are typed where the cursor is."
     }
@@ -183,20 +205,30 @@ fn start_anywhere(app: &AppHandle, engine: perch_core::Engine) {
     tauri::async_runtime::spawn(async move {
         crate::indicator::open(&app).await;
         let never = engine.settings().get().await.voice.never_type_into;
-        begin(engine, Arc::new(AnywhereSink { app, never }));
+        let sink = Arc::new(AnywhereSink { app: app.clone(), never });
+        begin(app, engine, sink);
     });
 }
 
-fn begin(engine: perch_core::Engine, sink: Arc<dyn DictationSink>) {
+/// Starts the dictation (the caller set `starting`), then stops it at once if its key was let
+/// go meanwhile.
+fn begin(app: AppHandle, engine: perch_core::Engine, sink: Arc<dyn DictationSink>) {
     tauri::async_runtime::spawn(async move {
         let settings = engine.settings().get().await.voice;
         let source = AudioSource::Device(settings.device());
-        if let Err(e) = engine.voice().start_dictation(&settings, source, sink.clone()) {
+        let started = engine.voice().start_dictation(&settings, source, sink.clone());
+        let state = app.state::<PushToTalk>();
+        state.starting.store(false, Ordering::SeqCst);
+        match started {
+            Ok(_) if state.stop_once_started.swap(false, Ordering::SeqCst) => {
+                let _ = engine.voice().stop_dictation();
+            }
+            Ok(_) => {}
             // The window hears why, as it would for the mic button.
-            sink.send(DictationUpdate {
+            Err(e) => sink.send(DictationUpdate {
                 session: 0,
                 event: DictationEvent::Failed { kind: e.kind(), message: e.to_string() },
-            });
+            }),
         }
     });
 }

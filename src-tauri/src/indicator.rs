@@ -119,12 +119,15 @@ static OPENED: AtomicU64 = AtomicU64::new(0);
 fn close(app: &AppHandle, after: Duration) {
     let (app, opening) = (app.clone(), OPENED.load(Ordering::SeqCst));
     tauri::async_runtime::spawn(async move {
+        // Esc goes back to the user's applications at once, even while a failure stays shown.
+        if OPENED.load(Ordering::SeqCst) == opening {
+            app.state::<Shortcuts>().release(&app, CANCEL);
+            app.state::<Shortcuts>().release(&app, CANCEL_HELD);
+        }
         tokio::time::sleep(after).await;
         if OPENED.load(Ordering::SeqCst) != opening {
             return;
         }
-        app.state::<Shortcuts>().release(&app, CANCEL);
-        app.state::<Shortcuts>().release(&app, CANCEL_HELD);
         if let Some(window) = app.get_webview_window(LABEL) {
             let _ = window.destroy();
         }

@@ -42,7 +42,12 @@ pub fn bind(app: &AppHandle, accelerator: &str) -> ShortcutStatus {
 pub fn take(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        let read = tauri::async_runtime::spawn_blocking(anywhere::take_selection).await;
+        // Where Perch never types, it never presses Ctrl+C to find a selection either.
+        let never = match app.state::<crate::state::AppState>().engine() {
+            Ok(engine) => engine.settings().get().await.voice.never_type_into,
+            Err(_) => Vec::new(),
+        };
+        let read = tauri::async_runtime::spawn_blocking(move || anywhere::take_selection(&never)).await;
         let taken = match read {
             Ok(Ok(selection)) => TakenSelection { selection: Some(selection), problem: None },
             Ok(Err(e)) => TakenSelection { selection: None, problem: Some(capitalised(&e.to_string())) },

@@ -128,8 +128,9 @@ try {
     await xdotool("keydown", "ctrl+alt+d");
     await waitFor(indicatorShown, "the dictation indicator to appear");
     await sleep(HOLD_MS);
-    await xdotool("keyup", "ctrl+alt+d");
+    // Stamped before the key-up is sent: the app may hear it before xdotool returns.
     const released = Date.now();
+    await xdotool("keyup", "ctrl+alt+d");
     if (field.text !== "") throw new Error(`the dictation ended before the key was let go (recording limit?): "${field.text}"`);
     // Done when the indicator has gone (it goes once the words are typed) and the text is still.
     await waitFor(async () => !(await indicatorShown()) && seen.text !== "", "the words typed and the indicator gone", 60_000);
@@ -160,7 +161,8 @@ try {
     const ms = rs.map((r) => r.ms);
     return `  ${name.padEnd(40)} ${String(Math.round(median(ms))).padStart(7)} ${String(Math.round(Math.min(...ms))).padStart(7)} ${String(Math.round(Math.max(...ms))).padStart(7)}`;
   };
-  console.log(`\ndictate-anywhere: key released -> text in a GTK field, ${seconds.toFixed(2)} s utterance (${words(SENTENCE).length} words), whisper tiny.en, ${THREADS} threads, ${RUNS} runs after a warm-up`);
+  // Perch's whisper uses its own thread count (cores up to 4: both here on 2 cores).
+  console.log(`\ndictate-anywhere: key released -> text in a GTK field, ${seconds.toFixed(2)} s utterance (${words(SENTENCE).length} words), whisper tiny.en, the seed on ${THREADS} threads and Perch on its default (cores up to 4), ${RUNS} runs after a warm-up`);
   console.log(`machine: ${(await run("nproc")).stdout.trim()} cores; the key held ${HOLD_MS} ms once the indicator showed`);
   console.log(`  ${"".padEnd(40)} ${"median".padStart(7)} ${"min".padStart(7)} ${"max".padStart(7)}  (ms)`);
   console.log(row("Perch (whisper.cpp, XTest)", results.perch));

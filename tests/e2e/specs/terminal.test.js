@@ -53,23 +53,26 @@ describe("terminal", () => {
     assert.match(await approval.getText(), /needs a working folder first/);
     assert.equal(await (await $("button=Run")).isEnabled(), false, "Run before a folder is chosen");
     await screenshot("terminal-first-folder");
-    const folderForm = await approval.$('form[aria-label="Working folder"]');
-    await (await folderForm.$('input[aria-label="Folder for commands"]')).setValue(work);
+    // Looked up afresh: the card re-renders as the question changes, and a kept handle goes
+    // stale under a slow machine's timing.
+    const folder = '[aria-label="Approve this command"] form[aria-label="Working folder"]';
+    await (await $(`${folder} input[aria-label="Folder for commands"]`)).setValue(work);
     // "Use" is enabled by React's next render of the typed value, not by the typing itself.
-    const use = await folderForm.$("button=Use");
+    const use = await $(`${folder} button[type="submit"]`);
     await use.waitForEnabled();
     await use.click();
     // WebKit's WebDriver leaves the monospace path spans out of getText: read their text.
-    const cardText = async () => approval.getProperty("textContent");
+    const cardText = async () => (await $('[aria-label="Approve this command"]')).getProperty("textContent");
     await waitFor(async () => (await cardText()).includes(`Commands will run in ${work}`), "the chosen folder on the card").catch(async (e) => {
       await screenshot("terminal-folder-refused");
       throw new Error(`${e.message}: the card says ${await cardText()}`);
     });
-    const text = await approval.getText();
+    const card = await $('[aria-label="Approve this command"]');
+    const text = await card.getText();
     assert.match(text, /Run this command\?/);
     assert.match(text, /for i in 1 2 3/);
     assert.match(text, /to show the output/);
-    assert.equal(await (await approval.$(".sh-program")).getText(), "for");
+    assert.equal(await (await card.$(".sh-program")).getText(), "for");
     await screenshot("terminal-approval");
     await (await $("button=Run")).click();
 

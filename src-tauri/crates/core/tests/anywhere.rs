@@ -149,8 +149,30 @@ fn inner_copy_checks() {
     use anywhere::clipboard::{Board, SystemBoard};
     let mut board = SystemBoard::open().unwrap();
     board.set(Some("copied before")).unwrap();
+    let all = format!("{REPLACEMENT}{PASTED}");
     let copied = anywhere::copy_selection().unwrap();
-    assert_eq!(copied.as_deref(), Some(format!("{REPLACEMENT}{PASTED}").as_str()));
+    assert_eq!(copied.as_deref(), Some(all.as_str()));
+    assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "the clipboard given back");
+
+    // No client owns PRIMARY (taken away from the field): the selection shortcut asks the
+    // focused application to copy, unless it is one Perch never types into, where it presses
+    // nothing. (GTK deselects a field that loses PRIMARY, so here the copy finds nothing; the
+    // copy itself is the one checked above.)
+    let (conn, _) = xcb::Connection::connect(None).unwrap();
+    let nobody = xcb::x::SetSelectionOwner {
+        owner: xcb::x::WINDOW_NONE,
+        selection: xcb::x::ATOM_PRIMARY,
+        time: xcb::x::CURRENT_TIME,
+    };
+    conn.send_and_check_request(&nobody).unwrap();
+    let refused = anywhere::take_selection(&["Perch-Test-Field".to_owned()]).unwrap_err();
+    assert!(
+        matches!(refused, anywhere::AnywhereError::NotCopiedFrom(ref app) if app == "Perch test field"),
+        "{refused:?}"
+    );
+    assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "no copy was made");
+    let nothing = anywhere::take_selection(&[]).unwrap_err();
+    assert!(matches!(nothing, anywhere::AnywhereError::NothingSelected), "{nothing:?}");
     assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "the clipboard given back");
 }
 
@@ -159,12 +181,12 @@ const REPLACEMENT: &str = "Hello world: a naïve fix.";
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_selection_checks() {
-    let selection = anywhere::take_selection().unwrap();
+    let selection = anywhere::take_selection(&[]).unwrap();
     assert_eq!(selection.text, SENTENCE);
     assert_eq!(selection.app, "Perch test field");
     anywhere::replace_selection(&selection, REPLACEMENT).unwrap();
     // Once replaced, nothing is selected: a second replace refuses instead of typing at the cursor.
-    assert!(matches!(anywhere::take_selection(), Err(anywhere::AnywhereError::NothingSelected)));
+    assert!(matches!(anywhere::take_selection(&[]), Err(anywhere::AnywhereError::NothingSelected)));
     assert!(matches!(
         anywhere::replace_selection(&selection, "again"),
         Err(anywhere::AnywhereError::SelectionGone(_))

@@ -112,9 +112,14 @@ function RecentDictations() {
                 <button
                   type="button"
                   className="link-button"
-                  onClick={() => void navigator.clipboard?.writeText(r.text).then(() => setCopied(i))}
+                  onClick={() =>
+                    void (navigator.clipboard?.writeText(r.text) ?? Promise.reject(new Error())).then(
+                      () => setCopied(i),
+                      () => setCopied(-1 - i),
+                    )
+                  }
                 >
-                  {copied === i ? t`Copied` : t`Copy`}
+                  {copied === i ? t`Copied` : copied === -1 - i ? t`Copying failed: select the text and press Ctrl+C` : t`Copy`}
                 </button>
               </li>
             );

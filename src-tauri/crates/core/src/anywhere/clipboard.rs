@@ -113,6 +113,27 @@ impl SystemBoard {
     }
 }
 
+/// Runs `work` with the process's one handle on the desktop's clipboard. Kept for the life of
+/// the process: on X11 what Perch puts there (words to paste, the user's text given back) is
+/// served by this process only while a handle lives.
+#[cfg(target_os = "linux")]
+pub fn with_system_board<T>(work: impl FnOnce(&mut SystemBoard) -> T) -> Result<T, AnywhereError> {
+    static BOARD: std::sync::Mutex<Option<SystemBoard>> = std::sync::Mutex::new(None);
+    let mut held = BOARD.lock().unwrap_or_else(|p| p.into_inner());
+    let board = match &mut *held {
+        Some(board) => board,
+        empty @ None => empty.insert(SystemBoard::open()?),
+    };
+    Ok(work(board))
+}
+
+/// Puts `text` on the clipboard for the user to paste, kept out of clipboard managers'
+/// history (words that could not be typed, perhaps into a password manager).
+#[cfg(target_os = "linux")]
+pub fn put_private(text: &str) -> Result<(), AnywhereError> {
+    with_system_board(|board| board.set(Some(text)))?.map_err(AnywhereError::Clipboard)
+}
+
 #[cfg(target_os = "linux")]
 impl SystemBoard {
     /// The primary selection's text (what is selected, on Wayland where the compositor shares
@@ -142,9 +163,12 @@ impl Board for SystemBoard {
         }
     }
 
+    /// Marked for clipboard managers to leave out of their history: dictated words may be
+    /// private, and what is given back is there already.
     fn set(&mut self, text: Option<&str>) -> Result<(), String> {
+        use arboard::SetExtLinux;
         match text {
-            Some(text) => self.0.set_text(text),
+            Some(text) => self.0.set().exclude_from_history().text(text),
             None => self.0.clear(),
         }
         .map_err(|e| e.to_string())

@@ -43,6 +43,14 @@ pub enum AnywhereError {
     NeverTypeInto(String),
     #[error("the clipboard could not be used: {0}")]
     Clipboard(String),
+    #[error("the focus moved to another window before the words could be typed")]
+    FocusMoved,
+    #[error("the desktop's remote-desktop session stopped taking keys after {typed} characters")]
+    SessionEnded { typed: usize },
+    #[error(
+        "nothing is selected in {0}, and Perch does not press Ctrl+C there to find out (in a terminal it stops the running command; in a password manager it copies a password)"
+    )]
+    NotCopiedFrom(String),
 }
 
 fn megabytes(bytes: u64) -> String {
@@ -69,8 +77,9 @@ pub struct SelectedText {
     pub copied: bool,
 }
 
-/// The text selected in the focused application (blocking).
-pub fn take_selection() -> Result<SelectedText, AnywhereError> {
+/// The text selected in the focused application (blocking). `never`: Settings -> Voice's
+/// never-type list, applications Perch never presses Ctrl+C in either.
+pub fn take_selection(never: &[String]) -> Result<SelectedText, AnywhereError> {
     let path = typing_path()?;
     #[cfg(target_os = "linux")]
     {
@@ -79,35 +88,38 @@ pub fn take_selection() -> Result<SelectedText, AnywhereError> {
         }
         match x11::primary_selection(SELECTION_LIMIT) {
             Ok(p) => Ok(SelectedText { text: p.text, app: p.title, window: p.window, copied: false }),
-            // Some applications publish no PRIMARY: ask them to copy it (Ctrl+C), and give the
-            // user's clipboard back.
-            Err(AnywhereError::NothingSelected) => {
-                let Some((app, window)) = x11::focused_window_id()? else {
-                    return Err(AnywhereError::NoFocus);
-                };
+            // No client owns PRIMARY: the focused application may be one that never publishes
+            // its selection there. Ask it to copy (Ctrl+C) and give the user's clipboard back,
+            // but never where Ctrl+C does something else or copies a secret. (A PRIMARY owned
+            // by another window means nothing is selected here: no copy then.)
+            Err(AnywhereError::NothingSelected) if !x11::primary_has_owner()? => {
+                let Some((app, _)) = x11::focused_window()? else { return Err(AnywhereError::NoFocus) };
+                if app.is_terminal() || app.listed_in(never).is_some() {
+                    return Err(AnywhereError::NotCopiedFrom(app.title));
+                }
                 let text = within_limit(copy_selection()?.ok_or(AnywhereError::NothingSelected)?)?;
-                Ok(SelectedText { text, app: app.title, window, copied: true })
+                Ok(SelectedText { text, app: app.title, window: app.window, copied: true })
             }
             Err(e) => Err(e),
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = path;
+        let _ = (path, never);
         Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
     }
 }
 
 /// On Wayland: the primary selection where the compositor shares it (its data-control
-/// protocol), else a copy through the typing path. Wayland names no window, so the selection's
-/// application is unknown and an answer cannot be typed back over it (it goes to the clipboard).
+/// protocol). Never a Ctrl+C: Wayland names no focused window, so a terminal (where it stops
+/// the running command) or a password manager could not be told apart. Nor can its owner be
+/// checked, so a selection left in another window counts; an answer cannot be typed back
+/// over it (Wayland lets no application bring another forward), so it goes to the clipboard.
 #[cfg(target_os = "linux")]
 fn wayland_selection() -> Result<SelectedText, AnywhereError> {
-    let primary = clipboard::SystemBoard::open()?.primary_text().filter(|t| !t.trim().is_empty());
-    let text = match primary {
-        Some(text) => text,
-        None => copy_selection()?.ok_or(AnywhereError::NothingSelected)?,
-    };
+    let primary =
+        clipboard::with_system_board(|board| board.primary_text())?.filter(|t| !t.trim().is_empty());
+    let text = primary.ok_or(AnywhereError::NothingSelected)?;
     Ok(SelectedText { text: within_limit(text)?, app: String::new(), window: 0, copied: true })
 }
 
@@ -133,7 +145,7 @@ pub fn replace_selection(selection: &SelectedText, text: &str) -> Result<usize, 
         if !selection.copied && !x11::still_selected(selection.window)? {
             return Err(AnywhereError::SelectionGone(selection.app.clone()));
         }
-        x11::type_text(text)
+        type_on(TypingPath::XTest, text, Some(selection.window))
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -172,12 +184,39 @@ pub struct Application {
     pub class: Vec<String>,
     /// The window's title.
     pub title: String,
+    /// The window (an X id).
+    pub window: u32,
 }
 
 impl Application {
     /// The entry of `never` (Settings -> Voice -> Never type into) naming this application, if
     /// one does: an instance or class name, ignoring case. Titles are not matched: a title is
     /// whatever document is open, and "Bitwarden" in an e-mail's subject is not the vault.
+    /// A terminal, where Ctrl+C stops the running command instead of copying.
+    pub fn is_terminal(&self) -> bool {
+        const TERMINALS: [&str; 16] = [
+            "xterm",
+            "uxterm",
+            "urxvt",
+            "gnome-terminal",
+            "gnome-terminal-server",
+            "konsole",
+            "xfce4-terminal",
+            "alacritty",
+            "kitty",
+            "wezterm",
+            "foot",
+            "terminator",
+            "tilix",
+            "st",
+            "st-256color",
+            "ptyxis",
+        ];
+        self.class
+            .iter()
+            .any(|c| TERMINALS.iter().any(|t| c.eq_ignore_ascii_case(t)) || c.ends_with(".Terminal"))
+    }
+
     pub fn listed_in<'a>(&self, never: &'a [String]) -> Option<&'a str> {
         never
             .iter()
@@ -260,8 +299,12 @@ fn with_portal<T>(
     let unavailable = || AnywhereError::NoTypingPath("the desktop portal could not be reached".into());
     if let Some(keyboard) = &state.keyboard {
         match work(keyboard).ok_or_else(unavailable)? {
-            Ok(done) => return Ok(done),
-            Err(e) => tracing::info!(error = %e, "the portal's keyboard session ended; opening another"),
+            // The desktop ended the session before the first key (the user stopped sharing):
+            // a new one types it all. After some keys, typing again would type them twice.
+            Err(AnywhereError::SessionEnded { typed: 0 }) => {
+                tracing::info!("the portal's keyboard session had ended; opening another");
+            }
+            done => return done,
         }
         state.keyboard = None;
     }
@@ -315,7 +358,8 @@ pub fn type_into_focused(text: &str, own_pid: u32, never: &[String]) -> Result<D
             if let Some(entry) = app.listed_in(never) {
                 return Err(AnywhereError::NeverTypeInto(entry.to_owned()));
             }
-            let chars = type_text(text)?;
+            // Into the window just checked, not whichever has the focus once the keys go.
+            let chars = type_on(TypingPath::XTest, text, Some(app.window))?;
             Ok(Delivered::Typed { app: app.title, chars })
         }
     }
@@ -324,28 +368,32 @@ pub fn type_into_focused(text: &str, own_pid: u32, never: &[String]) -> Result<D
 /// Types `text` into the focused window (blocking: call from a blocking thread); returns how
 /// many characters were typed.
 pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
-    let path = typing_path()?;
+    type_on(typing_path()?, text, None)
+}
+
+/// Types `text` the way `path` does; on X11 into `into` only (when given).
+fn type_on(path: TypingPath, text: &str, into: Option<u32>) -> Result<usize, AnywhereError> {
     #[cfg(target_os = "linux")]
     {
         use wayland::CommandTypist;
         match path {
             // A keyboard map without a spare keycode cannot type what it lacks: paste instead.
-            TypingPath::XTest => match x11::type_text(text) {
-                Err(AnywhereError::NoSpareKeys) => paste_text(text),
+            TypingPath::XTest => match x11::type_text(text, into) {
+                Err(AnywhereError::NoSpareKeys) => paste(text, || press_ctrl(path, 'v')),
                 typed => typed,
             },
             TypingPath::Portal => type_through_portal(text),
             TypingPath::Wtype => wayland::type_with(CommandTypist::Wtype, text),
             // ydotool types ASCII only: anything else is pasted with its Ctrl+V.
             TypingPath::Ydotool if CommandTypist::Ydotool.cannot_type(text).is_some() => {
-                paste(text, || wayland::press_ctrl(CommandTypist::Ydotool, 'v'))
+                paste(text, || press_ctrl(path, 'v'))
             }
             TypingPath::Ydotool => wayland::type_with(CommandTypist::Ydotool, text),
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (text, path);
+        let _ = (text, path, into);
         Err(AnywhereError::NoTypingPath("only Linux is supported".into()))
     }
 }
@@ -365,8 +413,9 @@ fn press_ctrl(path: TypingPath, letter: char) -> Result<(), AnywhereError> {
 /// Pastes `text` through the clipboard with `keys` (the paste keys), giving it back after.
 #[cfg(target_os = "linux")]
 fn paste(text: &str, keys: impl FnOnce() -> Result<(), AnywhereError>) -> Result<usize, AnywhereError> {
-    let mut board = clipboard::SystemBoard::open()?;
-    clipboard::paste_with_restore(&mut board, text, keys, clipboard::PASTE_SETTLE)
+    clipboard::with_system_board(|board| {
+        clipboard::paste_with_restore(board, text, keys, clipboard::PASTE_SETTLE)
+    })?
 }
 
 /// Pastes `text` into the focused application with Ctrl+V (blocking), giving the user's
@@ -390,8 +439,9 @@ pub fn copy_selection() -> Result<Option<String>, AnywhereError> {
     let path = typing_path()?;
     #[cfg(target_os = "linux")]
     {
-        let mut board = clipboard::SystemBoard::open()?;
-        clipboard::copy_with_restore(&mut board, || press_ctrl(path, 'c'), clipboard::COPY_WAIT)
+        clipboard::with_system_board(|board| {
+            clipboard::copy_with_restore(board, || press_ctrl(path, 'c'), clipboard::COPY_WAIT)
+        })?
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -458,13 +508,27 @@ mod tests {
         let vault = Application {
             class: vec!["keepassxc".into(), "KeePassXC".into()],
             title: "Passwords.kdbx".into(),
+            window: 1,
         };
         assert_eq!(vault.listed_in(&never), Some("KeePassXC"));
-        let bitwarden = Application { class: vec!["Bitwarden".into()], title: String::new() };
+        let bitwarden = Application { class: vec!["Bitwarden".into()], ..Application::default() };
         assert_eq!(bitwarden.listed_in(&never), Some("bitwarden"));
         // A mail about the vault, in the mail client, is not the vault; nor does an empty entry
         // match a window without a class.
-        let mail = Application { class: vec!["thunderbird".into()], title: "Bitwarden: new login".into() };
+        let mail = Application {
+            class: vec!["thunderbird".into()],
+            title: "Bitwarden: new login".into(),
+            window: 2,
+        };
+        // Terminals are told by class: Ctrl+C there stops a command instead of copying.
+        assert!(
+            Application { class: vec!["xterm".into(), "XTerm".into()], ..Application::default() }
+                .is_terminal()
+        );
+        assert!(
+            Application { class: vec!["org.gnome.Terminal".into()], ..Application::default() }.is_terminal()
+        );
+        assert!(!mail.is_terminal());
         assert_eq!(mail.listed_in(&never), None);
         assert_eq!(Application::default().listed_in(&never), None);
     }

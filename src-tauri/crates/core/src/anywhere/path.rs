@@ -1,7 +1,7 @@
 //! Which way text reaches other applications in this session: the choice is pure (a [`Session`]
 //! of facts in, a [`TypingPath`] out), so every branch is tested without a desktop; gathering
-//! the facts is [`detect`] (environment and PATH only) and [`detect_with_portal`] (which also
-//! asks the desktop portal over D-Bus).
+//! the facts is [`detect`] (environment and PATH only) and, for the portal, `typing_path` in
+//! `mod.rs` (which asks it over D-Bus).
 //!
 //! The order on Wayland: the RemoteDesktop portal first, because it is the desktop's own,
 //! supported way (GNOME and KDE offer it; it types any keysym and asks the user once, remembered
@@ -93,7 +93,7 @@ pub fn choose(session: &Session) -> Result<TypingPath, String> {
 }
 
 /// The facts that need no D-Bus (blocking, cheap: the environment, PATH, one socket connect).
-/// `portal_keyboard` is left false ([`detect_with_portal`] fills it in), and so are `wtype` and
+/// `portal_keyboard` is left false (`typing_path` fills it in), and so are `wtype` and
 /// `ydotool` outside Wayland, where they are not looked for.
 pub fn detect() -> Session {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
@@ -101,17 +101,6 @@ pub fn detect() -> Session {
     if session.wayland {
         session.wtype = which::which("wtype").is_ok();
         session.ydotool = which::which("ydotool").is_ok() && ydotool_socket().is_some();
-    }
-    session
-}
-
-/// [`detect`], and on Wayland whether the RemoteDesktop portal offers a keyboard (a D-Bus
-/// property read with a short timeout).
-pub async fn detect_with_portal() -> Session {
-    let session = tokio::task::spawn_blocking(detect).await.unwrap_or_default();
-    #[cfg(target_os = "linux")]
-    if session.wayland {
-        return Session { portal_keyboard: super::wayland::portal_keyboard_available().await, ..session };
     }
     session
 }

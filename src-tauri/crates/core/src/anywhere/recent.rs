@@ -51,6 +51,9 @@ impl RecentDictations {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries.push_front(RecentDictation { text: text.to_owned(), at_ms, outcome });
         entries.truncate(KEPT);
+        // Also here, not only when listed: words are kept a day even if nobody looks.
+        let oldest = at_ms - KEPT_FOR.as_millis() as f64;
+        entries.retain(|e| e.at_ms >= oldest);
     }
 
     /// The dictations of the last day, newest first.

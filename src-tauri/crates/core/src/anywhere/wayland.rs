@@ -186,8 +186,6 @@ impl PortalKeyboard {
         Ok((this, token))
     }
 
-    /// Types `text` at the focused application's cursor; returns how many characters were
-    /// typed (control characters other than line breaks and tabs have no key and are left out).
     /// Presses Ctrl+`letter` (Ctrl+V pastes, Ctrl+C copies): Control held around the letter.
     pub async fn press_ctrl(&self, letter: char) -> Result<(), AnywhereError> {
         let letter = keysym_of(letter).and_then(|k| i32::try_from(k).ok()).unwrap_or_default();
@@ -196,16 +194,16 @@ impl PortalKeyboard {
         for (keysym, state) in steps {
             self.portal.notify_keyboard_keysym(&self.session, HashMap::new(), keysym, state).await.map_err(
                 |e| {
-                    no_path(format!(
-                        "the desktop's remote-desktop session stopped taking keys ({})",
-                        first_line(&e)
-                    ))
+                    tracing::info!(error = %first_line(&e), "the portal refused a key");
+                    AnywhereError::SessionEnded { typed: 0 }
                 },
             )?;
         }
         Ok(())
     }
 
+    /// Types `text` at the focused application's cursor; returns how many characters were
+    /// typed (control characters other than line breaks and tabs have no key and are left out).
     pub async fn type_text(&self, text: &str) -> Result<usize, AnywhereError> {
         let mut typed = 0;
         for c in text.chars() {
@@ -215,10 +213,8 @@ impl PortalKeyboard {
                     .notify_keyboard_keysym(&self.session, HashMap::new(), keysym, state)
                     .await
                     .map_err(|e| {
-                        no_path(format!(
-                            "the desktop's remote-desktop session stopped taking keys after {typed} characters ({})",
-                            first_line(&e)
-                        ))
+                        tracing::info!(error = %first_line(&e), typed, "the portal refused a key");
+                        AnywhereError::SessionEnded { typed }
                     })?;
             }
             typed += 1;

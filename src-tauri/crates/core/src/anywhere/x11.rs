@@ -340,21 +340,26 @@ pub fn check() -> Result<(), AnywhereError> {
     open().map(|_| ())
 }
 
-/// The focused window's application and X id: `None` when no window has the focus.
-pub fn focused_window_id() -> Result<Option<(super::Application, u32)>, AnywhereError> {
-    let d = open()?;
-    Ok(d.active_window()?.map(|(window, _)| {
-        (super::Application { class: d.class(window), title: d.title(window) }, window.resource_id())
-    }))
-}
-
-/// The focused window: `None` when no window has the focus.
+/// The focused window's application and process id: `None` when no window has the focus.
 pub fn focused_window() -> Result<Option<(super::Application, Option<u32>)>, AnywhereError> {
     let d = open()?;
     Ok(d.active_window()?.map(|(window, pid)| {
-        let app = super::Application { class: d.class(window), title: d.title(window) };
+        let app = super::Application {
+            class: d.class(window),
+            title: d.title(window),
+            window: window.resource_id(),
+        };
         (app, pid)
     }))
+}
+
+/// Whether any client owns PRIMARY: with none, the focused application may be one that never
+/// publishes its selection there (rather than one with nothing selected).
+pub fn primary_has_owner() -> Result<bool, AnywhereError> {
+    let d = open()?;
+    let request = x::GetSelectionOwner { selection: x::ATOM_PRIMARY };
+    let owner = d.conn.wait_for_reply(d.conn.send_request(&request)).map_err(x11)?.owner();
+    Ok(owner.resource_id() != 0)
 }
 
 /// The shortcut that ended the dictation may still be held: keys typed now would become
@@ -389,10 +394,17 @@ pub fn press_ctrl(letter: char) -> Result<(), AnywhereError> {
     d.sync()
 }
 
-/// Types `text` into the focused window; returns how many characters were typed.
-pub fn type_text(text: &str) -> Result<usize, AnywhereError> {
+/// Types `text` into the focused window; returns how many characters were typed. `into`: the
+/// window the keys are meant for (checked once the shortcut's keys are let go, which may take a
+/// moment: the focus may have moved meanwhile, to a window that must not get them).
+pub fn type_text(text: &str, into: Option<u32>) -> Result<usize, AnywhereError> {
     let d = open()?;
     let_go(&d)?;
+    if let Some(meant) = into
+        && d.active_window()?.is_none_or(|(w, _)| w.resource_id() != meant)
+    {
+        return Err(AnywhereError::FocusMoved);
+    }
     let keymap = d.keymap()?;
     let plan = keys::plan(text, &keymap, d.caps_lock()?).ok_or(AnywhereError::NoSpareKeys)?;
     let shift = keymap.shift_keycode();

@@ -46,7 +46,13 @@ impl Tidy {
             punctuation: settings.tidy_punctuation,
             fillers: settings.remove_fillers,
             vocabulary: settings.vocabulary.clone(),
-            language: settings.language.clone(),
+            // An English-only model ("tiny.en", "ggml-base.en.bin") hears English whatever the
+            // language setting says, so its hesitations are English ones.
+            language: if super::models::english_only(&settings.model) {
+                "en".into()
+            } else {
+                settings.language.clone()
+            },
         }
     }
 
@@ -509,6 +515,23 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_english_only_model_drops_english_hesitations_even_when_the_language_is_auto() {
+        use crate::voice::settings::VoiceSettings;
+        let settings = |model: &str| VoiceSettings {
+            model: model.into(),
+            language: "auto".into(),
+            ..VoiceSettings::default()
+        };
+        assert_eq!(Tidy::from_settings(&settings("tiny.en")).apply("um, hello there"), "hello there");
+        assert_eq!(
+            Tidy::from_settings(&settings("/models/ggml-base.en.bin")).apply("um, hello there"),
+            "hello there"
+        );
+        // A multilingual model under "auto": "um" may be German or Portuguese, so it stays.
+        assert_eq!(Tidy::from_settings(&settings("base")).apply("um, hello there"), "um, hello there");
+    }
 
     fn run(text: &str, punctuation: bool, fillers: bool, language: &str, vocabulary: &[&str]) -> String {
         let vocabulary: Vec<String> = vocabulary.iter().map(|s| (*s).to_owned()).collect();

@@ -242,6 +242,18 @@ impl ModelStore {
     }
 }
 
+/// Whether `model` (a catalogue name or a file's path) hears only English: a catalogue model
+/// says so; a file is taken at its name (whisper.cpp names them `ggml-base.en.bin`).
+pub fn english_only(model: &str) -> bool {
+    match CatalogModel::find(model) {
+        Some(m) => m.english_only,
+        None => {
+            let name = Path::new(model).file_name().and_then(|n| n.to_str()).unwrap_or(model);
+            name.ends_with(".en") || name.contains(".en.")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
