@@ -28,7 +28,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { appLog } from "../lib/proc.js";
+import { appLog, appPid, treePss } from "../lib/proc.js";
 import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, waitFor, xdotool } from "../lib/harness.js";
 import { textField } from "../lib/text_field.js";
 
@@ -123,10 +123,15 @@ try {
     return seen;
   };
 
+  // The app's memory with the window hidden, while the indicator shows, and after it went: the
+  // indicator's own page is the growth of WebKit's web processes.
+  const memory = { idle: treePss(appPid()) };
+  const webKit = (m) => m.byName.WebKitWebProces ?? 0;
   const perch = async () => {
     await ready();
     await xdotool("keydown", "ctrl+alt+d");
     await waitFor(indicatorShown, "the dictation indicator to appear");
+    memory.showing ??= (await sleep(HOLD_MS / 2), treePss(appPid()));
     await sleep(HOLD_MS);
     // Stamped before the key-up is sent: the app may hear it before xdotool returns.
     const released = Date.now();
@@ -156,6 +161,7 @@ try {
     results.seed.push(theirs);
   }
   clearInterval(poll);
+  memory.after = treePss(appPid());
 
   const row = (name, rs) => {
     const ms = rs.map((r) => r.ms);
@@ -171,6 +177,10 @@ try {
   console.log(`    seed: transcription ${of("transcribe")} ms, typing ${of("type")} ms (medians)`);
   console.log(`  all, Perch: ${results.perch.map((r) => r.ms).join(", ")}`);
   console.log(`  all, seed:  ${results.seed.map((r) => Math.round(r.ms)).join(", ")}`);
+  const mib = (kib) => (kib / 1024).toFixed(1);
+  console.log(
+    `memory (PSS, app tree): hidden ${mib(memory.idle.total)} MiB; indicator showing ${mib(memory.showing.total)} MiB, of which WebKit's web processes ${mib(webKit(memory.showing))} against ${mib(webKit(memory.idle))} before (the indicator's page: +${mib(webKit(memory.showing) - webKit(memory.idle))} MiB); after ${mib(memory.after.total)} MiB (WebKit ${mib(webKit(memory.after))})`,
+  );
   console.log(`said:         ${JSON.stringify(SENTENCE)}`);
   for (const [name, rs] of Object.entries(results)) {
     for (const text of new Set(rs.map((r) => r.text))) {
