@@ -72,15 +72,19 @@ export function freshRuntimeDir() {
   return dir;
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+/** Two different free ports, asked for while both are held: one asked for after the other was
+ * let go can be the same port, and tauri-driver with one port for both never answers. */
+async function freePorts() {
+  const listen = () =>
+    new Promise((resolve, reject) => {
+      const server = createServer();
+      server.on("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve(server));
     });
-    server.on("error", reject);
-  });
+  const servers = [await listen(), await listen()];
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
 }
 
 // WebKit keeps local storage (the composer's draft, for one) under XDG_DATA_HOME: one folder
@@ -98,7 +102,7 @@ function webkitDataFor(dataDir) {
  */
 export async function launch(dataDir, env = {}) {
   // Both ports free, so several suites (other checkouts) can run side by side.
-  const [port, nativePort] = [await freePort(), await freePort()];
+  const [port, nativePort] = await freePorts();
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
     // English unless a spec asks for another locale: the UI and the model follow the system's.
     env: { ...process.env, LANG: "C.UTF-8", LC_ALL: "", LC_MESSAGES: "", PERCH_DATA_DIR: dataDir, XDG_DATA_HOME: webkitDataFor(dataDir), ...env },
@@ -107,7 +111,8 @@ export async function launch(dataDir, env = {}) {
   let driverLog = "";
   driver.stderr.on("data", (d) => (driverLog += d));
   await waitFor(async () => {
-    const res = await fetch(`http://127.0.0.1:${port}/status`).catch(() => null);
+    // Each try bounded: a driver that accepts but never answers must not hang the wait.
+    const res = await fetch(`http://127.0.0.1:${port}/status`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
     return res !== null;
   }, "tauri-driver to listen");
   let browser;
