@@ -114,7 +114,11 @@ export async function launch(dataDir, env = {}) {
     // Each try bounded: a driver that accepts but never answers must not hang the wait.
     const res = await fetch(`http://127.0.0.1:${port}/status`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
     return res !== null;
-  }, "tauri-driver to listen");
+  }, "tauri-driver to listen").catch((e) => {
+    // A driver left running would keep the spec's process (and the whole suite) alive.
+    driver.kill();
+    throw new Error(`${e.message}\n${driverLog}`);
+  });
   let browser;
   try {
     browser = await remote({
