@@ -63,42 +63,38 @@ impl Display {
     /// Whether the client that made `window` owns PRIMARY (has text selected): one client's
     /// windows share the id bits outside the resource mask.
     fn owns_primary(&self, window: u32) -> Result<bool, AnywhereError> {
-        let request = x::GetSelectionOwner { selection: x::ATOM_PRIMARY };
-        let owner =
-            self.conn.wait_for_reply(self.conn.send_request(&request)).map_err(x11)?.owner().resource_id();
+        let owner = self.primary_owner()?;
         let mask = self.conn.get_setup().resource_id_mask();
         Ok(owner != 0 && owner & !mask == window & !mask)
     }
 
+    /// The window owning PRIMARY, 0 for none.
+    fn primary_owner(&self) -> Result<u32, AnywhereError> {
+        let request = x::GetSelectionOwner { selection: x::ATOM_PRIMARY };
+        Ok(self.conn.wait_for_reply(self.conn.send_request(&request)).map_err(x11)?.owner().resource_id())
+    }
+
+    /// A window's property of `type`, at most `longs` 32-bit units of it; `None` on an error.
+    fn property(
+        &self,
+        window: Window,
+        property: x::Atom,
+        r#type: x::Atom,
+        longs: u32,
+    ) -> Option<x::GetPropertyReply> {
+        let request =
+            x::GetProperty { delete: false, window, property, r#type, long_offset: 0, long_length: longs };
+        self.conn.wait_for_reply(self.conn.send_request(&request)).ok()
+    }
+
     fn cardinal(&self, window: Window, property: x::Atom, r#type: x::Atom) -> Option<u32> {
-        let reply = self
-            .conn
-            .wait_for_reply(self.conn.send_request(&x::GetProperty {
-                delete: false,
-                window,
-                property,
-                r#type,
-                long_offset: 0,
-                long_length: 1,
-            }))
-            .ok()?;
-        reply.value::<u32>().first().copied()
+        self.property(window, property, r#type, 1)?.value::<u32>().first().copied()
     }
 
     /// A window's title (`_NET_WM_NAME`, else `WM_NAME`), empty when it has none.
     fn title(&self, window: Window) -> String {
         let read = |property: x::Atom, r#type: x::Atom| {
-            let reply = self
-                .conn
-                .wait_for_reply(self.conn.send_request(&x::GetProperty {
-                    delete: false,
-                    window,
-                    property,
-                    r#type,
-                    long_offset: 0,
-                    long_length: 256,
-                }))
-                .ok()?;
+            let reply = self.property(window, property, r#type, 256)?;
             let text = String::from_utf8_lossy(reply.value::<u8>()).into_owned();
             (!text.is_empty()).then_some(text)
         };
@@ -112,15 +108,9 @@ impl Display {
 
     /// A window's `WM_CLASS`: its instance and class names ("keepassxc", "KeePassXC").
     fn class(&self, window: Window) -> Vec<String> {
-        let request = x::GetProperty {
-            delete: false,
-            window,
-            property: x::ATOM_WM_CLASS,
-            r#type: x::ATOM_STRING,
-            long_offset: 0,
-            long_length: 64,
+        let Some(reply) = self.property(window, x::ATOM_WM_CLASS, x::ATOM_STRING, 64) else {
+            return Vec::new();
         };
-        let Ok(reply) = self.conn.wait_for_reply(self.conn.send_request(&request)) else { return Vec::new() };
         reply
             .value::<u8>()
             .split(|b| *b == 0)
@@ -356,10 +346,7 @@ pub fn focused_window() -> Result<Option<(super::Application, Option<u32>)>, Any
 /// Whether any client owns PRIMARY: with none, the focused application may be one that never
 /// publishes its selection there (rather than one with nothing selected).
 pub fn primary_has_owner() -> Result<bool, AnywhereError> {
-    let d = open()?;
-    let request = x::GetSelectionOwner { selection: x::ATOM_PRIMARY };
-    let owner = d.conn.wait_for_reply(d.conn.send_request(&request)).map_err(x11)?.owner();
-    Ok(owner.resource_id() != 0)
+    Ok(open()?.primary_owner()? != 0)
 }
 
 /// The shortcut that ended the dictation may still be held: keys typed now would become
