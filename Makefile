@@ -125,6 +125,8 @@ unit: $(NPM_STAMP)
 	./scripts/check-toolchain.test.sh
 	# The sign-in fixture the engine and e2e tests use still refuses what a real server refuses.
 	node tests/oauth-mcp/check.mjs
+	# The hostile MCP Apps server still declares and serves what the apps tests rely on.
+	node tests/e2e/lib/mcp-apps/check.mjs
 
 e2e: app-debug
 	rm -rf target/e2e-artifacts

@@ -6,9 +6,10 @@
 use tauri_specta::{collect_commands, collect_events};
 
 use crate::add_link::AddLinkArrived;
+use crate::apps::McpAppStopped;
 use crate::commands::{
-    app, capture, chat, files, google, history, local, logs, models, permissions, review, terminal, tools,
-    update, voice, window,
+    app, apps, capture, chat, files, google, history, local, logs, models, permissions, review, terminal,
+    tools, update, voice, window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, IndicatorUpdate, McpChanged, NavigateRequested, QuestionEvent,
@@ -87,6 +88,9 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::mcp_read_resource,
             tools::mcp_get_prompt,
             tools::set_tool_settings,
+            apps::mcp_app_open,
+            apps::mcp_app_request,
+            apps::mcp_app_close,
             tools::questions_pending,
             tools::question_answer,
             tools::tools_model_status,
@@ -162,7 +166,8 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             IndicatorUpdate,
             AddLinkArrived,
             UpdateChanged,
-            SelectionTaken
+            SelectionTaken,
+            McpAppStopped
         ])
         // Limits the UI checks before sending, so it never offers what the engine refuses.
         .constant("MAX_MESSAGE_CHARS", perch_core::agent::MAX_MESSAGE_CHARS)

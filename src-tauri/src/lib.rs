@@ -1,6 +1,7 @@
 //! Perch's desktop shell: wiring only. The engine lives in perch-core; commands in commands/.
 
 mod add_link;
+mod apps;
 mod bindings;
 mod capture;
 mod commands;
@@ -55,6 +56,10 @@ pub fn run() {
         // which waits for the user's yes at each step.
         .plugin(tauri_plugin_updater::Builder::new().build())
         .invoke_handler(specta.invoke_handler())
+        // Each MCP app's page, once, with its own policy (see apps.rs).
+        .register_asynchronous_uri_scheme_protocol(apps::SCHEME, |ctx, request, responder| {
+            responder.respond(apps::serve(ctx.app_handle(), &request));
+        })
         .setup(move |app| {
             specta.mount_events(app);
             let engine = start_engine(data_dir);

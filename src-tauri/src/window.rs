@@ -63,6 +63,12 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         .maximizable(false)
         .focused(true)
         .visible(false)
+        .initialization_script_for_all_frames(crate::apps::FRAME_GUARD_SCRIPT)
+        // The window and its frames (an MCP app's) stay on Perch's pages.
+        .on_navigation({
+            let app = app.clone();
+            move |url| crate::apps::may_navigate(&app, url)
+        })
         .on_page_load(|window, load| {
             if load.event() == tauri::webview::PageLoadEvent::Finished {
                 crate::hidden_page::loaded(window.app_handle());

@@ -145,6 +145,10 @@ export const commands = {
 	mcpReadResource: (name: string, uri: string) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_read_resource", { name, uri })),
 	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
 	setToolSettings: (base: ToolSettings, tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { base, tools })),
+	mcpAppOpen: (callId: string) => typedError<Result<AppFrame, AppError>, CommandError>(__TAURI_INVOKE("mcp_app_open", { callId })),
+	/**  One request from an app; its answer or its JSON-RPC error. */
+	mcpAppRequest: (session: string, method: string, params: Value) => typedError<Result<Value, AppError>, CommandError>(__TAURI_INVOKE("mcp_app_request", { session, method, params })),
+	mcpAppClose: (session: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_app_close", { session })),
 	/**  Questions still open (for a window that opened after they were asked). */
 	questionsPending: () => typedError<OpenQuestion[], CommandError>(__TAURI_INVOKE("questions_pending")),
 	questionAnswer: (id: number, answer: Answer) => typedError<null, CommandError>(__TAURI_INVOKE("question_answer", { id, answer })),
@@ -293,6 +297,7 @@ export const events = {
 	captureFailed: makeEvent<CaptureFailed, CaptureFailed>("capture-failed"),
 	capturesChanged: makeEvent<CapturesChanged, CapturesChanged>("captures-changed"),
 	indicatorUpdate: makeEvent<IndicatorUpdate, IndicatorUpdate>("indicator-update"),
+	mcpAppStopped: makeEvent<McpAppStopped, McpAppStopped>("mcp-app-stopped"),
 	mcpChanged: makeEvent<McpChanged, McpChanged>("mcp-changed"),
 	navigateRequested: makeEvent<NavigateRequested, NavigateRequested>("navigate-requested"),
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
@@ -321,6 +326,39 @@ export type AddLinkRequest = {
 
 export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean };
 
+/**  An app's request refused or failed, as the JSON-RPC error its app receives. */
+export type AppError = {
+	code: number,
+	message: string,
+};
+
+/**  An opened app and the address its frame loads (once). */
+export type AppFrame = {
+	app: AppOpen,
+	url: string,
+};
+
+/**  An opened app, for its card. */
+export type AppOpen = {
+	/**  Names the session in each request. */
+	session: string,
+	/**  The page's one-time token (the desktop makes it the frame's address). */
+	token: string,
+	/**  What the card calls the app: the tool's title, else its name. */
+	app_name: string,
+	/**  The tool as MCP describes it, for the app's `hostContext.toolInfo`. */
+	tool: Value,
+	tool_input: Value,
+	/**  The call's result as MCP's `CallToolResult`, when it has one. */
+	tool_result: Value | null,
+	prefers_border: boolean | null,
+	/**  Origins its scripts may reach (none by default), shown on the card. */
+	connect_domains: string[],
+	resource_domains: string[],
+	/**  What it asked for and was refused. */
+	refused_domains: RefusedDomain[],
+};
+
 /**  What the UI needs to know at start: the version, where data lives, and anything to report. */
 export type AppStatus = {
 	version: string,
@@ -331,6 +369,12 @@ export type AppStatus = {
 	schema_version: number | null,
 	notices: StartupNotice[],
 };
+
+export type AppStopReason = 
+/**  The page grew past its budget while apps were open. */
+"memory" | 
+/**  The user turned this server's apps off. */
+"turned_off";
 
 /**  How long the user's answer to a tool approval holds. */
 export type ApprovalChoice = 
@@ -379,6 +423,8 @@ export type ApprovalQuestion = {
 	destructive: boolean,
 	/**  What a built-in server wants shown instead of the bare arguments (a terminal command). */
 	detail: ApprovalDetail | null,
+	/**  The app (MCP Apps) that asks, shown in the card it lives in; `None`: the model asks. */
+	app: string | null,
 };
 
 /**  When Perch asks before a command runs (the blocklist and the sandbox apply at every level). */
@@ -954,6 +1000,12 @@ export type LogEntry = {
 	text: string,
 };
 
+/**  An app was stopped by Perch (not by its card): the card says why and shows the text. */
+export type McpAppStopped = {
+	session: string,
+	reason: AppStopReason,
+};
+
 /**  An MCP server's status, tools or log changed. */
 export type McpChanged = {
 	event: McpEvent,
@@ -1312,12 +1364,35 @@ export type Rect = {
 	height: number,
 };
 
+export type RefusedDomain = {
+	entry: string,
+	reason: string,
+};
+
+/**
+ *  What a resource's `_meta.ui` declares: the network origins its page needs, and whether it
+ *  wants a border.
+ */
+export type ResourceUi = {
+	/**  `connect-src`: what its scripts may fetch. */
+	connect_domains: string[],
+	/**  Scripts, styles, images, fonts and media from these origins. */
+	resource_domains: string[],
+	/**  Nested frames it asked for (never granted; kept to say so). */
+	frame_domains: string[],
+	prefers_border: boolean | null,
+};
+
 export type ResourceView = {
 	uri: string,
 	name: string,
 	description: string | null,
 	mime_type: string | null,
+	/**  An app page's declarations from the listing (`_meta.ui`). */
+	ui?: ResourceUi | null,
 };
+
+export type Result<T, E> = ({ Ok: T }) & { Err?: never } | ({ Err: E }) & { Ok?: never };
 
 export type RetrieverChoice = 
 /**  The best available: the embedded model when downloaded, else Ollama's embeddings, else BM25. */
@@ -1796,6 +1871,32 @@ export type ToolSettings = {
 	 *  their authorization server takes one (else it registers). A fork hosts its own.
 	 */
 	client_metadata_url?: string,
+	/**  Show tools' own interfaces (MCP Apps) in their cards; off, every result is text. */
+	apps?: boolean,
+	/**
+	 *  Servers whose apps are not shown (their results are text, and they are told Perch has
+	 *  no apps, so they may offer text-only tools instead).
+	 */
+	apps_off?: string[],
+};
+
+/**
+ *  What a tool's `_meta.ui` says (or the older flat `_meta["ui/resourceUri"]`, which hosts must
+ *  still read): its interface, if it has one, and who may call it.
+ */
+export type ToolUi = {
+	/**
+	 *  The `ui://` resource with its page; `None` for a tool with no page of its own (one only
+	 *  apps call, say).
+	 */
+	resource_uri: string | null,
+	/**
+	 *  The model may call the tool (visibility includes "model"); false for tools only apps
+	 *  call, which are never offered to a model.
+	 */
+	model: boolean,
+	/**  An app of the same server may call it (visibility includes "app"). */
+	app: boolean,
 };
 
 export type ToolView = {
@@ -1806,6 +1907,8 @@ export type ToolView = {
 	/**  The server says the tool changes nothing. */
 	read_only: boolean,
 	destructive: boolean,
+	/**  Its own interface (MCP Apps), and whether the model and its app may call it. */
+	ui?: ToolUi | null,
 };
 
 export type Transport = { type: "stdio"; command: string; args: string[]; env: { [key in string]: string }; cwd: string | null } | { type: "http"; url: string; headers: { [key in string]: string }; 

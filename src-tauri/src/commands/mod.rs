@@ -1,6 +1,7 @@
 //! Commands the UI may call: a few lines each, parse -> engine -> map the error.
 
 pub mod app;
+pub mod apps;
 pub mod capture;
 pub mod chat;
 pub mod files;

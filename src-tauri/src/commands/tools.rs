@@ -156,15 +156,23 @@ pub async fn mcp_get_prompt(
 #[tauri::command]
 #[specta::specta]
 pub async fn set_tool_settings(
+    app: tauri::AppHandle,
     state: State<'_, AppState>,
     base: ToolSettings,
     tools: ToolSettings,
 ) -> CommandResult<Settings> {
+    use tauri_specta::Event;
     let engine = state.engine()?;
-    let roots_before = engine.settings().get().await.tools.roots;
+    let before = engine.settings().get().await.tools;
     let settings = engine.settings().update(|s| s.tools = merge_edit(&s.tools, &base, &tools)).await?;
-    if roots_before != settings.tools.roots {
+    if before.roots != settings.tools.roots {
         engine.mcp().set_roots(settings.tools.roots.iter().map(Into::into).collect()).await;
+    }
+    if (before.apps, &before.apps_off) != (settings.tools.apps, &settings.tools.apps_off) {
+        for session in engine.apply_apps_setting().await {
+            let reason = crate::apps::AppStopReason::TurnedOff;
+            let _ = crate::apps::McpAppStopped { session, reason }.emit(&app);
+        }
     }
     Ok(settings)
 }

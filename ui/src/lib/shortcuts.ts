@@ -18,6 +18,9 @@ export const SHORTCUTS = {
 /** Asks the chat's message box to take the focus. */
 export const FOCUS_COMPOSER = "perch:focus-composer";
 
+/** Puts text in the chat's message box (its `detail`), after what is there; never sends it. */
+export const PUT_IN_COMPOSER = "perch:put-in-composer";
+
 /** The conversation the chat page last showed, so the Chat tab returns to it. */
 export const lastConversation: { id: string | null } = { id: null };
 

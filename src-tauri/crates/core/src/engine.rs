@@ -60,6 +60,8 @@ struct Inner {
     captures: Arc<crate::capture::Captures>,
     control: Arc<crate::socket_requests::AppControl>,
     terminal: Arc<crate::terminal::Terminal>,
+    /// The tool cards' apps open now (MCP Apps).
+    apps: Arc<crate::mcp::apps::sessions::AppSessions>,
     google: crate::google::Connection,
     /// The Google connection under way (one at a time): how to cancel it, and Google's page.
     google_connecting: Mutex<Option<(tokio_util::sync::CancellationToken, String)>>,
@@ -125,6 +127,7 @@ impl Engine {
             captures: Arc::new(captures),
             control: Arc::default(),
             terminal,
+            apps: Arc::default(),
             google,
             google_connecting: Mutex::default(),
             crash_notices: std::sync::OnceLock::new(),
@@ -370,6 +373,11 @@ impl Engine {
         &self.inner.terminal
     }
 
+    /// The apps (MCP Apps) open in tool cards.
+    pub fn app_sessions(&self) -> &Arc<crate::mcp::apps::sessions::AppSessions> {
+        &self.inner.apps
+    }
+
     pub fn mcp(&self) -> &Arc<McpManager> {
         &self.inner.mcp
     }
@@ -378,8 +386,29 @@ impl Engine {
     pub async fn start_mcp_servers(&self) {
         let roots = self.settings().get().await.tools.roots.iter().map(PathBuf::from).collect();
         self.inner.mcp.set_roots(roots).await;
+        self.apply_apps_setting().await;
         self.inner.mcp.set_env(self.child_env());
         self.inner.mcp.start_auto();
+    }
+
+    /// Tells the MCP manager which servers hear of MCP Apps (Settings -> Tools), closes the
+    /// apps of servers whose apps were turned off, and restarts the running servers whose
+    /// answer changed (a server learns it when it starts). Returns the closed sessions.
+    pub async fn apply_apps_setting(&self) -> Vec<String> {
+        let tools = self.settings().get().await.tools;
+        let changed = self.inner.mcp.set_apps(tools.apps, &tools.apps_off);
+        let mut closed = Vec::new();
+        for server in self.inner.mcp.list() {
+            if !tools.apps_for(&server.config.name) {
+                closed.extend(self.inner.apps.close_server(&server.config.name));
+            }
+        }
+        for server in &changed {
+            if let Err(e) = self.inner.mcp.restart(server).await {
+                tracing::warn!(server, error = %e, "could not restart a server after its apps setting changed");
+            }
+        }
+        closed
     }
 
     /// Stops every MCP server and waits for them to exit (killing those that do not).

@@ -61,6 +61,8 @@ pub struct ApprovalQuestion {
     pub destructive: bool,
     /// What a built-in server wants shown instead of the bare arguments (a terminal command).
     pub detail: Option<Box<ApprovalDetail>>,
+    /// The app (MCP Apps) that asks, shown in the card it lives in; `None`: the model asks.
+    pub app: Option<String>,
 }
 
 /// The subject of an approval, for built-in tools whose arguments need explaining.

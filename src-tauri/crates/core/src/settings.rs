@@ -189,6 +189,18 @@ pub struct ToolSettings {
     /// Perch's client ID metadata document, the client ID it signs in to MCP servers with where
     /// their authorization server takes one (else it registers). A fork hosts its own.
     pub client_metadata_url: String,
+    /// Show tools' own interfaces (MCP Apps) in their cards; off, every result is text.
+    pub apps: bool,
+    /// Servers whose apps are not shown (their results are text, and they are told Perch has
+    /// no apps, so they may offer text-only tools instead).
+    pub apps_off: Vec<String>,
+}
+
+impl ToolSettings {
+    /// Whether a server's apps are shown.
+    pub fn apps_for(&self, server: &str) -> bool {
+        self.apps && !self.apps_off.iter().any(|s| s == server)
+    }
 }
 
 /// Where the project serves `docs/oauth/client-metadata.json` (GitHub Pages of the repository).
@@ -213,6 +225,8 @@ impl Default for ToolSettings {
             ollama_embedding_model: "all-minilm".into(),
             roots: Vec::new(),
             client_metadata_url: CLIENT_METADATA_URL.into(),
+            apps: true,
+            apps_off: Vec::new(),
         }
     }
 }

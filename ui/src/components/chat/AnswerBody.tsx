@@ -32,7 +32,7 @@ export function AnswerBody({ text, toolCalls, progress, streaming, references, o
     const segment = chars.slice(at, offset).join("");
     if (segment.trim()) parts.push(markdown(`t${at}`, segment));
     for (const c of toolCalls.filter((t) => Math.min(t.text_offset, chars.length) === offset)) {
-      parts.push(<ToolCallCard key={c.id} call={c} progress={progress?.[c.id]} />);
+      parts.push(<ToolCallCard key={c.id} call={c} progress={progress?.[c.id]} live={streaming} />);
     }
     at = offset;
   }

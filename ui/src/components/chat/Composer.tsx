@@ -17,7 +17,7 @@ import { formatNumber, formatTokens } from "../../lib/format";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
 import { useSettings } from "../../lib/settings";
 import { useHoldsUnsentWork } from "../../lib/unsentWork";
-import { FOCUS_COMPOSER } from "../../lib/shortcuts";
+import { FOCUS_COMPOSER, PUT_IN_COMPOSER } from "../../lib/shortcuts";
 import { restoreSelection, takeSelectionForSend, useSelection } from "../../lib/selection";
 import { SelectionChip, SelectionProblem } from "./SelectionChip";
 import { CaptureChips } from "../capture/CaptureChips";
@@ -118,6 +118,21 @@ export function Composer(props: Props) {
     if (!document.activeElement || document.activeElement === document.body) focus();
     window.addEventListener(FOCUS_COMPOSER, focus);
     return () => window.removeEventListener(FOCUS_COMPOSER, focus);
+  }, []);
+
+  // An app's suggested message, once the user took it: after the draft, never sent by itself.
+  useEffect(() => {
+    const put = (e: Event) => {
+      const added = (e as CustomEvent<unknown>).detail;
+      if (typeof added !== "string") return;
+      const before = localStorage.getItem(DRAFT_KEY) ?? "";
+      const next = before.trim() ? `${before}\n${added}` : added;
+      setText(next);
+      localStorage.setItem(DRAFT_KEY, next);
+      box.current?.focus();
+    };
+    window.addEventListener(PUT_IN_COMPOSER, put);
+    return () => window.removeEventListener(PUT_IN_COMPOSER, put);
   }, []);
 
   // A new capture puts the cursor in the box: type the question, Enter.

@@ -7,6 +7,7 @@ import { call, commands, errorMessage, events } from "../../ipc";
 import { formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
+import { useSettings } from "../../lib/settings";
 import { freeName, McpCatalog } from "./McpCatalog";
 
 const DOT: Record<ServerView["status"], string> = {
@@ -106,6 +107,17 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
   const [logs, setLogs] = useState<string[] | null>(null);
   const [confirming, setConfirming] = useState(false);
   const name = server.config.name;
+  // Its apps (tools with their own interface): shown unless turned off here or for every server.
+  const { settings, setTools } = useSettings();
+  const tools = settings?.tools;
+  const appsOff = tools?.apps_off ?? [];
+  const hasApps = server.tools.some((tool) => tool.ui?.resource_uri) || appsOff.includes(name);
+  const appsShown = (tools?.apps ?? true) && !appsOff.includes(name);
+  const showApps = async (on: boolean) => {
+    if (!tools) return;
+    const off = appsOff.filter((s) => s !== name);
+    await setTools({ ...tools, apps_off: on ? off : [...off, name] });
+  };
   const running = server.status === "connected" || server.status === "starting" || server.status === "disconnected";
   const transport =
     server.config.transport.type === "stdio"
@@ -224,6 +236,12 @@ function ServerCard({ server, now, act }: { server: ServerView; now: number; act
           />
           <Trans comment="checkbox: the server is turned on">On</Trans>
         </label>
+        {hasApps && (
+          <label className="check inline">
+            <input type="checkbox" checked={appsShown} disabled={!tools?.apps} onChange={(e) => void showApps(e.target.checked)} />
+            <Trans comment="checkbox: show this MCP server's apps (tools with their own interface)">Apps</Trans>
+          </label>
+        )}
         <button type="button" className="danger" onClick={() => setConfirming(true)}>
           <Trans>Remove</Trans>
         </button>

@@ -130,6 +130,10 @@ export function ToolSettingsCard() {
           <input type="checkbox" checked={tools.skip_with_images} onChange={(e) => save({ skip_with_images: e.target.checked })} />
           <Trans>Offer no tools when an image is attached</Trans>
         </label>
+        <label className="check">
+          <input type="checkbox" checked={tools.apps ?? true} onChange={(e) => save({ apps: e.target.checked })} />
+          <Trans>Show the apps tool servers send (a tool's own interface in its card)</Trans>
+        </label>
         <NumberField
           label={t`Tools offered per message (K)`}
           aria={t`Tools per message`}

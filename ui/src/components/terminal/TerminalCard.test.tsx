@@ -37,6 +37,7 @@ function ask(canRemember: boolean, whyAsked: string | null = null, needsFolder =
       arguments: CALL.arguments,
       read_only: false,
       destructive: false,
+      app: null,
       detail: { kind: "command", command: "cargo test && echo ok", cwd: "/w", reason: "to run the tests", sandbox: SANDBOX, why_asked: whyAsked, can_remember: canRemember, needs_folder: needsFolder },
     },
   };

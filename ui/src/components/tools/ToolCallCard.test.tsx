@@ -33,6 +33,7 @@ const ASK: OpenQuestion = {
     arguments: { a: 2, b: 3 },
     read_only: true,
     destructive: false,
+    app: null,
     detail: null,
   },
 };
@@ -50,6 +51,23 @@ async function renderAsked() {
 }
 
 describe("ToolCallCard", () => {
+  it("names the app when a call comes from the card's app, with the arguments it asks for", async () => {
+    const fromApp: OpenQuestion = {
+      ...ASK,
+      question: { ...ASK.question, kind: "tool_approval", tool: "refresh", arguments: { city: "Oslo" }, app: "Weather" } as OpenQuestion["question"],
+    };
+    onCommand("questions_pending", () => [fromApp]);
+    onCommand("question_answer", () => null);
+    render(
+      <QuestionsProvider>
+        <ToolCallCard call={CALL} />
+      </QuestionsProvider>,
+    );
+    const group = await screen.findByRole("group", { name: "Approve this tool call" });
+    expect(group).toHaveTextContent("The Weather app in this answer wants to run refresh from demo with:");
+    expect(group).toHaveTextContent('"city": "Oslo"');
+  });
+
   it("offers Sign in on a call whose server needs one, and says when it is done", async () => {
     let finish: (v: unknown) => void = () => {};
     onCommand("mcp_sign_in", () => new Promise((resolve) => (finish = resolve)));

@@ -9,6 +9,9 @@ import { formatNumber } from "../../lib/format";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
+import { useHasApp } from "../../lib/mcpApps/appTools";
+import { useSettings } from "../../lib/settings";
+import { AppFrame } from "./AppFrame";
 import { GoogleSummary, isGoogleCall } from "./GoogleSummary";
 import { WebSummary, isWebCall } from "./WebSummary";
 
@@ -41,13 +44,14 @@ function choicesFor(destructive: boolean) {
   return destructive ? CHOICES.filter((c) => c.choice !== "conversation") : CHOICES;
 }
 
-/** One tool call: what runs where, its status, progress, approval and result. */
-export function ToolCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
+/** One tool call: what runs where, its status, progress, approval and result. `live`: in an
+ * answer still streaming (whose cards are drawn again, as the saved answer, when it ends). */
+export function ToolCallCard({ call, progress, live = false }: { call: ToolCallRecord; progress?: Progress; live?: boolean }) {
   if (call.server === "terminal" && call.tool === "run_command") return <TerminalCard call={call} />;
-  return <McpCallCard call={call} progress={progress} />;
+  return <McpCallCard call={call} progress={progress} live={live} />;
 }
 
-function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Progress }) {
+function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?: Progress; live: boolean }) {
   const { t } = useLingui();
   const { open, answer } = useQuestions();
   const [expanded, setExpanded] = useState(false);
@@ -59,6 +63,16 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
   useToolAnnouncements(call);
   const label = humanLabel(call.tool);
   const { server, tool } = call;
+  const hasApp = useHasApp(server, tool);
+  const tools = useSettings().settings?.tools;
+  const appsOn = tools ? (tools.apps ?? true) && !(tools.apps_off ?? []).includes(server) : false;
+  const [asText, setAsText] = useState(false);
+  // An app starts once the answer is saved: the streaming answer's cards are replaced then, and
+  // a frame started in one would load its page twice (and lose what the user did in it).
+  const appReady = hasApp && appsOn && call.status === "done" && output != null;
+  const showApp = appReady && !asText && !live;
+  const asker = ask?.question.kind === "tool_approval" ? ask.question.app : null;
+  const askedTool = ask?.question.kind === "tool_approval" ? ask.question.tool : tool;
   // Milliseconds as the engine measured them: "12 ms".
   const took = call.duration_ms != null ? formatNumber(call.duration_ms, { style: "unit", unit: "millisecond" }) : "";
   return (
@@ -91,11 +105,22 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
       {ask?.question.kind === "tool_approval" && ask.question.detail && <TerminalApproval ask={ask} detail={ask.question.detail} />}
       {ask && !(ask.question.kind === "tool_approval" && ask.question.detail) && (
         <ApprovalGroup key={ask.id} title={t({ message: `${label} from ${server}`, comment: "a tool and the MCP server it belongs to" })}>
-          <p>
-            <Trans>
-              Run <strong>{tool}</strong> from <strong>{server}</strong> with these arguments?
-            </Trans>
-          </p>
+          {asker ? (
+            <>
+              <p>
+                <Trans>
+                  The <strong>{asker}</strong> app in this answer wants to run <strong>{askedTool}</strong> from <strong>{server}</strong> with:
+                </Trans>
+              </p>
+              {ask?.question.kind === "tool_approval" && <pre className="tool-args">{JSON.stringify(ask.question.arguments, null, 2)}</pre>}
+            </>
+          ) : (
+            <p>
+              <Trans>
+                Run <strong>{tool}</strong> from <strong>{server}</strong> with these arguments?
+              </Trans>
+            </p>
+          )}
           <div className="buttons">
             {choicesFor(ask.question.kind === "tool_approval" && ask.question.destructive).map((c) => (
               <button
@@ -109,6 +134,17 @@ function McpCallCard({ call, progress }: { call: ToolCallRecord; progress?: Prog
             ))}
           </div>
         </ApprovalGroup>
+      )}
+      {appReady && live && (
+        <p className="muted small-note">
+          <Trans>Its app opens when the answer is finished.</Trans>
+        </p>
+      )}
+      {showApp && <AppFrame key={call.id} call={call} onShowText={() => setAsText(true)} />}
+      {appReady && !live && asText && (
+        <button type="button" className="link" onClick={() => setAsText(false)}>
+          <Trans>Show app</Trans>
+        </button>
       )}
       {output && (
         <div className="tool-result">

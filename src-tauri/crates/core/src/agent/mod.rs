@@ -3,6 +3,7 @@
 //! every provider (`rounds`): when the stream ends with tool calls they run (see `tools`) and the
 //! model is asked again. What a turn reports goes to a `TurnSink` as `TurnEvent`s (`events`).
 
+pub mod app_calls;
 pub mod attachments;
 pub mod context;
 mod events;

@@ -90,6 +90,8 @@ pub struct CallContext<'a> {
     pub sink: &'a dyn TurnSink,
     /// Rules given for this turn only (`perch ask --approve demo:*`).
     pub extra_rules: &'a [ToolRule],
+    /// The app (MCP Apps) making these calls, named in the question; `None` for the model.
+    pub app: Option<&'a str>,
 }
 
 /// One call's result, for the model.
@@ -99,13 +101,13 @@ pub struct CallResult {
     pub denied: bool,
 }
 
-enum Gate {
+pub(crate) enum Gate {
     Run,
     Refuse(String),
 }
 
 impl CallContext<'_> {
-    fn origin(&self, record: &ToolCallRecord) -> CallOrigin {
+    pub(crate) fn origin(&self, record: &ToolCallRecord) -> CallOrigin {
         CallOrigin {
             conversation_id: Some(self.conversation_id.to_owned()),
             message_id: Some(self.message_id),
@@ -120,7 +122,9 @@ impl CallContext<'_> {
         self.settings.max_result_chars.max(500)
     }
 
-    async fn gate(&self, record: &ToolCallRecord, tool: &OfferedTool) -> Gate {
+    /// Rules, grants, then the user: whether the call may run. The question is put on the card
+    /// of `record.id`.
+    pub(crate) async fn gate(&self, record: &ToolCallRecord, tool: &OfferedTool) -> Gate {
         let (server, name) = (record.server.as_str(), record.tool.as_str());
         let rules: Vec<ToolRule> = self.extra_rules.iter().chain(&self.settings.rules).cloned().collect();
         let rule = rules_decide(&rules, server, name);
@@ -175,6 +179,7 @@ impl CallContext<'_> {
             read_only: tool.tool.read_only,
             destructive: tool.tool.destructive,
             detail,
+            app: self.app.map(str::to_owned),
         });
         let choice = match self.engine.questions().ask(question, self.cancel).await {
             Some(Answer::Approval { choice }) => choice,

@@ -185,6 +185,7 @@ pub async fn run_turn_with(
                 cancel: &run.token,
                 sink,
                 extra_rules: &options.extra_rules,
+                app: None,
             };
             rounds::agent_loop(&early, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome).await;
         }

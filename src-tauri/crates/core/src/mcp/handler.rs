@@ -43,6 +43,24 @@ pub(crate) struct Shared {
     pub changed: mpsc::UnboundedSender<String>,
     /// Cancelled at shutdown, so pending questions end.
     pub closing: CancellationToken,
+    /// Servers not told about MCP Apps (`None`: all are told; the set: these are not).
+    pub apps_off: RwLock<AppsOff>,
+}
+
+/// Which servers Perch does not offer apps to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppsOff {
+    All,
+    Some(Vec<String>),
+}
+
+impl AppsOff {
+    pub fn allows(&self, server: &str) -> bool {
+        match self {
+            Self::All => false,
+            Self::Some(off) => !off.iter().any(|s| s == server),
+        }
+    }
 }
 
 /// Progress listeners by token, for one connection.
@@ -57,12 +75,20 @@ pub(crate) struct PerchClient {
 
 impl ClientHandler for PerchClient {
     fn get_info(&self) -> ClientConfig {
-        let capabilities = ClientCapabilities::builder()
+        let mut capabilities = ClientCapabilities::builder()
             .enable_roots()
             .enable_roots_list_changed()
             .enable_sampling()
             .enable_elicitation()
             .build();
+        // MCP Apps, only to a server whose apps are shown: the others may offer text-only tools.
+        let apps = self.shared.apps_off.read().unwrap_or_else(|p| p.into_inner()).allows(&self.server);
+        if apps && let Value::Object(settings) = super::apps::client_extension() {
+            capabilities
+                .extensions
+                .get_or_insert_default()
+                .insert(super::apps::EXTENSION.to_owned(), settings);
+        }
         ClientConfig::new(capabilities, Implementation::new("perch", crate::VERSION))
     }
 

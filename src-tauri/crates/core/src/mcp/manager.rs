@@ -19,7 +19,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{self, ConfigProblem, LoadedConfig, ServerConfig};
-use super::handler::{ProgressRoutes, Sampler, Shared};
+use super::handler::{AppsOff, ProgressRoutes, Sampler, Shared};
 use super::logs::ServerLog;
 use super::{
     BuiltinServer, CallError, EditError, McpEvent, PromptView, ResourceView, ServerStatus, ServerView,
@@ -148,6 +148,7 @@ impl McpManager {
             sampler: Default::default(),
             changed: changed_tx,
             closing: CancellationToken::new(),
+            apps_off: std::sync::RwLock::new(AppsOff::Some(Vec::new())),
         });
         let manager = Arc::new(Self {
             data_dir: data_dir.to_path_buf(),
@@ -206,6 +207,44 @@ impl McpManager {
         for peer in self.peers() {
             let _ = peer.notify_roots_list_changed().await;
         }
+    }
+
+    /// Which servers are told about MCP Apps (from Settings -> Tools). Returns the running
+    /// servers whose answer changed: they learn it only at their next start, so the caller
+    /// restarts them.
+    pub fn set_apps(&self, shown: bool, off: &[String]) -> Vec<String> {
+        let next = if shown { AppsOff::Some(off.to_vec()) } else { AppsOff::All };
+        let before = {
+            let mut current = self.shared.apps_off.write().unwrap_or_else(|p| p.into_inner());
+            std::mem::replace(&mut *current, next.clone())
+        };
+        self.slots()
+            .into_iter()
+            .filter(|(name, slot)| {
+                before.allows(name) != next.allows(name)
+                    && matches!(slot.state().status, Some(ServerStatus::Connected | ServerStatus::Starting))
+            })
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// One server's tool as listed, including those only its app may call.
+    pub fn server_tool(&self, server: &str, tool: &str) -> Option<ToolView> {
+        let slot = self.slot(server).ok()?;
+        let s = slot.state();
+        s.tools.iter().find(|t| t.name == tool).cloned()
+    }
+
+    /// One server's tools as listed (all of them, app-only ones too).
+    pub fn server_tools(&self, server: &str) -> Vec<ToolView> {
+        self.slot(server).map(|slot| slot.state().tools.clone()).unwrap_or_default()
+    }
+
+    /// One server's resource listing entry, if listed.
+    pub fn server_resource(&self, server: &str, uri: &str) -> Option<ResourceView> {
+        let slot = self.slot(server).ok()?;
+        let s = slot.state();
+        s.resources.iter().find(|r| r.uri == uri).cloned()
     }
 
     pub fn problems(&self) -> Vec<ConfigProblem> {
@@ -515,7 +554,9 @@ impl McpManager {
             // An idle server's tools are offered too (a call starts it), also while it starts.
             if matches!(s.status, Some(ServerStatus::Connected | ServerStatus::Idle | ServerStatus::Starting))
             {
-                all.extend(s.tools.iter().map(|t| (name.clone(), t.clone())));
+                // A tool only its app may call is never offered to a model.
+                let offered = s.tools.iter().filter(|t| super::apps::model_may_call(t.ui.as_ref()));
+                all.extend(offered.map(|t| (name.clone(), t.clone())));
             }
         }
         // Built-in tools come after the user's servers, so ties in retrieval favour those.

@@ -3,6 +3,7 @@
 //! Built on rmcp, speaking the 2026-07-28 protocol and falling back for older servers.
 
 pub mod add_link;
+pub mod apps;
 pub mod builtin;
 pub mod catalog;
 pub mod config;
@@ -50,6 +51,9 @@ pub struct ToolView {
     /// The server says the tool changes nothing.
     pub read_only: bool,
     pub destructive: bool,
+    /// Its own interface (MCP Apps), and whether the model and its app may call it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<apps::ToolUi>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -58,6 +62,9 @@ pub struct ResourceView {
     pub name: String,
     pub description: Option<String>,
     pub mime_type: Option<String>,
+    /// An app page's declarations from the listing (`_meta.ui`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<apps::ResourceUi>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

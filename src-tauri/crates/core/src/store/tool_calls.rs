@@ -169,6 +169,20 @@ impl Store {
         .await
     }
 
+    /// One call with the conversation it belongs to, if it exists.
+    pub async fn tool_call(&self, id: &str) -> Result<Option<(ToolCallRecord, String)>, StoreError> {
+        let id = id.to_owned();
+        self.call(move |c| {
+            let mut stmt = c.prepare(&format!(
+                "SELECT {COLUMNS}, (SELECT conversation_id FROM messages WHERE messages.id = message_id)
+                 FROM tool_calls WHERE id = ?1"
+            ))?;
+            let mut rows = stmt.query_map([id], |r| Ok((from_row(r)?, r.get::<_, Option<String>>(12)?)))?;
+            Ok(rows.next().transpose()?.and_then(|(call, conversation)| Some((call, conversation?))))
+        })
+        .await
+    }
+
     pub async fn tool_calls_of_message(&self, message_id: i64) -> Result<Vec<ToolCallRecord>, StoreError> {
         self.call(move |c| {
             let mut stmt = c.prepare(&format!(

@@ -205,6 +205,18 @@ impl McpManager {
         })
     }
 
+    /// Reads a resource as the server sent it (an app's page is checked by `apps::resource`).
+    pub async fn read_resource_raw(
+        self: &Arc<Self>,
+        server: &str,
+        uri: &str,
+    ) -> Result<rmcp::model::ReadResourceResult, CallError> {
+        let (_in_flight, peer) = self.peer_for_call(server).await?;
+        peer.read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .map_err(|e| CallError::Protocol { server: server.to_owned(), message: e.to_string() })
+    }
+
     /// Reads a resource, as text (binary contents are described).
     pub async fn read_resource(self: &Arc<Self>, server: &str, uri: &str) -> Result<String, CallError> {
         let (_in_flight, peer) = self.peer_for_call(server).await?;

@@ -214,6 +214,7 @@ impl McpManager {
                     input_schema: Value::Object((*t.input_schema).clone()),
                     read_only: annotations.and_then(|a| a.read_only_hint).unwrap_or(false),
                     destructive: annotations.and_then(|a| a.destructive_hint).unwrap_or(false),
+                    ui: super::super::apps::ToolUi::from_meta(t.meta.as_ref().map(|m| &m.0)),
                 }
             })
             .collect();
@@ -228,6 +229,7 @@ impl McpManager {
                     name: r.name.clone(),
                     description: r.description.clone(),
                     mime_type: r.mime_type.clone(),
+                    ui: super::super::apps::ResourceUi::from_meta(r.meta.as_ref().map(|m| &m.0)),
                 })
                 .collect();
         }

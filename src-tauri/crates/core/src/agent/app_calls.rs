@@ -1,0 +1,295 @@
+//! What an app (MCP Apps) shown in a tool card may do, at the engine's level: open its page
+//! (checked, with its policy), and its requests to its own server. A tool call from an app goes
+//! through the same gate as the model's ([`CallContext::gate`]): the same rules, grants and
+//! question, asked on the card the app lives in and naming the app. Nothing an app asks reaches
+//! another server, another conversation or Perch itself.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::tools::{CallContext, Gate, OfferedTool, check_arguments, model_name};
+use super::{TurnEvent, TurnSink};
+use crate::Engine;
+use crate::mcp::apps::csp::{self, RefusedDomain};
+use crate::mcp::apps::resource;
+use crate::mcp::apps::sessions::{AppError, AppPlace, ServedPage};
+use crate::mcp::{CallError, ToolOutput, ToolView};
+use crate::store::tool_calls::{ToolCallRecord, ToolCallStatus};
+
+/// The largest arguments an app may send with a call.
+const MAX_ARGUMENTS_BYTES: usize = 256 * 1024;
+/// The largest resource an app may read.
+const MAX_READ_BYTES: usize = 10 * 1024 * 1024;
+/// The longest log line kept from an app.
+const MAX_LOG_CHARS: usize = 2048;
+
+/// An opened app, for its card.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AppOpen {
+    /// Names the session in each request.
+    pub session: String,
+    /// The page's one-time token (the desktop makes it the frame's address).
+    pub token: String,
+    /// What the card calls the app: the tool's title, else its name.
+    pub app_name: String,
+    /// The tool as MCP describes it, for the app's `hostContext.toolInfo`.
+    pub tool: Value,
+    pub tool_input: Value,
+    /// The call's result as MCP's `CallToolResult`, when it has one.
+    pub tool_result: Option<Value>,
+    pub prefers_border: Option<bool>,
+    /// Origins its scripts may reach (none by default), shown on the card.
+    pub connect_domains: Vec<String>,
+    pub resource_domains: Vec<String>,
+    /// What it asked for and was refused.
+    pub refused_domains: Vec<RefusedDomain>,
+}
+
+/// The tool as MCP's `Tool` object.
+fn tool_json(tool: &ToolView) -> Value {
+    let mut v =
+        json!({ "name": tool.name, "description": tool.description, "inputSchema": tool.input_schema });
+    if let Some(title) = &tool.title {
+        v["title"] = json!(title);
+    }
+    v
+}
+
+/// A kept result as MCP's `CallToolResult` (the text, the images, the structured part).
+pub fn result_json(output: &ToolOutput) -> Value {
+    let mut content = vec![json!({ "type": "text", "text": output.text })];
+    content.extend(
+        output.images.iter().map(|i| json!({ "type": "image", "data": i.base64, "mimeType": i.mime })),
+    );
+    let mut v = json!({ "content": content, "isError": output.is_error });
+    if let Some(s) = &output.structured {
+        v["structuredContent"] = s.clone();
+    }
+    v
+}
+
+/// Nothing to report: an app's calls are shown in its own frame.
+struct Unseen;
+impl TurnSink for Unseen {
+    fn send(&self, _: TurnEvent) {}
+}
+
+impl Engine {
+    /// Opens the app of a tool card: checks apps are shown for its server, reads and checks its
+    /// page, builds its policy, and opens a session.
+    pub async fn open_app(&self, call_id: &str) -> Result<AppOpen, AppError> {
+        let (call, conversation_id) = self
+            .store()
+            .tool_call(call_id)
+            .await
+            .map_err(|e| AppError::refused(e.to_string()))?
+            .ok_or_else(|| AppError::refused("there is no such tool call"))?;
+        let settings = self.settings().get().await;
+        if !settings.tools.apps_for(&call.server) {
+            return Err(AppError::refused(format!("apps from {} are turned off", call.server)));
+        }
+        let tool = self
+            .mcp()
+            .server_tool(&call.server, &call.tool)
+            .ok_or_else(|| AppError::refused(format!("{} no longer offers {}", call.server, call.tool)))?;
+        let uri = tool
+            .ui
+            .as_ref()
+            .and_then(|u| u.resource_uri.clone())
+            .ok_or_else(|| AppError::refused(format!("{} has no interface", call.tool)))?;
+        let read = self
+            .mcp()
+            .read_resource_raw(&call.server, &uri)
+            .await
+            .map_err(|e| AppError::refused(format!("its page could not be read: {e}")))?;
+        let listed = self.mcp().server_resource(&call.server, &uri).and_then(|r| r.ui);
+        let page = resource::page_from(&uri, listed.as_ref(), read).map_err(AppError::refused)?;
+        let policy = csp::policy(page.ui.as_ref());
+        tracing::info!(
+            server = %call.server, uri = %uri, csp = %policy.header,
+            refused = policy.refused.len(), "an app's page opens"
+        );
+        let place = AppPlace {
+            server: call.server.clone(),
+            tool: call.tool.clone(),
+            conversation_id,
+            message_id: call.message_id,
+            call_id: call.id.clone(),
+            resource_uri: uri,
+        };
+        let served = ServedPage { html: page.html, csp: policy.header };
+        let (session, token) = self.app_sessions().open(place, served, Instant::now());
+        Ok(AppOpen {
+            session,
+            token,
+            app_name: tool.title.clone().unwrap_or_else(|| tool.name.clone()),
+            tool: tool_json(&tool),
+            tool_input: call.arguments.clone(),
+            tool_result: call
+                .output
+                .as_ref()
+                .filter(|_| call.status != ToolCallStatus::Denied)
+                .map(result_json),
+            prefers_border: page.ui.as_ref().and_then(|u| u.prefers_border),
+            connect_domains: policy.connect,
+            resource_domains: policy.resources,
+            refused_domains: policy.refused,
+        })
+    }
+
+    /// The page for a frame's token, once.
+    pub fn app_page(&self, token: &str) -> Option<ServedPage> {
+        self.app_sessions().take_page(token, Instant::now())
+    }
+
+    /// Closes an app's session: its calls and questions are cancelled.
+    pub fn close_app(&self, session: &str) {
+        self.app_sessions().close(session);
+    }
+
+    /// One request from an app, for its own server only.
+    pub async fn app_request(&self, session: &str, method: &str, params: Value) -> Result<Value, AppError> {
+        let place = self.app_sessions().place(session)?;
+        let params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            _ => return Err(AppError::invalid("the parameters must be an object")),
+        };
+        match method {
+            "tools/call" => self.app_tool_call(session, &place, &params).await,
+            "tools/list" => {
+                let tools: Vec<Value> = self
+                    .mcp()
+                    .server_tools(&place.server)
+                    .iter()
+                    .filter(|t| t.ui.as_ref().is_none_or(|u| u.app))
+                    .map(tool_json)
+                    .collect();
+                Ok(json!({ "tools": tools }))
+            }
+            "resources/read" => {
+                self.app_sessions().admit_read(session, Instant::now())?;
+                let uri = params
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| AppError::invalid("uri is missing"))?;
+                let read = self
+                    .mcp()
+                    .read_resource_raw(&place.server, uri)
+                    .await
+                    .map_err(|e| AppError::refused(e.to_string()))?;
+                let value = serde_json::to_value(read).map_err(|e| AppError::refused(e.to_string()))?;
+                if value.to_string().len() > MAX_READ_BYTES {
+                    return Err(AppError::refused("the resource is larger than an app may read"));
+                }
+                Ok(value)
+            }
+            "resources/list" => {
+                let resources = self
+                    .mcp()
+                    .list()
+                    .into_iter()
+                    .find(|s| s.config.name == place.server)
+                    .map(|s| s.resources)
+                    .unwrap_or_default();
+                let listed: Vec<Value> = resources
+                    .iter()
+                    .map(|r| json!({ "uri": r.uri, "name": r.name, "description": r.description, "mimeType": r.mime_type }))
+                    .collect();
+                Ok(json!({ "resources": listed }))
+            }
+            "notifications/message" => {
+                if self.app_sessions().admit_log(session, Instant::now()) {
+                    let level = params.get("level").and_then(Value::as_str).unwrap_or("info");
+                    let mut data = params.get("data").map(Value::to_string).unwrap_or_default();
+                    if let Some((cut, _)) = data.char_indices().nth(MAX_LOG_CHARS) {
+                        data.truncate(cut);
+                    }
+                    tracing::info!(target: "mcp", server = %place.server, app = %place.resource_uri, level, "app log: {data}");
+                }
+                Ok(json!({}))
+            }
+            other => Err(AppError::not_found(format!("Perch does not answer {other:?} from an app"))),
+        }
+    }
+
+    async fn app_tool_call(
+        &self,
+        session: &str,
+        place: &AppPlace,
+        params: &Map<String, Value>,
+    ) -> Result<Value, AppError> {
+        let name =
+            params.get("name").and_then(Value::as_str).ok_or_else(|| AppError::invalid("name is missing"))?;
+        let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        if arguments.to_string().len() > MAX_ARGUMENTS_BYTES {
+            return Err(AppError::invalid("the arguments are too large"));
+        }
+        let tool = self
+            .mcp()
+            .server_tool(&place.server, name)
+            .ok_or_else(|| AppError::not_found(format!("{} has no tool named {name:?}", place.server)))?;
+        if tool.ui.as_ref().is_some_and(|u| !u.app) {
+            return Err(AppError::refused(format!("{name} may not be called by an app (its visibility)")));
+        }
+        check_arguments(&tool.input_schema, &arguments).map_err(AppError::invalid)?;
+        let _slot = self.app_sessions().admit_call(session, Instant::now())?;
+        let cancel = self.app_sessions().cancel_token(session)?;
+        let settings = self.settings().get().await;
+        let app_name = self
+            .mcp()
+            .server_tool(&place.server, &place.tool)
+            .and_then(|t| t.title)
+            .unwrap_or_else(|| place.tool.clone());
+        let run_id = format!("app:{session}");
+        let calls = CallContext {
+            engine: self,
+            settings: &settings.tools,
+            conversation_id: &place.conversation_id,
+            message_id: place.message_id,
+            run_id: &run_id,
+            cancel: &cancel,
+            sink: &Unseen,
+            extra_rules: &[],
+            app: Some(&app_name),
+        };
+        // The question goes on the card the app lives in.
+        let record = ToolCallRecord {
+            id: place.call_id.clone(),
+            call_id: String::new(),
+            message_id: place.message_id,
+            round: 0,
+            text_offset: 0,
+            server: place.server.clone(),
+            tool: name.to_owned(),
+            arguments: arguments.clone(),
+            status: ToolCallStatus::Pending,
+            output: None,
+            duration_ms: None,
+            created_at: crate::store::now_ms(),
+        };
+        let offered =
+            OfferedTool { name: model_name(&place.server, name), server: place.server.clone(), tool };
+        let gate = calls.gate(&record, &offered).await;
+        self.app_sessions().answered(session, matches!(gate, Gate::Refuse(_)));
+        if let Gate::Refuse(reason) = gate {
+            tracing::info!(server = %place.server, tool = name, app = %app_name, "an app's call was refused");
+            return Err(AppError::refused(reason));
+        }
+        tracing::info!(server = %place.server, tool = name, app = %app_name, "an app calls a tool");
+        let origin = calls.origin(&record);
+        let result = self
+            .mcp()
+            .call_tool_from(&origin, &place.server, name, arguments.as_object().cloned(), &cancel, None)
+            .await;
+        match result {
+            Ok(output) => Ok(result_json(&output)),
+            Err(CallError::Cancelled) => {
+                Err(AppError::refused("the call was cancelled (the app was closed)"))
+            }
+            Err(e) => Err(AppError::refused(format!("the tool could not run: {e}"))),
+        }
+    }
+}

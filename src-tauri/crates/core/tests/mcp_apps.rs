@@ -1,0 +1,226 @@
+#![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
+//! MCP Apps at the engine's level, against real servers over stdio: the official SDK's example
+//! (`@modelcontextprotocol/server-basic-vanillajs`, its `get-time` tool and page) and the
+//! hostile test server (tests/e2e/lib/mcp-apps/hostile-server.mjs, on the official SDK). The
+//! extension is offered to a server only while its apps are on; a tool only its app may call is
+//! never offered to the model; a card's app opens with its page served once under a checked
+//! policy; the app's own calls go through the approval gate on its card, naming it, reach only
+//! its own server and only tools whose visibility includes apps, and an app refused three times
+//! in a row is not asked about again.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use perch_core::Engine;
+use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
+use perch_core::paths::{DataDir, DataDirSource, Resolved};
+use perch_core::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question, QuestionChange};
+use perch_core::settings::BaseUrl;
+use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use serde_json::{Value, json};
+
+struct Quiet;
+impl TurnSink for Quiet {
+    fn send(&self, _: TurnEvent) {}
+}
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    engine: Engine,
+    fake: FakeLlm,
+    /// Approval questions the "user" was asked, in order.
+    asked: Arc<Mutex<Vec<ApprovalQuestion>>>,
+    /// What the "user" answers.
+    choice: Arc<Mutex<ApprovalChoice>>,
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+async fn setup() -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let clock = repo().join("node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
+    let hostile = repo().join("tests/e2e/lib/mcp-apps/hostile-server.mjs");
+    let servers = json!({
+        "clock": { "command": "node", "args": [clock, "--stdio"] },
+        // The listener is never reached here: no page runs in these tests.
+        "hostile": { "command": "node", "args": [hostile, "--listener", "http://127.0.0.1:9"] },
+    });
+    std::fs::write(data.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
+    let engine = Engine::start(dir).await.unwrap();
+    engine.terminal().set_enabled(false);
+    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
+    let url = BaseUrl::try_from(fake.url()).unwrap();
+    engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
+    engine.start_mcp_servers().await;
+    for server in ["clock", "hostile", "demo"] {
+        engine.mcp().ensure_connected(server, Duration::from_secs(30)).await.unwrap();
+    }
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let choice = Arc::new(Mutex::new(ApprovalChoice::Once));
+    let mut changes = engine.questions().subscribe();
+    let (questions, log, answer) = (engine.questions().clone(), asked.clone(), choice.clone());
+    tokio::spawn(async move {
+        while let Ok(event) = changes.recv().await {
+            if let QuestionChange::Asked(ask) = event
+                && let Question::ToolApproval(q) = &ask.question
+            {
+                log.lock().unwrap().push(q.clone());
+                let choice = *answer.lock().unwrap();
+                let _ = questions.answer(ask.id, Answer::Approval { choice });
+            }
+        }
+    });
+    Setup { _tmp: tmp, engine, fake, asked, choice }
+}
+
+/// Has the model call `tool` once (approved), and returns the card's call id.
+async fn model_calls(s: &Setup, tool: &str, question: &str) -> String {
+    s.fake.push(Script {
+        steps: vec![
+            Step::ToolCall { name: tool.into(), arguments: json!({}) },
+            Step::Finish { reason: None },
+        ],
+        token_delay_ms: 0,
+    });
+    s.fake.push(Script::answer("Done."));
+    let request = TurnRequest {
+        conversation_id: None,
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Ask {
+            text: question.into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
+        run_id: None,
+    };
+    let answer = run_turn(&s.engine, request, &Quiet).await.unwrap();
+    let calls = s.engine.store().tool_calls_of_message(answer.id).await.unwrap();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    calls[0].id.clone()
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn a_cards_app_opens_once_and_its_calls_go_through_the_gate_on_that_card() {
+    let s = setup().await;
+    // What the servers list: the interface, and visibility.
+    let get_time = s.engine.mcp().server_tool("clock", "get-time").unwrap();
+    assert_eq!(get_time.ui.as_ref().unwrap().resource_uri.as_deref(), Some("ui://get-time/mcp-app.html"));
+    let offered: Vec<String> =
+        s.engine.mcp().tools().into_iter().map(|(server, t)| format!("{server}:{}", t.name)).collect();
+    assert!(offered.contains(&"clock:get-time".to_owned()));
+    assert!(offered.contains(&"hostile:model_only".to_owned()));
+    assert!(
+        !offered.contains(&"hostile:app_only_secret".to_owned()),
+        "an app-only tool is never offered to a model"
+    );
+    assert!(s.engine.mcp().server_tool("hostile", "app_only_secret").is_some());
+
+    let card = model_calls(&s, "clock__get-time", "What time is it on the server?").await;
+    let opened = s.engine.open_app(&card).await.unwrap();
+    assert_eq!(opened.app_name, "Get Time", "the tool's title");
+    assert!(
+        opened.tool_result.as_ref().unwrap()["structuredContent"]["time"].is_string(),
+        "the page reads structuredContent"
+    );
+    assert!(opened.connect_domains.is_empty() && opened.refused_domains.is_empty());
+    let page = s.engine.app_page(&opened.token).unwrap();
+    assert!(page.html.contains("get-time-btn"), "the SDK example's page");
+    assert!(page.csp.starts_with("default-src 'none'") && page.csp.contains("connect-src 'none'"));
+    assert!(s.engine.app_page(&opened.token).is_none(), "served once");
+
+    // The app calls its tool: asked on its card, naming the app, then run.
+    let before = s.asked.lock().unwrap().len();
+    let result =
+        s.engine.app_request(&opened.session, "tools/call", json!({ "name": "get-time" })).await.unwrap();
+    assert!(result["structuredContent"]["time"].is_string(), "{result}");
+    let asked = s.asked.lock().unwrap()[before..].to_vec();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].call_id, card, "the question is on the app's card");
+    assert_eq!(asked[0].app.as_deref(), Some("Get Time"));
+    assert_eq!((asked[0].server.as_str(), asked[0].tool.as_str()), ("clock", "get-time"));
+
+    // Only its own server's tools, never another's.
+    let other = s
+        .engine
+        .app_request(&opened.session, "tools/call", json!({ "name": "add", "arguments": { "a": 1, "b": 2 } }))
+        .await;
+    assert_eq!(other.unwrap_err().code, -32601, "the demo server's add is out of its reach");
+    let listed = s.engine.app_request(&opened.session, "tools/list", json!({})).await.unwrap();
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 1);
+    let junk = s.engine.app_request(&opened.session, "tools/call", json!(["get-time"])).await;
+    assert_eq!(junk.unwrap_err().code, -32602);
+    let unknown = s.engine.app_request(&opened.session, "sampling/createMessage", json!({})).await;
+    assert_eq!(unknown.unwrap_err().code, -32601);
+
+    // Closed: nothing more.
+    s.engine.close_app(&opened.session);
+    let after = s.engine.app_request(&opened.session, "tools/call", json!({ "name": "get-time" })).await;
+    assert!(after.unwrap_err().message.contains("closed"));
+}
+
+#[tokio::test]
+async fn visibility_and_refusals_bound_what_an_app_may_call() {
+    let s = setup().await;
+    let card = model_calls(&s, "hostile__attack_network", "Run network").await;
+    let opened = s.engine.open_app(&card).await.unwrap();
+    // Its loopback origins were asked for and refused.
+    assert!(opened.connect_domains.is_empty());
+    assert!(
+        opened.refused_domains.iter().any(|r| r.entry == "http://127.0.0.1:9"),
+        "{:?}",
+        opened.refused_domains
+    );
+    let call = |name: &str| s.engine.app_request(&opened.session, "tools/call", json!({ "name": name }));
+
+    let secret = call("app_only_secret").await.unwrap();
+    assert_eq!(text_of(&secret), "secret-ran", "an app-only tool runs for its app");
+    let model_only = call("model_only").await.unwrap_err();
+    assert!(model_only.message.contains("visibility"), "{model_only:?}");
+
+    // Three refusals in a row: the fourth is not asked about.
+    *s.choice.lock().unwrap() = ApprovalChoice::Deny;
+    for _ in 0..3 {
+        assert!(call("app_only_secret").await.unwrap_err().message.contains("declined"));
+    }
+    let asked = s.asked.lock().unwrap().len();
+    let fourth = call("app_only_secret").await.unwrap_err();
+    assert!(fourth.message.contains("3 calls from this app in a row"), "{fourth:?}");
+    assert_eq!(s.asked.lock().unwrap().len(), asked, "not asked again");
+}
+
+#[tokio::test]
+async fn a_server_whose_apps_are_off_is_not_told_and_its_cards_show_text() {
+    let s = setup().await;
+    let capability = |s: &Setup| {
+        let mcp = s.engine.mcp().clone();
+        async move {
+            let cancel = tokio_util::sync::CancellationToken::new();
+            mcp.call_tool("hostile", "capability", None, &cancel, None).await.unwrap().text
+        }
+    };
+    assert_eq!(capability(&s).await, r#"{"apps":true}"#);
+    s.engine.settings().update(|st| st.tools.apps_off = vec!["hostile".into()]).await.unwrap();
+    s.engine.apply_apps_setting().await;
+    s.engine.mcp().ensure_connected("hostile", Duration::from_secs(30)).await.unwrap();
+    assert_eq!(capability(&s).await, r#"{"apps":false}"#, "restarted without the extension");
+
+    let card = model_calls(&s, "hostile__echo_app", "Run echo").await;
+    let refused = s.engine.open_app(&card).await.unwrap_err();
+    assert!(refused.message.contains("turned off"), "{refused:?}");
+    // The clock's apps are still on.
+    s.engine.mcp().ensure_connected("clock", Duration::from_secs(30)).await.unwrap();
+    let clock = model_calls(&s, "clock__get-time", "What time is it on the server?").await;
+    assert!(s.engine.open_app(&clock).await.is_ok());
+}

@@ -1,0 +1,53 @@
+//! A tool card's app (MCP Apps): open it, relay its requests to its own server, close it. The
+//! frame itself never calls these: the page's bridge (`ui/src/lib/mcpApps`) does, after checking
+//! each message; these commands check again against the session.
+
+use perch_core::agent::app_calls::AppOpen;
+use perch_core::mcp::apps::sessions::AppError;
+use serde::Serialize;
+use serde_json::Value;
+use tauri::{AppHandle, State};
+
+use crate::error::CommandResult;
+use crate::state::AppState;
+
+/// An opened app and the address its frame loads (once).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AppFrame {
+    pub app: AppOpen,
+    pub url: String,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_app_open(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    call_id: String,
+) -> CommandResult<Result<AppFrame, AppError>> {
+    let engine = state.engine()?;
+    let opened = engine.open_app(&call_id).await;
+    if opened.is_ok() {
+        crate::apps::watch_memory(&app);
+    }
+    Ok(opened.map(|app| AppFrame { url: crate::apps::frame_url(&app.token), app }))
+}
+
+/// One request from an app; its answer or its JSON-RPC error.
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_app_request(
+    state: State<'_, AppState>,
+    session: String,
+    method: String,
+    params: Value,
+) -> CommandResult<Result<Value, AppError>> {
+    Ok(state.engine()?.app_request(&session, &method, params).await)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn mcp_app_close(state: State<'_, AppState>, session: String) -> CommandResult<()> {
+    state.engine()?.close_app(&session);
+    Ok(())
+}

@@ -1,0 +1,266 @@
+// MCP Apps in the real app: a tool's own interface shown in its card, from real servers over
+// stdio. The official SDK's example server (`server-basic-vanillajs`, its `get-time` tool and
+// page) renders in a sandboxed frame; its button calls the server's tool through the approval
+// card, which names the app, and the answer lands in the frame; its message goes to the message
+// box (never sent) and its link is asked about. A hostile server's pages then try to leave the
+// frame: the window, Perch's DOM and IPC, the network (a loopback listener records any request
+// that got out), navigation, and floods of messages and memory. Each is asserted to fail, beside
+// the control that the same frame's own work succeeded.
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, it } from "node:test";
+import { freshDataDir, launch, screenshot, sleep, startFakeLlm, waitFor } from "../lib/harness.js";
+import { startLoopback } from "../lib/loopback.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..", "..", "..");
+const VANILLA = join(root, "node_modules", "@modelcontextprotocol", "server-basic-vanillajs", "dist", "index.js");
+const HOSTILE = join(here, "..", "lib", "mcp-apps", "hostile-server.mjs");
+
+describe("MCP apps", () => {
+  let fake;
+  let session;
+  let listener;
+  let dataDir;
+  const $ = (s) => session.browser.$(s);
+  const $$ = (s) => session.browser.$$(s);
+
+  before(async () => {
+    fake = await startFakeLlm("ollama");
+    listener = await startLoopback();
+    dataDir = freshDataDir();
+    writeFileSync(
+      join(dataDir, "mcp_servers.json"),
+      JSON.stringify({
+        mcpServers: {
+          clock: { command: process.execPath, args: [VANILLA, "--stdio"] },
+          hostile: { command: process.execPath, args: [HOSTILE, "--listener", listener.url] },
+        },
+      }),
+    );
+    session = await launch(dataDir, { OLLAMA_HOST: fake.host, PERCH_KEY_STORE: "file" });
+  });
+  after(async () => {
+    await session?.close();
+    fake?.stop();
+    await listener?.close();
+  });
+
+  /** A new chat: the previous one's apps are torn down when it is left (at most four run). */
+  async function newChat() {
+    // The shortcut is the window's: the focus may be in an app's frame, which keeps its keys.
+    await (await $('textarea[aria-label="Message"]')).click();
+    await session.browser.keys(["Control", "n"]);
+    await waitFor(async () => (await $$("section.tool-card")).length === 0, "an empty chat");
+  }
+
+  async function ask(text, toolCalls) {
+    await fake.script({ steps: [...toolCalls.map(([name, args]) => ({ type: "tool_call", name, arguments: args ?? {} })), { type: "finish" }] });
+    await fake.script({ steps: [{ type: "text", text: "Here it is." }, { type: "finish" }] });
+    const box = await $('textarea[aria-label="Message"]');
+    await box.waitForEnabled();
+    await box.setValue(text);
+    await session.browser.keys("Enter");
+  }
+
+  /** Allows the pending question on the card of `tool`, looked up afresh (React re-renders). */
+  async function allowOnCard(label) {
+    await waitFor(async () => {
+      const group = await $(`section.tool-card[aria-label="${label}"] [aria-label="Approve this tool call"]`);
+      if (!(await group.isExisting())) return false;
+      const button = await group.$("button=Allow once");
+      if (!(await button.isExisting()) || !(await button.isEnabled())) return false;
+      await button.click();
+      return true;
+    }, `the approval on ${label}`, 30_000);
+  }
+
+  /** Runs `fn` inside the app frame of the card labelled `label`, and comes back out. */
+  async function inFrame(label, fn) {
+    const frame = await $(`section.tool-card[aria-label="${label}"] .app-frame iframe`);
+    await frame.waitForExist({ timeout: 30_000 });
+    await session.browser.switchFrame(frame);
+    try {
+      return await fn();
+    } finally {
+      await session.browser.switchFrame(null);
+    }
+  }
+
+  /** The window's document (the route after `#` changes with the chat). */
+  const topUrl = async () => (await session.browser.getUrl()).split("#")[0];
+
+  it("shows the clock's own page in its card, and its button calls the server through the approval card", async () => {
+    // Both servers connected (they start after the first paint), so their tools are offered.
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=MCP')).click();
+    for (const name of ["clock", "hostile"]) {
+      await waitFor(async () => (await (await $(`[data-testid="status-${name}"]`)).getText()) === "connected", `${name} to connect`, 30_000);
+    }
+    await (await $('a[aria-label="Chat"]')).click();
+    await waitFor(async () => (await (await $('select[aria-label="Model"]')).getValue()) !== "", "a model");
+    const home = await topUrl();
+    await ask("What time is it on the server?", [["clock__get-time"]]);
+    await allowOnCard("Tool clock:get-time");
+    // The frame got the tool's result (the page writes it in place of "Loading...").
+    let first = "";
+    await inFrame("Tool clock:get-time", async () => {
+      await waitFor(async () => {
+        first = await (await $("#server-time")).getText();
+        return first !== "" && !first.includes("Loading");
+      }, "the result in the app");
+    });
+    assert.match(first, /\d{4}-\d{2}-\d{2}T/, "an ISO time from the server");
+    await screenshot("mcp-app-clock");
+
+    // The app's own call: asked on the same card, naming the app.
+    await sleep(1100); // the next second, so the answer differs
+    await inFrame("Tool clock:get-time", async () => (await $("#get-time-btn")).click());
+    const approval = await $('section.tool-card[aria-label="Tool clock:get-time"] [aria-label="Approve this tool call"]');
+    await approval.waitForExist({ timeout: 15_000 });
+    assert.match(await approval.getText(), /app in this answer wants to run get-time from clock/);
+    await allowOnCard("Tool clock:get-time");
+    await inFrame("Tool clock:get-time", async () => {
+      await waitFor(async () => {
+        const now = await (await $("#server-time")).getText();
+        return now !== first && /\d{4}-\d{2}-\d{2}T/.test(now);
+      }, "the app's own call to answer");
+    });
+    assert.equal(await topUrl(), home, "the window stayed on Perch's page");
+  });
+
+  it("puts the app's message in the message box without sending it, and asks before opening its link", async () => {
+    const before = (await fake.requests()).length;
+    await inFrame("Tool clock:get-time", async () => {
+      const text = await $("#message-text");
+      await text.setValue("Remind me at noon");
+      await (await $("#send-message-btn")).click();
+    });
+    await (await $("button=Put in message box")).click();
+    await waitFor(async () => (await (await $('textarea[aria-label="Message"]')).getValue()).includes("Remind me at noon"), "the message in the box");
+    await sleep(500);
+    assert.equal((await fake.requests()).length, before, "nothing was sent to the model");
+    await (await $('textarea[aria-label="Message"]')).clearValue();
+
+    await inFrame("Tool clock:get-time", async () => (await $("#open-link-btn")).click());
+    const consent = await $('[aria-label="The app wants to open a link"]');
+    await consent.waitForExist({ timeout: 10_000 });
+    assert.match(await consent.getText(), /wants to open https:\/\/modelcontextprotocol\.io\//);
+    await (await $("button=Don't open")).click();
+    await consent.waitForExist({ reverse: true, timeout: 5_000 });
+  });
+
+  /** Calls one attack tool and returns what its page saw (its #result). */
+  async function attack(name) {
+    await newChat();
+    await ask(`Run ${name}`, [[`hostile__attack_${name}`]]);
+    const label = `Tool hostile:attack_${name}`;
+    await allowOnCard(label);
+    let seen = null;
+    await inFrame(label, async () => {
+      await waitFor(async () => {
+        const text = await (await $("#result")).getText().catch(() => "pending");
+        if (text === "pending" || text === "") return false;
+        seen = JSON.parse(text);
+        return true;
+      }, `the ${name} page to finish`, 20_000);
+    });
+    return seen;
+  }
+
+  it("keeps a hostile app inside its frame: no window, DOM, IPC, navigation or network", async () => {
+    const home = await topUrl();
+    const theme = await session.browser.execute(() => document.documentElement.dataset.theme ?? "");
+    for (const name of ["top-nav", "parent-dom", "tauri-globals", "network", "self-nav"]) {
+      const seen = await attack(name);
+      assert.notEqual(seen?.outcome, "succeeded", `${name}: ${JSON.stringify(seen)}`);
+      if (name === "tauri-globals") {
+        // WebKit's channel to the IPC handler is visible in frames; Perch makes it inert.
+        assert.match(seen.detail["webkit.messageHandlers.ipc"], /^(absent|inert)$/);
+      }
+      if (name === "network") {
+        // The loopback origin it declared was refused, and the card says so.
+        const card = await $('section.tool-card[aria-label="Tool hostile:attack_network"]');
+        assert.match(await card.getProperty("textContent"), /which Perch does not allow/);
+      }
+    }
+    await sleep(1500); // the self-navigation fires after 200 ms; loads after the page finished
+    assert.deepEqual(listener.requests, [], "no request reached the loopback listener");
+    assert.deepEqual(listener.wsAttempts, [], "no WebSocket reached the loopback listener");
+    assert.equal(await topUrl(), home, "the window is still on Perch's page");
+    assert.equal(await session.browser.execute(() => document.documentElement.dataset.theme ?? ""), theme, "the theme is unchanged");
+    // The frame had no IPC of its own: nothing it forged reached a command.
+    const logs = readdirSync(join(dataDir, "logs"), { withFileTypes: true })
+      .filter((f) => f.isFile())
+      .map((f) => readFileSync(join(dataDir, "logs", f.name), "utf8"))
+      .join("\n");
+    assert.doesNotMatch(logs, /theme set|set_theme/i);
+    // WebKit itself keeps the frame from loading http: (the listener saw nothing); a page of
+    // Perch's own app scheme with a token it never gave out is refused by Perch's policy.
+    assert.match(logs, /a navigation away from Perch's pages was stopped url=perch-app:\/\/localhost\/(ab){16}/);
+  });
+
+  it("refuses an app's call to a tool only the model may call, and lets it call its app-only tool", async () => {
+    await newChat();
+    await ask("Run tool-call", [["hostile__attack_tool-call"]]);
+    const label = "Tool hostile:attack_tool-call";
+    await allowOnCard(label);
+    // The page calls the app-only tool first: asked on the card, naming the app.
+    await allowOnCard(label);
+    let seen;
+    await inFrame(label, async () => {
+      await waitFor(async () => {
+        const text = await (await $("#result")).getText().catch(() => "pending");
+        if (!text.includes("model_only")) return false;
+        seen = text;
+        return true;
+      }, "the tool-call page to finish", 30_000);
+    });
+    assert.match(seen, /secret-ran/, "the app-only tool ran for its app");
+    assert.doesNotMatch(seen, /model-only-ran/, "a model-only tool is refused to an app");
+    assert.match(seen, /visibility/);
+  });
+
+  it("stops an app that floods, and the window keeps working", async () => {
+    await newChat();
+    await ask("Run flood", [["hostile__attack_flood"]]);
+    await allowOnCard("Tool hostile:attack_flood");
+    const note = await $('section.tool-card[aria-label="Tool hostile:attack_flood"] .app-frame.note');
+    await note.waitForExist({ timeout: 20_000 });
+    assert.match(await note.getProperty("textContent"), /too many messages/);
+    const box = await $('textarea[aria-label="Message"]');
+    await box.setValue("still here");
+    assert.equal(await box.getValue(), "still here", "the page still answers");
+    await box.clearValue();
+  });
+
+  it("stops an app that grows without bound", async () => {
+    await newChat();
+    await ask("Run memory", [["hostile__attack_memory"]]);
+    await allowOnCard("Tool hostile:attack_memory");
+    const note = await $('section.tool-card[aria-label="Tool hostile:attack_memory"] .app-frame.note');
+    await note.waitForExist({ timeout: 60_000 });
+    assert.match(await note.getProperty("textContent"), /too much memory/);
+  });
+
+  it("shows the result as text when apps are off, and the server is told so", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Tools')).click();
+    const apps = await $("label*=Show the apps tool servers send");
+    await apps.waitForExist();
+    await (await apps.$("input")).click();
+    await (await $('a[aria-label="Chat"]')).click();
+    // The servers restart without the extension; the hostile server echoes what it was told.
+    await sleep(1500);
+    await ask("Were apps offered?", [["hostile__capability"]]);
+    await allowOnCard("Tool hostile:capability");
+    const card = await $('section.tool-card[aria-label="Tool hostile:capability"]');
+    await waitFor(async () => (await card.getText()).includes("done"), "the capability call");
+    await (await card.$("button=Show result")).click();
+    assert.match(await card.getText(), /"apps":\s*false/);
+    assert.equal(await (await $$(".app-frame iframe")).length, 0, "no app frame is left");
+    assert.ok(existsSync(join(dataDir, "logs")));
+  });
+});

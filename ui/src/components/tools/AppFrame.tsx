@@ -1,0 +1,295 @@
+// A tool's own interface (MCP Apps) inside its card: a sandboxed frame with an opaque origin,
+// its page served once by the `perch-app:` scheme with the policy its server declared, and
+// the host side of the app's bridge (lib/mcpApps/bridge.ts). What the app asks that reaches
+// the user (a link to open, a message to put in the box) is asked about here, in the card;
+// its tool calls are asked about by the engine on the same card, like the model's.
+import { useEffect, useRef, useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
+import type { AppFrame as OpenedApp, ToolCallRecord, Value } from "../../bindings";
+import { call as invoke, commands, errorMessage, events } from "../../ipc";
+import { announce } from "../../lib/announce";
+import { AppSession, BridgeRouter, type HostHandlers, type StopReason } from "../../lib/mcpApps/bridge";
+import { PUT_IN_COMPOSER } from "../../lib/shortcuts";
+
+/** One listener for every frame in the page. */
+const router = new BridgeRouter();
+/** The most apps running at once; a card beyond it offers "Show app". */
+const MAX_LIVE = 4;
+let live = 0;
+
+type Stopped = StopReason | "memory" | "turned_off" | "failed";
+
+type Consent =
+  | { kind: "link"; url: string; settle: (opened: boolean) => void }
+  | { kind: "message"; text: string; settle: (placed: boolean) => void };
+
+/** A request to the engine for this session; its JSON-RPC error is thrown as is. */
+async function request(session: string, method: string, params: Record<string, unknown>): Promise<unknown> {
+  const reply = await invoke(commands.mcpAppRequest(session, method, params as Value));
+  if ("Err" in reply && reply.Err) throw reply.Err;
+  return reply.Ok;
+}
+
+function isWebLink(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === "https:" || u.protocol === "http:" || u.protocol === "mailto:";
+  } catch {
+    return false;
+  }
+}
+
+/** The host context an app is told about: Perch's look, language and the frame's room. */
+function hostContext(app: OpenedApp["app"], callId: string, width: number, large: boolean) {
+  const theme = document.documentElement.dataset.theme ?? (window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light");
+  const style = getComputedStyle(document.documentElement);
+  const variable = (name: string) => style.getPropertyValue(name).trim();
+  return {
+    toolInfo: { id: callId, tool: app.tool },
+    theme,
+    styles: {
+      variables: {
+        "--color-background-primary": variable("--surface"),
+        "--color-background-secondary": variable("--surface-2"),
+        "--color-text-primary": variable("--text"),
+        "--color-text-secondary": variable("--muted"),
+        "--color-border-primary": variable("--border"),
+        "--font-sans": style.fontFamily,
+      },
+    },
+    displayMode: large ? "fullscreen" : "inline",
+    availableDisplayModes: ["inline", "fullscreen"],
+    containerDimensions: { width, maxHeight: large ? window.innerHeight : 600 },
+    locale: document.documentElement.lang || navigator.language,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    // eslint-disable-next-line lingui/no-unlocalized-strings -- a product name, not a sentence
+    userAgent: "Perch",
+    platform: "desktop",
+    deviceCapabilities: { touch: false, hover: true },
+  };
+}
+
+/** Mounts the app once the card asks; the text result stays reachable beside it. */
+export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowText: () => void }) {
+  const { t } = useLingui();
+  const [opened, setOpened] = useState<OpenedApp | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [stopped, setStopped] = useState<Stopped | null>(null);
+  const [waiting, setWaiting] = useState(() => live >= MAX_LIVE);
+  const [height, setHeight] = useState(120);
+  const [large, setLarge] = useState(false);
+  const [consent, setConsent] = useState<Consent | null>(null);
+  const frame = useRef<HTMLIFrameElement>(null);
+  const session = useRef<AppSession | null>(null);
+  const container = useRef<HTMLDivElement>(null);
+
+  // Open: the engine checks the page and mints its one-time address.
+  useEffect(() => {
+    if (waiting) return;
+    let cancelled = false;
+    live += 1;
+    void invoke(commands.mcpAppOpen(call.id)).then(
+      (reply) => {
+        if (cancelled) {
+          if (reply.Ok) void invoke(commands.mcpAppClose(reply.Ok.app.session)).catch(() => {});
+          return;
+        }
+        if (reply.Ok) setOpened(reply.Ok);
+        else setFailure(reply.Err?.message ?? "");
+      },
+      (e: unknown) => !cancelled && setFailure(errorMessage(e)),
+    );
+    return () => {
+      cancelled = true;
+      live -= 1;
+    };
+  }, [call.id, waiting]);
+
+  // The bridge, once the frame exists: routed by the frame's window, answered through the engine.
+  useEffect(() => {
+    const target = frame.current?.contentWindow;
+    if (!opened || !target) return;
+    const { app } = opened;
+    const id = app.session;
+    const stop = (reason: Stopped) => {
+      session.current?.stop("closed");
+      setStopped(reason);
+      void invoke(commands.mcpAppClose(id)).catch(() => {});
+    };
+    const handlers: HostHandlers = {
+      callTool: (name, args) => request(id, "tools/call", { name, arguments: args }),
+      listTools: () => request(id, "tools/list", {}),
+      readResource: (uri) => request(id, "resources/read", { uri }),
+      listResources: () => request(id, "resources/list", {}),
+      openLink: (url) =>
+        isWebLink(url) ? new Promise<boolean>((settle) => setConsent({ kind: "link", url, settle })) : Promise.resolve(false),
+      message: (text) => new Promise<boolean>((settle) => setConsent({ kind: "message", text, settle })),
+      log: (level, data, logger) => void request(id, "notifications/message", { level, data, logger }).catch(() => {}),
+      sizeChanged: ({ height }) => setHeight(height),
+      requestDisplayMode: (mode) => {
+        const next = mode === "fullscreen";
+        setLarge(next);
+        return next ? "fullscreen" : "inline";
+      },
+      requestTeardown: () => stop("closed"),
+      stopped: (reason) => stop(reason),
+    };
+    const width = container.current?.clientWidth ?? 400;
+    const s = new AppSession({
+      post: (message) => target.postMessage(message, "*"),
+      handlers,
+      hostInfo: { name: "Perch", version: "1" },
+      hostCapabilities: {
+        openLinks: {},
+        serverTools: { listChanged: false },
+        serverResources: { listChanged: false },
+        logging: {},
+        message: { text: {} },
+        sandbox: { permissions: {}, csp: { connectDomains: app.connect_domains, resourceDomains: app.resource_domains } },
+      },
+      hostContext: hostContext(app, call.id, width, false),
+      toolInput: (app.tool_input ?? {}) as Record<string, unknown>,
+      toolResult: app.tool_result ?? undefined,
+    });
+    session.current = s;
+    const unregister = router.register(target, s);
+    const unlisten = events.mcpAppStopped.listen((e) => {
+      if (e.payload.session === id) stop(e.payload.reason);
+    });
+    return () => {
+      unregister();
+      void unlisten.then((f) => f());
+      void s.teardown().finally(() => void invoke(commands.mcpAppClose(id)).catch(() => {}));
+      session.current = null;
+    };
+  }, [opened, call.id]);
+
+  // Stopped by Perch (not closed by the user): said to screen readers as well.
+  useEffect(() => {
+    if (stopped && stopped !== "closed") announce(t`The app was stopped.`);
+  }, [stopped, t]);
+
+  // Large or not, the app hears of its new room.
+  useEffect(() => {
+    if (!opened || !session.current) return;
+    const width = container.current?.clientWidth ?? 400;
+    session.current.setHostContext(hostContext(opened.app, call.id, width, large));
+  }, [large, opened, call.id]);
+
+  // Esc leaves the large view.
+  useEffect(() => {
+    if (!large) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setLarge(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [large]);
+
+  const settle = (answer: boolean) => {
+    if (!consent) return;
+    if (answer && consent.kind === "link") void invoke(commands.openUrl(consent.url)).catch(() => {});
+    if (answer && consent.kind === "message") window.dispatchEvent(new CustomEvent(PUT_IN_COMPOSER, { detail: consent.text }));
+    consent.settle(answer);
+    setConsent(null);
+  };
+
+  const name = opened?.app.app_name ?? call.tool;
+  const server = call.server;
+  const link = consent?.kind === "link" ? consent.url : null;
+  if (waiting) {
+    return (
+      <div className="app-frame placeholder">
+        <button type="button" onClick={() => setWaiting(false)}>
+          <Trans>Show app</Trans>
+        </button>
+      </div>
+    );
+  }
+  if (failure || stopped) {
+    const why =
+      stopped === "flood"
+        ? t`The app was stopped: it sent too many messages.`
+        : stopped === "malformed"
+          ? t`The app was stopped: it kept sending messages Perch does not understand.`
+          : stopped === "memory"
+            ? t`The app was stopped: it used too much memory.`
+            : stopped === "turned_off"
+              ? t`Apps from ${server} were turned off.`
+              : stopped === "closed"
+                ? t`The app closed.`
+                : failure
+                  ? t`The app could not be shown: ${failure}`
+                  : t`The app could not be opened.`;
+    return (
+      <p className="app-frame note muted" role="status">
+        {why} <Trans>The result is shown as text.</Trans>
+      </p>
+    );
+  }
+  const refused = (opened?.app.refused_domains ?? []).map((r) => r.entry).join(", ");
+  const reaches = (opened?.app.connect_domains ?? []).join(", ");
+  return (
+    <div ref={container} className={`app-frame${large ? " large" : ""}${opened?.app.prefers_border === false ? " borderless" : ""}`}>
+      <div className="app-bar">
+        <span className="muted">{t`App: ${name}`}</span>
+        <button type="button" className="link" onClick={() => setLarge(!large)}>
+          {large ? t`Back to the chat` : t`Open large`}
+        </button>
+        <button type="button" className="link" onClick={onShowText}>
+          <Trans>Show as text</Trans>
+        </button>
+      </div>
+      {opened && (
+        <iframe
+          ref={frame}
+          src={opened.url}
+          title={t`${name}, an app from ${server}`}
+          sandbox="allow-scripts allow-forms"
+          allow=""
+          referrerPolicy="no-referrer"
+          style={large ? undefined : { height }}
+        />
+      )}
+      {!opened && <p className="muted">{t`Opening the app…`}</p>}
+      {reaches && <p className="muted small-note">{t`It may connect to ${reaches}.`}</p>}
+      {refused && <p className="muted small-note">{t`It asked for ${refused}, which Perch does not allow.`}</p>}
+      {consent?.kind === "link" && link && (
+        <div className="approval" role="group" aria-label={t`The app wants to open a link`}>
+          <p>
+            <Trans>
+              The <strong>{name}</strong> app wants to open <span className="app-url">{link}</span>
+            </Trans>
+          </p>
+          <div className="buttons">
+            <button type="button" className="primary" onClick={() => settle(true)}>
+              <Trans context="app link">Open</Trans>
+            </button>
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(link)}>
+              <Trans>Copy link</Trans>
+            </button>
+            <button type="button" onClick={() => settle(false)}>
+              <Trans>Don't open</Trans>
+            </button>
+          </div>
+        </div>
+      )}
+      {consent?.kind === "message" && (
+        <div className="approval" role="group" aria-label={t`The app suggests a message`}>
+          <p>
+            <Trans>
+              The <strong>{name}</strong> app suggests a message:
+            </Trans>
+          </p>
+          <blockquote className="app-message">{consent.text}</blockquote>
+          <div className="buttons">
+            <button type="button" className="primary" onClick={() => settle(true)}>
+              <Trans>Put in message box</Trans>
+            </button>
+            <button type="button" onClick={() => settle(false)}>
+              <Trans>Dismiss</Trans>
+            </button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
