@@ -183,6 +183,7 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	cargo bench --locked -p perch-core --bench terminal
 	cargo bench --locked -p perch-core --bench files
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh terminal_panel.mjs
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh mcp_app.mjs
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
 	cargo build --locked --release -p perch-llm
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench local
@@ -194,7 +195,7 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 bench-quick: app-debug
 	PERCH_BENCH_QUICK=1 PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/debug/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
 		xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" cargo test --locked --workspace --benches
-	for script in review_render.mjs capture_chip.mjs terminal_panel.mjs; do \
+	for script in review_render.mjs capture_chip.mjs terminal_panel.mjs mcp_app.mjs; do \
 		PERCH_APP=$(APP_DEBUG) RUNS=1 MB=5 tests/e2e/bench/run.sh $$script; \
 	done
 

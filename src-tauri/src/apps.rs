@@ -126,6 +126,16 @@ pub fn may_navigate<R: Runtime>(app: &AppHandle<R>, url: &Url) -> bool {
     allowed
 }
 
+/// The page (re)loaded: apps it showed are gone with their frames, so their sessions end.
+pub fn page_loaded<R: Runtime>(app: &AppHandle<R>) {
+    if let Ok(engine) = app.state::<AppState>().engine() {
+        let closed = engine.app_sessions().close_all();
+        if closed > 0 {
+            tracing::info!(closed, "the page reloaded: its apps' sessions are closed");
+        }
+    }
+}
+
 /// The development server (`tauri dev`).
 fn dev_server(url: &Url) -> bool {
     url.host_str() == Some("localhost") && url.port() == Some(5173)

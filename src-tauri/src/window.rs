@@ -71,6 +71,7 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         })
         .on_page_load(|window, load| {
             if load.event() == tauri::webview::PageLoadEvent::Finished {
+                crate::apps::page_loaded(window.app_handle());
                 crate::hidden_page::loaded(window.app_handle());
             }
         })

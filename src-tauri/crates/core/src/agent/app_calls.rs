@@ -86,6 +86,9 @@ impl Engine {
             .await
             .map_err(|e| AppError::refused(e.to_string()))?
             .ok_or_else(|| AppError::refused("there is no such tool call"))?;
+        if call.status != ToolCallStatus::Done {
+            return Err(AppError::refused("the tool call did not finish, so its app has nothing to show"));
+        }
         let settings = self.settings().get().await;
         if !settings.tools.apps_for(&call.server) {
             return Err(AppError::refused(format!("apps from {} are turned off", call.server)));

@@ -249,6 +249,15 @@ impl AppSessions {
         ids
     }
 
+    /// Ends every session (the page that showed them was loaded again, so their frames are gone).
+    pub fn close_all(&self) -> usize {
+        let mut inner = self.lock();
+        inner.pages.clear();
+        let sessions = std::mem::take(&mut inner.sessions);
+        sessions.values().for_each(|s| s.cancel.cancel());
+        sessions.len()
+    }
+
     pub fn open_count(&self) -> usize {
         self.lock().sessions.len()
     }
@@ -342,6 +351,10 @@ mod tests {
         assert!(sessions.close(&b));
         assert!(!sessions.close(&b));
         assert_eq!(sessions.open_count(), 0);
+        let (c, token) = sessions.open(place("c"), page(), now);
+        let cancel = sessions.cancel_token(&c).unwrap();
+        assert_eq!(sessions.close_all(), 1);
+        assert!(cancel.is_cancelled() && sessions.take_page(&token, now).is_none());
     }
 
     #[test]
