@@ -144,8 +144,11 @@ fn dev_server(url: &Url) -> bool {
 /// Stops every open app when the page's memory grows more than [`MEMORY_BUDGET`] over what it
 /// was when the first of them opened. The apps run in the page's own web process, so this
 /// whole-page figure is what can be watched; a stopped app's frame is removed by its card,
-/// which frees its memory at the next collection.
+/// which frees its memory at the next collection. Linux only: the figure is read from `/proc`
+/// (elsewhere `page_memory` has none and nothing is stopped).
 pub fn watch_memory(app: &AppHandle) {
+    // Whether a watcher runs; it decides to end while holding this, after seeing no open app,
+    // so an app opened meanwhile either is seen by it or starts a new one.
     static WATCHING: Mutex<bool> = Mutex::new(false);
     {
         let mut watching = WATCHING.lock().unwrap_or_else(|p| p.into_inner());
@@ -163,7 +166,12 @@ pub fn watch_memory(app: &AppHandle) {
             let Ok(engine) = state.engine() else { break };
             let open = engine.app_sessions().open_ids();
             if open.is_empty() {
-                break;
+                let mut watching = WATCHING.lock().unwrap_or_else(|p| p.into_inner());
+                if engine.app_sessions().open_count() == 0 {
+                    *watching = false;
+                    return;
+                }
+                continue;
             }
             let (Some(base), Some(now)) = (baseline, crate::page_process::page_memory()) else { continue };
             if now > base + MEMORY_BUDGET {
@@ -177,7 +185,6 @@ pub fn watch_memory(app: &AppHandle) {
                     engine.close_app(&session);
                     let _ = McpAppStopped { session, reason: AppStopReason::Memory }.emit(&app);
                 }
-                break;
             }
         }
         *WATCHING.lock().unwrap_or_else(|p| p.into_inner()) = false;

@@ -145,7 +145,7 @@ export const commands = {
 	mcpReadResource: (name: string, uri: string) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_read_resource", { name, uri })),
 	mcpGetPrompt: (name: string, prompt: string, values: { [key in string]: Value }) => typedError<string, CommandError>(__TAURI_INVOKE("mcp_get_prompt", { name, prompt, values })),
 	setToolSettings: (base: ToolSettings, tools: ToolSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_tool_settings", { base, tools })),
-	mcpAppOpen: (callId: string) => typedError<Result<AppFrame, AppError>, CommandError>(__TAURI_INVOKE("mcp_app_open", { callId })),
+	mcpAppOpen: (callId: string) => typedError<Result<OpenedApp, AppError>, CommandError>(__TAURI_INVOKE("mcp_app_open", { callId })),
 	/**  One request from an app; its answer or its JSON-RPC error. */
 	mcpAppRequest: (session: string, method: string, params: Value) => typedError<Result<Value, AppError>, CommandError>(__TAURI_INVOKE("mcp_app_request", { session, method, params })),
 	mcpAppClose: (session: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_app_close", { session })),
@@ -330,12 +330,6 @@ export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "eli
 export type AppError = {
 	code: number,
 	message: string,
-};
-
-/**  An opened app and the address its frame loads (once). */
-export type AppFrame = {
-	app: AppOpen,
-	url: string,
 };
 
 /**  An opened app, for its card. */
@@ -1171,6 +1165,12 @@ export type OAuthClient = {
 export type OpenQuestion = {
 	id: number,
 	question: Question,
+};
+
+/**  An opened app and the address its frame loads (once). */
+export type OpenedApp = {
+	app: AppOpen,
+	url: string,
 };
 
 /**  Where a dictation's words went. */

@@ -13,7 +13,7 @@ use crate::state::AppState;
 
 /// An opened app and the address its frame loads (once).
 #[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct AppFrame {
+pub struct OpenedApp {
     pub app: AppOpen,
     pub url: String,
 }
@@ -24,13 +24,13 @@ pub async fn mcp_app_open(
     app: AppHandle,
     state: State<'_, AppState>,
     call_id: String,
-) -> CommandResult<Result<AppFrame, AppError>> {
+) -> CommandResult<Result<OpenedApp, AppError>> {
     let engine = state.engine()?;
     let opened = engine.open_app(&call_id).await;
     if opened.is_ok() {
         crate::apps::watch_memory(&app);
     }
-    Ok(opened.map(|app| AppFrame { url: crate::apps::frame_url(&app.token), app }))
+    Ok(opened.map(|app| OpenedApp { url: crate::apps::frame_url(&app.token), app }))
 }
 
 /// One request from an app; its answer or its JSON-RPC error.

@@ -7,7 +7,7 @@
 // that got out), navigation, and floods of messages and memory. Each is asserted to fail, beside
 // the control that the same frame's own work succeeded.
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
@@ -179,6 +179,7 @@ describe("MCP apps", () => {
       if (name === "tauri-globals") {
         // WebKit's channel to the IPC handler is visible in frames; Perch makes it inert.
         assert.match(seen.detail["webkit.messageHandlers.ipc"], /^(absent|inert)$/);
+        assert.match(seen.detail["innerFrame.webkit.messageHandlers.ipc"], /^(absent|inert|threw .*)$/);
       }
       if (name === "network") {
         // The loopback origin it declared was refused, and the card says so.
@@ -251,16 +252,24 @@ describe("MCP apps", () => {
     const apps = await $("label*=Show the apps tool servers send");
     await apps.waitForExist();
     await (await apps.$("input")).click();
+    // The servers restart without the extension (told at their start).
+    await (await $('button[role="tab"]=MCP')).click();
+    await sleep(300);
+    await waitFor(async () => (await (await $('[data-testid="status-hostile"]')).getText()) === "connected", "hostile to reconnect", 30_000);
+    await waitFor(async () => (await (await $('[data-testid="status-clock"]')).getText()) === "connected", "clock to reconnect", 30_000);
     await (await $('a[aria-label="Chat"]')).click();
-    // The servers restart without the extension; the hostile server echoes what it was told.
-    await sleep(1500);
-    await ask("Were apps offered?", [["hostile__capability"]]);
+    await newChat();
+    await ask("Were apps offered, and what time is it?", [["hostile__capability"], ["clock__get-time"]]);
     await allowOnCard("Tool hostile:capability");
-    const card = await $('section.tool-card[aria-label="Tool hostile:capability"]');
-    await waitFor(async () => (await card.getText()).includes("done"), "the capability call");
-    await (await card.$("button=Show result")).click();
-    assert.match(await card.getText(), /"apps":\s*false/);
-    assert.equal(await (await $$(".app-frame iframe")).length, 0, "no app frame is left");
-    assert.ok(existsSync(join(dataDir, "logs")));
+    await allowOnCard("Tool clock:get-time");
+    const capability = await $('section.tool-card[aria-label="Tool hostile:capability"]');
+    await waitFor(async () => (await capability.getText()).includes("done"), "the capability call");
+    await (await capability.$("button=Show result")).click();
+    assert.match(await capability.getText(), /"apps":\s*false/);
+    // The clock's card, whose tool has a page, shows its result as text and no frame.
+    const clock = await $('section.tool-card[aria-label="Tool clock:get-time"]');
+    await waitFor(async () => (await clock.getText()).includes("done"), "the clock's call");
+    await (await clock.$("button=Show result")).waitForExist();
+    assert.equal((await $$(".app-frame iframe")).length, 0, "no app frame");
   });
 });

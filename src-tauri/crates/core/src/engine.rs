@@ -62,6 +62,8 @@ struct Inner {
     terminal: Arc<crate::terminal::Terminal>,
     /// The tool cards' apps open now (MCP Apps).
     apps: Arc<crate::mcp::apps::sessions::AppSessions>,
+    /// Apps' pages already read.
+    app_pages: crate::mcp::apps::cache::PageCache,
     google: crate::google::Connection,
     /// The Google connection under way (one at a time): how to cancel it, and Google's page.
     google_connecting: Mutex<Option<(tokio_util::sync::CancellationToken, String)>>,
@@ -128,6 +130,7 @@ impl Engine {
             control: Arc::default(),
             terminal,
             apps: Arc::default(),
+            app_pages: Default::default(),
             google,
             google_connecting: Mutex::default(),
             crash_notices: std::sync::OnceLock::new(),
@@ -376,6 +379,11 @@ impl Engine {
     /// The apps (MCP Apps) open in tool cards.
     pub fn app_sessions(&self) -> &Arc<crate::mcp::apps::sessions::AppSessions> {
         &self.inner.apps
+    }
+
+    /// Apps' pages already read (MCP Apps).
+    pub fn app_pages(&self) -> &crate::mcp::apps::cache::PageCache {
+        &self.inner.app_pages
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {

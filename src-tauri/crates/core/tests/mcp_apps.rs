@@ -156,7 +156,7 @@ async fn a_cards_app_opens_once_and_its_calls_go_through_the_gate_on_that_card()
         .engine
         .app_request(&opened.session, "tools/call", json!({ "name": "add", "arguments": { "a": 1, "b": 2 } }))
         .await;
-    assert_eq!(other.unwrap_err().code, -32601, "the demo server's add is out of its reach");
+    assert_eq!(other.unwrap_err().code, -32602, "the demo server's add is out of its reach");
     let listed = s.engine.app_request(&opened.session, "tools/list", json!({})).await.unwrap();
     assert_eq!(listed["tools"].as_array().unwrap().len(), 1);
     let junk = s.engine.app_request(&opened.session, "tools/call", json!(["get-time"])).await;

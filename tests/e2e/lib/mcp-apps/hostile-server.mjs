@@ -186,6 +186,16 @@ const BODIES = {
     const ipc = window.webkit?.messageHandlers?.ipc;
     const native = ipc && Function.prototype.toString.call(ipc.postMessage).includes("[native code]");
     seen["webkit.messageHandlers.ipc"] = !ipc ? "absent" : native ? "exists" : "inert";
+    // A frame of its own without an address (about:blank, which frame-src does not govern)
+    // shares this page's opaque origin: its realm is another place to look for a native one.
+    try {
+      const inner = document.createElement("iframe");
+      document.body.appendChild(inner);
+      const other = inner.contentWindow?.webkit?.messageHandlers?.ipc;
+      const otherNative = other && Function.prototype.toString.call(other.postMessage).includes("[native code]");
+      seen["innerFrame.webkit.messageHandlers.ipc"] = !other ? "absent" : otherNative ? "exists" : "inert";
+      if (otherNative) anyFound = true;
+    } catch (e) { seen["innerFrame.webkit.messageHandlers.ipc"] = "threw " + errorText(e); }
     if (ipc) {
       if (native) anyFound = true;
       try {

@@ -120,15 +120,21 @@ export function Composer(props: Props) {
     return () => window.removeEventListener(FOCUS_COMPOSER, focus);
   }, []);
 
+  const editingNow = useRef(editing !== null);
+  useEffect(() => {
+    editingNow.current = editing !== null;
+  }, [editing]);
   // An app's suggested message, once the user took it: after the draft, never sent by itself.
   useEffect(() => {
     const put = (e: Event) => {
       const added = (e as CustomEvent<unknown>).detail;
       if (typeof added !== "string") return;
-      const before = localStorage.getItem(DRAFT_KEY) ?? "";
-      const next = before.trim() ? `${before}\n${added}` : added;
+      // After what the box holds now (a question being edited included); the draft is saved
+      // only when it is the draft in the box.
+      const before = box.current?.value ?? "";
+      const next = (before.trim() ? `${before}\n${added}` : added).slice(0, MAX_MESSAGE_CHARS);
       setText(next);
-      localStorage.setItem(DRAFT_KEY, next);
+      if (!editingNow.current) localStorage.setItem(DRAFT_KEY, next);
       box.current?.focus();
     };
     window.addEventListener(PUT_IN_COMPOSER, put);

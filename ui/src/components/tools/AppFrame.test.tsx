@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { act, render, screen, waitFor } from "../../test/render";
+import { act, cleanup, render, screen, waitFor } from "../../test/render";
 import userEvent from "@testing-library/user-event";
-import type { AppFrame as OpenedApp, ToolCallRecord } from "../../bindings";
+import type { OpenedApp, ToolCallRecord } from "../../bindings";
 import { PUT_IN_COMPOSER } from "../../lib/shortcuts";
 import { calls, emitEvent, onCommand } from "../../test/tauri";
 import { AppFrame } from "./AppFrame";
@@ -43,7 +43,7 @@ async function renderOpened() {
   onCommand("mcp_app_close", () => null);
   onCommand("mcp_app_request", (args) => ({ Ok: { echoed: args } }));
   onCommand("open_url", () => null);
-  render(<AppFrame call={CALL} onShowText={() => {}} />);
+  render(<AppFrame call={CALL} asking={false} onShowText={() => {}} />);
   const frame = (await screen.findByTitle("Get Time, an app from clock")) as HTMLIFrameElement;
   const view = frame.contentWindow!;
   const posted: Record<string, unknown>[] = [];
@@ -103,6 +103,41 @@ describe("AppFrame", () => {
     await waitFor(() => expect(posted.find((m) => m.id === 8)).toMatchObject({ result: {} }));
   });
 
+  it("asks one thing at a time: a second link while one waits is refused, so the link cannot change under a click", async () => {
+    const { posted, send } = await renderOpened();
+    send({ jsonrpc: "2.0", id: 9, method: "ui/open-link", params: { url: "https://example.org/first" } });
+    expect(await screen.findByText("https://example.org/first")).toBeInTheDocument();
+    send({ jsonrpc: "2.0", id: 10, method: "ui/open-link", params: { url: "https://evil.example/second" } });
+    await waitFor(() => expect(posted.find((m) => m.id === 10)).toMatchObject({ result: { isError: true } }));
+    expect(screen.getByText("https://example.org/first")).toBeInTheDocument();
+    expect(screen.queryByText("https://evil.example/second")).not.toBeInTheDocument();
+  });
+
+  it("tells the app it is being closed before its card goes", async () => {
+    const { posted, send } = await renderOpened();
+    cleanup();
+    const teardown = posted.find((m) => m.method === "ui/resource-teardown") as { id: number } | undefined;
+    expect(teardown).toBeDefined();
+    send({ jsonrpc: "2.0", id: teardown!.id, result: {} });
+    await waitFor(() => expect(calls.some((c) => c.cmd === "mcp_app_close" && c.args.session === "s1")).toBe(true));
+  });
+
+  it("starts four apps by itself, and the fifth on the user's word", async () => {
+    onCommand("mcp_app_open", () => ({ Ok: OPENED }));
+    onCommand("mcp_app_close", () => null);
+    render(
+      <>
+        {[1, 2, 3, 4, 5].map((n) => (
+          <AppFrame key={n} call={{ ...CALL, id: `card-${n}` }} asking={false} onShowText={() => {}} />
+        ))}
+      </>,
+    );
+    const show = await screen.findByRole("button", { name: "Show app" });
+    expect(screen.getAllByTitle("Get Time, an app from clock")).toHaveLength(4);
+    await userEvent.click(show);
+    await waitFor(() => expect(screen.getAllByTitle("Get Time, an app from clock")).toHaveLength(5));
+  });
+
   it("removes the frame and says why when Perch stops the app", async () => {
     await renderOpened();
     emitEvent("mcp-app-stopped", { session: "s1", reason: "memory" });
@@ -123,7 +158,7 @@ describe("AppFrame", () => {
 
   it("says why an app could not be opened, and the text stays", async () => {
     onCommand("mcp_app_open", () => ({ Err: { code: -32000, message: "apps from clock are turned off" } }));
-    render(<AppFrame call={CALL} onShowText={() => {}} />);
+    render(<AppFrame call={CALL} asking={false} onShowText={() => {}} />);
     expect(await screen.findByText(/The app could not be shown: apps from clock are turned off/)).toBeInTheDocument();
   });
 });

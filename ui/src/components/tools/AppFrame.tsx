@@ -5,7 +5,7 @@
 // its tool calls are asked about by the engine on the same card, like the model's.
 import { useEffect, useRef, useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
-import type { AppFrame as OpenedApp, ToolCallRecord, Value } from "../../bindings";
+import type { OpenedApp, ToolCallRecord, Value } from "../../bindings";
 import { call as invoke, commands, errorMessage, events } from "../../ipc";
 import { announce } from "../../lib/announce";
 import { AppSession, BridgeRouter, type HostHandlers, type StopReason } from "../../lib/mcpApps/bridge";
@@ -69,25 +69,46 @@ function hostContext(app: OpenedApp["app"], callId: string, width: number, large
   };
 }
 
-/** Mounts the app once the card asks; the text result stays reachable beside it. */
-export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowText: () => void }) {
+/** Mounts the app once the card asks; the text result stays reachable beside it. `asking`: the
+ * card has a question open (the app's own tool call), which the large view must not cover. */
+export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; asking: boolean; onShowText: () => void }) {
   const { t } = useLingui();
   const [opened, setOpened] = useState<OpenedApp | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [stopped, setStopped] = useState<Stopped | null>(null);
-  const [waiting, setWaiting] = useState(() => live >= MAX_LIVE);
+  // Beyond MAX_LIVE running apps a card waits for "Show app"; the user's click is not limited.
+  const [waiting, setWaiting] = useState(false);
+  const [chosen, setChosen] = useState(false);
   const [height, setHeight] = useState(120);
   const [large, setLarge] = useState(false);
   const [consent, setConsent] = useState<Consent | null>(null);
   const frame = useRef<HTMLIFrameElement>(null);
   const session = useRef<AppSession | null>(null);
   const container = useRef<HTMLDivElement>(null);
+  // A question on the card (the app's own call) is never hidden under the large view.
+  const shownLarge = large && !asking;
+  const largeNow = useRef(false);
+  useEffect(() => {
+    largeNow.current = shownLarge;
+  }, [shownLarge]);
 
-  // Open: the engine checks the page and mints its one-time address.
+  // Open: the engine checks the page and mints its one-time address. The slot is claimed here,
+  // not while rendering, so cards drawn in one pass (a conversation opened) count one another.
+  const slot = useRef(false);
+  const release = () => {
+    if (slot.current) live -= 1;
+    slot.current = false;
+  };
   useEffect(() => {
     if (waiting) return;
+    if (!chosen && live >= MAX_LIVE) {
+      // The count is shared by every card, outside React: the answer comes back as an update.
+      queueMicrotask(() => setWaiting(true));
+      return;
+    }
     let cancelled = false;
     live += 1;
+    slot.current = true;
     void invoke(commands.mcpAppOpen(call.id)).then(
       (reply) => {
         if (cancelled) {
@@ -101,9 +122,9 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
     );
     return () => {
       cancelled = true;
-      live -= 1;
+      release();
     };
-  }, [call.id, waiting]);
+  }, [call.id, waiting, chosen]);
 
   // The bridge, once the frame exists: routed by the frame's window, answered through the engine.
   useEffect(() => {
@@ -114,24 +135,37 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
     const stop = (reason: Stopped) => {
       session.current?.stop("closed");
       setStopped(reason);
+      release();
       void invoke(commands.mcpAppClose(id)).catch(() => {});
     };
+    // One consent question at a time: another while one waits is refused, so an app cannot
+    // change the link under the user's click.
+    const consentOnce = (next: (settle: (yes: boolean) => void) => Consent) =>
+      new Promise<boolean>((settle) =>
+        setConsent((current) => {
+          if (current) {
+            settle(false);
+            return current;
+          }
+          return next(settle);
+        }),
+      );
     const handlers: HostHandlers = {
       callTool: (name, args) => request(id, "tools/call", { name, arguments: args }),
       listTools: () => request(id, "tools/list", {}),
       readResource: (uri) => request(id, "resources/read", { uri }),
       listResources: () => request(id, "resources/list", {}),
-      openLink: (url) =>
-        isWebLink(url) ? new Promise<boolean>((settle) => setConsent({ kind: "link", url, settle })) : Promise.resolve(false),
-      message: (text) => new Promise<boolean>((settle) => setConsent({ kind: "message", text, settle })),
+      openLink: (url) => (isWebLink(url) ? consentOnce((settle) => ({ kind: "link", url, settle })) : Promise.resolve(false)),
+      message: (text) => consentOnce((settle) => ({ kind: "message", text, settle })),
       log: (level, data, logger) => void request(id, "notifications/message", { level, data, logger }).catch(() => {}),
       sizeChanged: ({ height }) => setHeight(height),
+      // Only the user makes an app large (it would cover Perch, approvals included); an app may
+      // only go back to its place.
       requestDisplayMode: (mode) => {
-        const next = mode === "fullscreen";
-        setLarge(next);
-        return next ? "fullscreen" : "inline";
+        if (mode === "inline") setLarge(false);
+        return largeNow.current ? "fullscreen" : "inline";
       },
-      requestTeardown: () => stop("closed"),
+      requestTeardown: () => void session.current?.teardown().finally(() => stop("closed")),
       stopped: (reason) => stop(reason),
     };
     const width = container.current?.clientWidth ?? 400;
@@ -157,9 +191,12 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
       if (e.payload.session === id) stop(e.payload.reason);
     });
     return () => {
-      unregister();
       void unlisten.then((f) => f());
-      void s.teardown().finally(() => void invoke(commands.mcpAppClose(id)).catch(() => {}));
+      // Told before it goes (it may answer while its frame still exists), then unrouted.
+      void s.teardown().finally(() => {
+        unregister();
+        void invoke(commands.mcpAppClose(id)).catch(() => {});
+      });
       session.current = null;
     };
   }, [opened, call.id]);
@@ -173,8 +210,8 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
   useEffect(() => {
     if (!opened || !session.current) return;
     const width = container.current?.clientWidth ?? 400;
-    session.current.setHostContext(hostContext(opened.app, call.id, width, large));
-  }, [large, opened, call.id]);
+    session.current.setHostContext(hostContext(opened.app, call.id, width, shownLarge));
+  }, [shownLarge, opened, call.id]);
 
   // Esc leaves the large view.
   useEffect(() => {
@@ -198,7 +235,13 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
   if (waiting) {
     return (
       <div className="app-frame placeholder">
-        <button type="button" onClick={() => setWaiting(false)}>
+        <button
+          type="button"
+          onClick={() => {
+            setChosen(true);
+            setWaiting(false);
+          }}
+        >
           <Trans>Show app</Trans>
         </button>
       </div>
@@ -228,11 +271,11 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
   const refused = (opened?.app.refused_domains ?? []).map((r) => r.entry).join(", ");
   const reaches = (opened?.app.connect_domains ?? []).join(", ");
   return (
-    <div ref={container} className={`app-frame${large ? " large" : ""}${opened?.app.prefers_border === false ? " borderless" : ""}`}>
+    <div ref={container} className={`app-frame${shownLarge ? " large" : ""}${opened?.app.prefers_border === false ? " borderless" : ""}`}>
       <div className="app-bar">
         <span className="muted">{t`App: ${name}`}</span>
-        <button type="button" className="link" onClick={() => setLarge(!large)}>
-          {large ? t`Back to the chat` : t`Open large`}
+        <button type="button" className="link" onClick={() => setLarge(!shownLarge)}>
+          {shownLarge ? t`Back to the chat` : t`Open large`}
         </button>
         <button type="button" className="link" onClick={onShowText}>
           <Trans>Show as text</Trans>
@@ -246,7 +289,7 @@ export function AppFrame({ call, onShowText }: { call: ToolCallRecord; onShowTex
           sandbox="allow-scripts allow-forms"
           allow=""
           referrerPolicy="no-referrer"
-          style={large ? undefined : { height }}
+          style={shownLarge ? undefined : { height }}
         />
       )}
       {!opened && <p className="muted">{t`Opening the app…`}</p>}

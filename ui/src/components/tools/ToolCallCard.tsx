@@ -61,7 +61,6 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
   const percent = progress?.total ? Math.round((100 * (progress.progress ?? 0)) / progress.total) : null;
   const cut = formatNumber(output?.truncated_chars ?? 0);
   useToolAnnouncements(call);
-  const label = humanLabel(call.tool);
   const { server, tool } = call;
   const hasApp = useHasApp(server, tool);
   const tools = useSettings().settings?.tools;
@@ -73,6 +72,8 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
   const showApp = appReady && !asText && !live;
   const asker = ask?.question.kind === "tool_approval" ? ask.question.app : null;
   const askedTool = ask?.question.kind === "tool_approval" ? ask.question.tool : tool;
+  // An app asks about its own calls on its card: the heading names the tool it asks for.
+  const label = humanLabel(askedTool);
   // Milliseconds as the engine measured them: "12 ms".
   const took = call.duration_ms != null ? formatNumber(call.duration_ms, { style: "unit", unit: "millisecond" }) : "";
   return (
@@ -140,7 +141,7 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
           <Trans>Its app opens when the answer is finished.</Trans>
         </p>
       )}
-      {showApp && <AppFrame key={call.id} call={call} onShowText={() => setAsText(true)} />}
+      {showApp && <AppFrame key={call.id} call={call} asking={ask != null} onShowText={() => setAsText(true)} />}
       {appReady && !live && asText && (
         <button type="button" className="link" onClick={() => setAsText(false)}>
           <Trans>Show app</Trans>

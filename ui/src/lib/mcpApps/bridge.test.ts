@@ -587,6 +587,19 @@ describe("AppSession under attack", () => {
     expect(session.counters.invalid).toBe(101);
   });
 
+  it("does not add up a long-lived app's occasional junk and bursts to a stop", () => {
+    const { session, clock } = setup();
+    for (let round = 0; round < 5; round++) {
+      // 80 junk messages and a burst of 400 (200 over the bucket) every 11 s.
+      for (let i = 0; i < 80; i++) session.receive("junk");
+      for (let i = 0; i < 400; i++) session.receive({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: i } });
+      clock.now += 11_000;
+    }
+    expect(session.stoppedReason).toBeNull();
+    expect(session.counters.invalid).toBe(400);
+    expect(session.counters.refused).toBeGreaterThan(1000);
+  });
+
   it("posts nothing when a pending tools/call resolves after stop", async () => {
     const pending = deferred<unknown>();
     const { session, posted, handlers, initialize, settle } = setup({}, { callTool: () => pending.promise });

@@ -15,10 +15,13 @@ export const MIN_HEIGHT = 48;
 export const MAX_HEIGHT = 600;
 const BUCKET_BURST = 200;
 const BUCKET_PER_SECOND = 100;
-/** Refusals for this long without one message getting through, or this many in all, is a flood. */
+/** Refusals for this long without one message getting through, or this many within one
+ * `STRIKE_WINDOW_MS`, is a flood; this many invalid messages within one window is junk. The
+ * window keeps an app that bursts now and then over a long life from adding up to a stop. */
 const FLOOD_MS = 1000;
 const MAX_REFUSED = 1000;
 const MAX_INVALID = 100;
+const STRIKE_WINDOW_MS = 10_000;
 const DEFAULT_TEARDOWN_MS = 1000;
 
 export const INVALID_REQUEST = -32600;
@@ -268,6 +271,8 @@ export class AppSession {
   private phase: Phase = "new";
   private stopReason: StopReason | null = null;
   private overflowSince: number | null = null;
+  /** Refusals and invalid messages in the current strike window, and when it began. */
+  private strikes = { since: 0, refused: 0, invalid: 0 };
   private hostContext: Record<string, unknown>;
   /** Context changes made after the initialize answer went out, merged, for when the view is ready. */
   private pendingContext: Record<string, unknown> | null = null;
@@ -303,10 +308,12 @@ export class AppSession {
     if (this.stopReason !== null) return;
     this.count.received += 1;
     const now = this.now();
+    if (now - this.strikes.since >= STRIKE_WINDOW_MS) this.strikes = { since: now, refused: 0, invalid: 0 };
     if (!this.bucket.take(now)) {
       this.count.refused += 1;
+      this.strikes.refused += 1;
       this.overflowSince ??= now;
-      if (now - this.overflowSince >= FLOOD_MS || this.count.refused > MAX_REFUSED) this.stopSelf("flood");
+      if (now - this.overflowSince >= FLOOD_MS || this.strikes.refused > MAX_REFUSED) this.stopSelf("flood");
       return;
     }
     this.overflowSince = null;
@@ -382,7 +389,8 @@ export class AppSession {
 
   private countInvalid(): void {
     this.count.invalid += 1;
-    if (this.count.invalid > MAX_INVALID) this.stopSelf("malformed");
+    this.strikes.invalid += 1;
+    if (this.strikes.invalid > MAX_INVALID) this.stopSelf("malformed");
   }
 
   private dispatch(message: Envelope): void {

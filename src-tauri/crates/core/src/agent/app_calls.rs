@@ -4,6 +4,7 @@
 //! question, asked on the card the app lives in and naming the app. Nothing an app asks reaches
 //! another server, another conversation or Perch itself.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -12,8 +13,9 @@ use serde_json::{Map, Value, json};
 use super::tools::{CallContext, Gate, OfferedTool, check_arguments, model_name};
 use super::{TurnEvent, TurnSink};
 use crate::Engine;
+use crate::mcp::apps::cache::PageKey;
 use crate::mcp::apps::csp::{self, RefusedDomain};
-use crate::mcp::apps::resource;
+use crate::mcp::apps::resource::{self, AppPage};
 use crate::mcp::apps::sessions::{AppError, AppPlace, ServedPage};
 use crate::mcp::{CallError, ToolOutput, ToolView};
 use crate::store::tool_calls::{ToolCallRecord, ToolCallStatus};
@@ -102,13 +104,7 @@ impl Engine {
             .as_ref()
             .and_then(|u| u.resource_uri.clone())
             .ok_or_else(|| AppError::refused(format!("{} has no interface", call.tool)))?;
-        let read = self
-            .mcp()
-            .read_resource_raw(&call.server, &uri)
-            .await
-            .map_err(|e| AppError::refused(format!("its page could not be read: {e}")))?;
-        let listed = self.mcp().server_resource(&call.server, &uri).and_then(|r| r.ui);
-        let page = resource::page_from(&uri, listed.as_ref(), read).map_err(AppError::refused)?;
+        let page = self.app_page_for(&call.server, &uri).await?;
         let policy = csp::policy(page.ui.as_ref());
         tracing::info!(
             server = %call.server, uri = %uri, csp = %policy.header,
@@ -122,7 +118,7 @@ impl Engine {
             call_id: call.id.clone(),
             resource_uri: uri,
         };
-        let served = ServedPage { html: page.html, csp: policy.header };
+        let served = ServedPage { html: page.html.clone(), csp: policy.header };
         let (session, token) = self.app_sessions().open(place, served, Instant::now());
         Ok(AppOpen {
             session,
@@ -140,6 +136,33 @@ impl Engine {
             resource_domains: policy.resources,
             refused_domains: policy.refused,
         })
+    }
+
+    /// An app's page: from the cache when this connection to its server gave it already, else
+    /// read and checked (and kept).
+    async fn app_page_for(&self, server: &str, uri: &str) -> Result<Arc<AppPage>, AppError> {
+        let key = |mcp: &crate::mcp::McpManager| {
+            let view = mcp.list().into_iter().find(|s| s.config.name == server);
+            PageKey {
+                server: server.to_owned(),
+                server_info: view.as_ref().and_then(|v| v.server_info.clone()),
+                connected_at: view.and_then(|v| v.connected_at),
+                uri: uri.to_owned(),
+            }
+        };
+        if let Some(page) = self.app_pages().get(&key(self.mcp())) {
+            return Ok(page);
+        }
+        let read = self
+            .mcp()
+            .read_resource_raw(server, uri)
+            .await
+            .map_err(|e| AppError::refused(format!("its page could not be read: {e}")))?;
+        let listed = self.mcp().server_resource(server, uri).and_then(|r| r.ui);
+        let page = Arc::new(resource::page_from(uri, listed.as_ref(), read).map_err(AppError::refused)?);
+        // Keyed after the read: reading starts a server that was idle.
+        self.app_pages().put(key(self.mcp()), Arc::clone(&page));
+        Ok(page)
     }
 
     /// The page for a frame's token, once.
@@ -233,7 +256,7 @@ impl Engine {
         let tool = self
             .mcp()
             .server_tool(&place.server, name)
-            .ok_or_else(|| AppError::not_found(format!("{} has no tool named {name:?}", place.server)))?;
+            .ok_or_else(|| AppError::invalid(format!("{} has no tool named {name:?}", place.server)))?;
         if tool.ui.as_ref().is_some_and(|u| !u.app) {
             return Err(AppError::refused(format!("{name} may not be called by an app (its visibility)")));
         }
@@ -276,8 +299,12 @@ impl Engine {
         let offered =
             OfferedTool { name: model_name(&place.server, name), server: place.server.clone(), tool };
         let gate = calls.gate(&record, &offered).await;
-        self.app_sessions().answered(session, matches!(gate, Gate::Refuse(_)));
-        if let Gate::Refuse(reason) = gate {
+        // Only the user's answers count towards (or reset) the refusals in a row: a call a rule
+        // or a grant let through says nothing about whether the user tires of this app.
+        if let Gate::Answered(answer) = &gate {
+            self.app_sessions().answered(session, answer.is_err());
+        }
+        if let Some(reason) = gate.refusal() {
             tracing::info!(server = %place.server, tool = name, app = %app_name, "an app's call was refused");
             return Err(AppError::refused(reason));
         }

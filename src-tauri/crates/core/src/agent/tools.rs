@@ -104,6 +104,18 @@ pub struct CallResult {
 pub(crate) enum Gate {
     Run,
     Refuse(String),
+    /// The user was asked, and answered: run, or the refusal the model reads.
+    Answered(Result<(), String>),
+}
+
+impl Gate {
+    /// Why the call may not run, if it may not.
+    pub(crate) fn refusal(self) -> Option<String> {
+        match self {
+            Self::Run | Self::Answered(Ok(())) => None,
+            Self::Refuse(reason) | Self::Answered(Err(reason)) => Some(reason),
+        }
+    }
 }
 
 impl CallContext<'_> {
@@ -222,14 +234,14 @@ impl CallContext<'_> {
         if let Err(e) = remembered {
             tracing::warn!(error = %e, "could not remember the approval");
         }
-        if choice.allows() {
-            Gate::Run
+        Gate::Answered(if choice.allows() {
+            Ok(())
         } else {
-            Gate::Refuse(format!(
+            Err(format!(
                 "The user declined to run {name} with these arguments. Do not call it again the same \
                  way; ask the user what they would like to change."
             ))
-        }
+        })
     }
 
     async fn save(&self, record: &ToolCallRecord) {
@@ -274,7 +286,7 @@ impl CallContext<'_> {
             self.save(&record).await;
             return CallResult { call, output, denied: false };
         }
-        if let Gate::Refuse(reason) = self.gate(&record, tool).await {
+        if let Some(reason) = self.gate(&record, tool).await.refusal() {
             let status =
                 if self.cancel.is_cancelled() { ToolCallStatus::Cancelled } else { ToolCallStatus::Denied };
             let output = ToolOutput::error(reason);

@@ -210,19 +210,23 @@ impl McpManager {
     }
 
     /// Which servers are told about MCP Apps (from Settings -> Tools). Returns the running
-    /// servers whose answer changed: they learn it only at their next start, so the caller
-    /// restarts them.
+    /// servers to restart (they learn it only at their next start): those turned on, and those
+    /// turned off that listed tools for apps.
     pub fn set_apps(&self, shown: bool, off: &[String]) -> Vec<String> {
         let next = if shown { AppsOff::Some(off.to_vec()) } else { AppsOff::All };
         let before = {
             let mut current = self.shared.apps_off.write().unwrap_or_else(|p| p.into_inner());
             std::mem::replace(&mut *current, next.clone())
         };
+        // Turned on, a server may offer tools it keeps from hosts without apps; turned off, only
+        // a server that listed some has anything to take back.
         self.slots()
             .into_iter()
             .filter(|(name, slot)| {
+                let s = slot.state();
                 before.allows(name) != next.allows(name)
-                    && matches!(slot.state().status, Some(ServerStatus::Connected | ServerStatus::Starting))
+                    && matches!(s.status, Some(ServerStatus::Connected | ServerStatus::Starting))
+                    && (next.allows(name) || s.tools.iter().any(|t| t.ui.is_some()))
             })
             .map(|(name, _)| name)
             .collect()

@@ -68,9 +68,18 @@ pub fn check_origin(entry: &str, allow_wss: bool) -> Result<String, String> {
         }
         None => (rest, None),
     };
+    let wildcard = host.starts_with("*.");
     let name = host.strip_prefix("*.").unwrap_or(host);
     if name.contains('*') {
         return Err("a wildcard is only allowed as the first label (*.example.com)".into());
+    }
+    // `*.co.uk` would be every site under a public suffix: a wildcard needs a registered name
+    // under it (no public-suffix list is shipped; these are the common second-level suffixes).
+    const SUFFIX_LABELS: [&str; 10] = ["co", "com", "net", "org", "gov", "edu", "ac", "or", "ne", "go"];
+    if wildcard
+        && (name.split('.').count() < 2 || SUFFIX_LABELS.contains(&name.split('.').next().unwrap_or("")))
+    {
+        return Err("a wildcard over a public suffix".into());
     }
     let labels: Vec<&str> = name.split('.').collect();
     let label_ok = |l: &&str| !l.is_empty() && l.len() <= 63 && !l.starts_with('-') && !l.ends_with('-');
@@ -197,6 +206,8 @@ mod tests {
             "javascript://a.com",
             "https://-a.com",
             "https://a..com",
+            "https://*.co.uk",
+            "https://*.com.au",
         ] {
             assert!(check_origin(entry, true).is_err(), "{entry} was taken");
         }

@@ -2,8 +2,8 @@
 //! comes with its own small HTML interface, which Perch shows in the tool's card inside a
 //! sandboxed frame. This module is the engine's half and knows nothing of the window:
 //! - what a tool declares (`_meta.ui`: the `ui://` resource and who may call it, [`ToolUi`]);
-//! - reading and checking the resource ([`resource`]), and the Content Security Policy the
-//!   frame gets from what the resource declares ([`csp`]);
+//! - reading and checking the resource ([`resource`]), kept for the next card ([`cache`]), and
+//!   the Content Security Policy the frame gets from what the resource declares ([`csp`]);
 //! - the open frames ([`sessions`]): each a random token the desktop serves the page under once,
 //!   and what an app may ask of its own server (tools whose visibility includes the app, its
 //!   resources) with the limits that stop a runaway app.
@@ -12,6 +12,7 @@
 //! postMessage protocol. An app's tool call goes through the same approval gate as a model's
 //! (`agent::app_calls`).
 
+pub mod cache;
 pub mod csp;
 pub mod resource;
 pub mod sessions;

@@ -11,7 +11,7 @@ use super::ResourceUi;
 pub const MAX_PAGE_BYTES: usize = 8 * 1024 * 1024;
 
 /// A page ready to serve.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppPage {
     pub html: String,
     /// What it declares (content item first, else the listing's).

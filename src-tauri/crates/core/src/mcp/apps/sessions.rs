@@ -69,6 +69,8 @@ pub struct ServedPage {
 
 struct Session {
     place: AppPlace,
+    /// Its page's token, while the page is not loaded yet.
+    token: String,
     cancel: CancellationToken,
     in_flight: usize,
     calls: VecDeque<Instant>,
@@ -141,6 +143,7 @@ impl AppSessions {
             session.clone(),
             Session {
                 place,
+                token: token.clone(),
                 cancel: CancellationToken::new(),
                 in_flight: 0,
                 calls: VecDeque::new(),
@@ -228,6 +231,7 @@ impl AppSessions {
     pub fn close(&self, session: &str) -> bool {
         let mut inner = self.lock();
         let Some(s) = inner.sessions.remove(session) else { return false };
+        inner.pages.remove(&s.token);
         s.cancel.cancel();
         true
     }
@@ -243,6 +247,7 @@ impl AppSessions {
             .collect();
         for id in &ids {
             if let Some(s) = inner.sessions.remove(id) {
+                inner.pages.remove(&s.token);
                 s.cancel.cancel();
             }
         }
@@ -269,7 +274,7 @@ impl AppSessions {
 }
 
 fn closed() -> AppError {
-    AppError::refused("this app's session is closed (it was closed, or its server stopped)")
+    AppError::refused("this app's session is closed (its card was closed, or its apps were turned off)")
 }
 
 #[cfg(test)]
@@ -340,15 +345,17 @@ mod tests {
     fn closing_cancels_and_forgets_and_other_servers_stay() {
         let sessions = Arc::new(AppSessions::default());
         let now = Instant::now();
-        let (a, _) = sessions.open(place("a"), page(), now);
-        let (b, _) = sessions.open(place("b"), page(), now);
+        let (a, a_page) = sessions.open(place("a"), page(), now);
+        let (b, b_page) = sessions.open(place("b"), page(), now);
         let cancel = sessions.cancel_token(&a).unwrap();
         assert_eq!(sessions.close_server("a"), vec![a.clone()]);
         assert!(cancel.is_cancelled());
+        assert!(!sessions.page_pending(&a_page), "a closed session's page cannot load");
         assert!(sessions.place(&a).is_err());
         assert!(sessions.admit_call(&a, now).is_err());
         assert!(sessions.place(&b).is_ok());
         assert!(sessions.close(&b));
+        assert!(!sessions.page_pending(&b_page));
         assert!(!sessions.close(&b));
         assert_eq!(sessions.open_count(), 0);
         let (c, token) = sessions.open(place("c"), page(), now);
