@@ -142,14 +142,21 @@ fn dev_server(url: &Url) -> bool {
 }
 
 /// Stops every open app when the page's memory grows more than [`MEMORY_BUDGET`] over what it
-/// was when the first of them opened. The apps run in the page's own web process, so this
+/// was when the oldest of them opened. The apps run in the page's own web process, so this
 /// whole-page figure is what can be watched; a stopped app's frame is removed by its card,
-/// which frees its memory at the next collection. Linux only: the figure is read from `/proc`
+/// which frees its memory at the next collection. Measuring from the oldest open app (not from
+/// the first app ever) keeps the memory of apps already closed, which WebKit gives back slowly,
+/// from being charged to the ones open now. Linux only: the figure is read from `/proc`
 /// (elsewhere `page_memory` has none and nothing is stopped).
-pub fn watch_memory(app: &AppHandle) {
+pub fn watch_memory(app: &AppHandle, session: &str) {
+    // Each open app with the page's memory when it opened.
+    static OPENED_AT: Mutex<Vec<(String, u64)>> = Mutex::new(Vec::new());
     // Whether a watcher runs; it decides to end while holding this, after seeing no open app,
     // so an app opened meanwhile either is seen by it or starts a new one.
     static WATCHING: Mutex<bool> = Mutex::new(false);
+    if let Some(memory) = crate::page_process::page_memory() {
+        OPENED_AT.lock().unwrap_or_else(|p| p.into_inner()).push((session.to_owned(), memory));
+    }
     {
         let mut watching = WATCHING.lock().unwrap_or_else(|p| p.into_inner());
         if *watching {
@@ -159,7 +166,6 @@ pub fn watch_memory(app: &AppHandle) {
     }
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        let baseline = crate::page_process::page_memory();
         loop {
             tokio::time::sleep(WATCH_EVERY).await;
             let state = app.state::<AppState>();
@@ -168,12 +174,18 @@ pub fn watch_memory(app: &AppHandle) {
             if open.is_empty() {
                 let mut watching = WATCHING.lock().unwrap_or_else(|p| p.into_inner());
                 if engine.app_sessions().open_count() == 0 {
+                    OPENED_AT.lock().unwrap_or_else(|p| p.into_inner()).clear();
                     *watching = false;
                     return;
                 }
                 continue;
             }
-            let (Some(base), Some(now)) = (baseline, crate::page_process::page_memory()) else { continue };
+            let base = {
+                let mut opened = OPENED_AT.lock().unwrap_or_else(|p| p.into_inner());
+                opened.retain(|(session, _)| open.contains(session));
+                opened.iter().map(|(_, memory)| *memory).min()
+            };
+            let (Some(base), Some(now)) = (base, crate::page_process::page_memory()) else { continue };
             if now > base + MEMORY_BUDGET {
                 tracing::warn!(
                     base_mib = base / (1 << 20),

@@ -27,8 +27,8 @@ pub async fn mcp_app_open(
 ) -> CommandResult<Result<OpenedApp, AppError>> {
     let engine = state.engine()?;
     let opened = engine.open_app(&call_id).await;
-    if opened.is_ok() {
-        crate::apps::watch_memory(&app);
+    if let Ok(opened) = &opened {
+        crate::apps::watch_memory(&app, &opened.session);
     }
     Ok(opened.map(|app| OpenedApp { url: crate::apps::frame_url(&app.token), app }))
 }

@@ -49,8 +49,15 @@ async function renderOpened() {
   const posted: Record<string, unknown>[] = [];
   vi.spyOn(view, "postMessage").mockImplementation((m: unknown) => void posted.push(m as Record<string, unknown>));
   const send = (data: unknown) => act(() => void window.dispatchEvent(new MessageEvent("message", { data, origin: "null", source: view })));
-  // The handshake, as the SDK's App does it (its first id is 0).
-  send({ jsonrpc: "2.0", id: 0, method: "ui/initialize", params: { appInfo: { name: "t", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } });
+  // The handshake, as the SDK's App does it (its first id is 0). The frame is drawn before the
+  // effect that routes its messages runs; until then a message goes nowhere, as a real view's
+  // would, and the view tries again (the bridge answers at once, so it is never sent twice).
+  await waitFor(() => {
+    if (!posted.some((m) => m.id === 0)) {
+      send({ jsonrpc: "2.0", id: 0, method: "ui/initialize", params: { appInfo: { name: "t", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } });
+    }
+    expect(posted.some((m) => m.id === 0)).toBe(true);
+  });
   send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
   return { frame, posted, send };
 }

@@ -3,7 +3,7 @@
 // the host side of the app's bridge (lib/mcpApps/bridge.ts). What the app asks that reaches
 // the user (a link to open, a message to put in the box) is asked about here, in the card;
 // its tool calls are asked about by the engine on the same card, like the model's.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { OpenedApp, ToolCallRecord, Value } from "../../bindings";
 import { call as invoke, commands, errorMessage, events } from "../../ipc";
@@ -127,7 +127,9 @@ export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; a
   }, [call.id, waiting, chosen]);
 
   // The bridge, once the frame exists: routed by the frame's window, answered through the engine.
-  useEffect(() => {
+  // A layout effect: routed in the same commit that adds the frame, before its page can load
+  // and speak (the SDK sends `ui/initialize` once).
+  useLayoutEffect(() => {
     const target = frame.current?.contentWindow;
     if (!opened || !target) return;
     const { app } = opened;
