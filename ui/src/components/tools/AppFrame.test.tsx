@@ -145,6 +145,21 @@ describe("AppFrame", () => {
     await waitFor(() => expect(screen.getAllByTitle("Get Time, an app from clock")).toHaveLength(5));
   });
 
+  it("gives a failed app's place back, so it does not hold up the next", async () => {
+    onCommand("mcp_app_open", (args) => (args.callId === "card-5" ? { Ok: OPENED } : { Err: { code: -32000, message: "no page" } }));
+    onCommand("mcp_app_close", () => null);
+    render(
+      <>
+        {[1, 2, 3, 4, 5].map((n) => (
+          <AppFrame key={n} call={{ ...CALL, id: `card-${n}` }} asking={false} onShowText={() => {}} />
+        ))}
+      </>,
+    );
+    expect(await screen.findByTitle("Get Time, an app from clock")).toBeInTheDocument();
+    expect(screen.getAllByText(/The app could not be shown: no page/)).toHaveLength(4);
+    expect(screen.queryByRole("button", { name: "Show app" })).not.toBeInTheDocument();
+  });
+
   it("removes the frame and says why when Perch stops the app", async () => {
     await renderOpened();
     emitEvent("mcp-app-stopped", { session: "s1", reason: "memory" });

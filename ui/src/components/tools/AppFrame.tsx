@@ -16,6 +16,8 @@ const router = new BridgeRouter();
 /** The most apps running at once; a card beyond it offers "Show app". */
 const MAX_LIVE = 4;
 let live = 0;
+/** Cards waiting for a place, told when one is given back (an app closed or failed). */
+const waitingCards = new Set<() => void>();
 
 type Stopped = StopReason | "memory" | "turned_off" | "failed";
 
@@ -96,9 +98,24 @@ export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; a
   // not while rendering, so cards drawn in one pass (a conversation opened) count one another.
   const slot = useRef(false);
   const release = () => {
-    if (slot.current) live -= 1;
+    if (!slot.current) return;
     slot.current = false;
+    live -= 1;
+    waitingCards.forEach((tell) => tell());
   };
+  // Waiting for a place: taken as soon as one is given back.
+  useEffect(() => {
+    if (!waiting) return;
+    const tell = () => {
+      if (live < MAX_LIVE) setWaiting(false);
+    };
+    waitingCards.add(tell);
+    // A place may have been given back between deciding to wait and listening.
+    queueMicrotask(tell);
+    return () => {
+      waitingCards.delete(tell);
+    };
+  }, [waiting]);
   useEffect(() => {
     if (waiting) return;
     if (!chosen && live >= MAX_LIVE) {
@@ -115,10 +132,16 @@ export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; a
           if (reply.Ok) void invoke(commands.mcpAppClose(reply.Ok.app.session)).catch(() => {});
           return;
         }
-        if (reply.Ok) setOpened(reply.Ok);
-        else setFailure(reply.Err?.message ?? "");
+        if (reply.Ok) return setOpened(reply.Ok);
+        // A card whose app could not open shows text, and no longer counts as running.
+        release();
+        setFailure(reply.Err?.message ?? "");
       },
-      (e: unknown) => !cancelled && setFailure(errorMessage(e)),
+      (e: unknown) => {
+        if (cancelled) return;
+        release();
+        setFailure(errorMessage(e));
+      },
     );
     return () => {
       cancelled = true;
