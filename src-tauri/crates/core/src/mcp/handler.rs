@@ -43,11 +43,11 @@ pub(crate) struct Shared {
     pub changed: mpsc::UnboundedSender<String>,
     /// Cancelled at shutdown, so pending questions end.
     pub closing: CancellationToken,
-    /// Servers not told about MCP Apps (`None`: all are told; the set: these are not).
+    /// Which servers are told about MCP Apps (from Settings -> Tools).
     pub apps_off: RwLock<AppsOff>,
 }
 
-/// Which servers Perch does not offer apps to.
+/// The servers Perch does not offer apps to: every one, or those listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AppsOff {
     All,
