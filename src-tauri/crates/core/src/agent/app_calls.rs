@@ -142,7 +142,7 @@ impl Engine {
     /// read and checked (and kept).
     async fn app_page_for(&self, server: &str, uri: &str) -> Result<Arc<AppPage>, AppError> {
         let key = |mcp: &crate::mcp::McpManager| {
-            let view = mcp.list().into_iter().find(|s| s.config.name == server);
+            let view = mcp.server(server).ok();
             PageKey {
                 server: server.to_owned(),
                 server_info: view.as_ref().and_then(|v| v.server_info.clone()),
@@ -158,7 +158,12 @@ impl Engine {
             .read_resource_raw(server, uri)
             .await
             .map_err(|e| AppError::refused(format!("its page could not be read: {e}")))?;
-        let listed = self.mcp().server_resource(server, uri).and_then(|r| r.ui);
+        let listed = self
+            .mcp()
+            .server(server)
+            .ok()
+            .and_then(|view| view.resources.into_iter().find(|r| r.uri == uri))
+            .and_then(|r| r.ui);
         let page = Arc::new(resource::page_from(uri, listed.as_ref(), read).map_err(AppError::refused)?);
         // Keyed after the read: reading starts a server that was idle.
         self.app_pages().put(key(self.mcp()), Arc::clone(&page));
@@ -186,9 +191,10 @@ impl Engine {
         match method {
             "tools/call" => self.app_tool_call(session, &place, &params).await,
             "tools/list" => {
-                let tools: Vec<Value> = self
-                    .mcp()
-                    .server_tools(&place.server)
+                let server =
+                    self.mcp().server(&place.server).map_err(|e| AppError::refused(e.to_string()))?;
+                let tools: Vec<Value> = server
+                    .tools
                     .iter()
                     .filter(|t| t.ui.as_ref().is_none_or(|u| u.app))
                     .map(tool_json)
@@ -213,14 +219,10 @@ impl Engine {
                 Ok(value)
             }
             "resources/list" => {
-                let resources = self
-                    .mcp()
-                    .list()
-                    .into_iter()
-                    .find(|s| s.config.name == place.server)
-                    .map(|s| s.resources)
-                    .unwrap_or_default();
-                let listed: Vec<Value> = resources
+                let server =
+                    self.mcp().server(&place.server).map_err(|e| AppError::refused(e.to_string()))?;
+                let listed: Vec<Value> = server
+                    .resources
                     .iter()
                     .map(|r| json!({ "uri": r.uri, "name": r.name, "description": r.description, "mimeType": r.mime_type }))
                     .collect();

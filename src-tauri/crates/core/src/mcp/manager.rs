@@ -239,18 +239,6 @@ impl McpManager {
         s.tools.iter().find(|t| t.name == tool).cloned()
     }
 
-    /// One server's tools as listed (all of them, app-only ones too).
-    pub fn server_tools(&self, server: &str) -> Vec<ToolView> {
-        self.slot(server).map(|slot| slot.state().tools.clone()).unwrap_or_default()
-    }
-
-    /// One server's resource listing entry, if listed.
-    pub fn server_resource(&self, server: &str, uri: &str) -> Option<ResourceView> {
-        let slot = self.slot(server).ok()?;
-        let s = slot.state();
-        s.resources.iter().find(|r| r.uri == uri).cloned()
-    }
-
     pub fn problems(&self) -> Vec<ConfigProblem> {
         self.problems.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
