@@ -304,6 +304,19 @@ describe("AppSession ordering", () => {
     session.setHostContext({ displayMode: "fullscreen" });
     expect(posted.at(-1)).toEqual({ jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { displayMode: "fullscreen" } });
   });
+
+  it("sends only what changed, and nothing for a context stated again unchanged", () => {
+    const { session, posted } = setup();
+    session.receive(initializeRequest());
+    // Stated again between the answer and `initialized` (a render): nothing is waiting after it.
+    session.setHostContext({ theme: "dark", displayMode: "inline" });
+    session.receive(notification("ui/notifications/initialized"));
+    expect(methods(posted)).toEqual(["response:init", "ui/notifications/tool-input"]);
+    session.setHostContext({ theme: "dark", displayMode: "fullscreen" });
+    expect(posted.slice(2)).toEqual([{ jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { displayMode: "fullscreen" } }]);
+    session.setHostContext({ displayMode: "fullscreen" });
+    expect(posted).toHaveLength(3);
+  });
 });
 
 describe("AppSession initialize", () => {

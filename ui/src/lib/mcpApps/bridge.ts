@@ -337,6 +337,13 @@ export class AppSession {
 
   setHostContext(partial: Record<string, unknown>): void {
     if (this.stopReason !== null) return;
+    // Only what differs from what the view was given is news: a host that re-states its whole
+    // context (on every render) sends nothing.
+    const changed = Object.fromEntries(
+      Object.entries(partial).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(this.hostContext[key])),
+    );
+    if (Object.keys(changed).length === 0) return;
+    partial = changed;
     this.hostContext = { ...this.hostContext, ...partial };
     // Before the initialize answer, that answer carries the change; before `initialized`, wait.
     if (this.phase === "ready") this.notify("ui/notifications/host-context-changed", partial);
