@@ -91,6 +91,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             apps::mcp_app_open,
             apps::mcp_app_request,
             apps::mcp_app_close,
+            apps::mcp_app_calls,
             tools::questions_pending,
             tools::question_answer,
             tools::tools_model_status,

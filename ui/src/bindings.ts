@@ -149,6 +149,8 @@ export const commands = {
 	/**  One request from an app; its answer or its JSON-RPC error. */
 	mcpAppRequest: (session: string, method: string, params: Value) => typedError<Result<Value, AppError>, CommandError>(__TAURI_INVOKE("mcp_app_request", { session, method, params })),
 	mcpAppClose: (session: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_app_close", { session })),
+	/**  What the app in one tool card has called, as saved (the card lists it). */
+	mcpAppCalls: (callId: string) => typedError<Result<ToolCallRecord[], AppError>, CommandError>(__TAURI_INVOKE("mcp_app_calls", { callId })),
 	/**  Questions still open (for a window that opened after they were asked). */
 	questionsPending: () => typedError<OpenQuestion[], CommandError>(__TAURI_INVOKE("questions_pending")),
 	questionAnswer: (id: number, answer: Answer) => typedError<null, CommandError>(__TAURI_INVOKE("question_answer", { id, answer })),
@@ -1048,7 +1050,10 @@ export type MessageView = {
 	/**  Every version of this message, oldest first (empty when there is only one). */
 	versions: Message[],
 	attachments: Attachment[],
-	/**  The tools this answer called, in order (placed in its text by `text_offset`). */
+	/**
+	 *  The tools this answer called, in order (placed in its text by `text_offset`); the calls
+	 *  apps made from its cards are read by each card (`Store::app_calls`).
+	 */
 	tool_calls: ToolCallRecord[],
 	/**  USD for this answer's tokens, for priced (cloud) models. */
 	cost: number | null,
@@ -1805,6 +1810,8 @@ export type ToolCallRecord = {
 	output: ToolOutput | null,
 	duration_ms: number | null,
 	created_at: number,
+	/**  Made by the app (MCP Apps) shown in this card's call, not by the model: the card's id. */
+	app_of?: string | null,
 };
 
 export type ToolCallStatus = 

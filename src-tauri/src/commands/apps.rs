@@ -4,6 +4,7 @@
 
 use perch_core::agent::app_calls::AppOpen;
 use perch_core::mcp::apps::sessions::AppError;
+use perch_core::store::tool_calls::ToolCallRecord;
 use serde::Serialize;
 use serde_json::Value;
 use tauri::{AppHandle, State};
@@ -50,4 +51,14 @@ pub async fn mcp_app_request(
 pub fn mcp_app_close(state: State<'_, AppState>, session: String) -> CommandResult<()> {
     state.engine()?.close_app(&session);
     Ok(())
+}
+
+/// What the app in one tool card has called, as saved (the card lists it).
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_app_calls(
+    state: State<'_, AppState>,
+    call_id: String,
+) -> CommandResult<Result<Vec<ToolCallRecord>, AppError>> {
+    Ok(state.engine()?.app_calls(&call_id).await)
 }

@@ -128,6 +128,11 @@ describe("MCP apps", () => {
         return now !== first && /\d{4}-\d{2}-\d{2}T/.test(now);
       }, "the app's own call to answer");
     });
+    // On record under the card, as saved by the engine.
+    const record = await $('section.tool-card[aria-label="Tool clock:get-time"] .app-calls');
+    await waitFor(async () => (await record.isExisting()) && /1 call from its app/.test(await record.getText()), "the app's call on record");
+    await (await record.$("summary")).click();
+    assert.match(await record.getText(), /Get time\s+done/);
     assert.equal(await topUrl(), home, "the window stayed on Perch's page");
   });
 

@@ -14,10 +14,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
-use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
+use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, thread};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question, QuestionChange};
 use perch_core::settings::BaseUrl;
+use perch_core::store::tool_calls::ToolCallStatus;
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
 use serde_json::{Value, json};
 
@@ -223,4 +224,69 @@ async fn a_server_whose_apps_are_off_is_not_told_and_its_cards_show_text() {
     s.engine.mcp().ensure_connected("clock", Duration::from_secs(30)).await.unwrap();
     let clock = model_calls(&s, "clock__get-time", "What time is it on the server?").await;
     assert!(s.engine.open_app(&clock).await.is_ok());
+}
+
+#[tokio::test]
+async fn an_apps_calls_are_on_record_under_its_card_but_not_the_models() {
+    let s = setup().await;
+    let card = model_calls(&s, "hostile__echo_app", "Run echo").await;
+    let (card_record, conversation) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    let opened = s.engine.open_app(&card).await.unwrap();
+    let call = |name: &str| s.engine.app_request(&opened.session, "tools/call", json!({ "name": name }));
+    assert_eq!(text_of(&call("app_only_secret").await.unwrap()), "secret-ran");
+    *s.choice.lock().unwrap() = ApprovalChoice::Deny;
+    assert!(call("app_only_secret").await.unwrap_err().message.contains("declined"));
+    // Refused before the gate (not its tool to call): nothing ran and nothing was asked.
+    assert!(call("model_only").await.is_err());
+
+    // Both gated calls saved, in order, under the card and where the card sits in the answer.
+    let saved = s.engine.app_calls(&card).await.unwrap();
+    let summary: Vec<(&str, ToolCallStatus)> = saved.iter().map(|c| (c.tool.as_str(), c.status)).collect();
+    assert_eq!(
+        summary,
+        [("app_only_secret", ToolCallStatus::Done), ("app_only_secret", ToolCallStatus::Denied)]
+    );
+    assert!(saved.iter().all(|c| c.app_of.as_deref() == Some(card.as_str())
+        && c.message_id == card_record.message_id
+        && c.text_offset == card_record.text_offset));
+    assert_eq!(saved[0].output.as_ref().unwrap().text, "secret-ran");
+    assert!(saved[0].duration_ms.is_some());
+    assert!(saved[1].output.as_ref().unwrap().is_error, "the refusal is kept with it");
+    assert!(s.engine.app_calls("no-such-card").await.unwrap().is_empty());
+
+    // The answer's own cards are the model's calls only.
+    let detail = s.engine.store().conversation(&conversation).await.unwrap();
+    let view = thread::view(&detail, &[], &[]);
+    let cards: Vec<&str> =
+        view.messages.iter().flat_map(|m| &m.tool_calls).map(|c| c.tool.as_str()).collect();
+    assert_eq!(cards, ["echo_app"]);
+
+    // The model's next turn hears of its own call, not of the app's.
+    s.fake.push(Script::answer("Noted."));
+    let request = TurnRequest {
+        conversation_id: Some(conversation.clone()),
+        model: "ollama:qwen3-vl:8b-instruct".into(),
+        kind: TurnKind::Ask {
+            text: "And now?".into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        },
+        run_id: None,
+    };
+    run_turn(&s.engine, request, &Quiet).await.unwrap();
+    let sent = s.fake.chat_requests().last().unwrap().body.to_string();
+    assert!(sent.contains("tool call hostile:echo_app"), "{sent}");
+    assert!(!sent.contains("app_only_secret") && !sent.contains("secret-ran"), "{sent}");
+
+    // The export has them, right after the card, said to be the app's.
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("echo.md");
+    thread::export(&s.engine, &conversation, &path).await.unwrap();
+    let markdown = std::fs::read_to_string(&path).unwrap();
+    let card_at = markdown.find("**Tool `hostile:echo_app`**").unwrap();
+    let ran = markdown.find("**Tool `hostile:app_only_secret`**, called by the app above\n").unwrap();
+    let denied =
+        markdown.find("**Tool `hostile:app_only_secret`**, called by the app above (denied)").unwrap();
+    assert!(card_at < ran && ran < denied, "{markdown}");
 }

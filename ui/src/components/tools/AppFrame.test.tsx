@@ -38,12 +38,12 @@ const OPENED: OpenedApp = {
 };
 
 /** The card's app, opened; returns its frame, with what the host posts to it collected. */
-async function renderOpened() {
+async function renderOpened(onToolCalled?: () => void) {
   onCommand("mcp_app_open", () => ({ Ok: OPENED }));
   onCommand("mcp_app_close", () => null);
   onCommand("mcp_app_request", (args) => ({ Ok: { echoed: args } }));
   onCommand("open_url", () => null);
-  render(<AppFrame call={CALL} asking={false} onShowText={() => {}} />);
+  render(<AppFrame call={CALL} asking={false} onShowText={() => {}} onToolCalled={onToolCalled} />);
   const frame = (await screen.findByTitle("Get Time, an app from clock")) as HTMLIFrameElement;
   const view = frame.contentWindow!;
   const posted: Record<string, unknown>[] = [];
@@ -77,12 +77,21 @@ describe("AppFrame", () => {
     expect(Object.keys(init.result.hostCapabilities)).not.toContain("updateModelContext");
   });
 
-  it("relays the app's tool call to the engine for its own session", async () => {
-    const { posted, send } = await renderOpened();
+  it("relays the app's tool call to the engine for its own session, and tells the card when it ended", async () => {
+    const ended = vi.fn();
+    const { posted, send } = await renderOpened(ended);
     send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get-time", arguments: {} } });
     await waitFor(() => expect(posted.some((m) => m.id === 5)).toBe(true));
     const request = calls.find((c) => c.cmd === "mcp_app_request");
     expect(request?.args).toEqual({ session: "s1", method: "tools/call", params: { name: "get-time", arguments: {} } });
+    expect(ended).toHaveBeenCalledTimes(1);
+    // A refused call ended too; other requests are not calls.
+    onCommand("mcp_app_request", () => ({ Err: { code: -32000, message: "declined" } }));
+    send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "get-time", arguments: {} } });
+    await waitFor(() => expect(posted.some((m) => m.id === 6)).toBe(true));
+    send({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} });
+    await waitFor(() => expect(posted.some((m) => m.id === 7)).toBe(true));
+    expect(ended).toHaveBeenCalledTimes(2);
   });
 
   it("puts a suggested message in the message box only when the user takes it", async () => {

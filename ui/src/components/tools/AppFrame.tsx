@@ -72,8 +72,20 @@ function hostContext(app: OpenedApp["app"], callId: string, width: number, large
 }
 
 /** Mounts the app once the card asks; the text result stays reachable beside it. `asking`: the
- * card has a question open (the app's own tool call), which the large view must not cover. */
-export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; asking: boolean; onShowText: () => void }) {
+ * card has a question open (the app's own tool call), which the large view must not cover.
+ * `onToolCalled`: one of the app's tool calls ended (allowed or not), so the card's record of
+ * them is read again. */
+export function AppFrame({
+  call,
+  asking,
+  onShowText,
+  onToolCalled,
+}: {
+  call: ToolCallRecord;
+  asking: boolean;
+  onShowText: () => void;
+  onToolCalled?: () => void;
+}) {
   const { t } = useLingui();
   const [opened, setOpened] = useState<OpenedApp | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -93,6 +105,11 @@ export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; a
   useEffect(() => {
     largeNow.current = shownLarge;
   }, [shownLarge]);
+  // Read when a call ends, so the bridge's handlers need not be made again for a new callback.
+  const toolCalled = useRef(onToolCalled);
+  useEffect(() => {
+    toolCalled.current = onToolCalled;
+  }, [onToolCalled]);
 
   // Open: the engine checks the page and mints its one-time address. The slot is claimed here,
   // not while rendering, so cards drawn in one pass (a conversation opened) count one another.
@@ -176,7 +193,7 @@ export function AppFrame({ call, asking, onShowText }: { call: ToolCallRecord; a
         }),
       );
     const handlers: HostHandlers = {
-      callTool: (name, args) => request(id, "tools/call", { name, arguments: args }),
+      callTool: (name, args) => request(id, "tools/call", { name, arguments: args }).finally(() => toolCalled.current?.()),
       listTools: () => request(id, "tools/list", {}),
       readResource: (uri) => request(id, "resources/read", { uri }),
       listResources: () => request(id, "resources/list", {}),

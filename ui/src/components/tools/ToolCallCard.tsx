@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useReducer, useRef, useState, type ReactNode } from "react";
 import type { MessageDescriptor } from "@lingui/core";
-import { msg } from "@lingui/core/macro";
+import { msg, plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { ApprovalChoice, Progress, ToolCallRecord } from "../../bindings";
 import { call as invoke, commands, errorMessage } from "../../ipc";
@@ -66,6 +66,8 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
   const tools = useSettings().settings?.tools;
   const appsOn = tools ? (tools.apps ?? true) && !(tools.apps_off ?? []).includes(server) : false;
   const [asText, setAsText] = useState(false);
+  // Bumped when the card's app ends a tool call: its record of them is read again.
+  const [appCallsEnded, appCallEnded] = useReducer((n: number) => n + 1, 0);
   // An app starts once the answer is saved: the streaming answer's cards are replaced then, and
   // a frame started in one would load its page twice (and lose what the user did in it).
   const appReady = hasApp && appsOn && call.status === "done" && output != null;
@@ -141,12 +143,13 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
           <Trans>Its app opens when the answer is finished.</Trans>
         </p>
       )}
-      {showApp && <AppFrame key={call.id} call={call} asking={ask != null} onShowText={() => setAsText(true)} />}
+      {showApp && <AppFrame key={call.id} call={call} asking={ask != null} onShowText={() => setAsText(true)} onToolCalled={appCallEnded} />}
       {appReady && !live && asText && (
         <button type="button" className="link" onClick={() => setAsText(false)}>
           <Trans>Show app</Trans>
         </button>
       )}
+      {hasApp && !live && call.status === "done" && <AppCalls cardId={call.id} ended={appCallsEnded} />}
       {output && (
         <div className="tool-result">
           <button type="button" className="link" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
@@ -165,6 +168,51 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
         </div>
       )}
     </section>
+  );
+}
+
+/** The calls the card's app made (each asked about on this card, or let through by a rule), as
+ * saved: what an app ran stays on record after it is closed, like the model's own calls.
+ * `ended` changes when another call of the app ended. */
+function AppCalls({ cardId, ended }: { cardId: string; ended: number }) {
+  const { t } = useLingui();
+  const [calls, setCalls] = useState<ToolCallRecord[]>([]);
+  useEffect(() => {
+    let current = true;
+    void invoke(commands.mcpAppCalls(cardId)).then(
+      (reply) => current && reply.Ok && setCalls(reply.Ok),
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [cardId, ended]);
+  if (calls.length === 0) return null;
+  const count = calls.length;
+  return (
+    <details className="app-calls">
+      <summary>{t`${plural(count, { one: "# call from its app", other: "# calls from its app" })}`}</summary>
+      <ul>
+        {calls.map((c) => {
+          const took = c.duration_ms != null ? ` · ${formatNumber(c.duration_ms, { style: "unit", unit: "millisecond" })}` : "";
+          return (
+            <li key={c.id}>
+              <details>
+                <summary>
+                  {humanLabel(c.tool)}{" "}
+                  <span className="tool-status" data-status={c.status}>
+                    {t(STATUS[c.status])}
+                    {took}
+                  </span>
+                </summary>
+                <pre className="tool-args">{JSON.stringify(c.arguments, null, 2)}</pre>
+                {c.output && c.output.text.trim() !== "" && <pre className={c.output.is_error ? "error" : undefined}>{c.output.text}</pre>}
+              </details>
+            </li>
+          );
+        })}
+      </ul>
+    </details>
   );
 }
 

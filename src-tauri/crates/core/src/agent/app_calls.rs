@@ -116,6 +116,8 @@ impl Engine {
             conversation_id,
             message_id: call.message_id,
             call_id: call.id.clone(),
+            round: call.round,
+            text_offset: call.text_offset,
             resource_uri: uri,
         };
         let served = ServedPage { html: page.html.clone(), csp: policy.header };
@@ -283,13 +285,14 @@ impl Engine {
             extra_rules: &[],
             app: Some(&app_name),
         };
-        // The question goes on the card the app lives in.
+        // Saved like the model's calls, in the card's answer and marked as the app's, so what an
+        // app ran is on record (the card lists it, exports include it) whatever the gate decided.
         let record = ToolCallRecord {
-            id: place.call_id.clone(),
+            id: uuid::Uuid::new_v4().to_string(),
             call_id: String::new(),
             message_id: place.message_id,
-            round: 0,
-            text_offset: 0,
+            round: place.round,
+            text_offset: place.text_offset,
             server: place.server.clone(),
             tool: name.to_owned(),
             arguments: arguments.clone(),
@@ -297,10 +300,16 @@ impl Engine {
             output: None,
             duration_ms: None,
             created_at: crate::store::now_ms(),
+            app_of: Some(place.call_id.clone()),
         };
+        if let Err(e) = self.store().add_tool_call(record.clone()).await {
+            tracing::warn!(error = %e, "could not save an app's tool call");
+        }
+        // The question goes on the card the app lives in.
+        let on_card = ToolCallRecord { id: place.call_id.clone(), ..record.clone() };
         let offered =
             OfferedTool { name: model_name(&place.server, name), server: place.server.clone(), tool };
-        let gate = calls.gate(&record, &offered).await;
+        let gate = calls.gate(&on_card, &offered).await;
         // Only the user's answers count towards (or reset) the refusals in a row: a call a rule
         // or a grant let through says nothing about whether the user tires of this app.
         if let Gate::Answered(answer) = &gate {
@@ -308,20 +317,64 @@ impl Engine {
         }
         if let Some(reason) = gate.refusal() {
             tracing::info!(server = %place.server, tool = name, app = %app_name, "an app's call was refused");
+            let status =
+                if cancel.is_cancelled() { ToolCallStatus::Cancelled } else { ToolCallStatus::Denied };
+            self.save_app_call(&record, status, Some(&ToolOutput::error(reason.clone())), None).await;
             return Err(AppError::refused(reason));
         }
         tracing::info!(server = %place.server, tool = name, app = %app_name, "an app calls a tool");
+        self.save_app_call(&record, ToolCallStatus::Running, None, None).await;
+        let started = Instant::now();
         let origin = calls.origin(&record);
         let result = self
             .mcp()
             .call_tool_from(&origin, &place.server, name, arguments.as_object().cloned(), &cancel, None)
             .await;
+        let took = Some(i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX));
+        // The record keeps what the model would have read of it; the app gets all of it.
+        let kept = |output: &ToolOutput| {
+            let mut kept = output.clone();
+            kept.truncate(calls.result_chars() as usize);
+            kept
+        };
         match result {
-            Ok(output) => Ok(result_json(&output)),
+            Ok(output) => {
+                let status = if output.is_error { ToolCallStatus::Error } else { ToolCallStatus::Done };
+                self.save_app_call(&record, status, Some(&kept(&output)), took).await;
+                Ok(result_json(&output))
+            }
             Err(CallError::Cancelled) => {
+                self.save_app_call(&record, ToolCallStatus::Cancelled, None, took).await;
                 Err(AppError::refused("the call was cancelled (the app was closed)"))
             }
-            Err(e) => Err(AppError::refused(format!("the tool could not run: {e}"))),
+            Err(e) => {
+                let message = format!("the tool could not run: {e}");
+                self.save_app_call(
+                    &record,
+                    ToolCallStatus::Error,
+                    Some(&ToolOutput::error(message.clone())),
+                    took,
+                )
+                .await;
+                Err(AppError::refused(message))
+            }
         }
+    }
+
+    async fn save_app_call(
+        &self,
+        record: &ToolCallRecord,
+        status: ToolCallStatus,
+        output: Option<&ToolOutput>,
+        duration_ms: Option<i64>,
+    ) {
+        if let Err(e) = self.store().update_tool_call(&record.id, status, output, duration_ms).await {
+            tracing::warn!(error = %e, "could not save an app's tool call");
+        }
+    }
+
+    /// The calls the app in one tool card made, as saved.
+    pub async fn app_calls(&self, card_id: &str) -> Result<Vec<ToolCallRecord>, AppError> {
+        self.store().app_calls(card_id).await.map_err(|e| AppError::refused(e.to_string()))
     }
 }

@@ -94,9 +94,12 @@ pub fn build(
 const REPLAYED_RESULT_CHARS: usize = 2_000;
 
 /// An answer as later turns send it: its text with a note of each tool call where it happened
-/// (tool, arguments, result), so the model remembers what it did in any provider's format.
+/// (tool, arguments, result), so the model remembers what it did in any provider's format. The
+/// calls an app made in a card are not the model's and are left out (MCP Apps tells the model
+/// only what the app asks to be told, which Perch does not offer).
 pub fn with_tool_notes(message: &Message, calls: &[ToolCallRecord]) -> Message {
-    let mine: Vec<&ToolCallRecord> = calls.iter().filter(|c| c.message_id == message.id).collect();
+    let mine: Vec<&ToolCallRecord> =
+        calls.iter().filter(|c| c.message_id == message.id && c.app_of.is_none()).collect();
     if mine.is_empty() || message.role != Role::Assistant {
         return message.clone();
     }
@@ -204,6 +207,7 @@ mod tests {
             output: Some(crate::mcp::ToolOutput { text: "5".into(), ..Default::default() }),
             duration_ms: Some(3),
             created_at: 0,
+            app_of: None,
         };
         let noted = with_tool_notes(&answer, std::slice::from_ref(&call));
         assert_eq!(

@@ -27,7 +27,8 @@ pub struct MessageView {
     /// Every version of this message, oldest first (empty when there is only one).
     pub versions: Vec<Message>,
     pub attachments: Vec<Attachment>,
-    /// The tools this answer called, in order (placed in its text by `text_offset`).
+    /// The tools this answer called, in order (placed in its text by `text_offset`); the calls
+    /// apps made from its cards are read by each card (`Store::app_calls`).
     pub tool_calls: Vec<crate::store::tool_calls::ToolCallRecord>,
     /// USD for this answer's tokens, for priced (cloud) models.
     pub cost: Option<f64>,
@@ -48,7 +49,12 @@ pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[P
                 .map(|g| g.iter().map(|v| (*v).clone()).collect())
                 .unwrap_or_default(),
             attachments: attachments.iter().filter(|a| a.message_id == m.id).cloned().collect(),
-            tool_calls: detail.tool_calls.iter().filter(|c| c.message_id == m.id).cloned().collect(),
+            tool_calls: detail
+                .tool_calls
+                .iter()
+                .filter(|c| c.message_id == m.id && c.app_of.is_none())
+                .cloned()
+                .collect(),
             cost: cost_of(m),
         })
         .collect();
@@ -95,13 +101,18 @@ pub fn to_markdown(
         // The text, cut where each call happened (its offset counts characters).
         let chars: Vec<char> = m.content.chars().collect();
         let mut at = 0usize;
-        let mut calls: Vec<_> = detail.tool_calls.iter().filter(|c| c.message_id == m.id).collect();
+        let (by_apps, mut calls): (Vec<_>, Vec<_>) =
+            detail.tool_calls.iter().filter(|c| c.message_id == m.id).partition(|c| c.app_of.is_some());
         calls.sort_by_key(|c| (c.text_offset, c.round, c.created_at));
         for call in calls {
             let upto = (call.text_offset as usize).clamp(at, chars.len());
             push_text(&mut out, &chars[at..upto].iter().collect::<String>());
             at = upto;
             out.push_str(&tool_call_markdown(call));
+            // What the card's app ran, right after it (saved in the order they ran).
+            for by_app in by_apps.iter().filter(|c| c.app_of.as_deref() == Some(call.id.as_str())) {
+                out.push_str(&tool_call_markdown(by_app));
+            }
         }
         push_text(&mut out, &chars[at..].iter().collect::<String>());
     }
@@ -140,7 +151,8 @@ fn tool_call_markdown(call: &crate::store::tool_calls::ToolCallRecord) -> String
         _ => {
             let args = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
             let f = fence(&args);
-            format!("**Tool `{}:{}`**{status}\n\n{f}json\n{args}\n{f}\n\n", call.server, call.tool)
+            let by = if call.app_of.is_some() { ", called by the app above" } else { "" };
+            format!("**Tool `{}:{}`**{by}{status}\n\n{f}json\n{args}\n{f}\n\n", call.server, call.tool)
         }
     };
     if let Some(output) = call.output.as_ref().filter(|o| !o.text.trim().is_empty()) {
@@ -308,6 +320,7 @@ mod tests {
                 output: Some(ToolOutput { text: out.into(), ..ToolOutput::default() }),
                 duration_ms: Some(5),
                 created_at: 0,
+                app_of: None,
             }
         };
         let detail = ConversationDetail {

@@ -130,7 +130,7 @@ impl CallContext<'_> {
     }
 
     /// The most of a result the model reads; the rest is cut (`ToolOutput::truncate`).
-    fn result_chars(&self) -> u32 {
+    pub(crate) fn result_chars(&self) -> u32 {
         self.settings.max_result_chars.max(500)
     }
 
@@ -364,6 +364,7 @@ impl CallContext<'_> {
                 output: None,
                 duration_ms: None,
                 created_at: crate::store::now_ms(),
+                app_of: None,
             };
             if let Err(e) = self.engine.store().add_tool_call(record.clone()).await {
                 tracing::warn!(error = %e, "could not save a tool call");

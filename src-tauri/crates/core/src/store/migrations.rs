@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/007_terminal.sql"),
     include_str!("migrations/008_attachment_names.sql"),
     include_str!("migrations/009_conversation_folder.sql"),
+    include_str!("migrations/010_app_calls.sql"),
 ];
 
 /// The schema version this build writes.

@@ -78,9 +78,12 @@ pub struct ToolCallRecord {
     pub output: Option<ToolOutput>,
     pub duration_ms: Option<i64>,
     pub created_at: i64,
+    /// Made by the app (MCP Apps) shown in this card's call, not by the model: the card's id.
+    #[serde(default)]
+    pub app_of: Option<String>,
 }
 
-const COLUMNS: &str = "id, call_id, message_id, round, text_offset, server, tool, arguments, status, result, duration_ms, created_at";
+const COLUMNS: &str = "id, call_id, message_id, round, text_offset, server, tool, arguments, status, result, duration_ms, created_at, app_of";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
     let arguments: String = r.get(7)?;
@@ -99,6 +102,7 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
         output: result.and_then(|t| serde_json::from_str(&t).ok()),
         duration_ms: r.get(10)?,
         created_at: r.get(11)?,
+        app_of: r.get(12)?,
     })
 }
 
@@ -119,7 +123,7 @@ impl Store {
     pub async fn add_tool_call(&self, call: ToolCallRecord) -> Result<(), StoreError> {
         self.call(move |c| {
             c.execute(
-                &format!("INSERT INTO tool_calls ({COLUMNS}, is_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"),
+                &format!("INSERT INTO tool_calls ({COLUMNS}, is_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
                 params![
                     call.id,
                     call.call_id,
@@ -133,6 +137,7 @@ impl Store {
                     call.output.as_ref().map(|o| serde_json::to_string(o).unwrap_or_default()),
                     call.duration_ms,
                     if call.created_at == 0 { now_ms() } else { call.created_at },
+                    call.app_of,
                     call.output.as_ref().is_some_and(|o| o.is_error),
                 ],
             )?;
@@ -177,7 +182,7 @@ impl Store {
                 "SELECT {COLUMNS}, (SELECT conversation_id FROM messages WHERE messages.id = message_id)
                  FROM tool_calls WHERE id = ?1"
             ))?;
-            let mut rows = stmt.query_map([id], |r| Ok((from_row(r)?, r.get::<_, Option<String>>(12)?)))?;
+            let mut rows = stmt.query_map([id], |r| Ok((from_row(r)?, r.get::<_, Option<String>>(13)?)))?;
             Ok(rows.next().transpose()?.and_then(|(call, conversation)| Some((call, conversation?))))
         })
         .await
@@ -189,6 +194,19 @@ impl Store {
                 "SELECT {COLUMNS} FROM tool_calls WHERE message_id = ?1 ORDER BY round, created_at, rowid"
             ))?;
             let rows = stmt.query_map([message_id], from_row)?.collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    /// The calls the app in one tool card made, oldest first.
+    pub async fn app_calls(&self, card_id: &str) -> Result<Vec<ToolCallRecord>, StoreError> {
+        let card_id = card_id.to_owned();
+        self.call(move |c| {
+            let mut stmt = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM tool_calls WHERE app_of = ?1 ORDER BY created_at, rowid"
+            ))?;
+            let rows = stmt.query_map([card_id], from_row)?.collect::<Result<_, _>>()?;
             Ok(rows)
         })
         .await

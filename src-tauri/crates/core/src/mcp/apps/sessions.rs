@@ -56,6 +56,9 @@ pub struct AppPlace {
     pub message_id: i64,
     /// The card's tool call id.
     pub call_id: String,
+    /// Where the card's call sits in its answer (the app's saved calls sit there too).
+    pub round: u32,
+    pub text_offset: u32,
     pub resource_uri: String,
 }
 
@@ -288,6 +291,8 @@ mod tests {
             conversation_id: "c".into(),
             message_id: 1,
             call_id: "card".into(),
+            round: 0,
+            text_offset: 0,
             resource_uri: "ui://x".into(),
         }
     }
