@@ -193,6 +193,12 @@ fn reload_fresh(window: &WebviewWindow, page: &HiddenPage, grown: u64) {
         grown_mib = grown >> 20,
         "the page's process has grown since it loaded; loading the page again while the window is hidden"
     );
+    reload_in_new_process(window, page);
+}
+
+/// Ends the page's web process (a hung page answers nothing, a reload in it included) and loads
+/// the page in a new one: the route and the draft come back with it (see `unsentWork.ts`).
+fn reload_in_new_process(window: &WebviewWindow, page: &HiddenPage) {
     page.holds_unsent.store(false, Ordering::SeqCst);
     #[cfg(target_os = "linux")]
     let _ = window.with_webview(|webview| {
@@ -200,6 +206,18 @@ fn reload_fresh(window: &WebviewWindow, page: &HiddenPage, grown: u64) {
         webview.inner().terminate_web_process();
     });
     reload(window);
+}
+
+/// The page stopped answering (an app's script that never returns): it is loaded again in a new
+/// process, visible or not.
+pub fn reload_hung(app: &AppHandle) {
+    let Ok(window) = crate::window::main_window(app) else { return };
+    reload_in_new_process(&window, &app.state::<HiddenPage>());
+}
+
+/// The page's process was ended while the window is hidden, and is loaded again on show.
+pub fn released(app: &AppHandle) -> bool {
+    app.state::<HiddenPage>().released.load(Ordering::SeqCst)
 }
 
 fn reload(window: &WebviewWindow) {

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { freshDataDir, launch, screenshot, sleep, startFakeLlm, waitFor } from "../lib/harness.js";
 import { startLoopback } from "../lib/loopback.js";
+import { appLog, appPid, firstPaints } from "../lib/proc.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
@@ -285,5 +286,36 @@ describe("MCP apps", () => {
     await waitFor(async () => (await clock.getText()).includes("done"), "the clock's call");
     await (await clock.$("button=Show result")).waitForExist();
     assert.equal((await $$(".app-frame iframe")).length, 0, "no app frame");
+  });
+
+  // Last: WebDriver cannot follow the page into the new process it is loaded in (WebKit ends the
+  // automation session with the old one), so from there on this judges by the app's log and
+  // the screen, as hidden.test.js does.
+  it("stops an app whose script never returns, loading the window again without it", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $('button[role="tab"]=Tools')).click();
+    await (await (await $("label*=Show the apps tool servers send")).$("input")).click();
+    await (await $('button[role="tab"]=MCP')).click();
+    await sleep(300);
+    await waitFor(async () => (await (await $('[data-testid="status-hostile"]')).getText()) === "connected", "hostile to reconnect", 30_000);
+    await (await $('a[aria-label="Chat"]')).click();
+    await newChat();
+    await ask("Run busy", [["hostile__attack_busy"]]);
+    await allowOnCard("Tool hostile:attack_busy");
+    const log = () => appLog(dataDir);
+    const count = (line) => log().split(line).length - 1;
+    const paints = firstPaints(dataDir);
+    await waitFor(() => count("an app's page opens") > 0 && log().includes("ui://hostile/busy.html"), "the busy app to open", 30_000);
+    const opened = Date.now();
+    await waitFor(() => count("the page stopped answering with apps open") === 1, "the hang to be noticed", 60_000);
+    await waitFor(() => firstPaints(dataDir) > paints, "the page to paint again in a new process", 60_000);
+    console.log(`e2e: the busy app opened; the page painted again ${Date.now() - opened} ms later`);
+    // The page, loaded where it was, shows the card again; its app is not opened again.
+    await waitFor(() => count("an app that held up the page is not opened again") > 0, "the card to be refused its app", 30_000);
+    await screenshot("mcp-app-hung-reloaded");
+    await sleep(15_000);
+    assert.equal(count("the page stopped answering with apps open"), 1, "the reloaded page answers: no second hang");
+    // The session went with the old page: the app is ended as a logout would.
+    process.kill(appPid(), "SIGTERM");
   });
 });

@@ -16,7 +16,7 @@ import { startLoopback } from "../loopback.js";
 export const SERVER = join(dirname(fileURLToPath(import.meta.url)), "hostile-server.mjs");
 export const APP_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
-export const ATTACKS = ["top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call"];
+export const ATTACKS = ["top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy"];
 export const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;
 

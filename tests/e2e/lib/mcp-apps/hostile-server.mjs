@@ -37,6 +37,7 @@ const ATTACKS = [
   "flood",
   "memory",
   "tool-call",
+  "busy",
 ];
 const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;
@@ -323,6 +324,14 @@ const BODIES = {
     const alive = document.getElementById("alive");
     let beats = 0;
     setInterval(() => { alive.textContent = String(++beats); }, 100);
+  `,
+
+  busy: String.raw`
+    // A script that never returns, once the frame has shown itself: in a web process shared
+    // with the host's page, it holds up the whole window.
+    report("succeeded", { spinning: true });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (;;) {}
   `,
 
   memory: String.raw`

@@ -302,7 +302,7 @@ export function AppFrame({
               : stopped === "closed"
                 ? t`The app closed.`
                 : failure
-                  ? t`The app could not be shown: ${failure}`
+                  ? t`The app could not be shown: ${failure}.`
                   : t`The app could not be opened.`;
     return (
       <p className="app-frame note muted" role="status">

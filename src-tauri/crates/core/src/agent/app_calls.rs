@@ -91,6 +91,12 @@ impl Engine {
         if call.status != ToolCallStatus::Done {
             return Err(AppError::refused("the tool call did not finish, so its app has nothing to show"));
         }
+        if self.app_sessions().hung(call_id) {
+            tracing::info!(server = %call.server, tool = %call.tool, "an app that held up the page is not opened again");
+            return Err(AppError::refused(
+                "it stopped responding and held up Perch's window, so it stays off until Perch restarts",
+            ));
+        }
         let settings = self.settings().get().await;
         if !settings.tools.apps_for(&call.server) {
             return Err(AppError::refused(format!("apps from {} are turned off", call.server)));

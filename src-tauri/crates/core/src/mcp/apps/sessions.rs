@@ -9,7 +9,7 @@
 //!
 //! The flood of messages itself is stopped earlier, in the UI's bridge, before it costs an IPC.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -86,6 +86,9 @@ struct Session {
 struct Inner {
     pages: HashMap<String, (ServedPage, Instant)>,
     sessions: HashMap<String, Session>,
+    /// Cards whose app was open when the page stopped answering: not opened again in this run
+    /// (the page is loaded again without them, and an app that spins would only spin again).
+    hung_cards: HashSet<String>,
 }
 
 /// The open app frames; one per engine.
@@ -266,6 +269,24 @@ impl AppSessions {
         sessions.len()
     }
 
+    /// The page stopped answering with apps open: ends every session, and remembers their cards
+    /// so that the page, loaded again, does not open them again. Their session ids.
+    pub fn close_hung(&self) -> Vec<String> {
+        let mut inner = self.lock();
+        inner.pages.clear();
+        let sessions = std::mem::take(&mut inner.sessions);
+        for s in sessions.values() {
+            s.cancel.cancel();
+            inner.hung_cards.insert(s.place.call_id.clone());
+        }
+        sessions.into_keys().collect()
+    }
+
+    /// Whether this card's app was open when the page stopped answering.
+    pub fn hung(&self, call_id: &str) -> bool {
+        self.lock().hung_cards.contains(call_id)
+    }
+
     pub fn open_count(&self) -> usize {
         self.lock().sessions.len()
     }
@@ -367,6 +388,26 @@ mod tests {
         let cancel = sessions.cancel_token(&c).unwrap();
         assert_eq!(sessions.close_all(), 1);
         assert!(cancel.is_cancelled() && sessions.take_page(&token, now).is_none());
+        assert!(!sessions.hung("card"), "closing is not hanging");
+    }
+
+    #[test]
+    fn a_hung_page_closes_every_app_and_their_cards_stay_closed() {
+        let sessions = AppSessions::default();
+        let now = Instant::now();
+        let (a, _) = sessions.open(place("a"), page(), now);
+        let other = AppPlace { call_id: "other-card".into(), ..place("b") };
+        let (b, b_page) = sessions.open(other, page(), now);
+        let cancel = sessions.cancel_token(&a).unwrap();
+        let mut closed = sessions.close_hung();
+        closed.sort();
+        let mut expected = vec![a, b];
+        expected.sort();
+        assert_eq!(closed, expected);
+        assert!(cancel.is_cancelled() && sessions.open_count() == 0);
+        assert!(!sessions.page_pending(&b_page));
+        assert!(sessions.hung("card") && sessions.hung("other-card"));
+        assert!(!sessions.hung("a-third-card"));
     }
 
     #[test]
