@@ -290,3 +290,30 @@ async fn an_apps_calls_are_on_record_under_its_card_but_not_the_models() {
         markdown.find("**Tool `hostile:app_only_secret`**, called by the app above (denied)").unwrap();
     assert!(card_at < ran && ran < denied, "{markdown}");
 }
+
+#[tokio::test]
+async fn an_app_is_given_the_whole_result_though_its_card_keeps_less() {
+    let s = setup().await;
+    let card = model_calls(&s, "hostile__big_result", "Run big").await;
+    // The card (and the model) keep the text cut and no large structured part.
+    let (kept, _) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    let output = kept.output.unwrap();
+    assert!(output.truncated_chars > 0 && !output.text.contains("[text end]"), "{}", output.truncated_chars);
+    assert_eq!(output.structured, None);
+    // Its app is given all of it.
+    let opened = s.engine.open_app(&card).await.unwrap();
+    let result = opened.tool_result.unwrap();
+    let text = text_of(&result);
+    assert_eq!(text.chars().count(), 100_000);
+    assert!(text.ends_with("[text end]"));
+    assert_eq!(result["structuredContent"]["last"], "structured end");
+    assert_eq!(result["structuredContent"]["rows"].as_array().unwrap().len(), 2000);
+    // And so is the app's own call of it; what is saved of that call is what a card keeps.
+    let again =
+        s.engine.app_request(&opened.session, "tools/call", json!({ "name": "big_result" })).await.unwrap();
+    assert!(text_of(&again).ends_with("[text end]"));
+    assert_eq!(again["structuredContent"]["last"], "structured end");
+    let saved = s.engine.app_calls(&card).await.unwrap();
+    let saved = saved[0].output.as_ref().unwrap();
+    assert!(saved.truncated_chars > 0 && saved.structured.is_none());
+}

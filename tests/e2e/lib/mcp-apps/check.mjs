@@ -63,7 +63,7 @@ export async function checkHostileServer(log = () => {}) {
     expect(
       "tool names",
       Object.keys(byName).sort(),
-      [...ATTACKS.map((n) => `attack_${n}`), "capability", "echo_app", "app_only_secret", "model_only"].sort(),
+      [...ATTACKS.map((n) => `attack_${n}`), "capability", "echo_app", "big_result", "app_only_secret", "model_only"].sort(),
     );
     for (const name of ATTACKS) {
       const tool = byName[`attack_${name}`] ?? {};
@@ -110,6 +110,9 @@ export async function checkHostileServer(log = () => {}) {
     }
     expect("app_only_secret result", textOf(await apps.callTool({ name: "app_only_secret" })), "secret-ran");
     expect("model_only result", textOf(await apps.callTool({ name: "model_only" })), "model-only-ran");
+    const big = await apps.callTool({ name: "big_result" });
+    expect("big_result text", [textOf(big).length, textOf(big).endsWith("[text end]")], [100_000, true]);
+    expect("big_result structured", [JSON.stringify(big.structuredContent).length > 150_000, big.structuredContent?.last], [true, "structured end"]);
 
     // --- the capability, as each kind of client advertises it
     const capability = async (client) => JSON.parse(textOf(await client.callTool({ name: "capability" })));

@@ -12,6 +12,8 @@
 //   attack_<name>    one per page in ATTACKS, UI ui://hostile/<name>.html; text "ran <name>"
 //   capability       no UI; text {"apps": bool}: did the client advertise the UI extension
 //   echo_app         UI ui://hostile/echo.html, visibility ["model", "app"]; text "echo-ran"
+//   big_result       UI echo.html; 100,000 characters of text ending "[text end]" and ~200 KB
+//                    of structuredContent ending with {last: "structured end"}
 //   app_only_secret  visibility ["app"] (a view may call it, the model never sees it); "secret-ran"
 //   model_only       UI echo.html, visibility ["model"] (a view calling it must be refused);
 //                    "model-only-ran"
@@ -501,6 +503,19 @@ server.registerTool(
     annotations: { readOnlyHint: true },
   },
   async () => ({ ...text("echo-ran"), structuredContent: { echo: true } }),
+);
+
+server.registerTool(
+  "big_result",
+  {
+    description: "Shows the echo view with a result larger than a model reads: 100,000 characters of text and about 200 KB of structured content.",
+    _meta: { ui: { resourceUri: ECHO_URI }, "ui/resourceUri": ECHO_URI },
+    annotations: { readOnlyHint: true },
+  },
+  async () => ({
+    ...text("t".repeat(99_990) + "[text end]"),
+    structuredContent: { rows: Array.from({ length: 2000 }, (_, i) => ({ i, label: "row ".padEnd(90, "x") })), last: "structured end" },
+  }),
 );
 
 server.registerTool(

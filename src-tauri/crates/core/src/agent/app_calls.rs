@@ -134,11 +134,11 @@ impl Engine {
             app_name: tool.title.clone().unwrap_or_else(|| tool.name.clone()),
             tool: tool_json(&tool),
             tool_input: call.arguments.clone(),
-            tool_result: call
-                .output
-                .as_ref()
-                .filter(|_| call.status != ToolCallStatus::Denied)
-                .map(result_json),
+            // The whole result when it was saved for the app, else what the card kept.
+            tool_result: match self.store().app_result(call_id).await {
+                Ok(Some(whole)) => Some(whole),
+                _ => call.output.as_ref().map(result_json),
+            },
             prefers_border: page.ui.as_ref().and_then(|u| u.prefers_border),
             connect_domains: policy.connect,
             resource_domains: policy.resources,
@@ -340,7 +340,7 @@ impl Engine {
         // The record keeps what the model would have read of it; the app gets all of it.
         let kept = |output: &ToolOutput| {
             let mut kept = output.clone();
-            kept.truncate(calls.result_chars() as usize);
+            kept.keep(calls.result_chars() as usize);
             kept
         };
         match result {

@@ -334,7 +334,14 @@ impl CallContext<'_> {
             ),
             Err(e) => (ToolCallStatus::Error, ToolOutput::error(format!("The tool could not run: {e}."))),
         };
-        output.truncate(self.result_chars() as usize);
+        // A tool with an app: the app is given the whole result, which the card does not keep.
+        if status == ToolCallStatus::Done && tool.tool.ui.as_ref().is_some_and(|u| u.resource_uri.is_some()) {
+            let whole = super::app_calls::result_json(&output);
+            if let Err(e) = self.engine.store().set_app_result(&record.id, &whole).await {
+                tracing::warn!(error = %e, "could not save a result for its app");
+            }
+        }
+        output.keep(self.result_chars() as usize);
         finish(&mut record, status, output.clone());
         self.save(&record).await;
         CallResult { call, output, denied: false }

@@ -17,14 +17,19 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// Characters cut from the text for the model (the card says so).
     pub truncated_chars: u32,
-    /// The tool's structured result, for a card that shows it as a summary (mail, events);
-    /// the model reads the text. Left out when it is large (see [`MAX_STRUCTURED`]).
+    /// The tool's structured result, for a card that shows it as a summary (mail, events) and
+    /// for the tool's app; the model reads the text. What is kept ([`ToolOutput::keep`]) leaves
+    /// it out when it is larger than [`MAX_STRUCTURED`]; a fresh result holds up to
+    /// [`MAX_APP_STRUCTURED`], for an app.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<serde_json::Value>,
 }
 
 /// The largest structured result kept for a card, serialised; a larger one is the text alone.
 const MAX_STRUCTURED: usize = 64 * 1024;
+/// The largest structured result read from a server, serialised: a tool's app may be given this
+/// much (saved apart from the card, `Store::set_app_result`).
+const MAX_APP_STRUCTURED: usize = 4 * 1024 * 1024;
 
 impl ToolOutput {
     pub fn error(text: impl Into<String>) -> Self {
@@ -68,7 +73,7 @@ impl ToolOutput {
             if parts.is_empty() {
                 parts.push(serialised.clone());
             }
-            if serialised.len() <= MAX_STRUCTURED {
+            if serialised.len() <= MAX_APP_STRUCTURED {
                 out.structured = Some(value);
             }
         }
@@ -77,6 +82,15 @@ impl ToolOutput {
         }
         out.text = parts.join("\n");
         out
+    }
+
+    /// What is kept of a result (saved with its card, read by the model): the text cut to
+    /// `max_chars`, and the structured part only when a card would show it.
+    pub fn keep(&mut self, max_chars: usize) {
+        self.truncate(max_chars);
+        if self.structured.as_ref().is_some_and(|s| s.to_string().len() > MAX_STRUCTURED) {
+            self.structured = None;
+        }
     }
 
     /// Cuts the text to `max_chars`, with a note that tells the model what was left out.
@@ -133,8 +147,15 @@ mod tests {
         let out = ToolOutput::from_result(result);
         assert_eq!(out.text, "1 message", "the model reads the text");
         assert_eq!(out.structured.unwrap()["messages"][0]["from"], "Ada");
+        // A larger one is read, for an app, but not kept with the card.
         let mut large = CallToolResult::success(vec![ContentBlock::text("big")]);
         large.structured_content = Some(serde_json::json!({ "body": "x".repeat(MAX_STRUCTURED) }));
-        assert_eq!(ToolOutput::from_result(large).structured, None);
+        let mut read = ToolOutput::from_result(large);
+        assert!(read.structured.is_some());
+        read.keep(100);
+        assert_eq!((read.text.as_str(), read.structured), ("big", None));
+        let mut huge = CallToolResult::success(vec![ContentBlock::text("huge")]);
+        huge.structured_content = Some(serde_json::json!({ "body": "x".repeat(MAX_APP_STRUCTURED) }));
+        assert_eq!(ToolOutput::from_result(huge).structured, None);
     }
 }

@@ -83,6 +83,9 @@ pub struct ToolCallRecord {
     pub app_of: Option<String>,
 }
 
+/// The largest whole result kept for a tool's app, serialised.
+pub const MAX_APP_RESULT_BYTES: usize = 8 * 1024 * 1024;
+
 const COLUMNS: &str = "id, call_id, message_id, round, text_offset, server, tool, arguments, status, result, duration_ms, created_at, app_of";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
@@ -195,6 +198,35 @@ impl Store {
             ))?;
             let rows = stmt.query_map([message_id], from_row)?.collect::<Result<_, _>>()?;
             Ok(rows)
+        })
+        .await
+    }
+
+    /// Keeps a call's whole result for its app (up to [`MAX_APP_RESULT_BYTES`]; a larger one is
+    /// not kept, and the app is given what the card kept).
+    pub async fn set_app_result(&self, id: &str, result: &Value) -> Result<(), StoreError> {
+        let text = result.to_string();
+        if text.len() > MAX_APP_RESULT_BYTES {
+            tracing::info!(bytes = text.len(), "a result too large to keep for its app");
+            return Ok(());
+        }
+        let id = id.to_owned();
+        self.call(move |c| {
+            c.execute("UPDATE tool_calls SET app_result = ?2 WHERE id = ?1", params![id, text])?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// A call's whole result kept for its app, if any.
+    pub async fn app_result(&self, id: &str) -> Result<Option<Value>, StoreError> {
+        let id = id.to_owned();
+        self.call(move |c| {
+            let text: Option<String> = c
+                .query_row("SELECT app_result FROM tool_calls WHERE id = ?1", [id], |r| r.get(0))
+                .optional()?
+                .flatten();
+            Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
         })
         .await
     }
