@@ -1176,6 +1176,8 @@ export type OpenQuestion = {
 export type OpenedApp = {
 	app: AppOpen,
 	url: string,
+	/**  Perch's version, for the app's `hostInfo`. */
+	host_version: string,
 };
 
 /**  Where a dictation's words went. */
@@ -1838,8 +1840,10 @@ export type ToolOutput = {
 	/**  Characters cut from the text for the model (the card says so). */
 	truncated_chars: number,
 	/**
-	 *  The tool's structured result, for a card that shows it as a summary (mail, events);
-	 *  the model reads the text. Left out when it is large (see [`MAX_STRUCTURED`]).
+	 *  The tool's structured result, for a card that shows it as a summary (mail, events) and
+	 *  for the tool's app; the model reads the text. What is kept ([`ToolOutput::keep`]) leaves
+	 *  it out when it is larger than [`MAX_STRUCTURED`]; a fresh result holds up to
+	 *  [`MAX_APP_STRUCTURED`], for an app.
 	 */
 	structured?: Value | null,
 };

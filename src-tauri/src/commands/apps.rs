@@ -17,6 +17,8 @@ use crate::state::AppState;
 pub struct OpenedApp {
     pub app: AppOpen,
     pub url: String,
+    /// Perch's version, for the app's `hostInfo`.
+    pub host_version: String,
 }
 
 #[tauri::command]
@@ -31,7 +33,8 @@ pub async fn mcp_app_open(
     if let Ok(opened) = &opened {
         crate::apps::watch_memory(&app, &opened.session);
     }
-    Ok(opened.map(|app| OpenedApp { url: crate::apps::frame_url(&app.token), app }))
+    let host_version = app.package_info().version.to_string();
+    Ok(opened.map(|app| OpenedApp { url: crate::apps::frame_url(&app.token), app, host_version }))
 }
 
 /// One request from an app; its answer or its JSON-RPC error.

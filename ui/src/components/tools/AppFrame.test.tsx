@@ -23,6 +23,7 @@ const CALL: ToolCallRecord = {
 
 const OPENED: OpenedApp = {
   url: "perch-app://localhost/0123456789abcdef0123456789abcdef",
+  host_version: "0.4.2",
   app: {
     session: "s1",
     token: "0123456789abcdef0123456789abcdef",
@@ -72,8 +73,9 @@ describe("AppFrame", () => {
     // The initialize answer, then the tool's input and result, in that order.
     const methods = posted.map((m) => m.method ?? `answer ${String(m.id)}`);
     expect(methods).toEqual(["answer 0", "ui/notifications/tool-input", "ui/notifications/tool-result"]);
-    const init = posted[0] as { result: { hostContext: { toolInfo: { id: string } }; hostCapabilities: Record<string, unknown> } };
+    const init = posted[0] as { result: { hostInfo: unknown; hostContext: { toolInfo: { id: string } }; hostCapabilities: Record<string, unknown> } };
     expect(init.result.hostContext.toolInfo.id).toBe("card-1");
+    expect(init.result.hostInfo).toEqual({ name: "Perch", version: "0.4.2" });
     expect(Object.keys(init.result.hostCapabilities)).not.toContain("updateModelContext");
   });
 

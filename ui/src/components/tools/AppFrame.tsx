@@ -214,7 +214,7 @@ export function AppFrame({
     const s = new AppSession({
       post: (message) => target.postMessage(message, "*"),
       handlers,
-      hostInfo: { name: "Perch", version: "1" },
+      hostInfo: { name: "Perch", version: opened.host_version },
       hostCapabilities: {
         openLinks: {},
         serverTools: { listChanged: false },
