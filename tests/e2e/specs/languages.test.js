@@ -2,12 +2,18 @@
 // here), dates come from Intl, and every page and Settings tab passes the layout guard at
 // 450x450 with German's long words; then Arabic, chosen in Settings, mirrors the layout right to
 // left while code and the model's English stay left to right; the choice outlives a restart.
+// A tool card showing its app (MCP Apps, the official SDK's example clock) is judged in both.
 // Screenshots of each state are saved.
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { catalogue } from "../lib/catalogue.js";
 import { freshDataDir, launch, screenshot, startFakeLlm, waitFor, waitForGeometry } from "../lib/harness.js";
 import { layoutProblems } from "../lib/layout.js";
+import { appLog } from "../lib/proc.js";
+
+const VANILLA = new URL("../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js", import.meta.url).pathname;
 
 const TABS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews", "Logs"];
 const de = catalogue("de");
@@ -60,9 +66,42 @@ describe("languages", () => {
     );
   }
 
+  /** Has the model call the clock's tool, allows it, and waits for its app to show. */
+  async function clockApp(tr) {
+    await waitFor(() => /MCP server connected server="?clock/.test(appLog(dataDir)), "the clock server", 30_000);
+    const cards = (await session.browser.$$("section.tool-card")).length + 1;
+    await fake.script({ steps: [{ type: "tool_call", name: "clock__get-time", arguments: {} }, { type: "finish" }] });
+    await fake.script({ steps: [{ type: "text", text: "Done." }, { type: "finish" }] });
+    const box = await $(`textarea[aria-label="${tr("Message")}"]`);
+    await box.waitForEnabled();
+    await box.setValue("?");
+    await session.browser.keys("Enter");
+    await waitFor(async () => {
+      // The newest card: the conversation may hold an earlier one.
+      const all = await session.browser.$$("section.tool-card");
+      const card = all[all.length - 1];
+      if (!card) return false;
+      const allow = await card.$(`button=${tr("Allow once")}`);
+      if (!(await allow.isExisting())) return false;
+      await allow.click();
+      return true;
+    }, "the approval", 20_000);
+    await waitFor(async () => (await session.browser.$$("section.tool-card .app-frame iframe")).length >= cards, "the app's frame", 30_000);
+    const frames = await session.browser.$$("section.tool-card .app-frame iframe");
+    const frame = frames[frames.length - 1];
+    // The app has drawn the server's time in place of "Loading...".
+    await session.browser.switchFrame(frame);
+    try {
+      await waitFor(async () => /\d{4}-\d{2}-\d{2}T/.test(await (await $("#server-time")).getText()), "the app to show the time", 30_000);
+    } finally {
+      await session.browser.switchFrame(null);
+    }
+  }
+
   before(async () => {
     fake = await startFakeLlm("ollama");
     dataDir = freshDataDir();
+    writeFileSync(join(dataDir, "mcp_servers.json"), JSON.stringify({ mcpServers: { clock: { command: process.execPath, args: [VANILLA, "--stdio"] } } }));
     session = await launch(dataDir, env());
     await waitForGeometry({ width: 450, height: 450 }, "the default size");
   });
@@ -79,6 +118,8 @@ describe("languages", () => {
     const system = (await fake.requests()).filter((r) => r.path === "/api/chat").pop().body.messages[0].content;
     assert.match(system, /The user's language is German \(DE\)/);
     await sound("de-chat");
+    await clockApp(de);
+    await sound("de-chat-app");
 
     await (await $('nav.tabs a[href="#/history"]')).click();
     const today = new Intl.RelativeTimeFormat("de", { numeric: "auto" }).format(0, "day");
@@ -119,6 +160,8 @@ describe("languages", () => {
     assert.equal(sides.code, "ltr");
     assert.ok(sides.answerStartsLeft, "the English answer reads left to right");
     await sound("ar-chat");
+    await clockApp(ar);
+    await sound("ar-chat-app");
     await everyPage("ar", ar);
     assertSound();
   });
