@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { freshDataDir, launch, screenshot, sleep, startFakeLlm, waitFor } from "../lib/harness.js";
 import { startLoopback } from "../lib/loopback.js";
+import { layoutProblems } from "../lib/layout.js";
 import { appLog, appPid, firstPaints } from "../lib/proc.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -156,6 +157,8 @@ describe("MCP apps", () => {
     assert.match(await consent.getText(), /wants to open https:\/\/modelcontextprotocol\.io\//);
     await consent.scrollIntoView({ block: "nearest" });
     await screenshot("mcp-app-link-consent");
+    // At 450x450, the consent row and the record of the app's calls (opened above) fit.
+    assert.deepEqual(await layoutProblems(session.browser), []);
     await (await $("button=Don't open")).click();
     await consent.waitForExist({ reverse: true, timeout: 5_000 });
   });
