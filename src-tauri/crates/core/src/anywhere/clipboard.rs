@@ -91,7 +91,15 @@ pub fn copy_with_restore(
         let deadline = Instant::now() + wait;
         loop {
             match board.text() {
-                Ok(Some(text)) if !text.is_empty() => return Some(text),
+                // Read once more: the application may have taken the clipboard while that read
+                // walked the text formats, and arboard then falls back to plain `text/plain`,
+                // which GTK answers in ASCII with `\u` escapes. The next read starts from
+                // UTF-8 with the owner settled.
+                Ok(Some(text)) if !text.is_empty() => {
+                    return Some(
+                        board.text().ok().flatten().filter(|again| !again.is_empty()).unwrap_or(text),
+                    );
+                }
                 _ if Instant::now() >= deadline => return None,
                 _ => std::thread::sleep(Duration::from_millis(20)),
             }
@@ -225,6 +233,33 @@ mod tests {
         assert_eq!(pasted_by_app.as_deref(), Some("Héllo ✓"));
         assert_eq!(memory.borrow_mut().text().unwrap().as_deref(), Some("what the user copied"));
         assert_eq!(memory.borrow().log, ["set Some(\"Héllo ✓\")", "set Some(\"what the user copied\")"]);
+    }
+
+    /// A board whose reads give these answers in turn (the last one again after that).
+    struct Reads(Vec<Option<&'static str>>);
+    impl Board for Reads {
+        fn text(&mut self) -> Result<Option<String>, String> {
+            let next = if self.0.len() > 1 { self.0.remove(0) } else { self.0[0] };
+            Ok(next.map(str::to_owned))
+        }
+        fn set(&mut self, _: Option<&str>) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_copy_is_read_again_from_the_settled_owner() {
+        // Saved, then nothing yet, then a read that raced the application taking the clipboard
+        // (its ASCII fallback), then the real text.
+        let mut board = Reads(vec![None, None, Some("na\\u00efve"), Some("naïve")]);
+        let copied = copy_with_restore(&mut board, || Ok(()), Duration::from_secs(1)).unwrap();
+        assert_eq!(copied.as_deref(), Some("naïve"));
+        // A second read that finds nothing keeps the first.
+        let mut board = Reads(vec![None, Some("words"), None]);
+        assert_eq!(
+            copy_with_restore(&mut board, || Ok(()), Duration::from_secs(1)).unwrap().as_deref(),
+            Some("words")
+        );
     }
 
     #[test]
