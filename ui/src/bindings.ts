@@ -1814,6 +1814,8 @@ export type ToolCallRecord = {
 	created_at: number,
 	/**  Made by the app (MCP Apps) shown in this card's call, not by the model: the card's id. */
 	app_of?: string | null,
+	/**  What this call's app asked to have the model told (its last `ui/update-model-context`). */
+	app_context?: string | null,
 };
 
 export type ToolCallStatus = 

@@ -233,6 +233,31 @@ describe("MCP apps", () => {
     assert.match(seen, /visibility/);
   });
 
+  it("shows on the card what an app told the model, and the model reads it next turn", async () => {
+    await newChat();
+    await ask("Run echo", [["hostile__echo_app"]]);
+    const label = "Tool hostile:echo_app";
+    await allowOnCard(label);
+    await inFrame(label, async () => {
+      await waitFor(async () => (await (await $("#result")).getText().catch(() => "")).includes("succeeded"), "the echo page");
+      await (await $("#tell-model")).click();
+      await waitFor(async () => (await (await $("#call-result")).getText()) !== "", "the answer to the app");
+      // Taken, and nothing more said to the app.
+      assert.deepEqual(JSON.parse(await (await $("#call-result")).getText()).result, {});
+    });
+    const told = await $(`section.tool-card[aria-label="${label}"] details.app-context`);
+    await told.waitForExist({ timeout: 10_000 });
+    await (await told.$("summary")).click();
+    assert.match(await told.getText(), /The user picked the blue plan\.\s+\{"plan":"blue"\}/);
+    const before = (await fake.requests()).filter((r) => r.path === "/api/chat").length;
+    await fake.script({ steps: [{ type: "text", text: "Blue." }, { type: "finish" }] });
+    await (await $('textarea[aria-label="Message"]')).setValue("Which plan?");
+    await session.browser.keys("Enter");
+    await waitFor(async () => (await fake.requests()).filter((r) => r.path === "/api/chat").length > before, "the next turn");
+    const sent = JSON.stringify((await fake.requests()).filter((r) => r.path === "/api/chat").at(before).body.messages);
+    assert.match(sent, /the app shown with that call says: The user picked the blue plan/);
+  });
+
   it("stops an app that floods, and the window keeps working", async () => {
     await newChat();
     await ask("Run flood", [["hostile__attack_flood"]]);

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
-use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn, thread};
+use perch_core::agent::{TurnEvent, TurnRequest, TurnSink, run_turn, thread};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question, QuestionChange};
 use perch_core::settings::BaseUrl;
@@ -81,6 +81,20 @@ async fn setup() -> Setup {
     Setup { _tmp: tmp, engine, fake, asked, choice }
 }
 
+/// Sends `text` as the user in `conversation` (a new one when None); the answer.
+async fn ask(s: &Setup, conversation: Option<&str>, text: &str) -> perch_core::store::Message {
+    let request = TurnRequest::ask("ollama:qwen3-vl:8b-instruct", conversation, text);
+    run_turn(&s.engine, request, &Quiet).await.unwrap()
+}
+
+/// The conversation exported as Markdown.
+async fn exported(s: &Setup, conversation: &str) -> String {
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("conversation.md");
+    thread::export(&s.engine, conversation, &path).await.unwrap();
+    std::fs::read_to_string(&path).unwrap()
+}
+
 /// Has the model call `tool` once (approved), and returns the card's call id.
 async fn model_calls(s: &Setup, tool: &str, question: &str) -> String {
     s.fake.push(Script {
@@ -91,18 +105,7 @@ async fn model_calls(s: &Setup, tool: &str, question: &str) -> String {
         token_delay_ms: 0,
     });
     s.fake.push(Script::answer("Done."));
-    let request = TurnRequest {
-        conversation_id: None,
-        model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask {
-            text: question.into(),
-            images: Vec::new(),
-            files: Vec::new(),
-            selections: Vec::new(),
-        },
-        run_id: None,
-    };
-    let answer = run_turn(&s.engine, request, &Quiet).await.unwrap();
+    let answer = ask(s, None, question).await;
     let calls = s.engine.store().tool_calls_of_message(answer.id).await.unwrap();
     assert_eq!(calls.len(), 1, "{calls:?}");
     calls[0].id.clone()
@@ -263,27 +266,13 @@ async fn an_apps_calls_are_on_record_under_its_card_but_not_the_models() {
 
     // The model's next turn hears of its own call, not of the app's.
     s.fake.push(Script::answer("Noted."));
-    let request = TurnRequest {
-        conversation_id: Some(conversation.clone()),
-        model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask {
-            text: "And now?".into(),
-            images: Vec::new(),
-            files: Vec::new(),
-            selections: Vec::new(),
-        },
-        run_id: None,
-    };
-    run_turn(&s.engine, request, &Quiet).await.unwrap();
+    ask(&s, Some(&conversation), "And now?").await;
     let sent = s.fake.chat_requests().last().unwrap().body.to_string();
     assert!(sent.contains("tool call hostile:echo_app"), "{sent}");
     assert!(!sent.contains("app_only_secret") && !sent.contains("secret-ran"), "{sent}");
 
     // The export has them, right after the card, said to be the app's.
-    let out = tempfile::tempdir().unwrap();
-    let path = out.path().join("echo.md");
-    thread::export(&s.engine, &conversation, &path).await.unwrap();
-    let markdown = std::fs::read_to_string(&path).unwrap();
+    let markdown = exported(&s, &conversation).await;
     let card_at = markdown.find("**Tool `hostile:echo_app`**").unwrap();
     let ran = markdown.find("**Tool `hostile:app_only_secret`**, called by the app above\n").unwrap();
     let denied =
@@ -316,4 +305,42 @@ async fn an_app_is_given_the_whole_result_though_its_card_keeps_less() {
     let saved = s.engine.app_calls(&card).await.unwrap();
     let saved = saved[0].output.as_ref().unwrap();
     assert!(saved.truncated_chars > 0 && saved.structured.is_none());
+}
+
+#[tokio::test]
+async fn what_an_app_tells_the_model_replaces_what_it_told_before_and_the_next_turn_reads_it() {
+    let s = setup().await;
+    let card = model_calls(&s, "hostile__echo_app", "Run echo").await;
+    let (_, conversation) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    let opened = s.engine.open_app(&card).await.unwrap();
+    let tell = |params: Value| s.engine.app_request(&opened.session, "ui/update-model-context", params);
+    let first = tell(json!({ "text": "The user picked the red plan." })).await.unwrap();
+    assert_eq!(first, json!({ "model_context": "The user picked the red plan." }));
+    let second = tell(json!({ "text": "The user picked the blue plan.", "structured": { "plan": "blue" } }))
+        .await
+        .unwrap();
+    let told = "The user picked the blue plan.\n{\"plan\":\"blue\"}";
+    assert_eq!(second["model_context"], told, "the last one replaces the first");
+    // Too much (4,001 characters with the JSON), or the wrong shape: refused, and what was told
+    // stays.
+    let long = tell(json!({ "text": "x".repeat(3991), "structured": { "y": "yy" } })).await.unwrap_err();
+    assert_eq!(long.code, -32602, "{long:?}");
+    assert_eq!(tell(json!({ "text": "hi", "structured": [1] })).await.unwrap_err().code, -32602);
+    let (card_record, _) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    assert_eq!(card_record.app_context.as_deref(), Some(told), "kept on the card, shown there");
+
+    // The next turn's model reads it with the card's call.
+    s.fake.push(Script::answer("Blue it is."));
+    ask(&s, Some(&conversation), "Which plan?").await;
+    let sent = s.fake.chat_requests().last().unwrap().body.to_string();
+    assert!(sent.contains("the app shown with that call says: The user picked the blue plan."), "{sent}");
+    assert!(!sent.contains("red plan"), "{sent}");
+    // And the export says it, under the card.
+    let markdown = exported(&s, &conversation).await;
+    assert!(markdown.contains(&format!("What its app told the model:\n\n```\n{told}\n```")), "{markdown}");
+
+    // An empty update clears it.
+    assert_eq!(tell(json!({ "text": "" })).await.unwrap(), json!({ "model_context": null }));
+    let (card_record, _) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    assert_eq!(card_record.app_context, None);
 }

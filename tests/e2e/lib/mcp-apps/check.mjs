@@ -101,7 +101,7 @@ export async function checkHostileServer(log = () => {}) {
         compiles = String(e);
       }
       expect(`${uri} script compiles`, compiles, true);
-      if (name === "echo") expect(`${uri} has #call-secret`, html.includes('id="call-secret"'), true);
+      if (name === "echo") expect(`${uri} has #call-secret and #tell-model`, html.includes('id="call-secret"') && html.includes('id="tell-model"'), true);
     }
 
     // --- tools/call

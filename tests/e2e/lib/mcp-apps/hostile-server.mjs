@@ -408,6 +408,13 @@ const ECHO_BODY = String.raw`
     const answer = await request("tools/call", { name: "app_only_secret", arguments: {} });
     document.getElementById("call-result").textContent = JSON.stringify(answer, null, 1);
   });
+  document.getElementById("tell-model").addEventListener("click", async () => {
+    const answer = await request("ui/update-model-context", {
+      content: [{ type: "text", text: "The user picked the blue plan." }],
+      structuredContent: { plan: "blue" },
+    });
+    document.getElementById("call-result").textContent = JSON.stringify(answer, null, 1);
+  });
 `;
 
 /** JSON for inline script: `<` escaped so that no value can close the <script>. */
@@ -538,7 +545,11 @@ server.registerTool(
   async () => text("model-only-ran"),
 );
 
-const echoPage = page("echo", ECHO_BODY, '<button id="call-secret">call app_only_secret</button>\n<pre id="call-result"></pre>');
+const echoPage = page(
+  "echo",
+  ECHO_BODY,
+  '<button id="call-secret">call app_only_secret</button>\n<button id="tell-model">tell the model</button>\n<pre id="call-result"></pre>',
+);
 uiResource(ECHO_URI, echoPage);
 
 await server.connect(new StdioServerTransport());

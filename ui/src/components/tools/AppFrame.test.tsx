@@ -39,12 +39,12 @@ const OPENED: OpenedApp = {
 };
 
 /** The card's app, opened; returns its frame, with what the host posts to it collected. */
-async function renderOpened(onToolCalled?: () => void) {
+async function renderOpened({ onToolCalled, onModelContext }: { onToolCalled?: () => void; onModelContext?: (text: string | null) => void } = {}) {
   onCommand("mcp_app_open", () => ({ Ok: OPENED }));
   onCommand("mcp_app_close", () => null);
   onCommand("mcp_app_request", (args) => ({ Ok: { echoed: args } }));
   onCommand("open_url", () => null);
-  render(<AppFrame call={CALL} asking={false} onShowText={() => {}} onToolCalled={onToolCalled} />);
+  render(<AppFrame call={CALL} asking={false} onShowText={() => {}} onToolCalled={onToolCalled} onModelContext={onModelContext} />);
   const frame = (await screen.findByTitle("Get Time, an app from clock")) as HTMLIFrameElement;
   const view = frame.contentWindow!;
   const posted: Record<string, unknown>[] = [];
@@ -76,12 +76,13 @@ describe("AppFrame", () => {
     const init = posted[0] as { result: { hostInfo: unknown; hostContext: { toolInfo: { id: string } }; hostCapabilities: Record<string, unknown> } };
     expect(init.result.hostContext.toolInfo.id).toBe("card-1");
     expect(init.result.hostInfo).toEqual({ name: "Perch", version: "0.4.2" });
-    expect(Object.keys(init.result.hostCapabilities)).not.toContain("updateModelContext");
+    expect(init.result.hostCapabilities.updateModelContext).toEqual({ text: {}, structuredContent: {} });
+    expect(Object.keys(init.result.hostCapabilities)).not.toContain("sampling");
   });
 
   it("relays the app's tool call to the engine for its own session, and tells the card when it ended", async () => {
     const ended = vi.fn();
-    const { posted, send } = await renderOpened(ended);
+    const { posted, send } = await renderOpened({ onToolCalled: ended });
     send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get-time", arguments: {} } });
     await waitFor(() => expect(posted.some((m) => m.id === 5)).toBe(true));
     const request = calls.find((c) => c.cmd === "mcp_app_request");
@@ -94,6 +95,17 @@ describe("AppFrame", () => {
     send({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} });
     await waitFor(() => expect(posted.some((m) => m.id === 7)).toBe(true));
     expect(ended).toHaveBeenCalledTimes(2);
+  });
+
+  it("hands the app's context for the model to the engine, and tells the card what the model will read", async () => {
+    const told = vi.fn();
+    const { posted, send } = await renderOpened({ onModelContext: told });
+    onCommand("mcp_app_request", (args) => ({ Ok: { model_context: `kept: ${JSON.stringify(args.params)}` } }));
+    send({ jsonrpc: "2.0", id: 9, method: "ui/update-model-context", params: { content: [{ type: "text", text: "2 selected" }], structuredContent: { ids: [4, 7] } } });
+    await waitFor(() => expect(posted.find((m) => m.id === 9)).toEqual({ jsonrpc: "2.0", id: 9, result: {} }));
+    const request = calls.find((c) => c.cmd === "mcp_app_request" && c.args.method === "ui/update-model-context");
+    expect(request?.args).toEqual({ session: "s1", method: "ui/update-model-context", params: { text: "2 selected", structured: { ids: [4, 7] } } });
+    expect(told).toHaveBeenCalledWith('kept: {"text":"2 selected","structured":{"ids":[4,7]}}');
   });
 
   it("puts a suggested message in the message box only when the user takes it", async () => {

@@ -74,17 +74,19 @@ function hostContext(app: OpenedApp["app"], callId: string, width: number, large
 /** Mounts the app once the card asks; the text result stays reachable beside it. `asking`: the
  * card has a question open (the app's own tool call), which the large view must not cover.
  * `onToolCalled`: one of the app's tool calls ended (allowed or not), so the card's record of
- * them is read again. */
+ * them is read again. `onModelContext`: what the app now has the model told (null: nothing). */
 export function AppFrame({
   call,
   asking,
   onShowText,
   onToolCalled,
+  onModelContext,
 }: {
   call: ToolCallRecord;
   asking: boolean;
   onShowText: () => void;
   onToolCalled?: () => void;
+  onModelContext?: (text: string | null) => void;
 }) {
   const { t } = useLingui();
   const [opened, setOpened] = useState<OpenedApp | null>(null);
@@ -107,9 +109,11 @@ export function AppFrame({
   }, [shownLarge]);
   // Read when a call ends, so the bridge's handlers need not be made again for a new callback.
   const toolCalled = useRef(onToolCalled);
+  const modelContext = useRef(onModelContext);
   useEffect(() => {
     toolCalled.current = onToolCalled;
-  }, [onToolCalled]);
+    modelContext.current = onModelContext;
+  }, [onToolCalled, onModelContext]);
 
   // Open: the engine checks the page and mints its one-time address. The slot is claimed here,
   // not while rendering, so cards drawn in one pass (a conversation opened) count one another.
@@ -199,6 +203,11 @@ export function AppFrame({
       listResources: () => request(id, "resources/list", {}),
       openLink: (url) => (isWebLink(url) ? consentOnce((settle) => ({ kind: "link", url, settle })) : Promise.resolve(false)),
       message: (text) => consentOnce((settle) => ({ kind: "message", text, settle })),
+      // Kept by the engine on the card, shown there, and given to the model from the next turn.
+      updateModelContext: (context) =>
+        request(id, "ui/update-model-context", context).then((told) => {
+          modelContext.current?.((told as { model_context: string | null } | undefined)?.model_context ?? null);
+        }),
       log: (level, data, logger) => void request(id, "notifications/message", { level, data, logger }).catch(() => {}),
       sizeChanged: ({ height }) => setHeight(height),
       // Only the user makes an app large (it would cover Perch, approvals included); an app may
@@ -221,6 +230,7 @@ export function AppFrame({
         serverResources: { listChanged: false },
         logging: {},
         message: { text: {} },
+        updateModelContext: { text: {}, structuredContent: {} },
         sandbox: { permissions: {}, csp: { connectDomains: app.connect_domains, resourceDomains: app.resource_domains } },
       },
       hostContext: hostContext(app, call.id, width, false),

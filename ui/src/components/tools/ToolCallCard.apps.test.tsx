@@ -63,6 +63,13 @@ describe("ToolCallCard with an app", () => {
     expect(within(rows[1]).getByText(/"round": "a2"/)).toBeInTheDocument();
   });
 
+  it("shows what the card's app told the model, as saved", async () => {
+    renderCard({ ...CARD, app_context: 'The user picked the blue plan.\n{"plan":"blue"}' });
+    const told = await screen.findByText("What its app told the model");
+    await userEvent.click(told);
+    expect(screen.getByText(/The user picked the blue plan\./)).toHaveTextContent('The user picked the blue plan. {"plan":"blue"}');
+  });
+
   it("lists nothing for a tool without an app, and does not ask", async () => {
     renderCard({ ...CARD, id: "c2", tool: "sub" });
     await screen.findByText("Sub");

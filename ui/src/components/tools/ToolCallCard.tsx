@@ -68,6 +68,8 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
   const [asText, setAsText] = useState(false);
   // Bumped when the card's app ends a tool call: its record of them is read again.
   const [appCallsEnded, appCallEnded] = useReducer((n: number) => n + 1, 0);
+  // What the card's app has the model told, as saved, then as the open app changes it.
+  const [told, setTold] = useState<string | null>(call.app_context ?? null);
   // An app starts once the answer is saved: the streaming answer's cards are replaced then, and
   // a frame started in one would load its page twice (and lose what the user did in it).
   const appReady = hasApp && appsOn && call.status === "done" && output != null;
@@ -143,11 +145,19 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
           <Trans>Its app opens when the answer is finished.</Trans>
         </p>
       )}
-      {showApp && <AppFrame key={call.id} call={call} asking={ask != null} onShowText={() => setAsText(true)} onToolCalled={appCallEnded} />}
+      {showApp && (
+        <AppFrame key={call.id} call={call} asking={ask != null} onShowText={() => setAsText(true)} onToolCalled={appCallEnded} onModelContext={setTold} />
+      )}
       {appReady && !live && asText && (
         <button type="button" className="link" onClick={() => setAsText(false)}>
           <Trans>Show app</Trans>
         </button>
+      )}
+      {told && (
+        <details className="app-calls app-context">
+          <summary>{t`What its app told the model`}</summary>
+          <pre>{told}</pre>
+        </details>
       )}
       {hasApp && !live && call.status === "done" && <AppCalls cardId={call.id} ended={appCallsEnded} />}
       {output && (

@@ -6,6 +6,7 @@ import {
   MAX_HEIGHT,
   MAX_MESSAGE_BYTES,
   MIN_HEIGHT,
+  modelContext,
   PROTOCOL_VERSION,
   TokenBucket,
   validateEnvelope,
@@ -43,6 +44,7 @@ function setup(options: Partial<SessionOptions> = {}, overrides: Partial<HostHan
     listResources: vi.fn<HostHandlers["listResources"]>(async () => ({ resources: [] })),
     openLink: vi.fn<HostHandlers["openLink"]>(async () => true),
     message: vi.fn<HostHandlers["message"]>(async () => true),
+    updateModelContext: vi.fn<HostHandlers["updateModelContext"]>(async () => ({ modelContext: "kept" })),
     log: vi.fn<HostHandlers["log"]>(),
     sizeChanged: vi.fn<HostHandlers["sizeChanged"]>(),
     requestDisplayMode: vi.fn<HostHandlers["requestDisplayMode"]>(() => "fullscreen"),
@@ -187,6 +189,10 @@ describe("checkParams", () => {
     ["ui/notifications/size-changed", { width: Infinity, height: 10 }, "width"],
     ["ui/notifications/size-changed", { height: "10" }, "height"],
     ["notifications/message", { data: 1 }, "level"],
+    ["ui/update-model-context", { content: [{ type: "image", data: "aGk=", mimeType: "image/png" }] }, "content"],
+    ["ui/update-model-context", { content: { type: "text", text: "hi" } }, "content"],
+    ["ui/update-model-context", { content: [{ type: "text", text: 5 }] }, "content"],
+    ["ui/update-model-context", { structuredContent: [1, 2] }, "content"],
   ])("%s with %j is faulty in %s", (method, params, field) => {
     expect(checkParams(method, params)).toBe(field);
   });
@@ -198,8 +204,22 @@ describe("checkParams", () => {
     ["ui/notifications/size-changed", {}],
     ["ui/notifications/size-changed", { width: 0, height: 320.5 }],
     ["tools/list", { cursor: "c" }],
+    ["ui/update-model-context", {}],
+    ["ui/update-model-context", { content: [], structuredContent: { a: 1 } }],
   ])("%s with %j passes", (method, params) => {
     expect(checkParams(method, params)).toBeNull();
+  });
+});
+
+describe("modelContext", () => {
+  const text = (n: number) => [{ type: "text", text: "x".repeat(n) }];
+  it("takes up to 4,000 characters of text and structured JSON together", () => {
+    expect(modelContext({ content: text(4000) })?.text).toHaveLength(4000);
+    expect(modelContext({ content: text(4001) })).toBeNull();
+    // {"y":"yy"} is 10 characters.
+    expect(modelContext({ content: text(3990), structuredContent: { y: "yy" } })).toEqual({ text: "x".repeat(3990), structured: { y: "yy" } });
+    expect(modelContext({ content: text(3991), structuredContent: { y: "yy" } })).toBeNull();
+    expect(modelContext({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ text: "a\nb" });
   });
 });
 
@@ -456,7 +476,20 @@ describe("AppSession requests", () => {
     expect(posted.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, result: { mode: "inline" } });
   });
 
-  it.each(["ui/update-model-context", "ui/download-file", "sampling/createMessage"])("refuses %s as not supported", (method) => {
+  it("hands the app's context for the model to the host, and tells the app only that it was taken", async () => {
+    const { session, posted, handlers, initialize, settle } = setup();
+    initialize();
+    session.receive(request(1, "ui/update-model-context", { content: [{ type: "text", text: "3 rows selected" }], structuredContent: { rows: [1, 2, 3] } }));
+    session.receive(request(2, "ui/update-model-context", {}));
+    await settle();
+    expect(handlers.updateModelContext.mock.calls).toEqual([[{ text: "3 rows selected", structured: { rows: [1, 2, 3] } }], [{ text: "" }]]);
+    expect(posted.slice(-2)).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: 2, result: {} },
+    ]);
+  });
+
+  it.each(["ui/download-file", "sampling/createMessage"])("refuses %s as not supported", (method) => {
     const { session, posted, initialize } = setup();
     initialize();
     session.receive(request(1, method, {}));

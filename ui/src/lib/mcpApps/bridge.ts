@@ -35,7 +35,10 @@ const INTERNAL_TEXT = "internal error";
 const ALREADY_INITIALIZED_TEXT = "already initialized";
 const INVALID_PARAMS_PREFIX = "invalid params: ";
 /** Defined by the spec, deliberately not offered: answered "not supported" rather than "not found". */
-const REFUSED_METHODS = new Set(["ui/update-model-context", "ui/download-file", "sampling/createMessage"]);
+const REFUSED_METHODS = new Set(["ui/download-file", "sampling/createMessage"]);
+/** The most text an app may put in the model's context (its blocks and its structured part, as
+ * JSON, together); the engine holds the same limit. */
+export const MAX_MODEL_CONTEXT_CHARS = 4000;
 /** Reserved for web hosts' proxies between sandbox and view; a view has no business sending them. */
 const SANDBOX_PREFIX = "ui/notifications/sandbox-";
 
@@ -162,6 +165,24 @@ export function messageText(params: Record<string, unknown>): string | null {
   return text.trim() === "" ? null : text;
 }
 
+export type ModelContext = { text: string; structured?: Record<string, unknown> };
+/** What a `ui/update-model-context` puts before the model: its text blocks, then its structured
+ * part; null when it holds anything else (images, resources) or is too long. Empty: cleared. */
+export function modelContext(params: Record<string, unknown>): ModelContext | null {
+  const { content, structuredContent } = params;
+  if (content !== undefined && !Array.isArray(content)) return null;
+  if (structuredContent !== undefined && !isPlainObject(structuredContent)) return null;
+  const texts: string[] = [];
+  for (const block of content ?? []) {
+    if (!isPlainObject(block) || block.type !== "text" || typeof block.text !== "string") return null;
+    texts.push(block.text);
+  }
+  const text = texts.join("\n");
+  const size = text.length + (structuredContent === undefined ? 0 : JSON.stringify(structuredContent).length);
+  if (size > MAX_MODEL_CONTEXT_CHARS) return null;
+  return structuredContent === undefined ? { text } : { text, structured: structuredContent };
+}
+
 /** Per-method params check, after the envelope's: the name of the faulty field, or null. */
 export function checkParams(method: string, params: Record<string, unknown>): string | null {
   switch (method) {
@@ -176,6 +197,8 @@ export function checkParams(method: string, params: Record<string, unknown>): st
       return isString(params.url, 1, 4096) ? null : "url";
     case "ui/message":
       return messageText(params) === null ? "content" : null;
+    case "ui/update-model-context":
+      return modelContext(params) === null ? "content" : null;
     case "ui/request-display-mode":
       return isString(params.mode, 1, 32) ? null : "mode";
     case "ui/notifications/size-changed":
@@ -216,6 +239,9 @@ export interface HostHandlers {
   listResources(): Promise<unknown>;
   openLink(url: string): Promise<boolean>;
   message(text: string): Promise<boolean>;
+  /** The app's context for the model, replacing what it gave before (empty text and no
+   * structured part: none). */
+  updateModelContext(context: ModelContext): Promise<unknown>;
   log(level: string, data: unknown, logger?: string): void;
   sizeChanged(size: { width?: number; height: number }): void;
   requestDisplayMode(mode: string): "inline" | "fullscreen";
@@ -426,6 +452,8 @@ export class AppSession {
       case "resources/read": run = () => handlers.readResource(params.uri as string); break;
       case "resources/list": run = () => handlers.listResources(); break;
       case "ui/message": run = () => handlers.message(messageText(params) as string).then(byOutcome); break;
+      // The app hears only that it was taken, never what the host did with it.
+      case "ui/update-model-context": run = () => handlers.updateModelContext(modelContext(params) as ModelContext).then(() => ({})); break;
       case "ui/open-link": run = () => handlers.openLink(params.url as string).then(byOutcome); break;
       case "ui/request-display-mode": run = () => ({ mode: handlers.requestDisplayMode(params.mode as string) }); break;
     }

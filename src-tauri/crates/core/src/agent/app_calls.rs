@@ -26,6 +26,9 @@ const MAX_ARGUMENTS_BYTES: usize = 256 * 1024;
 const MAX_READ_BYTES: usize = 10 * 1024 * 1024;
 /// The longest log line kept from an app.
 const MAX_LOG_CHARS: usize = 2048;
+/// The most an app may have the model told (its text and its structured part, as JSON); the
+/// UI's bridge holds the same limit.
+pub const MAX_MODEL_CONTEXT_CHARS: usize = 4000;
 
 /// An opened app, for its card.
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -236,6 +239,7 @@ impl Engine {
                     .collect();
                 Ok(json!({ "resources": listed }))
             }
+            "ui/update-model-context" => self.update_model_context(&place, &params).await,
             "notifications/message" => {
                 if self.app_sessions().admit_log(session, Instant::now()) {
                     let level = params.get("level").and_then(Value::as_str).unwrap_or("info");
@@ -307,6 +311,7 @@ impl Engine {
             duration_ms: None,
             created_at: crate::store::now_ms(),
             app_of: Some(place.call_id.clone()),
+            app_context: None,
         };
         if let Err(e) = self.store().add_tool_call(record.clone()).await {
             tracing::warn!(error = %e, "could not save an app's tool call");
@@ -365,6 +370,46 @@ impl Engine {
                 Err(AppError::refused(message))
             }
         }
+    }
+
+    /// An app's context for the model (`ui/update-model-context`, as the bridge passes it on:
+    /// `{text, structured?}`), kept on its card in place of the last one; empty clears it. The
+    /// model reads it with the card's call from its next turn; the card shows it.
+    async fn update_model_context(
+        &self,
+        place: &AppPlace,
+        params: &Map<String, Value>,
+    ) -> Result<Value, AppError> {
+        let text =
+            params.get("text").and_then(Value::as_str).ok_or_else(|| AppError::invalid("text is missing"))?;
+        let structured = match params.get("structured") {
+            None | Some(Value::Null) => None,
+            Some(v @ Value::Object(_)) => Some(v.to_string()),
+            Some(_) => return Err(AppError::invalid("structured must be an object")),
+        };
+        // Counted as the bridge counts it: the text and the structured part's JSON together.
+        if text.chars().count() + structured.as_deref().map_or(0, |j| j.chars().count())
+            > MAX_MODEL_CONTEXT_CHARS
+        {
+            return Err(AppError::invalid(format!(
+                "an app may have the model told at most {MAX_MODEL_CONTEXT_CHARS} characters"
+            )));
+        }
+        let told = match (text.trim().is_empty(), structured) {
+            (true, None) => None,
+            (true, Some(json)) => Some(json),
+            (false, None) => Some(text.to_owned()),
+            (false, Some(json)) => Some(format!("{text}\n{json}")),
+        };
+        self.store()
+            .set_app_context(&place.call_id, told.as_deref())
+            .await
+            .map_err(|e| AppError::refused(e.to_string()))?;
+        tracing::info!(
+            server = %place.server, app = %place.resource_uri,
+            chars = told.as_deref().map_or(0, |t| t.chars().count()), "an app set what the model is told"
+        );
+        Ok(json!({ "model_context": told }))
     }
 
     async fn save_app_call(

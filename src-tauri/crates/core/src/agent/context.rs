@@ -121,6 +121,10 @@ pub fn with_tool_notes(message: &Message, calls: &[ToolCallRecord]) -> Message {
             None => "no result".into(),
         };
         text.push_str(&format!("\n[tool call {name} {} -> {:?}: {result}]\n", call.arguments, call.status));
+        // What the call's app (shown to the user in its card) asked to have the model told.
+        if let Some(told) = call.app_context.as_deref() {
+            text.push_str(&format!("[the app shown with that call says: {told}]\n"));
+        }
     }
     text.extend(&chars[at..]);
     Message { content: text, ..message.clone() }
@@ -208,6 +212,7 @@ mod tests {
             duration_ms: Some(3),
             created_at: 0,
             app_of: None,
+            app_context: None,
         };
         let noted = with_tool_notes(&answer, std::slice::from_ref(&call));
         assert_eq!(

@@ -90,6 +90,20 @@ pub struct TurnRequest {
     pub run_id: Option<String>,
 }
 
+impl TurnRequest {
+    /// A question in words alone (no pictures, files or selections), to `model`, in
+    /// `conversation` or a new one.
+    pub fn ask(model: &str, conversation: Option<&str>, text: &str) -> Self {
+        let kind = TurnKind::Ask {
+            text: text.into(),
+            images: Vec::new(),
+            files: Vec::new(),
+            selections: Vec::new(),
+        };
+        Self { conversation_id: conversation.map(str::to_owned), model: model.into(), kind, run_id: None }
+    }
+}
+
 /// A turn that could not start. Nothing was saved; the UI keeps what the user typed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -159,6 +159,10 @@ fn tool_call_markdown(call: &crate::store::tool_calls::ToolCallRecord) -> String
         let f = fence(&output.text);
         out.push_str(&format!("Result:\n\n{f}\n{}\n{f}\n\n", output.text.trim_end()));
     }
+    if let Some(told) = call.app_context.as_deref() {
+        let f = fence(told);
+        out.push_str(&format!("What its app told the model:\n\n{f}\n{told}\n{f}\n\n"));
+    }
     out
 }
 
@@ -321,6 +325,7 @@ mod tests {
                 duration_ms: Some(5),
                 created_at: 0,
                 app_of: None,
+                app_context: None,
             }
         };
         let detail = ConversationDetail {

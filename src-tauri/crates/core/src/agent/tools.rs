@@ -372,6 +372,7 @@ impl CallContext<'_> {
                 duration_ms: None,
                 created_at: crate::store::now_ms(),
                 app_of: None,
+                app_context: None,
             };
             if let Err(e) = self.engine.store().add_tool_call(record.clone()).await {
                 tracing::warn!(error = %e, "could not save a tool call");

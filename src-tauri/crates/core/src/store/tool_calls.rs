@@ -81,12 +81,15 @@ pub struct ToolCallRecord {
     /// Made by the app (MCP Apps) shown in this card's call, not by the model: the card's id.
     #[serde(default)]
     pub app_of: Option<String>,
+    /// What this call's app asked to have the model told (its last `ui/update-model-context`).
+    #[serde(default)]
+    pub app_context: Option<String>,
 }
 
 /// The largest whole result kept for a tool's app, serialised.
 pub const MAX_APP_RESULT_BYTES: usize = 8 * 1024 * 1024;
 
-const COLUMNS: &str = "id, call_id, message_id, round, text_offset, server, tool, arguments, status, result, duration_ms, created_at, app_of";
+const COLUMNS: &str = "id, call_id, message_id, round, text_offset, server, tool, arguments, status, result, duration_ms, created_at, app_of, app_context";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
     let arguments: String = r.get(7)?;
@@ -106,6 +109,7 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolCallRecord> {
         duration_ms: r.get(10)?,
         created_at: r.get(11)?,
         app_of: r.get(12)?,
+        app_context: r.get(13)?,
     })
 }
 
@@ -126,7 +130,7 @@ impl Store {
     pub async fn add_tool_call(&self, call: ToolCallRecord) -> Result<(), StoreError> {
         self.call(move |c| {
             c.execute(
-                &format!("INSERT INTO tool_calls ({COLUMNS}, is_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
+                &format!("INSERT INTO tool_calls ({COLUMNS}, is_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
                 params![
                     call.id,
                     call.call_id,
@@ -141,6 +145,7 @@ impl Store {
                     call.duration_ms,
                     if call.created_at == 0 { now_ms() } else { call.created_at },
                     call.app_of,
+                    call.app_context,
                     call.output.as_ref().is_some_and(|o| o.is_error),
                 ],
             )?;
@@ -185,7 +190,7 @@ impl Store {
                 "SELECT {COLUMNS}, (SELECT conversation_id FROM messages WHERE messages.id = message_id)
                  FROM tool_calls WHERE id = ?1"
             ))?;
-            let mut rows = stmt.query_map([id], |r| Ok((from_row(r)?, r.get::<_, Option<String>>(13)?)))?;
+            let mut rows = stmt.query_map([id], |r| Ok((from_row(r)?, r.get::<_, Option<String>>(14)?)))?;
             Ok(rows.next().transpose()?.and_then(|(call, conversation)| Some((call, conversation?))))
         })
         .await
@@ -227,6 +232,16 @@ impl Store {
                 .optional()?
                 .flatten();
             Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+        })
+        .await
+    }
+
+    /// What a card's app asks to have the model told, replacing what it asked before (None: nothing).
+    pub async fn set_app_context(&self, card_id: &str, text: Option<&str>) -> Result<(), StoreError> {
+        let (id, text) = (card_id.to_owned(), text.map(str::to_owned));
+        self.call(move |c| {
+            c.execute("UPDATE tool_calls SET app_context = ?2 WHERE id = ?1", params![id, text])?;
+            Ok(())
         })
         .await
     }
