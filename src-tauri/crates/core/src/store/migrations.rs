@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/009_conversation_folder.sql"),
     include_str!("migrations/010_app_calls.sql"),
     include_str!("migrations/011_app_results.sql"),
+    include_str!("migrations/012_app_context.sql"),
 ];
 
 /// The schema version this build writes.
