@@ -91,6 +91,16 @@ describe("MCP apps", () => {
     }
   }
 
+  /** Empties the message box as a user does (WebDriver's clear fires no input event, so the
+   * page would keep its draft). */
+  async function emptyBox() {
+    const box = await $('textarea[aria-label="Message"]');
+    await box.click();
+    await session.browser.keys(["Control", "a"]);
+    await session.browser.keys("Backspace");
+    await waitFor(async () => (await box.getValue()) === "", "the message box to be empty");
+  }
+
   /** The window's document (the route after `#` changes with the chat). */
   const topUrl = async () => (await session.browser.getUrl()).split("#")[0];
 
@@ -149,7 +159,7 @@ describe("MCP apps", () => {
     await waitFor(async () => (await (await $('textarea[aria-label="Message"]')).getValue()).includes("Remind me at noon"), "the message in the box");
     await sleep(500);
     assert.equal((await fake.requests()).length, before, "nothing was sent to the model");
-    await (await $('textarea[aria-label="Message"]')).clearValue();
+    await emptyBox();
 
     await inFrame("Tool clock:get-time", async () => (await $("#open-link-btn")).click());
     const consent = await $('[aria-label="The app wants to open a link"]');
@@ -268,7 +278,7 @@ describe("MCP apps", () => {
     const box = await $('textarea[aria-label="Message"]');
     await box.setValue("still here");
     assert.equal(await box.getValue(), "still here", "the page still answers");
-    await box.clearValue();
+    await emptyBox();
   });
 
   it("stops an app that grows without bound", async () => {
