@@ -9,9 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
-use perch_core::agent::{
-    TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools,
-};
+use perch_core::agent::{TurnEvent, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::questions::{Answer, ApprovalChoice, ElicitationAction, Question, QuestionChange};
 use perch_core::settings::{BaseUrl, RuleDecision};
@@ -96,17 +94,7 @@ fn calls_then(calls: Vec<Step>) -> Script {
 }
 
 fn ask(text: &str, conversation: Option<String>) -> TurnRequest {
-    TurnRequest {
-        conversation_id: conversation,
-        model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask {
-            text: text.into(),
-            images: Vec::new(),
-            files: Vec::new(),
-            selections: Vec::new(),
-        },
-        run_id: None,
-    }
+    TurnRequest::ask("ollama:qwen3-vl:8b-instruct", conversation.as_deref(), text)
 }
 
 /// The tool messages of the `n`th chat request the fake received.

@@ -62,17 +62,7 @@ async fn setup() -> Setup {
 }
 
 fn ask(text: &str) -> TurnRequest {
-    TurnRequest {
-        conversation_id: None,
-        model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask {
-            text: text.into(),
-            images: Vec::new(),
-            files: Vec::new(),
-            selections: Vec::new(),
-        },
-        run_id: None,
-    }
+    TurnRequest::ask("ollama:qwen3-vl:8b-instruct", None, text)
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
-use perch_core::agent::{TurnEvent, TurnKind, TurnRequest, TurnSink, run_turn};
+use perch_core::agent::{TurnEvent, TurnRequest, TurnSink, run_turn};
 use perch_core::mcp::{CallOrigin, ToolOutput};
 use perch_core::questions::{Answer, ApprovalChoice, ApprovalDetail, Question, QuestionChange};
 use perch_core::settings::BaseUrl;
@@ -508,17 +508,7 @@ fn turn_calling(name: &str, arguments: Value) -> Script {
 }
 
 fn ask(text: &str) -> TurnRequest {
-    TurnRequest {
-        conversation_id: None,
-        model: "ollama:qwen3-vl:8b-instruct".into(),
-        kind: TurnKind::Ask {
-            text: text.into(),
-            images: Vec::new(),
-            files: Vec::new(),
-            selections: Vec::new(),
-        },
-        run_id: None,
-    }
+    TurnRequest::ask("ollama:qwen3-vl:8b-instruct", None, text)
 }
 
 fn tool_result(fake: &FakeLlm, request: usize) -> String {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
-use perch_core::agent::{TurnEvent, TurnKind, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools};
+use perch_core::agent::{TurnEvent, TurnOptions, TurnRequest, TurnSink, run_turn_with, tools};
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::settings::BaseUrl;
 use perch_core::store::MessageStatus;
@@ -78,17 +78,7 @@ async fn turn(
     text: &str,
     conversation: Option<String>,
 ) -> perch_core::store::Message {
-    let request = TurnRequest {
-        conversation_id: conversation,
-        model: model(dialect).into(),
-        kind: TurnKind::Ask {
-            text: text.into(),
-            images: Vec::new(),
-            files: Vec::new(),
-            selections: Vec::new(),
-        },
-        run_id: None,
-    };
+    let request = TurnRequest::ask(model(dialect), conversation.as_deref(), text);
     let options = TurnOptions { extra_rules: tools::approve_rules(&["demo:*".into()]), no_tools: false };
     run_turn_with(engine, request, &Collect::default(), options).await.unwrap()
 }
