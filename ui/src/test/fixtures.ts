@@ -1,4 +1,4 @@
-import type { AppStatus, CatalogModel, Conversation, LocalOverview, Settings } from "../bindings";
+import type { AppStatus, CatalogModel, Conversation, LocalOverview, Settings, ToolCallRecord } from "../bindings";
 import { onCommand } from "./tauri";
 
 export const STATUS: AppStatus = {
@@ -150,4 +150,23 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
     route: { kind: "manual", reason: "This copy of Perch was not installed from a package." },
     last_checked_ms: null,
   }));
+}
+
+/** A finished call of demo's `add`, with `overrides`. */
+export function toolCall(overrides: Partial<ToolCallRecord> = {}): ToolCallRecord {
+  return {
+    id: "c1",
+    call_id: "p1",
+    message_id: 2,
+    round: 0,
+    text_offset: 0,
+    server: "demo",
+    tool: "add",
+    arguments: { a: 2, b: 3 },
+    status: "done",
+    output: { text: "5", images: [], is_error: false, truncated_chars: 0 },
+    duration_ms: 3,
+    created_at: 0,
+    ...overrides,
+  };
 }

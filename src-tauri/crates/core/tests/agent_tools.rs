@@ -5,17 +5,18 @@
 //! concurrent calls, bad calls, and stop in the middle of a tool.
 #![cfg(unix)]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
 use perch_core::agent::{TurnEvent, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools};
-use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::questions::{Answer, ApprovalChoice, ElicitationAction, Question, QuestionChange};
-use perch_core::settings::{BaseUrl, RuleDecision};
+use perch_core::settings::RuleDecision;
 use perch_core::store::MessageStatus;
 use perch_core::store::tool_calls::ToolCallStatus;
-use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use perch_fake_llm::{FakeLlm, Script, Step};
 use serde_json::{Value, json};
 
 #[derive(Default, Clone)]
@@ -38,16 +39,10 @@ struct Setup {
 /// An engine with the demo server connected and a "user" who answers every approval with `choice`.
 async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    std::fs::write(data.join("mcp_servers.json"), json!({ "mcpServers": extra }).to_string()).unwrap();
-    let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
-    let engine = Engine::start(dir).await.unwrap();
+    let engine = support::engine_with_servers(tmp.path(), extra).await;
     // These tests are about MCP servers; the built-in terminal has its own (tests/terminal.rs).
     engine.terminal().set_enabled(false);
-    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
-    let url = BaseUrl::try_from(fake.url()).unwrap();
-    engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
+    let fake = support::fake_ollama(&engine).await;
     engine.mcp().ensure_connected("demo", Duration::from_secs(30)).await.unwrap();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let mut changes = engine.questions().subscribe();

@@ -1,25 +1,19 @@
 import { describe, expect, it, vi } from "vitest";
 import { act, cleanup, render, screen, waitFor } from "../../test/render";
 import userEvent from "@testing-library/user-event";
-import type { OpenedApp, ToolCallRecord } from "../../bindings";
+import type { OpenedApp } from "../../bindings";
 import { PUT_IN_COMPOSER } from "../../lib/shortcuts";
+import { toolCall } from "../../test/fixtures";
 import { calls, emitEvent, onCommand } from "../../test/tauri";
 import { AppFrame } from "./AppFrame";
 
-const CALL: ToolCallRecord = {
+const CALL = toolCall({
   id: "card-1",
-  call_id: "p1",
-  message_id: 2,
-  round: 0,
-  text_offset: 0,
   server: "clock",
   tool: "get-time",
   arguments: {},
-  status: "done",
   output: { text: "2026-11-27T10:00:00Z", images: [], is_error: false, truncated_chars: 0 },
-  duration_ms: 3,
-  created_at: 0,
-};
+});
 
 const OPENED: OpenedApp = {
   url: "perch-app://localhost/0123456789abcdef0123456789abcdef",

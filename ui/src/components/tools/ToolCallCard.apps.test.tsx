@@ -5,23 +5,11 @@ import { render, screen, waitFor, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
+import { toolCall } from "../../test/fixtures";
 import { calls, onCommand } from "../../test/tauri";
 import { ToolCallCard } from "./ToolCallCard";
 
-const CARD: ToolCallRecord = {
-  id: "c1",
-  call_id: "p1",
-  message_id: 2,
-  round: 0,
-  text_offset: 0,
-  server: "demo",
-  tool: "add",
-  arguments: { a: 2, b: 3 },
-  status: "done",
-  output: { text: "5", images: [], is_error: false, truncated_chars: 0 },
-  duration_ms: 3,
-  created_at: 0,
-};
+const CARD = toolCall();
 
 const byApp = (id: string, status: ToolCallRecord["status"], text: string, is_error: boolean): ToolCallRecord => ({
   ...CARD,

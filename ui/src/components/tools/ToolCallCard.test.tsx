@@ -3,23 +3,11 @@ import { render, screen, within, waitFor } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import type { OpenQuestion, ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
+import { toolCall } from "../../test/fixtures";
 import { calls, emitEvent, onCommand } from "../../test/tauri";
 import { ToolCallCard, humanLabel } from "./ToolCallCard";
 
-const CALL: ToolCallRecord = {
-  id: "c1",
-  call_id: "p1",
-  message_id: 2,
-  round: 0,
-  text_offset: 0,
-  server: "demo",
-  tool: "add",
-  arguments: { a: 2, b: 3 },
-  status: "pending",
-  output: null,
-  duration_ms: null,
-  created_at: 0,
-};
+const CALL = toolCall({ status: "pending", output: null, duration_ms: null });
 
 const ASK: OpenQuestion = {
   id: 7,

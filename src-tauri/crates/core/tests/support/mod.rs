@@ -1,5 +1,6 @@
-//! What the terminal tests share: an engine in a temporary data folder, the sandbox launcher
-//! built beside the test binaries, and a look at the process table.
+//! What engine tests share: an engine in a temporary data folder (with MCP servers of the
+//! test's own, and a fake Ollama), the sandbox launcher built beside the test binaries, and a
+//! look at the process table.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
@@ -26,12 +27,27 @@ pub fn ensure_launcher() -> PathBuf {
 
 pub async fn engine(root: &Path) -> Engine {
     ensure_launcher();
+    // No MCP servers: only the built-in terminal.
+    engine_with_servers(root, serde_json::json!({})).await
+}
+
+/// An engine on a data folder under `root` whose MCP servers are `servers` (the value of
+/// `mcpServers`); nothing started yet.
+pub async fn engine_with_servers(root: &Path, servers: serde_json::Value) -> Engine {
     let data = root.join("data");
     std::fs::create_dir_all(&data).unwrap();
-    // No MCP servers: only the built-in terminal.
-    std::fs::write(data.join("mcp_servers.json"), r#"{"mcpServers": {}}"#).unwrap();
+    let file = serde_json::json!({ "mcpServers": servers }).to_string();
+    std::fs::write(data.join("mcp_servers.json"), file).unwrap();
     let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
     Engine::start(dir).await.unwrap()
+}
+
+/// A fake Ollama, made the engine's.
+pub async fn fake_ollama(engine: &Engine) -> perch_fake_llm::FakeLlm {
+    let fake = perch_fake_llm::FakeLlm::start(perch_fake_llm::Dialect::Ollama).await.unwrap();
+    let url = perch_core::settings::BaseUrl::try_from(fake.url()).unwrap();
+    engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
+    fake
 }
 
 /// Processes whose process group is `pgid`, from /proc.
