@@ -68,8 +68,9 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
   const [asText, setAsText] = useState(false);
   // Bumped when the card's app ends a tool call: its record of them is read again.
   const [appCallsEnded, appCallEnded] = useReducer((n: number) => n + 1, 0);
-  // What the card's app has the model told, as saved, then as the open app changes it.
-  const [told, setTold] = useState<string | null>(call.app_context ?? null);
+  // What the card's app has the model told: as saved, until the open app changes it.
+  const [toldNow, setTold] = useState<string | null | undefined>(undefined);
+  const told = toldNow === undefined ? (call.app_context ?? null) : toldNow;
   // An app starts once the answer is saved: the streaming answer's cards are replaced then, and
   // a frame started in one would load its page twice (and lose what the user did in it).
   const appReady = hasApp && appsOn && call.status === "done" && output != null;
