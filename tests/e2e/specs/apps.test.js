@@ -259,6 +259,9 @@ describe("MCP apps", () => {
     await told.waitForExist({ timeout: 10_000 });
     await (await told.$("summary")).click();
     assert.match(await told.getText(), /The user picked the blue plan\.\s+\{"plan":"blue"\}/);
+    await told.scrollIntoView({ block: "nearest" });
+    await screenshot("mcp-app-told-model");
+    assert.deepEqual(await layoutProblems(session.browser), []);
     const before = (await fake.requests()).filter((r) => r.path === "/api/chat").length;
     await fake.script({ steps: [{ type: "text", text: "Blue." }, { type: "finish" }] });
     await (await $('textarea[aria-label="Message"]')).setValue("Which plan?");

@@ -9,17 +9,17 @@
 //! in a row is not asked about again.
 #![cfg(unix)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use perch_core::Engine;
 use perch_core::agent::{TurnEvent, TurnRequest, TurnSink, run_turn, thread};
-use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question, QuestionChange};
-use perch_core::settings::BaseUrl;
 use perch_core::store::tool_calls::ToolCallStatus;
-use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use perch_fake_llm::{FakeLlm, Script, Step};
 use serde_json::{Value, json};
 
 struct Quiet;
@@ -43,8 +43,6 @@ fn repo() -> PathBuf {
 
 async fn setup() -> Setup {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
     let clock = repo().join("node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
     let hostile = repo().join("tests/e2e/lib/mcp-apps/hostile-server.mjs");
     let servers = json!({
@@ -52,13 +50,9 @@ async fn setup() -> Setup {
         // The listener is never reached here: no page runs in these tests.
         "hostile": { "command": "node", "args": [hostile, "--listener", "http://127.0.0.1:9"] },
     });
-    std::fs::write(data.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
-    let dir = DataDir::prepare(Resolved { path: data, source: DataDirSource::Env }).unwrap();
-    let engine = Engine::start(dir).await.unwrap();
+    let engine = support::engine_with_servers(tmp.path(), servers).await;
     engine.terminal().set_enabled(false);
-    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
-    let url = BaseUrl::try_from(fake.url()).unwrap();
-    engine.settings().update(|s| s.providers.ollama_url = url).await.unwrap();
+    let fake = support::fake_ollama(&engine).await;
     engine.start_mcp_servers().await;
     for server in ["clock", "hostile", "demo"] {
         engine.mcp().ensure_connected(server, Duration::from_secs(30)).await.unwrap();
@@ -341,6 +335,11 @@ async fn what_an_app_tells_the_model_replaces_what_it_told_before_and_the_next_t
 
     // An empty update clears it.
     assert_eq!(tell(json!({ "text": "" })).await.unwrap(), json!({ "model_context": null }));
+    let (card_record, _) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    assert_eq!(card_record.app_context, None);
+    // A closed app tells the model nothing more.
+    s.engine.close_app(&opened.session);
+    assert!(tell(json!({ "text": "after closing" })).await.unwrap_err().message.contains("closed"));
     let (card_record, _) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
     assert_eq!(card_record.app_context, None);
 }
