@@ -334,13 +334,17 @@ async fn quick_add_and_free_busy() {
     let tomorrow = today().checked_add(1.day()).expect("date");
     assert_eq!(start.to_zoned(berlin()).datetime(), tomorrow.to_datetime(Time::constant(12, 30, 0, 0)));
 
-    let url =
-        format!("{}{EVENTS_PATH}/quickAdd?{}", fake.base_url(), q(&[("text", "Dentist on 2026-12-03")]));
+    // A date of its own, derived from today and past the free/busy week below: a fixed date
+    // would one day fall on a seeded event inside that week (it did, on 2026-11-29).
+    let dentist = today().checked_add(30.days()).expect("date");
+    let text = format!("Dentist on {dentist}");
+    let url = format!("{}{EVENTS_PATH}/quickAdd?{}", fake.base_url(), q(&[("text", text.as_str())]));
     let event: Value =
         client().post(url).bearer_auth(&token).send().await.expect("send").json().await.expect("json");
+    let next_day = dentist.checked_add(1.day()).expect("date").to_string();
     assert_eq!(
         (event["start"]["date"].as_str(), event["end"]["date"].as_str()),
-        (Some("2026-12-03"), Some("2026-12-04"))
+        (Some(dentist.to_string().as_str()), Some(next_day.as_str()))
     );
 
     let from = midnight(today());
