@@ -119,8 +119,9 @@ lint: $(NPM_STAMP)
 	npm run typecheck -w ui
 	npm run lint -w ui
 
+# `--no-fail-fast`: one failing test binary must not hide the results of the others.
 unit: $(NPM_STAMP)
-	cargo test --workspace --locked
+	cargo test --workspace --locked --no-fail-fast
 	npm test -w ui
 	./scripts/check-toolchain.test.sh
 	# The sign-in fixture the engine and e2e tests use still refuses what a real server refuses.
