@@ -10,20 +10,23 @@
 //! 1. The outer stage asks for `SIGKILL` when its parent (Perch) dies, enters new user, mount
 //!    and PID namespaces (and a network namespace with no interfaces when the network is off),
 //!    mapping the user to itself, and rebuilds what the command sees: a private `/tmp`,
-//!    `/dev/shm` and `/dev/pts` (no other terminal of the user's), each hidden path masked (a folder by an empty tmpfs, a file by an empty one:
-//!    the session's sockets, Perch's data, credential stores), the folders the policy names
-//!    kept in place even where a mask covers them, and each read-only folder (a project's
-//!    `.git`) bound read-only over itself. Then it starts itself again as the second stage and
-//!    waits for it.
+//!    `/dev/shm` and `/dev/pts` (no other terminal of the user's), an empty `/run` (the
+//!    system's sockets; the resolver's file kept), each hidden path masked (a folder by an
+//!    empty tmpfs, a file by an empty one: the session's sockets, Perch's data, credential
+//!    stores), the folders the policy names kept in place where a mask of `/tmp` or `/run`
+//!    covers them (never beneath a hidden path), and every repository's metadata and file
+//!    that runs code on opening a folder, at, above and beneath the writable folders
+//!    ([`protect`]), bound read-only over itself. Then it starts itself again as the second
+//!    stage and waits for it.
 //! 2. The second stage is process 1 of the new PID namespace: when it ends, the kernel kills
 //!    every process left in the namespace, so nothing a command starts (`setsid`, `nohup`, a
 //!    double fork) outlives it. It mounts a `/proc` that shows only the namespace (no Perch,
 //!    no `/proc/<perch>/environ`), asks for `SIGKILL` when the outer stage dies, restricts
 //!    itself with Landlock (everything readable, writable only beneath the writable folders and
-//!    a few devices; pathname sockets reachable only there where the kernel can say so; TCP
-//!    bind and connect denied when the network is off; no abstract sockets or signals outside
-//!    the sandbox) and a seccomp filter for what this kernel's Landlock cannot refuse, then
-//!    runs the command and reaps what it leaves.
+//!    a few devices; pathname sockets reachable only there from ABI 9; TCP bind and connect
+//!    denied when the network is off; no abstract sockets or signals outside the sandbox) and
+//!    a seccomp filter for what this kernel's Landlock cannot refuse (below ABI 9, every new
+//!    Unix socket), then runs the command and reaps what it leaves.
 //!
 //! Elsewhere the launcher runs the program unrestricted and says so (`--probe`).
 
@@ -33,6 +36,8 @@ use std::process::ExitCode;
 
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+pub mod protect;
 #[cfg(target_os = "linux")]
 mod seccomp;
 
@@ -75,6 +80,11 @@ pub struct Enforcement {
 /// The Landlock ABI below which truncating a file outside the writable folders is not refused.
 pub const MIN_LANDLOCK_ABI: u32 = 3;
 
+/// The Landlock ABI from which connecting to a pathname Unix socket is refused outside the
+/// writable folders (`LANDLOCK_ACCESS_FS_RESOLVE_UNIX`). Below it commands get no Unix
+/// sockets at all (seccomp), only `socketpair`.
+pub const SCOPED_UNIX_SOCKETS_ABI: u32 = 9;
+
 impl Enforcement {
     /// One line: `landlock=7 namespaces=1 network_blocked=1 hidden=1 pid_namespace=1 seccomp=1`.
     pub fn to_line(&self) -> String {
@@ -107,6 +117,15 @@ impl Enforcement {
             seen += 1;
         }
         (seen == 6).then_some(out)
+    }
+
+    /// What a command may do with Unix sockets here, for the card.
+    pub fn unix_sockets(&self) -> &'static str {
+        if self.landlock_abi >= SCOPED_UNIX_SOCKETS_ABI {
+            "Unix sockets only in the writable folders"
+        } else {
+            "no Unix sockets (this kernel cannot limit them to the writable folders)"
+        }
     }
 
     /// What of the full sandbox is not in force here, each as a few words for the card; empty

@@ -9,6 +9,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use caps::{CapSet, Capability};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, Ruleset, RulesetAttr,
     RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
@@ -44,7 +45,9 @@ const DEVICES: &[&str] = &[
 
 /// Signals the terminal sends its whole foreground group (Ctrl+C in `send_input`): for the
 /// command, not for the launcher's two stages, which block them once their child is started
-/// (a blocked signal stays blocked across `exec`, so never before).
+/// (a blocked signal stays blocked across `exec`, so never before: the test
+/// `ctrl_c_reaches_the_command_and_not_the_launcher` reads the command's mask). A Ctrl+C in
+/// the moment between ends the launcher, and with it the command it was meant for.
 const JOB_SIGNALS: &[Signal] =
     &[Signal::SIGINT, Signal::SIGQUIT, Signal::SIGTSTP, Signal::SIGTTIN, Signal::SIGTTOU];
 
@@ -94,13 +97,17 @@ fn outer(invocation: &Invocation, args: &[OsString]) -> Result<ExitCode, Sandbox
             enforced.network_blocked = !policy.network;
             mask(policy, cwd.as_deref())?;
             enforced.hidden = true;
-            for dir in policy.read_only.iter().filter(|d| d.is_dir()) {
-                bind_read_only(dir)?;
+            // Found after the masks, in the folders as the command will see them.
+            let protected =
+                crate::protect::protected(&policy.writable).map_err(|e| setup("repositories", e))?;
+            for path in policy.read_only.iter().filter(|p| p.exists()).chain(&protected) {
+                bind_read_only(path)?;
             }
             // Where we stand may now be a kept folder mounted again: stand in the new one.
             if let Some(cwd) = &cwd {
                 std::env::set_current_dir(cwd).map_err(|e| setup("working folder", e))?;
             }
+            pass_mount_right()?;
         }
         // Without user namespaces (disabled by the administrator) Landlock still applies, but
         // nothing is hidden and nothing contains what the command leaves running; the probe
@@ -116,6 +123,27 @@ fn outer(invocation: &Invocation, args: &[OsString]) -> Result<ExitCode, Sandbox
     block_job_signals();
     let status = stage2.wait().map_err(|e| setup("second stage", e))?;
     Ok(ExitCode::from(shell_status(status)))
+}
+
+/// Lets process 1, started with `execve`, mount the namespace's `/proc`. For a user other
+/// than root `execve` clears every capability, also those this stage holds in the namespace
+/// it made; one raised into the ambient set is kept. Process 1 clears it once `/proc` is
+/// mounted ([`drop_capabilities`]).
+fn pass_mount_right() -> Result<(), SandboxError> {
+    let raise = |set| caps::raise(None, set, Capability::CAP_SYS_ADMIN).map_err(|e| setup("capabilities", e));
+    raise(CapSet::Inheritable)?;
+    raise(CapSet::Ambient)
+}
+
+/// Every capability gone, for good: the command runs with none, also where Perch runs as root
+/// (mapped to root in the namespace, where `execve` would otherwise give them back).
+fn drop_capabilities() -> Result<(), SandboxError> {
+    // Needs CAP_SETPCAP, which only root has here; for anyone else `execve` grants nothing.
+    let _ = caps::clear(None, CapSet::Bounding);
+    for set in [CapSet::Ambient, CapSet::Inheritable, CapSet::Effective, CapSet::Permitted] {
+        caps::clear(None, set).map_err(|e| setup("capabilities", e))?;
+    }
+    Ok(())
 }
 
 /// New user, mount and PID namespaces (and a network one when the network is off), the user
@@ -134,31 +162,54 @@ fn enter_namespaces(policy: &Policy) -> Result<(), SandboxError> {
         .map_err(|e| setup("private mounts", e))
 }
 
-/// The private `/tmp` and `/dev/shm`, the hidden paths masked, and the folders the command
-/// must still reach (writable, read-only, where it starts) mounted again where a mask covered
-/// them.
+/// Folders of the system's sockets, masked by an empty one whatever the kernel offers: the
+/// system bus, docker, containerd, podman, libvirt, snapd, cups, the journal, nscd. Landlock
+/// scopes pathname sockets only from ABI 9 (below it the seccomp filter refuses Unix sockets
+/// too); nothing a command needs lives there but the resolver's file, which is kept.
+const SYSTEM_SOCKETS: &[&str] = &["/run", "/var/run"];
+
+/// The private `/tmp` and `/dev/shm`, the system's sockets and the hidden paths masked, and
+/// the folders the command must still reach (writable, read-only, where it starts) mounted
+/// again where a mask of `/tmp` or of the system's sockets covered them. A folder beneath a
+/// hidden path never comes back: it stays out of view, and a command asked to start there
+/// does not start.
 fn mask(policy: &Policy, cwd: Option<&Path>) -> Result<(), SandboxError> {
     let real = |p: &Path| std::fs::canonicalize(p).ok();
     let hidden: Vec<PathBuf> = policy.hidden.iter().filter_map(|p| real(p)).collect();
+    let mut system: Vec<PathBuf> =
+        SYSTEM_SOCKETS.iter().filter_map(|p| real(Path::new(p))).filter(|p| p.is_dir()).collect();
+    system.dedup();
     let mut masks: Vec<PathBuf> = Vec::new();
     if policy.private_tmp {
         masks.extend(["/tmp", "/dev/shm"].into_iter().map(PathBuf::from).filter(|p| p.is_dir()));
     }
-    masks.extend(hidden.iter().cloned());
+    masks.extend(system.iter().cloned());
+    let under_hidden = |dir: &Path| hidden.iter().any(|h| dir.starts_with(h));
     // Held open across the masking: a folder under a mask is mounted again from its handle.
     let mut kept: Vec<(PathBuf, File)> = Vec::new();
     for dir in policy.writable.iter().chain(&policy.read_only).map(PathBuf::as_path).chain(cwd) {
         let Some(dir) = real(dir).filter(|d| d.is_dir()) else { continue };
-        if masks.iter().any(|m| dir.starts_with(m)) && !kept.iter().any(|(k, _)| *k == dir) {
+        if masks.iter().any(|m| dir.starts_with(m))
+            && !under_hidden(&dir)
+            && !kept.iter().any(|(k, _)| *k == dir)
+        {
             let handle = File::open(&dir).map_err(|e| setup(&format!("open {}", dir.display()), e))?;
             kept.push((dir, handle));
         }
     }
+    // The resolver's configuration often lives under /run (systemd-resolved, NetworkManager):
+    // without it no name resolves.
+    let resolver = real(Path::new("/etc/resolv.conf"))
+        .filter(|r| system.iter().any(|s| r.starts_with(s)) && !under_hidden(r))
+        .and_then(|r| File::open(&r).ok().map(|f| (r, f)));
     if policy.private_tmp {
         for dir in ["/tmp", "/dev/shm"].into_iter().map(Path::new).filter(|p| p.is_dir()) {
             tmpfs(dir, "mode=1777,size=50%")?;
         }
         private_terminals()?;
+    }
+    for dir in &system {
+        tmpfs(dir, "mode=0755,size=1m")?;
     }
     for path in &hidden {
         hide(path)?;
@@ -170,6 +221,14 @@ fn mask(policy: &Policy, cwd: Option<&Path>) -> Result<(), SandboxError> {
         let source = format!("/proc/self/fd/{}", handle.as_raw_fd());
         mount(Some(source.as_str()), dir, None::<&str>, MsFlags::MS_BIND | MsFlags::MS_REC, None::<&str>)
             .map_err(|e| setup(&format!("keep {}", dir.display()), e))?;
+    }
+    if let Some((file, handle)) = &resolver {
+        let keep = |e: std::io::Error| setup(&format!("keep {}", file.display()), e);
+        std::fs::create_dir_all(file.parent().unwrap_or(Path::new("/"))).map_err(keep)?;
+        File::create(file).map_err(keep)?;
+        let source = format!("/proc/self/fd/{}", handle.as_raw_fd());
+        mount(Some(source.as_str()), file.as_path(), None::<&str>, MsFlags::MS_BIND, None::<&str>)
+            .map_err(|e| setup(&format!("keep {}", file.display()), e))?;
     }
     // A hidden path inside a kept folder came back with it: mask it again.
     for path in hidden.iter().filter(|h| kept.iter().any(|(k, _)| h.starts_with(k))) {
@@ -215,9 +274,12 @@ fn hide(path: &Path) -> Result<(), SandboxError> {
     }
 }
 
+/// A folder or a file bound read-only over itself (nothing when it has gone since it was found).
 fn bind_read_only(dir: &Path) -> Result<(), SandboxError> {
-    mount(Some(dir), dir, None::<&str>, MsFlags::MS_BIND | MsFlags::MS_REC, None::<&str>)
-        .map_err(|e| setup(&format!("bind {}", dir.display()), e))?;
+    match mount(Some(dir), dir, None::<&str>, MsFlags::MS_BIND | MsFlags::MS_REC, None::<&str>) {
+        Err(nix::errno::Errno::ENOENT) => return Ok(()),
+        other => other.map_err(|e| setup(&format!("bind {}", dir.display()), e))?,
+    }
     // A remount inside a user namespace must keep the flags the mount is locked with.
     let kept = statvfs(dir).map(|s| s.flags()).unwrap_or(FsFlags::empty());
     let mut flags = MsFlags::MS_REMOUNT | MsFlags::MS_BIND | MsFlags::MS_RDONLY;
@@ -255,6 +317,7 @@ fn stage2(mut enforced: Enforcement, invocation: Invocation) -> Result<ExitCode,
         )
         .map_err(|e| setup("/proc", e))?;
     }
+    drop_capabilities()?;
     let abi = landlock(&policy)?;
     enforced.landlock_abi = abi;
     // ABI 4 and later refuse TCP bind and connect when the network is off.

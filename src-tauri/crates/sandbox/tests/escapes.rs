@@ -7,6 +7,7 @@
 
 use std::io::Read;
 use std::os::unix::net::UnixListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -33,13 +34,21 @@ fn probe(policy: &Policy) -> Enforcement {
         .unwrap_or_else(|| panic!("a probe line: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// The full sandbox is here (not on a kernel without Landlock or user namespaces).
+/// The full sandbox is here. Where it is not (no Landlock, no user namespaces), the test
+/// fails: an escape test that passes without a sandbox proves nothing. A machine that cannot
+/// have one says so with `PERCH_ALLOW_NO_SANDBOX=1`, and the test is skipped, loudly.
 fn sandbox_here() -> bool {
     let found = probe(&Policy { network: true, private_tmp: true, ..Policy::default() });
-    if !found.missing().is_empty() {
-        eprintln!("skipping: this machine lacks {:?}", found.missing());
+    if found.missing().is_empty() {
+        return true;
     }
-    found.missing().is_empty()
+    assert!(
+        std::env::var_os("PERCH_ALLOW_NO_SANDBOX").is_some_and(|v| v == "1"),
+        "this machine lacks {:?}, so the escape cannot be tried; set PERCH_ALLOW_NO_SANDBOX=1 to skip (README)",
+        found.missing()
+    );
+    eprintln!("SKIPPED: this machine lacks {:?} and PERCH_ALLOW_NO_SANDBOX=1 is set", found.missing());
+    false
 }
 
 /// A project folder the command may change, a home beside it, and the policy Perch gives.
@@ -120,7 +129,14 @@ fn sockets_in_the_session_folder_and_in_tmp_are_out_of_reach() {
     let _display = serve_unix(&display);
     let mine = s.work.join("own.sock");
     let _mine = serve_unix(&mine);
-    for (path, want) in [(&bus, "refused"), (&display, "refused"), (&mine, "connected hello")] {
+    // A socket in the command's own folder is reachable where Landlock can say which sockets
+    // lie there (ABI 9); below that no Unix socket is.
+    let own = if probe(&s.policy()).landlock_abi >= perch_sandbox::SCOPED_UNIX_SOCKETS_ABI {
+        "connected hello"
+    } else {
+        "refused"
+    };
+    for (path, want) in [(&bus, "refused"), (&display, "refused"), (&mine, own)] {
         let out = launch(&s.policy(), &connect_script(&format!("{:?}", path.display().to_string())));
         assert!(
             stdout(&out).starts_with(want),
@@ -136,6 +152,144 @@ fn sockets_in_the_session_folder_and_in_tmp_are_out_of_reach() {
         .output()
         .unwrap();
     assert_eq!(stdout(&out), "connected hello");
+}
+
+/// F4: a system socket under `/run` (docker, libvirt, the system bus) and one elsewhere
+/// outside the writable folders (rootless Docker's in the home folder) are out of reach on
+/// every kernel: `/run` is an empty folder in the sandbox, and below Landlock ABI 9 no Unix
+/// socket can be made; `socketpair` still works.
+#[test]
+fn system_sockets_and_sockets_in_the_home_folder_are_out_of_reach() {
+    if !sandbox_here() {
+        return;
+    }
+    let s = Setup::new();
+    let run = tempfile::Builder::new().prefix("perch-test-").tempdir_in("/run").unwrap();
+    let docker = run.path().join("docker.sock");
+    let _docker = serve_unix(&docker);
+    std::fs::create_dir_all(s.home.join(".docker/run")).unwrap();
+    let rootless = s.home.join(".docker/run/docker.sock");
+    let _rootless = serve_unix(&rootless);
+    for path in [&docker, &rootless] {
+        let script = connect_script(&format!("{:?}", path.display().to_string()));
+        let out = launch(&s.policy(), &script);
+        assert!(stdout(&out).starts_with("refused"), "{}: {}", path.display(), stdout(&out));
+        // Control: outside the sandbox both answer.
+        let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+        assert_eq!(stdout(&out), "connected hello", "{}", path.display());
+    }
+    let out = launch(&s.policy(), &format!("ls -A /run | wc -l; test -e {} && echo seen", docker.display()));
+    assert_eq!(stdout(&out), "0", "/run is empty in the sandbox: {}", stdout(&out));
+    let pair = "python3 -c 'import socket\na,b=socket.socketpair()\na.send(b\"x\")\nprint(\"paired\", b.recv(1).decode())'";
+    assert_eq!(stdout(&launch(&s.policy(), pair)), "paired x");
+}
+
+/// F2: every repository's metadata in a writable folder stays read-only, whatever folder the
+/// command starts in: a `.git` beneath the writable folder (a folder of repositories, a
+/// command in a subfolder), a worktree's `.git` file and the folder it names, the hooks
+/// folder and included files its configuration names, and the files that run code when the
+/// folder is opened. Control: the project's own files stay writable.
+#[test]
+fn repositories_and_start_up_files_in_a_writable_folder_are_read_only() {
+    if !sandbox_here() {
+        return;
+    }
+    let s = Setup::new();
+    // `work` is home/src/app; home/src, a folder of repositories, is the writable one.
+    let src = s.work.parent().unwrap().to_path_buf();
+    let repo = &s.work;
+    for dir in [".git/hooks", ".git/worktrees/wt", "tools/hooks", "src", ".vscode"] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+    }
+    std::fs::write(
+        repo.join(".git/config"),
+        "[core]\n\thooksPath = tools/hooks\n[include]\n\tpath = ../team.gitconfig\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("team.gitconfig"), "").unwrap();
+    std::fs::write(repo.join(".envrc"), "").unwrap();
+    let worktree = src.join("wt");
+    std::fs::create_dir_all(&worktree).unwrap();
+    std::fs::write(worktree.join(".git"), format!("gitdir: {}\n", repo.join(".git/worktrees/wt").display()))
+        .unwrap();
+    std::fs::write(repo.join(".git/worktrees/wt/commondir"), "../..\n").unwrap();
+    let attempts = [
+        repo.join(".git/hooks/pre-commit"),
+        repo.join(".git/config"),
+        repo.join("tools/hooks/pre-push"),
+        repo.join("team.gitconfig"),
+        repo.join(".envrc"),
+        repo.join(".vscode/tasks.json"),
+        worktree.join(".git"),
+        repo.join(".git/worktrees/wt/HEAD"),
+    ];
+    let policy = Policy { writable: vec![src.clone(), PathBuf::from("/tmp")], ..s.policy() };
+    let script: String =
+        attempts.iter().map(|p| format!("echo evil >> {} 2>/dev/null; ", p.display())).collect();
+    let script = format!("{script} echo ok > {}/src/main.rs && echo done", repo.display());
+    // From the repository's subfolder, as the model may ask.
+    let out = Command::new(LAUNCHER)
+        .args(policy.to_args())
+        .args(["--", "bash", "-c", &script])
+        .current_dir(repo.join("src"))
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "done", "{}", String::from_utf8_lossy(&out.stderr));
+    for path in &attempts {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(!text.contains("evil"), "{} was written from the sandbox", path.display());
+    }
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/main.rs")).unwrap(),
+        "ok\n",
+        "control: the project is writable"
+    );
+    // Control: without the sandbox the same writes land.
+    let out = Command::new("bash").args(["-c", &script]).current_dir(repo.join("src")).output().unwrap();
+    assert_eq!(stdout(&out), "done");
+    assert!(std::fs::read_to_string(repo.join(".git/hooks/pre-commit")).unwrap().contains("evil"));
+}
+
+/// F3: a folder beneath a hidden one (a browser profile, Perch's data, the session's runtime
+/// folder) is never mounted again, not as the folder the command starts in, nor as a
+/// writable one: the command does not start, and nothing there is read or written.
+#[test]
+fn a_folder_beneath_a_hidden_one_is_never_brought_back() {
+    if !sandbox_here() {
+        return;
+    }
+    let s = Setup::new();
+    let profile = s.data.join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(profile.join("logins.json"), "SECRET LOGINS").unwrap();
+    let out = Command::new(LAUNCHER)
+        .args(s.policy().to_args())
+        .args(["--", "bash", "-c", "cat logins.json; echo ran"])
+        .current_dir(&profile)
+        .output()
+        .unwrap();
+    assert!(!stdout(&out).contains("SECRET"), "read from a hidden folder: {}", stdout(&out));
+    assert!(!stdout(&out).contains("ran"), "the command started in a hidden folder");
+    assert_ne!(out.status.code(), Some(0));
+    // Named as a writable folder, it stays masked too.
+    let writable = Policy { writable: vec![s.work.clone(), profile.clone()], ..s.policy() };
+    let out = launch(
+        &writable,
+        &format!("cat {0}/logins.json; echo x > {0}/planted; echo done", profile.display()),
+    );
+    assert!(!stdout(&out).contains("SECRET"), "{}", stdout(&out));
+    assert!(!profile.join("planted").exists());
+    // Control: a folder under the private /tmp mask is mounted again, and the command starts there.
+    let tmp_work = tempfile::tempdir_in("/tmp").unwrap();
+    std::fs::write(tmp_work.path().join("notes"), "kept").unwrap();
+    let policy = Policy { writable: vec![tmp_work.path().to_path_buf()], ..s.policy() };
+    let out = Command::new(LAUNCHER)
+        .args(policy.to_args())
+        .args(["--", "bash", "-c", "cat notes"])
+        .current_dir(tmp_work.path())
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "kept", "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
@@ -403,16 +557,37 @@ fn the_kernel_key_store_is_refused() {
     assert_eq!(stdout(&Command::new("bash").args(["-c", script]).output().unwrap()), "reached");
 }
 
+/// Ctrl+C in the terminal is SIGINT to the whole foreground process group: the launcher's two
+/// stages and the command. The command gets it (it does not start with it blocked) and the
+/// launcher carries on to report how the command ended. The signal is sent from outside, as
+/// the terminal sends it, once the command says its handler is in place.
 #[test]
 fn ctrl_c_reaches_the_command_and_not_the_launcher() {
     if !sandbox_here() {
         return;
     }
     let s = Setup::new();
-    // The command traps SIGINT sent to its whole group and carries on; the launcher must too.
-    let out = launch(&s.policy(), "trap 'echo caught' INT; kill -INT 0; echo after");
-    assert_eq!(stdout(&out), "caught\nafter");
-    assert_eq!(out.status.code(), Some(0));
+    let script = "trap 'echo caught; exit 0' INT; grep SigBlk /proc/self/status; echo ready; \
+                  while :; do sleep 0.05; done";
+    let mut child = Command::new(LAUNCHER)
+        .args(s.policy().to_args())
+        .args(["--", "bash", "-c", script])
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let blocked = lines.next().unwrap().unwrap();
+    assert_eq!(
+        blocked.split_whitespace().last(),
+        Some("0000000000000000"),
+        "the command starts with signals blocked"
+    );
+    assert_eq!(lines.next().unwrap().unwrap(), "ready");
+    let group = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGINT).unwrap();
+    assert_eq!(lines.next().unwrap().unwrap(), "caught");
+    assert_eq!(child.wait().unwrap().code(), Some(0), "the launcher reports the command's own end");
     let out = launch(&s.policy(), "exit 7");
     assert_eq!(out.status.code(), Some(7));
     let out = launch(&s.policy(), "kill -TERM $$");

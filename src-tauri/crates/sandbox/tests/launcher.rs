@@ -23,7 +23,8 @@ fn probe(policy: &Policy) -> Enforcement {
         .arg("--probe")
         .output()
         .expect("the probe runs");
-    Enforcement::from_line(String::from_utf8_lossy(&out.stdout).trim()).expect("a probe line")
+    Enforcement::from_line(String::from_utf8_lossy(&out.stdout).trim())
+        .unwrap_or_else(|| panic!("no probe line: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
 fn folders() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
