@@ -45,9 +45,13 @@ struct Setup {
 }
 
 impl Setup {
-    /// A working folder and a hidden one, owned by the unprivileged user, outside `/tmp`.
+    /// A working folder and a hidden one, owned by the unprivileged user, outside `/tmp`, in a
+    /// folder every user can pass through: the target folder may sit under root's own home
+    /// (mode 0700), where `nobody` could not even enter its working folder.
     fn new() -> Self {
-        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let base =
+            if is_root() { PathBuf::from("/var/tmp") } else { PathBuf::from(env!("CARGO_TARGET_TMPDIR")) };
+        let root = tempfile::Builder::new().prefix("perch-test-").tempdir_in(base).unwrap();
         let work = root.path().join("work");
         let secret = root.path().join("secret");
         for dir in [&work, &secret, &work.join(".git/hooks")] {
