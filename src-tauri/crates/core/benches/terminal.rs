@@ -190,8 +190,7 @@ fn main() {
     let work = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let home = perch_core::terminal::home();
     let hidden = perch_core::terminal::sandbox::hidden_paths(&home, &home.join(".local/share/perch"));
-    let policy =
-        perch_core::terminal::sandbox::policy(work.path(), &[work.path().to_path_buf()], &hidden, false);
+    let policy = perch_core::terminal::sandbox::policy(&[work.path().to_path_buf()], &hidden, false);
     per_command_overhead(&policy, work.path(), &hidden);
     let bash: Vec<String> = ["/bin/bash", "-c", "true"].map(String::from).to_vec();
     let mut sandboxed = vec![launcher().display().to_string()];

@@ -8,55 +8,17 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 use std::time::Duration;
 
-use perch_core::Engine;
-use perch_core::agent::{TurnEvent, TurnRequest, TurnSink, run_turn};
-use perch_core::mcp::{CallOrigin, ToolOutput};
-use perch_core::questions::{Answer, ApprovalChoice, ApprovalDetail, Question, QuestionChange};
-use perch_core::settings::BaseUrl;
+use perch_core::agent::run_turn;
+use perch_core::mcp::CallOrigin;
+use perch_core::questions::{ApprovalChoice, ApprovalDetail, Question};
 use perch_core::terminal::{AskLevel, TerminalSettings, TerminalUpdate};
-use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
+use perch_fake_llm::Script;
 use serde_json::{Value, json};
+use support::terminal::*;
 use tokio_util::sync::CancellationToken;
-
-/// A folder outside the temp folder (which the sandbox always leaves writable).
-fn outside_tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-async fn setup() -> (tempfile::TempDir, Engine, PathBuf) {
-    let root = outside_tmp();
-    let engine = support::engine(root.path()).await;
-    let work = root.path().join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    engine.terminal().set_idle_return(Duration::from_millis(1500));
-    let folder = work.display().to_string();
-    engine
-        .settings()
-        .update(|s| {
-            s.terminal.working_folder = folder;
-            s.terminal.ask_level = AskLevel::Off;
-        })
-        .await
-        .unwrap();
-    (root, engine, work)
-}
-
-async fn direct(engine: &Engine, command: &str, cancel: &CancellationToken) -> ToolOutput {
-    let args = json!({ "command": command }).as_object().cloned();
-    engine
-        .mcp()
-        .call_tool_from(&CallOrigin::default(), "terminal", "run_command", args, cancel, None)
-        .await
-        .unwrap()
-}
-
-async fn settings(engine: &Engine) -> TerminalSettings {
-    engine.settings().get().await.terminal
-}
 
 #[tokio::test]
 async fn output_and_exit_codes_come_back_from_a_real_pty() {
@@ -219,32 +181,44 @@ async fn the_sandbox_refuses_writes_outside_and_allows_them_inside() {
 
 // ---- the red team, through the engine: what issue 25 found a command could reach ----
 
+/// F3: the folder a command starts in is the working folder or inside one the user made
+/// writable: one outside, or beneath a hidden folder (Perch's data, a browser profile), is
+/// refused before anything runs or a card is shown.
 #[tokio::test]
-async fn a_folder_the_model_picks_outside_the_working_folder_is_read_only() {
+async fn a_folder_the_model_picks_outside_the_writable_folders_is_refused() {
     let (root, engine, work) = setup().await;
     let elsewhere = root.path().join("elsewhere");
-    std::fs::create_dir_all(&elsewhere).unwrap();
-    let line = json!({ "command": "touch made.txt && echo made || echo refused", "cwd": elsewhere.display().to_string() });
-    let out = engine
-        .mcp()
-        .call_tool_from(
-            &CallOrigin::default(),
-            "terminal",
-            "run_command",
-            line.as_object().cloned(),
-            &CancellationToken::new(),
-            None,
-        )
-        .await
-        .unwrap();
-    assert!(out.text.contains("refused"), "{}", out.text);
-    assert!(!elsewhere.join("made.txt").exists());
-    let view = engine.terminal().sandbox_view(&elsewhere, &settings(&engine).await).await;
-    assert!(view.summary.contains("read-only"), "the card says so: {}", view.summary);
-    // Control: in the working folder the same line writes.
-    let out = direct(&engine, "touch made.txt && echo made || echo refused", &CancellationToken::new()).await;
+    let beneath_data = root.path().join("data/profile");
+    for dir in [&elsewhere, &beneath_data, &work.join("sub")] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let run_in = |cwd: &Path| {
+        let args = json!({ "command": "touch made.txt && echo made", "cwd": cwd.display().to_string() });
+        let engine = engine.clone();
+        async move {
+            engine
+                .mcp()
+                .call_tool_from(
+                    &CallOrigin::default(),
+                    "terminal",
+                    "run_command",
+                    args.as_object().cloned(),
+                    &CancellationToken::new(),
+                    None,
+                )
+                .await
+                .unwrap()
+        }
+    };
+    for cwd in [&elsewhere, &beneath_data] {
+        let out = run_in(cwd).await;
+        assert!(out.is_error && out.text.contains("outside the folders commands may change"), "{}", out.text);
+        assert!(!cwd.join("made.txt").exists());
+    }
+    // Control: a subfolder of the working folder is fine.
+    let out = run_in(&work.join("sub")).await;
     assert!(out.text.contains("made"), "{}", out.text);
-    assert!(work.join("made.txt").is_file());
+    assert!(work.join("sub/made.txt").is_file());
 }
 
 #[tokio::test]
@@ -277,10 +251,12 @@ async fn a_conversation_given_its_own_folder_runs_and_writes_there_only() {
     assert!(out.text.contains(&own.display().to_string()) && out.text.contains("made"), "{}", out.text);
     assert!(own.join("made.txt").is_file());
     assert!(!work.join("made.txt").exists());
-    // The conversation's folder is the one writable folder: the default one is read-only to it.
+    // The conversation's folder is the one writable folder: a command is not even started in the
+    // default one.
     let line = json!({ "command": "touch there.txt && echo made || echo refused", "cwd": work.display().to_string() });
     let out = call(&chat.id, line).await;
-    assert!(out.text.contains("refused") && !work.join("there.txt").exists(), "{}", out.text);
+    assert!(out.text.starts_with("Not run:") && out.text.contains("outside the folders"), "{}", out.text);
+    assert!(!work.join("there.txt").exists());
     // Control: another conversation still uses the working folder from Settings.
     let out = run(&other.id).await;
     assert!(out.text.contains(&work.display().to_string()) && out.text.contains("made"), "{}", out.text);
@@ -456,66 +432,6 @@ async fn the_network_is_cut_when_the_setting_says_so() {
 }
 
 // ---- through the agent loop, with a fake model and a scripted user ----
-
-#[derive(Default, Clone)]
-struct Collect(Arc<Mutex<Vec<TurnEvent>>>);
-
-impl TurnSink for Collect {
-    fn send(&self, event: TurnEvent) {
-        self.0.lock().unwrap().push(event);
-    }
-}
-
-struct Chat {
-    _root: tempfile::TempDir,
-    engine: Engine,
-    fake: FakeLlm,
-    work: PathBuf,
-    asked: Arc<Mutex<Vec<Question>>>,
-}
-
-async fn chat(choice: ApprovalChoice, level: AskLevel) -> Chat {
-    let (root, engine, work) = setup().await;
-    let fake = FakeLlm::start(Dialect::Ollama).await.unwrap();
-    let url = BaseUrl::try_from(fake.url()).unwrap();
-    engine
-        .settings()
-        .update(|s| {
-            s.providers.ollama_url = url;
-            s.terminal.ask_level = level;
-        })
-        .await
-        .unwrap();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let mut changes = engine.questions().subscribe();
-    let (questions, log) = (engine.questions().clone(), asked.clone());
-    tokio::spawn(async move {
-        while let Ok(event) = changes.recv().await {
-            if let QuestionChange::Asked(ask) = event {
-                log.lock().unwrap().push(ask.question.clone());
-                let _ = questions.answer(ask.id, Answer::Approval { choice });
-            }
-        }
-    });
-    Chat { _root: root, engine, fake, work, asked }
-}
-
-fn turn_calling(name: &str, arguments: Value) -> Script {
-    Script {
-        steps: vec![Step::ToolCall { name: name.into(), arguments }, Step::Finish { reason: None }],
-        token_delay_ms: 0,
-    }
-}
-
-fn ask(text: &str) -> TurnRequest {
-    TurnRequest::ask("ollama:qwen3-vl:8b-instruct", None, text)
-}
-
-fn tool_result(fake: &FakeLlm, request: usize) -> String {
-    let body = &fake.chat_requests()[request].body;
-    let tool = body["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "tool").cloned();
-    tool.map(|m| m["content"].as_str().unwrap_or_default().to_owned()).unwrap_or_default()
-}
 
 #[tokio::test]
 async fn the_card_asks_with_the_command_and_always_allow_is_remembered() {

@@ -323,7 +323,7 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
             .split_once('=')
             .filter(|(k, _)| k.starts_with("of") || k.starts_with("--"))
             .map_or(word.text.as_str(), |(_, v)| v);
-        let word = Word { text: text.to_owned(), dynamic: word.dynamic };
+        let word = Word::new(text, word.dynamic);
         if !(word.text.contains('/') || word.text.starts_with('~') || word.text.starts_with('.')) {
             continue;
         }
@@ -382,7 +382,7 @@ fn command(c: &Command, home: &Path, found: &mut Vec<Finding>) {
         "dd" => {
             for a in args {
                 if let Some(out) = a.text.strip_prefix("of=") {
-                    let word = Word { text: out.to_owned(), dynamic: a.dynamic };
+                    let word = Word::new(out, a.dynamic);
                     for path in targets(&word, cwd, home, found, "writes to") {
                         if let Some(why) = protected_write(&path, home) {
                             block(found, why);

@@ -154,6 +154,9 @@ pub struct Job {
     state: Mutex<JobState>,
     changed: watch::Sender<u64>,
     writer: Mutex<Option<Box<dyn Write + Send>>>,
+    /// What was typed since the last key that ends a line: the start of the line the next
+    /// such key runs, which that key's approval is judged by.
+    typed: Mutex<String>,
     kill: CancellationToken,
 }
 
@@ -170,6 +173,13 @@ impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Job").field("pid", &self.pid).finish_non_exhaustive()
     }
+}
+
+/// Whether typing `c` can make the program act on what was typed: Enter (`\r`, `\n`) and
+/// every other control key (Ctrl+O runs the line in readline, Esc starts a key sequence, a
+/// raw-mode program acts on any of them), but not Tab.
+pub fn ends_line(c: char) -> bool {
+    c.is_control() && c != '\t'
 }
 
 /// What the model is told after waiting on a command.
@@ -221,7 +231,19 @@ impl Job {
         let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let w = writer.as_mut().ok_or_else(|| std::io::Error::other("the command has ended"))?;
         w.write_all(text.as_bytes())?;
-        w.flush()
+        w.flush()?;
+        let mut typed = self.typed.lock().unwrap_or_else(|p| p.into_inner());
+        let ended = text.rfind(ends_line).map_or(0, |at| {
+            typed.clear();
+            at + text[at..].chars().next().map_or(1, char::len_utf8)
+        });
+        typed.push_str(&text[ended..]);
+        Ok(())
+    }
+
+    /// What was typed since the last key that ends a line.
+    pub fn typed(&self) -> String {
+        self.typed.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Waits until the command ends, or (with `idle`) until it has printed nothing for that
@@ -296,6 +318,7 @@ pub fn start(spec: Spec, happenings: mpsc::Sender<Happening>) -> Result<Arc<Job>
         }),
         changed: watch::channel(0).0,
         writer: Mutex::new(Some(writer)),
+        typed: Mutex::new(String::new()),
         kill: CancellationToken::new(),
     });
 

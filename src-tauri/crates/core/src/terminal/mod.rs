@@ -249,14 +249,54 @@ impl Terminal {
         Ok(dir)
     }
 
-    /// The sandbox policy for a command in `cwd` with these settings, and the writable folders
-    /// from Settings that do not exist (the card names them).
-    pub fn policy(&self, cwd: &Path, settings: &TerminalSettings) -> (perch_sandbox::Policy, Vec<String>) {
+    /// The folders commands may change with these settings: the working folder (`cwd` where
+    /// none is chosen) and the writable folders from Settings that pass [`Self::check_folder`],
+    /// and those from Settings left out, each with why (the card names them).
+    fn writable(&self, cwd: &Path, settings: &TerminalSettings) -> (Vec<PathBuf>, Vec<String>) {
         let home = home();
         let working = tools::chosen_folder(settings).unwrap_or_else(|| cwd.to_path_buf());
-        let (writable, missing) = sandbox::writable_folders(&working, &settings.writable_folders, &home);
-        let hidden = sandbox::hidden_paths(&home, &self.data_dir);
-        (sandbox::policy(cwd, &writable, &hidden, settings.network), missing)
+        let (found, mut left_out) = sandbox::writable_folders(&working, &settings.writable_folders, &home);
+        let mut writable = vec![working];
+        for folder in found.into_iter().skip(1) {
+            match self.check_folder(&folder) {
+                Ok(dir) if !writable.contains(&dir) => writable.push(dir),
+                Ok(_) => {}
+                Err(e) => left_out.push(e.to_string()),
+            }
+        }
+        (writable, left_out)
+    }
+
+    /// Checks the folder a command is asked to start in and returns it made absolute: it must
+    /// be the working folder, a writable folder from Settings, or inside one, never beneath a
+    /// hidden path. Anything else is refused before a card is shown: a command started
+    /// elsewhere would run where nothing was chosen for it.
+    pub fn check_cwd(&self, cwd: &Path, settings: &TerminalSettings) -> Result<PathBuf, TerminalError> {
+        let Ok(dir) = std::fs::canonicalize(cwd) else {
+            return Err(TerminalError::NoFolder(cwd.display().to_string()));
+        };
+        let (writable, _) = self.writable(&dir, settings);
+        let writable: Vec<PathBuf> = writable.iter().filter_map(|w| std::fs::canonicalize(w).ok()).collect();
+        let inside = tools::chosen_folder(settings).is_some() && writable.iter().any(|w| dir.starts_with(w));
+        let hidden = sandbox::hidden_paths(&home(), &self.data_dir).iter().any(|h| dir.starts_with(h));
+        if !inside || hidden {
+            let shown: Vec<String> = writable.iter().map(|w| w.display().to_string()).collect();
+            return Err(TerminalError::BadFolder(format!(
+                "{} is outside the folders commands may change ({}); run it from the working folder, \
+                 or add the folder under Settings -> Terminal -> Writable folders",
+                dir.display(),
+                shown.join(", ")
+            )));
+        }
+        Ok(dir)
+    }
+
+    /// The sandbox policy for a command in `cwd` with these settings, and the writable folders
+    /// from Settings left out, each with why (the card names them).
+    pub fn policy(&self, cwd: &Path, settings: &TerminalSettings) -> (perch_sandbox::Policy, Vec<String>) {
+        let (writable, left_out) = self.writable(cwd, settings);
+        let hidden = sandbox::hidden_paths(&home(), &self.data_dir);
+        (sandbox::policy(&writable, &hidden, settings.network), left_out)
     }
 
     /// The sandbox a command in `cwd` gets with these settings, as the card shows it.
@@ -267,10 +307,7 @@ impl Terminal {
             Err(why) => sandbox::view(&policy, cwd, None, Some(&why)),
         };
         if !missing.is_empty() {
-            view.summary.push_str(&format!(
-                ". Not writable, since they do not exist: {} (Settings -> Terminal)",
-                missing.join(", ")
-            ));
+            view.summary.push_str(&format!(". Not writable: {} (Settings -> Terminal)", missing.join("; ")));
         }
         view
     }
@@ -285,9 +322,7 @@ impl Terminal {
         origin: CallOrigin,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> Result<(u32, Arc<exec::Job>), TerminalError> {
-        if !cwd.is_dir() {
-            return Err(TerminalError::NoFolder(cwd.display().to_string()));
-        }
+        let cwd = &self.check_cwd(cwd, settings)?;
         let (policy, _) = self.policy(cwd, settings);
         let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"].into_iter().find(|s| Path::new(s).exists());
         let shell_argv = vec![shell.unwrap_or("sh").to_owned(), "-c".to_owned(), command.to_owned()];

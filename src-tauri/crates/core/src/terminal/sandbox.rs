@@ -70,7 +70,7 @@ pub fn writable_folders(working: &Path, extra: &[String], home: &Path) -> (Vec<P
         match super::paths::resolve(folder, Some(home), home).filter(|p| p.is_dir()) {
             Some(p) if !found.contains(&p) => found.push(p),
             Some(_) => {}
-            None => missing.push(folder.to_owned()),
+            None => missing.push(format!("{folder} does not exist")),
         }
     }
     (found, missing)
@@ -111,17 +111,16 @@ const BROWSER_PROFILES: &[&str] = &[
     ".var/app/com.google.Chrome",
 ];
 
-/// The policy for a command in `cwd`: writable in `writable` (the working folder and the
-/// writable folders, see [`writable_folders`]) and in its own temp folder, with `cwd/.git`
-/// read-only, `hidden` masked, and the network as the setting says. A `cwd` outside the
-/// writable folders stays read-only.
-pub fn policy(cwd: &Path, writable: &[PathBuf], hidden: &[PathBuf], network: bool) -> Policy {
+/// The policy for a command: writable in `writable` (the working folder and the writable
+/// folders, see [`writable_folders`]) and in its own temp folder, `hidden` masked, and the
+/// network as the setting says. The launcher itself keeps every repository's `.git` and the
+/// files that run code on opening a folder read-only ([`perch_sandbox::protect`]).
+pub fn policy(writable: &[PathBuf], hidden: &[PathBuf], network: bool) -> Policy {
     let mut all = writable.to_vec();
     all.push(PathBuf::from("/tmp"));
     all.dedup();
-    let git = cwd.join(".git");
     Policy {
-        read_only: if git.is_dir() { vec![git] } else { Vec::new() },
+        read_only: Vec::new(),
         writable: all,
         hidden: hidden.to_vec(),
         private_tmp: true,
@@ -179,7 +178,6 @@ pub fn view(
         };
     };
     let network_blocked = !policy.network && e.network_blocked;
-    let git = if policy.read_only.is_empty() { "" } else { "; .git read-only" };
     let here = if is_writable(cwd, &policy.writable) {
         String::new()
     } else {
@@ -189,9 +187,11 @@ pub fn view(
         enforced: true,
         network_blocked,
         summary: format!(
-            "Sandboxed: writable only in {}{git}{here}; your sessions, keys and Perch's data hidden; \
-             ends with its command; network {}",
+            "Sandboxed: writable only in {} (each repository's .git and the files that run code when a \
+             folder is opened read-only){here}; your sessions, keys, the system's sockets and Perch's data \
+             hidden; {}; ends with its command; network {}",
             if writable.is_empty() { "its own temp folder".to_owned() } else { writable.join(", ") },
+            e.unix_sockets(),
             if network_blocked { "off" } else { "on" }
         ),
         writable,

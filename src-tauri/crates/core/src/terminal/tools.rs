@@ -140,6 +140,26 @@ pub const NO_FOLDER: &str = "No working folder is chosen for the terminal yet, s
     Ask the user to choose one in Settings -> Terminal -> Working folder (from a terminal: \
     `perch terminal folder DIR`): commands may change files only there.";
 
+/// Keys typed into a terminal as the lines they make: Enter is `\r` to a terminal (or
+/// `\r\n`), and `\n` to the parser.
+fn typed_line(keys: &str) -> String {
+    keys.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Keys as the card shows them: control keys in caret notation (`^O`, `^[` for Esc, `^?` for
+/// Delete), which would otherwise be invisible; Enter and Tab as they are.
+fn visible_keys(keys: &str) -> String {
+    keys.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            '\u{7f}' => "^?".to_owned(),
+            c if u32::from(c) < 0x20 => format!("^{}", char::from_u32(u32::from(c) + 0x40).unwrap_or('?')),
+            c if c.is_control() => format!("<U+{:04X}>", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 /// The working folder the user chose in Settings, `~` expanded; `None` until one is chosen.
 pub fn chosen_folder(settings: &TerminalSettings) -> Option<PathBuf> {
     let home = super::home();
@@ -214,10 +234,12 @@ impl TerminalServer {
                 rules_may_allow: false,
             };
         }
-        let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
-        if !cwd.is_dir() {
-            return Vetting::Refuse(format!("The folder {} does not exist.", cwd.display()));
-        }
+        let cwd = match terminal
+            .check_cwd(&working_folder(text(arguments, "cwd").as_deref(), &settings), &settings)
+        {
+            Ok(cwd) => cwd,
+            Err(e) => return Vetting::Refuse(format!("Not run: {e}.")),
+        };
         let assessment = policy::assess(&command, &cwd, &super::home());
         let sandbox = terminal.sandbox_view(&cwd, &settings).await;
         if let Check::Blocked(why) = &assessment.check {
@@ -268,14 +290,15 @@ impl TerminalServer {
     async fn vet_input(&self, origin: &CallOrigin, arguments: &Value) -> Vetting {
         let (terminal, settings) = self.parts(origin).await;
         let id = job_id(arguments);
-        if terminal.job(id).is_err() {
+        let Ok(job) = terminal.job(id) else {
             return Vetting::Refuse(format!("There is no running command with id {id}."));
-        }
+        };
         let input = text(arguments, "text").unwrap_or_default();
         // Typed into a shell, input is a command line like any other, assessed in the job's
-        // folder.
+        // folder: the whole line it ends, with what was typed before it.
+        let line = typed_line(&format!("{}{input}", job.typed()));
         let folder = terminal.job_folder(id).or_else(|| chosen_folder(&settings)).unwrap_or_else(super::home);
-        let assessment = policy::assess(&input, &folder, &super::home());
+        let assessment = policy::assess(&line, &folder, &super::home());
         if let Check::Blocked(_) = assessment.check {
             return Vetting::Refuse(NOT_ALLOWED.into());
         }
@@ -285,10 +308,12 @@ impl TerminalServer {
             .as_deref()
             .and_then(|r| terminal.session(r))
             .is_some_and(|s| folder.starts_with(&s.folder));
-        let detail = ApprovalDetail::Input { text: input.clone(), command: format!("command {id}") };
-        // A key or a line not yet ended (no Enter) runs nothing by itself; the Enter that ends
-        // it alone is an empty line, which is asked about below.
-        if !input.contains(['\n', '\r']) {
+        let detail = ApprovalDetail::Input { text: visible_keys(&line), command: format!("command {id}") };
+        // Keys that end no line run nothing by themselves; the key that ends the line is judged
+        // with the whole line. Every control key ends one (Ctrl+O runs it in readline, a
+        // raw-mode program acts on any), and makes the line unclear, so it is asked about;
+        // Ctrl+C alone only interrupts (readline drops the line).
+        if !input.contains(exec::ends_line) || input == "\u{3}" {
             return Vetting::Ask { detail, approved: session, rules_may_allow: true };
         }
         // Only session mode lets a line through unasked, and only one Perch can check, in a
@@ -321,7 +346,13 @@ impl TerminalServer {
             return Ok(ToolOutput::error(NO_FOLDER));
         }
         let command = text(arguments, "command").unwrap_or_default();
-        let cwd = working_folder(text(arguments, "cwd").as_deref(), &settings);
+        // Checked again: the folders may have changed since the card was answered.
+        let cwd = match terminal
+            .check_cwd(&working_folder(text(arguments, "cwd").as_deref(), &settings), &settings)
+        {
+            Ok(cwd) => cwd,
+            Err(e) => return Ok(ToolOutput::error(format!("Not run: {e}."))),
+        };
         // The card may have been answered before the folder was chosen: the blocklist judges
         // the line again in the folder it now runs in (for a line vetted there, the same answer).
         if let Check::Blocked(why) = policy::assess(&command, &cwd, &super::home()).check {

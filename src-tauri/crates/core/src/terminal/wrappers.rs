@@ -24,6 +24,7 @@ impl Default for Command {
     fn default() -> Self {
         Self {
             words: Vec::new(),
+            argv: Vec::new(),
             wrappers: Vec::new(),
             cwd: None,
             stdin: Stdin::Terminal,
@@ -214,9 +215,7 @@ fn shell(command: &Command, out: &mut Unwrapped) {
             continue;
         }
         if t.contains('c') {
-            out.script = Some(
-                words.get(i + 1).cloned().unwrap_or_else(|| Word { text: String::new(), dynamic: false }),
-            );
+            out.script = Some(words.get(i + 1).cloned().unwrap_or_default());
             return;
         }
         reads_stdin |= t.contains('s');
@@ -243,10 +242,10 @@ fn join(words: &[Word]) -> Option<Word> {
     if words.is_empty() {
         return None;
     }
-    Some(Word {
-        text: words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "),
-        dynamic: words.iter().any(|w| w.dynamic),
-    })
+    Some(Word::new(
+        words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "),
+        words.iter().any(|w| w.dynamic),
+    ))
 }
 
 /// The programs `find -exec`/`-execdir`/`-ok` runs, with more arguments at run time.
@@ -266,6 +265,7 @@ pub fn find_exec(command: &Command) -> Vec<Command> {
             if end > i + 1 {
                 found.push(Command {
                     words: words[i + 1..end].to_vec(),
+                    argv: words[i + 1..end].to_vec(),
                     wrappers: vec!["find".into()],
                     cwd: command.cwd.clone(),
                     stdin: Stdin::Terminal,
@@ -484,7 +484,7 @@ fn sed(args: &[Word]) -> Option<String> {
             match name {
                 "expression" | "file" => {
                     given = true;
-                    let value = value.map(|v| Word { text: v.to_owned(), dynamic: w.dynamic });
+                    let value = value.map(|v| Word::new(v, w.dynamic));
                     let value = value.or_else(|| args.get(i).cloned());
                     if value.is_some() && !t.contains('=') {
                         i += 1;
@@ -511,7 +511,7 @@ fn sed(args: &[Word]) -> Option<String> {
                         i += 1;
                         args.get(i - 1).cloned()
                     } else {
-                        Some(Word { text: rest.to_owned(), dynamic: w.dynamic })
+                        Some(Word::new(rest, w.dynamic))
                     };
                     if c == 'e' {
                         scripts.extend(value);
@@ -650,7 +650,7 @@ mod tests {
     use super::*;
 
     fn command(line: &str, stdin: Stdin) -> Command {
-        let words = line.split(' ').map(|w| Word { text: w.replace('_', " "), dynamic: false }).collect();
+        let words = line.split(' ').map(|w| Word::new(w.replace('_', " "), false)).collect();
         Command { words, stdin, ..Command::default() }
     }
 

@@ -18,22 +18,38 @@ use tree_sitter::{Node, Parser};
 
 use super::wrappers;
 
+mod coverage;
+mod words;
+
+use coverage::skipped;
+use words::{
+    ansi_c, has_backquote, has_brace_expansion, home_of, is_name, literal, split_unescaped, unescape_double,
+    unquoted,
+};
+
 /// Lines longer than this are not parsed: they are asked about as they are.
 pub const MAX_PARSED_BYTES: usize = 64 * 1024;
 /// How deep `sh -c '...'` strings inside each other are followed.
 const MAX_DEPTH: u32 = 6;
 
 /// One word after quote removal and expansion.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
     pub text: String,
     /// Part of it is only known when the command runs (`$X`, `$(...)`, `$((...))`).
     pub dynamic: bool,
+    /// The word has unquoted wildcards (`*`, `?`, `[`) that bash matches against file names:
+    /// the word written back with its literal parts quoted and its wildcards bare (`*'.log'`
+    /// for `*.log`), so the shape never mistakes it for the quoted `'*.log'`.
+    pub pattern: Option<String>,
 }
 
 impl Word {
+    pub fn new(text: impl Into<String>, dynamic: bool) -> Self {
+        Self { text: text.into(), dynamic, pattern: None }
+    }
     fn plain(text: impl Into<String>) -> Self {
-        Self { text: text.into(), dynamic: false }
+        Self::new(text, false)
     }
 }
 
@@ -52,6 +68,11 @@ pub enum Stdin {
 pub struct Command {
     /// The program and its arguments.
     pub words: Vec<Word>,
+    /// The words as bash runs them, wrappers included (`sudo -u root rm x`): what bash passes
+    /// to the program it starts, the words the differential test compares with bash's own.
+    /// For a command found inside another program's arguments (`find -exec`, `sh -c`), its
+    /// own words.
+    pub argv: Vec<Word>,
     /// The wrappers it was found under, outermost first.
     pub wrappers: Vec<String>,
     /// The working folder it runs in, when known.
@@ -116,6 +137,7 @@ pub fn analyse(line: &str, cwd: &Path, home: &Path) -> Analysis {
         function: None,
         depth: 0,
         quiet: 0,
+        quoted: 0,
         exported: Vec::new(),
         allexport: false,
     };
@@ -129,13 +151,14 @@ pub fn analyse(line: &str, cwd: &Path, home: &Path) -> Analysis {
     walker.out
 }
 
-/// Control and invisible characters hide what a line does from the person approving it.
+/// Control and invisible characters hide what a line does from the person approving it, and
+/// a carriage return is a blank to the parser but part of a word to bash.
 fn check_characters(line: &str, unclear: &mut Vec<String>) {
     if line.contains('\0') {
         unclear.push("it contains a NUL byte".into());
     }
-    if line.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r' | '\0')) {
-        unclear.push("it contains control characters".into());
+    if line.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\0')) {
+        unclear.push("it contains control characters (a carriage return, an escape...)".into());
     }
     let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{00AD}');
     if line.chars().any(invisible) {
@@ -153,6 +176,8 @@ struct Walker {
     depth: u32,
     /// Above 0 inside a word: what runs there is part of the word's text in the shape.
     quiet: u32,
+    /// Above 0 inside double quotes, where bash neither splits nor matches wildcards.
+    quoted: u32,
     /// Variables the line exported so far: the commands after them get them.
     exported: Vec<String>,
     /// `set -a` is on: every assignment from here on is exported.
@@ -161,7 +186,8 @@ struct Walker {
 
 /// A word as the shape shows it: plain when it is plain, else in single quotes (or `$'...'`
 /// for control characters); a word only known when it runs keeps its source text in double
-/// quotes, which no known word is written with.
+/// quotes, which no known word is written with; a word with wildcards is its pattern, whose
+/// wildcards are bare, as no other word's are.
 fn shown(word: &Word) -> String {
     let escaped = |text: &str, quote: char| {
         let mut out = String::new();
@@ -184,6 +210,9 @@ fn shown(word: &Word) -> String {
     let text = word.text.as_str();
     if word.dynamic {
         return format!("\"{}\"", escaped(text, '"'));
+    }
+    if let Some(pattern) = &word.pattern {
+        return pattern.clone();
     }
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,~^".contains(c);
     if !text.is_empty() && text.chars().all(plain) && !text.starts_with('~') {
@@ -218,7 +247,8 @@ impl Walker {
             return;
         }
         let mut previous: Option<Node<'_>> = None;
-        for child in Self::children(node) {
+        let children = Self::children(node);
+        for (i, child) in children.iter().copied().enumerate() {
             let on_a_new_line =
                 previous.is_some_and(|p| p.is_named() && p.end_position().row < child.start_position().row);
             previous = Some(child);
@@ -226,7 +256,19 @@ impl Walker {
                 if on_a_new_line {
                     self.emit(";".to_owned());
                 }
-                self.statement(child, src);
+                // A statement sent to the background runs in a subshell of its own; one after
+                // `&&` or `||` may not run at all.
+                let background = children.get(i + 1).is_some_and(|n| Self::text(*n, src) == "&");
+                let conditional = i > 0 && matches!(Self::text(children[i - 1], src), "&&" | "||");
+                let saved = background.then(|| (self.cwd.clone(), self.vars.clone()));
+                if conditional {
+                    self.perhaps(|w| w.statement(child, src));
+                } else {
+                    self.statement(child, src);
+                }
+                if let Some(saved) = saved {
+                    (self.cwd, self.vars) = saved;
+                }
             } else {
                 let token = Self::text(child, src).trim();
                 self.emit(if token.is_empty() { ";".to_owned() } else { token.to_owned() });
@@ -253,6 +295,11 @@ impl Walker {
         if root.has_error() {
             self.unclear("it is not valid shell syntax, so Perch cannot tell what it would run");
         }
+        if let Some(c) = skipped(root, text) {
+            self.unclear(format!(
+                "it has a character ({c}) between its words that bash may read as part of a word or a command"
+            ));
+        }
         self.statement(root, text.as_bytes());
     }
 
@@ -265,17 +312,66 @@ impl Walker {
         node.children(&mut cursor).collect()
     }
 
+    /// Walks what may run or not, or run more than once (a branch, a loop, a function's body):
+    /// the variables it assigns and the folder it moves to are unknown after it.
+    fn perhaps(&mut self, walk: impl FnOnce(&mut Self)) {
+        let (cwd, vars) = (self.cwd.clone(), self.vars.clone());
+        walk(self);
+        for (name, value) in self.vars.iter_mut() {
+            if vars.get(name) != Some(value) {
+                *value = None;
+            }
+        }
+        if self.cwd != cwd {
+            self.cwd = None;
+        }
+    }
+
     fn statement(&mut self, node: Node<'_>, src: &[u8]) {
+        if matches!(
+            node.kind(),
+            "if_statement"
+                | "while_statement"
+                | "until_statement"
+                | "for_statement"
+                | "c_style_for_statement"
+                | "case_statement"
+                | "function_definition"
+        ) {
+            self.perhaps(|w| w.statement_once(node, src));
+        } else {
+            self.statement_once(node, src);
+        }
+    }
+
+    fn statement_once(&mut self, node: Node<'_>, src: &[u8]) {
         match node.kind() {
             "comment" | "heredoc_start" | "heredoc_end" | "file_descriptor" => {}
             "command" => self.command(node, src, &[]),
+            // `[ ... ]` is a command bash runs like any other (its words are split and matched);
+            // `[[ ... ]]` is syntax, walked for what runs inside it.
+            "test_command" if Self::children(node).first().is_some_and(|c| Self::text(*c, src) == "[") => {
+                let mut words = Vec::new();
+                self.test_words(node, src, &mut words);
+                self.emit(words.iter().map(shown).collect::<Vec<_>>().join(" "));
+                self.out.commands.push(Command {
+                    argv: words.clone(),
+                    words,
+                    cwd: self.cwd.clone(),
+                    stdin: self.stdin,
+                    ..Command::default()
+                });
+            }
             "subshell" => {
                 let (cwd, vars) = (self.cwd.clone(), self.vars.clone());
                 self.structure(node, src);
                 (self.cwd, self.vars) = (cwd, vars);
             }
+            // Each command of a pipeline runs in a subshell of its own: what it assigns or where it
+            // `cd`s stays there.
             "pipeline" => {
                 let saved = self.stdin;
+                let (cwd, vars) = (self.cwd.clone(), self.vars.clone());
                 let mut first = true;
                 for child in Self::children(node) {
                     if !child.is_named() {
@@ -284,8 +380,10 @@ impl Walker {
                     }
                     self.stdin = if first { saved } else { Stdin::Pipe };
                     first = false;
+                    (self.cwd, self.vars) = (cwd.clone(), vars.clone());
                     self.statement(child, src);
                 }
+                (self.cwd, self.vars) = (cwd, vars);
                 self.stdin = saved;
             }
             "redirected_statement" => self.redirected(node, src),
@@ -353,6 +451,36 @@ impl Walker {
         }
     }
 
+    /// The words of `[ ... ]` in order: operands and operators alike. Two written together are
+    /// one word to bash (`[ f[ab]` is `[` and `f[ab]`, with no `]` of its own).
+    fn test_words(&mut self, node: Node<'_>, src: &[u8], out: &mut Vec<Word>) {
+        let mut last_end = None;
+        for child in Self::children(node) {
+            let nested = matches!(
+                child.kind(),
+                "unary_expression" | "binary_expression" | "parenthesized_expression" | "ternary_expression"
+            );
+            if !nested {
+                if last_end == Some(child.start_byte()) {
+                    self.unclear("two of its words are written together, which bash reads as one word");
+                }
+                last_end = Some(child.end_byte());
+            } else if last_end == Some(child.start_byte()) {
+                self.unclear("two of its words are written together, which bash reads as one word");
+            }
+            match child.kind() {
+                "unary_expression"
+                | "binary_expression"
+                | "parenthesized_expression"
+                | "ternary_expression" => {
+                    self.test_words(child, src, out);
+                }
+                _ if child.is_named() => out.push(self.word(child, src)),
+                _ => out.push(Word::plain(Self::text(child, src))),
+            }
+        }
+    }
+
     fn each(&mut self, node: Node<'_>, src: &[u8]) {
         for child in Self::children(node) {
             if child.is_named() {
@@ -417,8 +545,19 @@ impl Walker {
             // text goes to the command, so the shape holds it whole.
             _ => {
                 self.quiet += 1;
+                let quoted = Self::children(node)
+                    .iter()
+                    .find(|c| c.kind() == "heredoc_start")
+                    .is_some_and(|m| Self::text(*m, src).contains(['\'', '"', '\\']));
                 for child in Self::children(node) {
                     match child.kind() {
+                        // tree-sitter reads no backquotes in a here-document's body; bash runs them.
+                        "heredoc_body" if !quoted && has_backquote(Self::text(child, src)) => {
+                            self.unclear(
+                                "it has a backquoted command in a here-document, which Perch cannot read",
+                            );
+                            self.statement(child, src);
+                        }
                         "file_redirect" | "herestring_redirect" => {
                             self.redirect(child, src);
                         }
@@ -439,7 +578,7 @@ impl Walker {
         let name =
             node.child_by_field_name("name").map(|n| Self::text(n, src).to_owned()).unwrap_or_default();
         let op = Self::children(node).into_iter().find(|c| !c.is_named()).map_or("=", |c| Self::text(c, src));
-        let value = node.child_by_field_name("value").map(|v| self.word(v, src));
+        let value = node.child_by_field_name("value").map(|v| self.value(v, src));
         let text = format!("{name}{op}{}", value.as_ref().map(shown).unwrap_or_default());
         let bare = name.split('[').next().unwrap_or(&name).to_owned();
         self.out.assigned.push(bare.clone());
@@ -451,6 +590,23 @@ impl Walker {
             }
         }
         (bare, text)
+    }
+
+    /// An assignment's value: bash neither splits it, nor matches wildcards or expands braces
+    /// in it, but expands `~` after the `=` and each `:`.
+    fn value(&mut self, node: Node<'_>, src: &[u8]) -> Word {
+        self.quoted += 1;
+        let value = if node.kind() == "word" {
+            let text = Self::text(node, src);
+            if !text.is_ascii() {
+                self.unclear("it has non-ASCII (look-alike) characters outside quotes");
+            }
+            self.tilde_list(text)
+        } else {
+            self.word(node, src)
+        };
+        self.quoted -= 1;
+        Word { pattern: None, ..value }
     }
 
     /// `export`, `declare`, `typeset`, `local`, `readonly`.
@@ -497,7 +653,21 @@ impl Walker {
         let mut words = Vec::new();
         let mut prefix = Vec::new();
         let mut redirects: Vec<Node<'_>> = outer_redirects.to_vec();
+        // Where the last word ended: bash never splits a word without a blank or an operator,
+        // so two words the grammar read apart with nothing between them are one to bash
+        // (`[ab]\#x`, `$"text"`).
+        let mut last_end = None;
         for child in Self::children(node) {
+            let is_word = !matches!(
+                child.kind(),
+                "variable_assignment" | "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+            ) && !Self::text(child, src).trim().is_empty();
+            if is_word {
+                if last_end == Some(child.start_byte()) {
+                    self.unclear("two of its words are written together, which bash reads as one word");
+                }
+                last_end = Some(child.end_byte());
+            }
             match child.kind() {
                 "variable_assignment" => prefix.push(self.assignment(child, src, false)),
                 "command_name" => {
@@ -545,6 +715,7 @@ impl Walker {
             .map(|h| self.word(h, src));
         let inline = heredoc || herestring.is_some();
         let raw = Command {
+            argv: words.clone(),
             words,
             wrappers: Vec::new(),
             cwd: self.cwd.clone(),
@@ -685,88 +856,206 @@ impl Walker {
                 if !text.is_ascii() {
                     self.unclear("it has non-ASCII (look-alike) characters outside quotes");
                 }
-                let unescaped = unescape_word(text);
-                Word::plain(self.tilde(unescaped))
+                self.bare(text);
+                self.expand_word(text)
             }
             "number" | "variable_name" | "extglob_pattern" | "regex" | "test_operator" => Word::plain(text),
             "raw_string" => Word::plain(text.trim_start_matches('\'').trim_end_matches('\'')),
             "ansi_c_string" => Word::plain(ansi_c(text.get(2..text.len().saturating_sub(1)).unwrap_or(""))),
             "string" | "translated_string" => {
                 let mut out = Word::plain("");
+                self.quoted += 1;
+                // The string's own text, as written: its content nodes and what lies between its
+                // parts (a newline inside the quotes), unescaped together (a backslash before a
+                // newline may end one node).
+                let mut raw = String::new();
+                let mut end = node.start_byte();
                 for child in Self::children(node) {
+                    raw.push_str(&String::from_utf8_lossy(
+                        src.get(end..child.start_byte()).unwrap_or_default(),
+                    ));
+                    end = child.end_byte();
                     match child.kind() {
                         "\"" | "$\"" => {}
-                        "string_content" => out.text.push_str(&unescape_double(Self::text(child, src))),
+                        "string_content" => raw.push_str(Self::text(child, src)),
                         _ if child.is_named() => {
+                            out.text.push_str(&unescape_double(&std::mem::take(&mut raw)));
                             let w = self.word(child, src);
                             out.text.push_str(&w.text);
                             out.dynamic |= w.dynamic;
                         }
-                        _ => out.text.push_str(Self::text(child, src)),
+                        _ => raw.push_str(Self::text(child, src)),
                     }
                 }
+                out.text.push_str(&unescape_double(&raw));
+                self.quoted -= 1;
                 out
             }
             "concatenation" => {
                 let mut out = Word::plain("");
+                // The word as bash reads it for brace expansion: its unquoted parts as written,
+                // anything quoted or expanded as one inert character.
+                let mut bare = String::new();
+                let mut pattern = String::new();
                 for (i, child) in Self::children(node).into_iter().enumerate() {
-                    let w = self.word(child, src);
-                    let w = if i > 0 && child.kind() == "word" {
-                        // `~` expands only at the start of a word.
-                        Word { text: unescape_word(Self::text(child, src)), dynamic: w.dynamic }
+                    let w = if child.kind() == "word" {
+                        let raw = Self::text(child, src);
+                        bare.push_str(raw);
+                        if !raw.is_ascii() {
+                            self.unclear("it has non-ASCII (look-alike) characters outside quotes");
+                        }
+                        // `~` expands only at the start of a word, and not where a quoted part
+                        // follows it before a slash (`~"/x"`).
+                        if i == 0 && (raw.contains('/') || !raw.starts_with('~')) {
+                            self.expand_word(raw)
+                        } else {
+                            unquoted(raw)
+                        }
                     } else {
-                        w
+                        bare.push('_');
+                        let w = self.word(child, src);
+                        Word { pattern: None, ..w }
                     };
+                    match &w.pattern {
+                        Some(p) => pattern.push_str(p),
+                        None => pattern.push_str(&literal(&w.text)),
+                    }
+                    out.pattern = out.pattern.or(w.pattern.as_ref().map(|_| String::new()));
                     out.text.push_str(&w.text);
                     out.dynamic |= w.dynamic;
+                }
+                self.bare(&bare);
+                if out.pattern.is_some() {
+                    out.pattern = Some(pattern);
                 }
                 out
             }
             "simple_expansion" | "expansion" => {
                 let name = text.trim_start_matches('$').trim_start_matches('{').trim_end_matches('}');
                 let simple = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                match self.var(name).filter(|_| simple) {
+                // Unquoted, bash splits the value into words and matches wildcards in it, and an
+                // empty value is no word at all: only a value that none of that changes is known.
+                let unchanged = |v: &String| {
+                    self.quoted > 0 || !(v.is_empty() || v.contains([' ', '\t', '\n', '*', '?', '[']))
+                };
+                match self.var(name).filter(|v| simple && unchanged(v)) {
                     Some(value) => Word::plain(value),
                     None => {
                         self.each(node, src);
-                        Word { text: text.to_owned(), dynamic: true }
+                        Word::new(text, true)
                     }
                 }
             }
             "command_substitution" | "process_substitution" => {
-                let saved = self.stdin;
-                self.stdin = Stdin::Terminal;
+                let saved = (self.stdin, self.quoted);
+                (self.stdin, self.quoted) = (Stdin::Terminal, 0);
                 let (cwd, vars) = (self.cwd.clone(), self.vars.clone());
                 self.each(node, src);
                 (self.cwd, self.vars) = (cwd, vars);
-                self.stdin = saved;
-                Word { text: text.to_owned(), dynamic: true }
+                (self.stdin, self.quoted) = saved;
+                Word::new(text, true)
             }
-            "arithmetic_expansion" | "brace_expression" => {
+            "arithmetic_expansion" => {
                 self.each(node, src);
-                Word { text: text.to_owned(), dynamic: node.kind() == "arithmetic_expansion" }
+                Word::new(text, true)
+            }
+            "brace_expression" => {
+                if self.quoted == 0 {
+                    self.unclear(BRACES);
+                }
+                Word::plain(text)
             }
             _ => {
                 self.each(node, src);
-                Word { text: text.to_owned(), dynamic: true }
+                Word::new(text, true)
             }
         }
     }
 
-    /// `~` and `~/x` are the home folder; `~name` is that user's.
-    fn tilde(&self, word: String) -> String {
-        let Some(rest) = word.strip_prefix('~') else { return word };
-        let (user, tail) = rest.split_once('/').map_or((rest, ""), |(u, t)| (u, t));
-        let base = match user {
+    /// An unquoted part of a word as written: brace expansion (`{a,b}`, `{1..3}`) makes bash
+    /// run other words than the ones written, which Perch does not expand itself.
+    fn bare(&mut self, written: &str) {
+        if self.quoted == 0 && has_brace_expansion(written) {
+            self.unclear(BRACES);
+        }
+    }
+
+    /// An unquoted word as bash reads it: escapes removed, wildcards noted, `~` expanded at its
+    /// start, and in a word written like an assignment (`a=~/x`, bash's own habit outside POSIX
+    /// mode) after the `=` and each `:`.
+    fn expand_word(&self, written: &str) -> Word {
+        match written.split_once('=') {
+            Some((name, value)) if is_name(name) => {
+                let value = self.tilde_list(value);
+                Word {
+                    text: format!("{name}={}", value.text),
+                    dynamic: value.dynamic,
+                    pattern: value.pattern.map(|p| format!("{name}={p}")),
+                }
+            }
+            _ => self.tilde(written),
+        }
+    }
+
+    /// An assignment's value: `~` expanded at its start and after each unquoted `:`
+    /// (`PATH=~/bin:~/.local/bin`).
+    fn tilde_list(&self, written: &str) -> Word {
+        let mut out = Word::plain("");
+        let mut pattern = String::new();
+        for (i, part) in split_unescaped(written, ':').into_iter().enumerate() {
+            let w = self.tilde(part);
+            if i > 0 {
+                out.text.push(':');
+                pattern.push(':');
+            }
+            pattern.push_str(&w.pattern.clone().unwrap_or_else(|| literal(&w.text)));
+            out.text.push_str(&w.text);
+            out.dynamic |= w.dynamic;
+            out.pattern = out.pattern.or(w.pattern.map(|_| String::new()));
+        }
+        if out.pattern.is_some() {
+            out.pattern = Some(pattern);
+        }
+        out
+    }
+
+    /// An unquoted word with a leading `~` expanded: `~` and `~/x` to the home folder, `~+` to
+    /// the folder it runs in, `~name` to that user's home folder as the system's user database
+    /// says (bash asks it too; a name it does not know stays as written).
+    fn tilde(&self, written: &str) -> Word {
+        let Some(rest) = written.strip_prefix('~') else { return unquoted(written) };
+        let prefix = rest.split('/').next().unwrap_or(rest);
+        // A quoted, escaped or special character in the prefix turns the expansion off.
+        if prefix.contains(['\\', '\'', '"', '$', '`', '*', '?', '[', '{', '}', ':', '=']) {
+            return unquoted(written);
+        }
+        let base = match prefix {
             "" => self.home().display().to_string(),
-            "root" => "/root".to_owned(),
-            "+" => self.cwd.as_ref().map_or_else(|| word.clone(), |p| p.display().to_string()),
-            u if u.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) => format!("/home/{u}"),
-            _ => return word,
+            "+" => match &self.cwd {
+                Some(p) => p.display().to_string(),
+                None => return Word::new(written, true),
+            },
+            // `~-` is the previous folder, `~N` and `~+N` the directory stack.
+            p if p.starts_with(['-', '+']) || p.starts_with(|c: char| c.is_ascii_digit()) => {
+                return Word::new(written, true);
+            }
+            user => match home_of(user) {
+                Some(home) => home,
+                None => return unquoted(written),
+            },
         };
-        if rest.contains('/') { format!("{base}/{tail}") } else { base }
+        let after = unquoted(&rest[prefix.len()..]);
+        Word {
+            pattern: after.pattern.map(|p| format!("{}{p}", literal(&base))),
+            text: format!("{base}{}", after.text),
+            dynamic: false,
+        }
     }
 }
+
+/// Why a line with brace expansion is asked about.
+const BRACES: &str =
+    "it uses brace expansion ({a,b} or {1..3}), which runs other words than the ones written";
 
 /// Why a line that sets variables for the command it runs is asked about.
 fn sets_variables(names: &[String]) -> String {
@@ -818,221 +1107,5 @@ fn set_by_builtin(command: &Command) -> Vec<String> {
     set
 }
 
-/// Backslashes outside quotes escape the next character (`r\m` is `rm`).
-fn unescape_word(text: &str) -> String {
-    // `C:\Windows` is a Windows path, not escapes.
-    let b = text.as_bytes();
-    if b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\' {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some('\n') | None => {}
-                Some(next) => out.push(next),
-            },
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline.
-fn unescape_double(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' && matches!(chars.peek(), Some('$' | '`' | '"' | '\\' | '\n')) {
-            if let Some(next) = chars.next().filter(|n| *n != '\n') {
-                out.push(next);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `$'...'` strings: C escapes, so `$'\x72\x6d'` is `rm`.
-fn ansi_c(body: &str) -> String {
-    let mut out = String::new();
-    let mut chars = body.chars().peekable();
-    let number = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max: usize| {
-        let mut digits = String::new();
-        while digits.len() < max && chars.peek().is_some_and(|c| c.is_digit(radix)) {
-            digits.extend(chars.next());
-        }
-        u32::from_str_radix(&digits, radix).ok().and_then(char::from_u32)
-    };
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let decoded = match chars.next() {
-            Some('n') => Some('\n'),
-            Some('t') => Some('\t'),
-            Some('r') => Some('\r'),
-            Some('e' | 'E') => Some('\u{1b}'),
-            Some('a') => Some('\u{7}'),
-            Some('0') => number(&mut chars, 8, 3).or(Some('\0')),
-            Some(d @ '1'..='7') => {
-                let mut s = d.to_string();
-                while s.len() < 3 && chars.peek().is_some_and(|c| c.is_digit(8)) {
-                    s.extend(chars.next());
-                }
-                u32::from_str_radix(&s, 8).ok().and_then(char::from_u32)
-            }
-            Some('x') => number(&mut chars, 16, 2),
-            Some('u') => number(&mut chars, 16, 4),
-            Some('U') => number(&mut chars, 16, 8),
-            Some(other) => Some(other),
-            None => None,
-        };
-        out.extend(decoded);
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(line: &str) -> Vec<Vec<String>> {
-        analyse(line, Path::new("/work"), Path::new("/home/u"))
-            .commands
-            .iter()
-            .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
-            .collect()
-    }
-
-    #[test]
-    fn every_simple_command_is_found_in_execution_order() {
-        assert_eq!(
-            words("a 1 | b 2 && (c; d) || $(e) `f` <(g)"),
-            [
-                vec!["a", "1"],
-                vec!["b", "2"],
-                vec!["c"],
-                vec!["d"],
-                vec!["e"],
-                vec!["f"],
-                vec!["g"],
-                vec!["$(e)", "`f`", "<(g)"]
-            ]
-        );
-    }
-
-    #[test]
-    fn quotes_escapes_and_known_variables_are_resolved() {
-        assert_eq!(
-            words(r#"r\m -"r"'f' ~/x "$HOME"/y ${HOME}"#),
-            [vec!["rm", "-rf", "/home/u/x", "/home/u/y", "/home/u"]]
-        );
-        assert_eq!(words("D=/etc; rm -r $D/x"), [vec!["rm", "-r", "/etc/x"]]);
-        assert_eq!(words(r"$'\x72\x6d' -f"), [vec!["rm", "-f"]]);
-        let a = analyse("rm -rf $X", Path::new("/"), Path::new("/h"));
-        assert!(a.commands[0].words[2].dynamic);
-    }
-
-    #[test]
-    fn cd_is_followed_and_subshells_keep_their_own_folder() {
-        let a = analyse("cd /etc && (cd ssh) && ls; cd ..; pwd", Path::new("/w"), Path::new("/h"));
-        let cwds: Vec<_> = a.commands.iter().map(|c| c.cwd.clone().unwrap()).collect();
-        assert_eq!(cwds, ["/w", "/etc", "/etc", "/etc", "/"].map(PathBuf::from));
-    }
-
-    #[test]
-    fn shell_strings_and_wrappers_are_followed() {
-        assert_eq!(
-            words("sudo -u root bash -c 'rm -rf /'"),
-            [vec!["bash", "-c", "rm -rf /"], vec!["rm", "-rf", "/"]]
-        );
-        let a = analyse("env -i PATH=/tmp nice -n 5 ls", Path::new("/"), Path::new("/h"));
-        assert_eq!(a.commands[0].program(), "ls");
-        assert_eq!(a.commands[0].wrappers, ["env", "nice"]);
-        assert!(a.assigned.contains(&"PATH".to_owned()));
-    }
-
-    #[test]
-    fn what_cannot_be_reduced_is_said() {
-        let unclear = |l: &str| analyse(l, Path::new("/"), Path::new("/h")).unclear;
-        assert!(unclear("ls -la && git status").is_empty());
-        assert!(!unclear("$CMD -rf /").is_empty());
-        assert!(!unclear("eval \"$(cat x)\"").is_empty());
-        assert!(unclear("eval \"ls -la\"").is_empty(), "eval of plain words is followed");
-        assert!(!unclear("echo cm0gLXJmIC8K | base64 -d | sh").is_empty());
-        assert!(!unclear("bash <<EOF\nrm -rf /\nEOF").is_empty());
-        assert!(!unclear("ｒｍ -rf /").is_empty());
-        assert!(!unclear("ls \u{202E}txt.sh").is_empty());
-        assert!(!unclear("echo 'unterminated").is_empty());
-        assert!(unclear("echo \"héllo\"").is_empty(), "quoted text may be any language");
-    }
-
-    fn shape(line: &str) -> Vec<String> {
-        analyse(line, Path::new("/w"), Path::new("/h")).shape
-    }
-
-    #[test]
-    fn the_shape_is_the_whole_line_normalised() {
-        assert_eq!(
-            shape("git   diff --stat > 'out file.txt' 2>&1"),
-            ["git diff --stat > '/w/out file.txt' 2>& 1"]
-        );
-        // tree-sitter-bash puts a trailing redirection on the whole list, after its `cd`.
-        assert_eq!(shape("cd src &&  git diff > out"), ["cd src", "&&", "git diff", "> /w/src/out"]);
-        assert_eq!(shape("echo \"a b\" 'c' \\d"), shape("echo 'a b' c d"));
-        assert_ne!(shape("echo 'a b' c"), shape("echo a b c"));
-        assert_eq!(shape("a; b;"), shape("a\nb\n"));
-        assert_eq!(shape("a | b"), ["a", "|", "b"]);
-        assert_ne!(shape("a && b"), shape("a || b"));
-        assert_ne!(shape("(a; b)"), shape("a; b"));
-        assert_eq!(shape("cat notes.txt > ./x/../out"), ["cat notes.txt > /w/out"]);
-        assert_eq!(shape("X=1 Y=\"a b\" make"), ["X=1 Y='a b' make"]);
-        assert_eq!(shape("export A=1 && make"), ["export A=1", "&&", "make"]);
-        assert_eq!(shape("echo $HOME \"$X\" '$X'"), ["echo /h \"$X\" '$X'"]);
-        assert_eq!(shape("echo $(rm -rf x)"), ["echo \"$(rm -rf x)\""], "what runs in a word stays in it");
-        assert_ne!(shape("[ -f x ] && a"), shape("[ -d x ] && a"));
-        assert_ne!(shape("cat <<EOF\nhi\nEOF"), shape("cat <<EOF\nbye\nEOF"));
-        assert_eq!(shape("# just a comment"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn inline_code_and_variables_for_a_command_are_unclear() {
-        let a = |l: &str| analyse(l, Path::new("/w"), Path::new("/h"));
-        let has = |l: &str, part: &str| a(l).unclear.iter().any(|u| u.contains(part));
-        let sh = a("sh -c 'rm -rf /etc'");
-        assert!(sh.unclear.iter().any(|u| u.contains("inline code for sh")), "{:?}", sh.unclear);
-        assert!(sh.commands.iter().any(|c| c.name() == "rm"), "the string is still followed");
-        assert!(has("sudo bash -lc 'make'", "inline code for bash"));
-        assert!(has("find . -exec sh -c 'x' \\;", "inline code for sh"));
-        assert!(has("python3 -c 'print(1)'", "inline code for python3"));
-        assert!(has("python3 - <<EOF\nprint(1)\nEOF", "code on its input"));
-        assert!(has("echo 'print(1)' | python3", "code on its input"));
-        assert!(has("GIT_DIR=x git log", "sets GIT_DIR"));
-        assert!(has("env FOO=1 make", "sets FOO"));
-        assert!(has("sudo FOO=1 make", "sets FOO"));
-        assert!(has("export FOO=1; make", "exports FOO"));
-        assert!(has("declare -x FOO=1\nmake", "exports FOO"));
-        assert!(has("set -a; FOO=1; make", "exports FOO"));
-        assert!(a("export RUST_LOG=debug").unclear.is_empty(), "nothing runs with it");
-        assert!(a("FOO=1; make").unclear.is_empty(), "a shell variable is not exported");
-        assert!(a("make; export FOO=1").unclear.is_empty());
-        assert!(a("python3 -m pytest && node build.js && awk '{print $1}' f").unclear.is_empty());
-    }
-
-    #[test]
-    fn every_write_and_variable_is_found() {
-        let a = |l: &str| analyse(l, Path::new("/w"), Path::new("/h"));
-        let written = |l: &str| a(l).writes.into_iter().map(|w| w.target.text).collect::<Vec<_>>();
-        assert_eq!(written("echo x >& out 2>&1"), ["out"]);
-        assert_eq!(written("cat <<EOF > f\nhi\nEOF"), ["f"]);
-        assert_eq!(written("ls > a >> b &> c 2> d < e"), ["a", "b", "c", "d"]);
-        assert!(a("read -r PATH <<< /tmp").assigned.contains(&"PATH".to_owned()));
-        assert!(a("printf -v LD_PRELOAD %s x").assigned.contains(&"LD_PRELOAD".to_owned()));
-        assert!(a("read -rp 'name? ' -a GIT_DIR x").assigned.contains(&"GIT_DIR".to_owned()));
-        assert!(!a("read -rp 'name? ' x").assigned.contains(&"name? ".to_owned()));
-    }
-}
+mod tests;
