@@ -72,6 +72,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             tools::mcp_refresh,
             tools::mcp_catalog,
             tools::mcp_add_links,
+            tools::mcp_add_link_accept,
             tools::mcp_add_link_dismiss,
             tools::mcp_import,
             tools::mcp_remove,

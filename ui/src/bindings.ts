@@ -109,9 +109,18 @@ export const commands = {
 	mcpRefresh: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_refresh", { name })),
 	/**  Well-known remote servers for the Add dialog (picking one only fills the form). */
 	mcpCatalog: () => __TAURI_INVOKE<CatalogEntry[]>("mcp_catalog"),
-	/**  Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first. */
-	mcpAddLinks: () => __TAURI_INVOKE<AddLinkRequest[]>("mcp_add_links"),
-	/**  The user answered a link (Add, which the UI saves through `mcp_import`, or Cancel). */
+	/**
+	 *  Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first. A
+	 *  link naming a server or permissions Perch has comes as refused, with why (it is refused
+	 *  again on Add, `mcp_add_link_accept`).
+	 */
+	mcpAddLinks: () => typedError<AddLinkRequest[], CommandError>(__TAURI_INVOKE("mcp_add_links")),
+	/**
+	 *  The user pressed Add on link `id`: the engine saves the entry the link proposed (never over
+	 *  a server or permissions of the same name), and the link is answered.
+	 */
+	mcpAddLinkAccept: (id: number) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_add_link_accept", { id })),
+	/**  The user dismissed a link (Cancel, Esc, Close). */
 	mcpAddLinkDismiss: (id: number) => __TAURI_INVOKE<boolean>("mcp_add_link_dismiss", { id }),
 	/**  Adds servers from pasted JSON (or the Add form, which builds the same JSON). */
 	mcpImport: (json: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_import", { json })),
