@@ -100,6 +100,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::captures_pending,
             capture::capture_remove,
             crate::selection::selection_take,
+            crate::selection::selection_replacement,
             crate::selection::selection_replace,
             capture::capture_start,
             capture::capture_view,
