@@ -15,6 +15,8 @@ const WRONG = "their going too the park tomorow";
 const RIGHT = "They are going to the park tomorrow.";
 const ERROR = "make: *** [Makefile:3: all] Error 2";
 const FIX = "Run these:\n\n```sh\nmake clean\nmake\n```\n";
+/** The answer as plain text: what would be typed, and is copied instead. */
+const PLAIN_FIX = "Run these:\n\nmake clean\nmake";
 
 describe("act on the selection", () => {
   let fake;
@@ -99,14 +101,12 @@ describe("act on the selection", () => {
       const preview = await $('[aria-label="What replaces the selection"]');
       await preview.waitForDisplayed({ timeout: 10_000 });
       assert.match(await (await preview.$('[role="note"]')).getText(), /Perch test terminal is a terminal, where typed text runs as commands/);
-      assert.equal(await (await preview.$('[aria-label="Text to type"]')).getText(), "make clean
-make");
+      assert.equal(await (await preview.$('[aria-label="Text to type"]')).getText(), PLAIN_FIX);
       assert.equal(await (await preview.$$("button=Replace")).length, 0, "no way to type it there");
       await screenshot("selection-terminal");
       await (await preview.$("button=Copy to the clipboard")).click();
       await waitFor(async () => (await pageText()).includes("paste it into Perch test terminal yourself with Ctrl+Shift+V"), "the message");
-      assert.equal(await terminal.clipboard(), "make clean
-make");
+      assert.equal(await terminal.clipboard(), PLAIN_FIX);
       assert.equal(terminal.text, ERROR, "nothing typed into the terminal");
     } finally {
       terminal.close();

@@ -3,7 +3,7 @@
 // would type (the answer as plain text) and how, or why it will only put it on the clipboard
 // (a terminal, where typed lines run; an application on the never-type list), and the user
 // confirms what they see.
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { Replacement } from "../../bindings";
 import { errorMessage } from "../../ipc";
@@ -19,6 +19,11 @@ export function ReplaceSelection({ answer, app }: { answer: string; app: string 
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const shown = useRef<HTMLElement>(null);
+  // The preview opens below the answer's last line: bring all of it, buttons too, into view.
+  useEffect(() => {
+    shown.current?.scrollIntoView?.({ block: "nearest" });
+  }, [preview]);
 
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
@@ -48,7 +53,7 @@ export function ReplaceSelection({ answer, app }: { answer: string; app: string 
         </button>
       )}
       {preview && (
-        <section className="replace-preview" aria-label={t({ message: "What replaces the selection", comment: "the preview of the text typed over the selection in another application" })}>
+        <section ref={shown} className="replace-preview" aria-label={t({ message: "What replaces the selection", comment: "the preview of the text typed over the selection in another application" })}>
           {preview.refused ? (
             <p className="warning-note" role="note">
               {capitalised(preview.refused)}.{" "}
