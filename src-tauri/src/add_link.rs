@@ -2,8 +2,9 @@
 //! at a launch with the link as its argument, and, through the single-instance plugin, from a
 //! later launch (on Linux a link starts a new process, which hands its arguments over). Each link
 //! is read by the engine (`mcp::add_link::parse`), kept here until the user answers, and the
-//! window comes up with the confirmation. Nothing is saved here: Add in the UI goes through
-//! `mcp_import`, so the user's `mcp_servers.json` stays the one record of their servers.
+//! window comes up with the confirmation. Add saves the proposal kept here, never one the page
+//! sends, through the engine (`mcp::add_link_save`), which refuses a name that a server or a
+//! permission already has; the user's `mcp_servers.json` stays the one record of their servers.
 
 use std::sync::Mutex;
 
@@ -58,6 +59,12 @@ impl AddLinks {
 
     pub fn pending(&self) -> Vec<AddLinkRequest> {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).1.clone()
+    }
+
+    /// What link `id` proposes, while it waits.
+    pub fn proposal(&self, id: u32) -> Option<ProposedServer> {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.1.iter().find(|r| r.id == id).and_then(|r| r.proposal.clone())
     }
 
     /// The user answered (Add or Cancel); true when it was waiting.

@@ -86,12 +86,14 @@ fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
     // Nothing said is lost: the words go on the clipboard, and the window says why.
     let copied = anywhere::clipboard::put_private(text).is_ok();
     tracing::warn!(error = %why, copied, "a dictation could not be typed into the focused application");
+    // A terminal pastes with Ctrl+Shift+V (Ctrl+V there is a key for the shell).
+    let keys = if matches!(why, anywhere::AnywhereError::Terminal(_)) { "Ctrl+Shift+V" } else { "Ctrl+V" };
     let next = if copied {
         recent.add(text, Outcome::Copied { reason: why.to_string() });
-        "The words are on the clipboard: paste them with Ctrl+V."
+        format!("The words are on the clipboard: paste them yourself with {keys}.")
     } else {
         recent.add(text, Outcome::Kept { reason: why.to_string() });
-        "The words could not be put on the clipboard either: copy them from Settings -> Voice -> Recent dictations."
+        "The words could not be put on the clipboard either: copy them from Settings -> Voice -> Recent dictations.".to_owned()
     };
     let message = format!("Perch did not type into the focused application: {why}. {next}");
     let event = DictationEvent::Failed { kind: VoiceErrorKind::Typing, message };

@@ -1,16 +1,17 @@
 //! Act on the selection: a global shortcut takes the text selected in the focused application
 //! (`perch_core::anywhere`) and opens Perch with it as a chip in the composer; an answer can
-//! then be typed back in its place. The selection waits here (the page may be unloaded while
-//! Perch is hidden) until the window takes it; it is kept in memory only, since a selection may
-//! be a password, and nothing is sent anywhere until the user sends a question with it.
+//! then be typed back in its place, as plain text and never into a terminal or a never-type
+//! application (`anywhere::may_type`), once the window has shown exactly what will be typed.
+//! The selection waits here (the page may be unloaded while Perch is hidden) until the window
+//! takes it; it is kept in memory only, since a selection may be a password, and nothing is
+//! sent anywhere until the user sends a question with it.
 
 use std::sync::{Arc, Mutex};
 
-use perch_core::anywhere::{self, SelectedText};
+use perch_core::anywhere::{self, Replacement, SelectedText};
 use perch_core::window_state::WindowMode;
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_specta::Event;
 
 use crate::events::SelectionTaken;
@@ -43,10 +44,7 @@ pub fn take(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         // Where Perch never types, it never presses Ctrl+C to find a selection either.
-        let never = match app.state::<crate::state::AppState>().engine() {
-            Ok(engine) => engine.settings().get().await.voice.never_type_into,
-            Err(_) => Vec::new(),
-        };
+        let never = never_type(&app).await;
         let read = tauri::async_runtime::spawn_blocking(move || anywhere::take_selection(&never)).await;
         let taken = match read {
             Ok(Ok(selection)) => TakenSelection { selection: Some(selection), problem: None },
@@ -82,32 +80,79 @@ pub fn selection_take(pending: tauri::State<'_, PendingSelection>) -> Option<Tak
     pending.0.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
-/// Types `text` in place of `selection` in its application. When that cannot be done (the
-/// window is gone, its selection is no longer there), the text goes on the clipboard and the
-/// error says so.
+/// Settings -> Voice's never-type list (empty when the engine did not start).
+async fn never_type(app: &AppHandle) -> Vec<String> {
+    match app.state::<crate::state::AppState>().engine() {
+        Ok(engine) => engine.settings().get().await.voice.never_type_into,
+        Err(_) => Vec::new(),
+    }
+}
+
+/// What "Replace in <app>" would do with `answer`: the exact plain text, and whether it is
+/// typed, pasted, or only put on the clipboard (and why). The window shows it before the user
+/// confirms.
+#[tauri::command]
+#[specta::specta]
+pub async fn selection_replacement(
+    app: AppHandle,
+    selection: SelectedText,
+    answer: String,
+) -> crate::error::CommandResult<Replacement> {
+    let never = never_type(&app).await;
+    tauri::async_runtime::spawn_blocking(move || anywhere::replacement(&selection, &answer, &never))
+        .await
+        .map_err(|e| crate::error::CommandError::new(crate::error::ErrorKind::External, e.to_string()))
+}
+
+/// What "Replace in <app>" did.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Replaced {
+    /// Typed or pasted over the selection.
+    Typed,
+    /// Not typed there (a terminal, the never-type list, the selection gone...): the text is
+    /// on the clipboard, and `message` says why and what to do.
+    OnClipboard { message: String },
+}
+
+/// Types `answer`, as the plain text `selection_replacement` showed, in place of `selection`
+/// in its application. Where that is refused or cannot be done, the engine puts the text on
+/// the clipboard, and the answer says why and how to paste it.
 #[tauri::command]
 #[specta::specta]
 pub async fn selection_replace(
     app: AppHandle,
     selection: SelectedText,
-    text: String,
-) -> crate::error::CommandResult<()> {
-    let typed = {
-        let text = text.clone();
-        tauri::async_runtime::spawn_blocking(move || anywhere::replace_selection(&selection, &text)).await
+    answer: String,
+) -> crate::error::CommandResult<Replaced> {
+    let never = never_type(&app).await;
+    let name = if selection.app.is_empty() { "the application".to_owned() } else { selection.app.clone() };
+    let done = tauri::async_runtime::spawn_blocking(move || {
+        anywhere::replace_selection(&selection, &answer, &never)
+    })
+    .await;
+    let why = match done {
+        Ok(Ok(anywhere::Replaced::Typed(_))) => return Ok(Replaced::Typed),
+        Ok(Ok(anywhere::Replaced::OnClipboard(why))) => why,
+        Ok(Err(why)) => {
+            return Err(crate::error::CommandError::new(
+                crate::error::ErrorKind::External,
+                format!(
+                    "Perch did not type the text into {name} ({why}), and could not put it on the clipboard either: copy the answer with its Copy button."
+                ),
+            ));
+        }
+        Err(e) => {
+            return Err(crate::error::CommandError::new(crate::error::ErrorKind::External, e.to_string()));
+        }
     };
-    let why = match typed {
-        Ok(Ok(_)) => return Ok(()),
-        Ok(Err(e)) => e.to_string(),
-        Err(e) => e.to_string(),
-    };
-    let next = if app.clipboard().write_text(text).is_ok() {
-        "the text is on the clipboard: paste it with Ctrl+V"
-    } else {
-        "copy the answer instead"
-    };
-    Err(crate::error::CommandError::new(
-        crate::error::ErrorKind::External,
-        format!("Perch could not type the text there ({why}); {next}."),
-    ))
+    tracing::info!(%why, "the answer was not typed over the selection");
+    // A terminal pastes with Ctrl+Shift+V (Ctrl+V there is a key for the shell).
+    let keys = if matches!(why, anywhere::AnywhereError::Terminal(_)) { "Ctrl+Shift+V" } else { "Ctrl+V" };
+    Ok(Replaced::OnClipboard {
+        message: format!(
+            "{}. The text is on the clipboard instead: paste it into {name} yourself with {keys}.",
+            capitalised(&why.to_string())
+        ),
+    })
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """A real GTK text field for the dictate-anywhere tests: a window titled by the first argument
-with one entry that has the focus. It prints `ready <pid>` once shown, then `text <json>` each
-time the entry's text changes, and reads commands on stdin: `set <json>`, `select-all`, `deselect`, `clipboard <json>`
-(sets the clipboard), `get-clipboard` (answers `clipboard <json>`), `quit`.
+with one single-line entry that has the focus; the second argument, if any, is its program name
+(its WM_CLASS: "xterm" makes it a window Perch takes for a terminal). It prints `ready <pid>`
+once shown, then `text <json>` each time the entry's text changes and `activate` each time
+Return is pressed in it, and reads commands on stdin: `set <json>`, `select-all`, `deselect`,
+`clipboard <json>` (sets the clipboard), `get-clipboard` (answers `clipboard <json>`), `quit`.
 
 Run with the system Python (`/usr/bin/python3`), which has PyGObject (python3-gi).
 """
@@ -18,7 +20,7 @@ from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 title = sys.argv[1] if len(sys.argv) > 1 else "Perch test field"
 # Its WM_CLASS ("perch-test-field", "Perch-test-field"), which the never-type list matches.
-GLib.set_prgname("perch-test-field")
+GLib.set_prgname(sys.argv[2] if len(sys.argv) > 2 else "perch-test-field")
 window = Gtk.Window(title=title)
 window.set_default_size(420, 60)
 entry = Gtk.Entry()
@@ -30,6 +32,8 @@ def say(line):
 
 
 entry.connect("changed", lambda e: say("text " + json.dumps(e.get_text(), ensure_ascii=False)))
+# Return in a single-line field: what sends a chat message or submits a form.
+entry.connect("activate", lambda _e: say("activate"))
 window.connect("destroy", Gtk.main_quit)
 
 

@@ -109,9 +109,18 @@ export const commands = {
 	mcpRefresh: (name: string) => typedError<null, CommandError>(__TAURI_INVOKE("mcp_refresh", { name })),
 	/**  Well-known remote servers for the Add dialog (picking one only fills the form). */
 	mcpCatalog: () => __TAURI_INVOKE<CatalogEntry[]>("mcp_catalog"),
-	/**  Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first. */
-	mcpAddLinks: () => __TAURI_INVOKE<AddLinkRequest[]>("mcp_add_links"),
-	/**  The user answered a link (Add, which the UI saves through `mcp_import`, or Cancel). */
+	/**
+	 *  Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first. A
+	 *  link naming a server or permissions Perch has comes as refused, with why (it is refused
+	 *  again on Add, `mcp_add_link_accept`).
+	 */
+	mcpAddLinks: () => typedError<AddLinkRequest[], CommandError>(__TAURI_INVOKE("mcp_add_links")),
+	/**
+	 *  The user pressed Add on link `id`: the engine saves the entry the link proposed (never over
+	 *  a server or permissions of the same name), and the link is answered.
+	 */
+	mcpAddLinkAccept: (id: number) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_add_link_accept", { id })),
+	/**  The user dismissed a link (Cancel, Esc, Close). */
 	mcpAddLinkDismiss: (id: number) => __TAURI_INVOKE<boolean>("mcp_add_link_dismiss", { id }),
 	/**  Adds servers from pasted JSON (or the Add form, which builds the same JSON). */
 	mcpImport: (json: string) => typedError<string[], CommandError>(__TAURI_INVOKE("mcp_import", { json })),
@@ -168,11 +177,17 @@ export const commands = {
 	 */
 	selectionTake: () => __TAURI_INVOKE<TakenSelection | null>("selection_take"),
 	/**
-	 *  Types `text` in place of `selection` in its application. When that cannot be done (the
-	 *  window is gone, its selection is no longer there), the text goes on the clipboard and the
-	 *  error says so.
+	 *  What "Replace in <app>" would do with `answer`: the exact plain text, and whether it is
+	 *  typed, pasted, or only put on the clipboard (and why). The window shows it before the user
+	 *  confirms.
 	 */
-	selectionReplace: (selection: SelectedText, text: string) => typedError<null, CommandError>(__TAURI_INVOKE("selection_replace", { selection, text })),
+	selectionReplacement: (selection: SelectedText, answer: string) => typedError<Replacement, CommandError>(__TAURI_INVOKE("selection_replacement", { selection, answer })),
+	/**
+	 *  Types `answer`, as the plain text `selection_replacement` showed, in place of `selection`
+	 *  in its application. Where that is refused or cannot be done, the engine puts the text on
+	 *  the clipboard, and the answer says why and how to paste it.
+	 */
+	selectionReplace: (selection: SelectedText, answer: string) => typedError<Replaced, CommandError>(__TAURI_INVOKE("selection_replace", { selection, answer })),
 	/**  What the shortcut does, in `mode` or the mode set; a sentence describing what happened. */
 	captureStart: (mode: CaptureMode | null) => typedError<string, CommandError>(__TAURI_INVOKE("capture_start", { mode })),
 	/**  The model's copy of a capture as a data URL, for the large view. */
@@ -661,6 +676,13 @@ export type DataDirSource =
 "dev" | 
 /**  The OS app-data dir. */
 "default";
+
+/**  How a text reaches an application Perch may type into. */
+export type Delivery = 
+/**  Typed key by key: one line of printable characters. */
+"keys" | 
+/**  Pasted with Ctrl+V, the user's clipboard given back after: text with line breaks or tabs. */
+"paste";
 
 /**  What the window can count on here. */
 export type DesktopStatus = {
@@ -1374,6 +1396,26 @@ export type Rect = {
 export type RefusedDomain = {
 	entry: string,
 	reason: string,
+};
+
+/**  What "Replace in <app>" did. */
+export type Replaced = 
+/**  Typed or pasted over the selection. */
+{ kind: "typed" } | 
+/**
+ *  Not typed there (a terminal, the never-type list, the selection gone...): the text is
+ *  on the clipboard, and `message` says why and what to do.
+ */
+{ kind: "on_clipboard"; message: string };
+
+/**  What "Replace in <app>" does with an answer, shown before it is done. */
+export type Replacement = {
+	/**  Exactly what is typed, or put on the clipboard: the answer as plain text. */
+	text: string,
+	/**  How it reaches the application; `None` when it only goes to the clipboard. */
+	delivery: Delivery | null,
+	/**  Why it is not typed there (a terminal, the never-type list, no X11), naming the application. */
+	refused: string | null,
 };
 
 /**

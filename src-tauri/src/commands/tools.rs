@@ -2,6 +2,7 @@
 //! questions (tool approvals, elicitation, sampling).
 
 use perch_core::agent::picker::{DownloadProgress, ModelStatus};
+use perch_core::mcp::add_link_save;
 use perch_core::mcp::catalog::{CATALOG, CatalogEntry};
 use perch_core::mcp::sign_in::SignInView;
 use perch_core::mcp::{ConfigProblem, ServerView};
@@ -13,7 +14,7 @@ use tauri::State;
 use tauri::ipc::Channel;
 
 use crate::add_link::{AddLinkRequest, AddLinks};
-use crate::error::CommandResult;
+use crate::error::{CommandError, CommandResult, ErrorKind};
 use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -60,14 +61,51 @@ pub fn mcp_catalog() -> Vec<CatalogEntry> {
     CATALOG.to_vec()
 }
 
-/// Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first.
+/// Add-server links (`perch://mcp/add?...`) waiting for the user's answer, oldest first. A
+/// link naming a server or permissions Perch has comes as refused, with why (it is refused
+/// again on Add, `mcp_add_link_accept`).
 #[tauri::command]
 #[specta::specta]
-pub fn mcp_add_links(links: State<'_, AddLinks>) -> Vec<AddLinkRequest> {
-    links.pending()
+pub async fn mcp_add_links(
+    state: State<'_, AppState>,
+    links: State<'_, AddLinks>,
+) -> CommandResult<Vec<AddLinkRequest>> {
+    let mut pending = links.pending();
+    // Without an engine nothing can be added anyway; Add then says why.
+    let Ok(engine) = state.engine() else { return Ok(pending) };
+    for request in &mut pending {
+        let Some(proposal) = &request.proposal else { continue };
+        if let Err(e) = add_link_save::check_name(engine, &proposal.name).await {
+            request.error = Some(e.to_string());
+            request.proposal = None;
+        }
+    }
+    Ok(pending)
 }
 
-/// The user answered a link (Add, which the UI saves through `mcp_import`, or Cancel).
+/// The user pressed Add on link `id`: the engine saves the entry the link proposed (never over
+/// a server or permissions of the same name), and the link is answered.
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_add_link_accept(
+    state: State<'_, AppState>,
+    links: State<'_, AddLinks>,
+    id: u32,
+) -> CommandResult<Vec<String>> {
+    let proposal = links.proposal(id).ok_or_else(|| {
+        CommandError::new(
+            ErrorKind::NotFound,
+            "this link was answered already; open it again to add the server",
+        )
+    })?;
+    let names = add_link_save::add(state.engine()?, &proposal)
+        .await
+        .map_err(|e| CommandError::new(ErrorKind::Invalid, e.to_string()))?;
+    links.dismiss(id);
+    Ok(names)
+}
+
+/// The user dismissed a link (Cancel, Esc, Close).
 #[tauri::command]
 #[specta::specta]
 pub fn mcp_add_link_dismiss(links: State<'_, AddLinks>, id: u32) -> bool {

@@ -2,7 +2,8 @@
 // delivers it on Linux, by starting the app a second time with the link as its only argument (the
 // single-instance plugin hands it to the running Perch). The confirmation shows exactly what
 // would be saved: the command line with its arguments and the environment's names (values
-// hidden), or the address. Cancel leaves the servers file as it was; Add saves the entry.
+// hidden), or the address, and opens with the focus on Cancel. Cancel leaves the servers file as
+// it was; Add saves the entry. A link naming a server the user has is refused, and Esc closes.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -46,6 +47,8 @@ describe("add-server links", () => {
     assert.equal(await (await d.$('[aria-label="Command line"]')).getText(), "uvx mcp-server-time --local-timezone=UTC 'two words'");
     const env = await d.$('[aria-label="Environment"]');
     assert.equal(await env.getText(), "API_KEY=••••••••");
+    // A link can arrive while the user types elsewhere: a key then answers Cancel, not Add.
+    assert.equal(await session.browser.execute(() => document.activeElement?.textContent), "Cancel");
     await screenshot("add-link-command");
 
     await (await d.$("button=Cancel")).click();
@@ -88,6 +91,18 @@ describe("add-server links", () => {
     await (await $('input[aria-label="Server URL"]')).scrollIntoView({ block: "end" });
     await screenshot("catalogue-picked");
     assert.equal(readFileSync(serversFile, "utf8"), before, "picking saves nothing");
+  });
+
+  it("refuses a link named like a server you have, and Esc closes it", async () => {
+    const before = readFileSync(serversFile, "utf8");
+    assert.equal(await deliver("perch://mcp/add?name=Mine&command=npx&arg=-y&arg=evil-pkg", dataDir), 0);
+    const d = await dialog();
+    assert.match(await (await d.$('[role="alert"]')).getText(), /you already have a server named "mine", and a link cannot replace a server/);
+    assert.equal(await (await d.$$("button=Add")).length, 0);
+    await screenshot("add-link-name-taken");
+    await session.browser.keys("Escape");
+    await waitFor(async () => !(await (await $('[role="dialog"]')).isExisting()), "the dialog to close");
+    assert.equal(readFileSync(serversFile, "utf8"), before, "the user's server is left alone");
   });
 
   it("says why a link cannot be used", async () => {

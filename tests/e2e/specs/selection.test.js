@@ -1,7 +1,9 @@
 // Act on the selection, in the real app: text selected in another application (a GTK text
 // field) comes into Perch as a chip when the selection shortcut is pressed; "Fix spelling and
-// grammar" sends it to the model framed as content from that application; "Replace in ..." types
-// the answer over the selection in the field. With nothing selected the shortcut says so, and
+// grammar" sends it to the model framed as content from that application; "Replace in ..." shows
+// exactly what it will type (the answer's plain text), and types it over the selection in the
+// field once confirmed. In a window Perch takes for a terminal nothing is typed: the answer goes
+// to the clipboard, and Perch says so. With nothing selected the shortcut says so, and
 // `perch selection` does what the shortcut does.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -11,6 +13,10 @@ import { textField } from "../lib/text_field.js";
 
 const WRONG = "their going too the park tomorow";
 const RIGHT = "They are going to the park tomorrow.";
+const ERROR = "make: *** [Makefile:3: all] Error 2";
+const FIX = "Run these:\n\n```sh\nmake clean\nmake\n```\n";
+/** The answer as plain text: what would be typed, and is copied instead. */
+const PLAIN_FIX = "Run these:\n\nmake clean\nmake";
 
 describe("act on the selection", () => {
   let fake;
@@ -64,7 +70,47 @@ describe("act on the selection", () => {
     await replace.waitForDisplayed({ timeout: 10_000 });
     await screenshot("selection-answer");
     await replace.click();
+    // Nothing is typed before the user has seen exactly what will be.
+    const preview = await $('[aria-label="What replaces the selection"]');
+    await preview.waitForDisplayed({ timeout: 10_000 });
+    assert.equal(await (await preview.$('[aria-label="Text to type"]')).getText(), RIGHT);
+    assert.equal(field.text, WRONG, "nothing typed yet");
+    await screenshot("selection-preview");
+    await (await preview.$("button=Replace")).click();
     await waitFor(() => field.text === RIGHT, () => `the field to hold the answer (has "${field.text}")`);
+  });
+
+  it("types nothing into a terminal: the answer goes to the clipboard, and Perch says so", async () => {
+    const terminal = await textField("Perch test terminal", "xterm");
+    try {
+      hide();
+      await waitFor(async () => (await perchWindows()).length === 0, "the window to hide");
+      await terminal.setText(ERROR);
+      await terminal.focus();
+      terminal.selectAll();
+      await new Promise((r) => setTimeout(r, 300));
+      await xdotool("key", "ctrl+alt+e");
+      await waitFor(async () => (await perchWindows()).length === 1, "Perch to come forward");
+      await (await $(".selection-chip")).waitForDisplayed({ timeout: 15_000 });
+      await fake.script({ steps: [{ type: "text", text: FIX }, { type: "finish" }] });
+      await (await $('textarea[aria-label="Message"]')).setValue("How do I fix this?");
+      await session.browser.keys("Enter");
+      const replace = await $("button=Replace in Perch test terminal");
+      await replace.waitForDisplayed({ timeout: 20_000 });
+      await replace.click();
+      const preview = await $('[aria-label="What replaces the selection"]');
+      await preview.waitForDisplayed({ timeout: 10_000 });
+      assert.match(await (await preview.$('[role="note"]')).getText(), /Perch test terminal is a terminal, where typed text runs as commands/);
+      assert.equal(await (await preview.$('[aria-label="Text to type"]')).getText(), PLAIN_FIX);
+      assert.equal(await (await preview.$$("button=Replace")).length, 0, "no way to type it there");
+      await screenshot("selection-terminal");
+      await (await preview.$("button=Copy to the clipboard")).click();
+      await waitFor(async () => (await pageText()).includes("paste it into Perch test terminal yourself with Ctrl+Shift+V"), "the message");
+      assert.equal(await terminal.clipboard(), PLAIN_FIX);
+      assert.equal(terminal.text, ERROR, "nothing typed into the terminal");
+    } finally {
+      terminal.close();
+    }
   });
 
   it("says so when nothing is selected, and `perch selection` does what the shortcut does", async () => {

@@ -4,8 +4,9 @@ const FOCUSABLE =
   'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
- * The one modal dialog: over a backdrop, named, and keeping the keyboard with it: its first
- * control takes the focus when it opens, Tab and Shift+Tab go round its own controls, and the
+ * The one modal dialog: over a backdrop, named, and keeping the keyboard with it: the control
+ * marked `data-autofocus` (a dialog that could run something marks Cancel), else its first
+ * control, takes the focus when it opens, Tab and Shift+Tab go round its own controls, and the
  * element that had the focus before gets it back when it goes. Closing (Esc, buttons) is the
  * caller's.
  */
@@ -21,7 +22,8 @@ export function ModalDialog(props: {
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    dialog.current?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
+    const first = dialog.current?.querySelector<HTMLElement>("[data-autofocus]:not([disabled])");
+    (first ?? dialog.current?.querySelector<HTMLElement>(FOCUSABLE))?.focus();
     return () => {
       if (before?.isConnected) before.focus();
     };

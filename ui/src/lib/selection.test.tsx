@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { act, renderHook, waitFor } from "../test/render";
 import { calls, emitEvent, onCommand } from "../test/tauri";
-import { replaceSentSelection, resetSelection, restoreSelection, takeSelectionForSend, useSelection } from "./selection";
+import { previewReplacement, replaceSentSelection, resetSelection, restoreSelection, takeSelectionForSend, useSelection } from "./selection";
 
 const NOTES = { text: "their going", app: "Notes", window: 42 };
 
@@ -30,18 +30,21 @@ describe("the selection store", () => {
     expect(result.current.pending).toEqual(NOTES);
   });
 
-  it("replaces with the answer's text, one code fence around it taken off", async () => {
+  it("asks the engine what would replace the sent selection, then replaces it with the same answer", async () => {
     onCommand("selection_take", () => ({ selection: NOTES, problem: null }));
-    onCommand("selection_replace", () => null);
+    onCommand("selection_replacement", () => ({ text: "They're going.", delivery: "keys", refused: null }));
+    onCommand("selection_replace", () => ({ kind: "typed" }));
     const { result } = renderHook(() => useSelection());
     await waitFor(() => expect(result.current.pending).toEqual(NOTES));
     act(() => void takeSelectionForSend());
-    await replaceSentSelection("```text\nThey're going.\n```\n");
-    await replaceSentSelection("  They're going. ");
-    const sent = calls.filter((c) => c.cmd === "selection_replace").map((c) => c.args);
+    const answer = "```text\nThey're going.\n```\n";
+    expect(await previewReplacement(answer)).toEqual({ text: "They're going.", delivery: "keys", refused: null });
+    expect(await replaceSentSelection(answer)).toEqual({ kind: "typed" });
+    // The answer goes as it is: the engine alone makes the plain text, for the preview and the typing.
+    const sent = calls.filter((c) => c.cmd.startsWith("selection_replace")).map((c) => [c.cmd, c.args]);
     expect(sent).toEqual([
-      { selection: NOTES, text: "They're going." },
-      { selection: NOTES, text: "They're going." },
+      ["selection_replacement", { selection: NOTES, answer }],
+      ["selection_replace", { selection: NOTES, answer }],
     ]);
   });
 });

@@ -2,7 +2,7 @@
 // chip in the composer, then sent with a question; the last one sent can be replaced by an
 // answer in its application. Kept in memory only (a selection may be a password).
 import { useSyncExternalStore } from "react";
-import type { SelectedText } from "../bindings";
+import type { Replaced, Replacement, SelectedText } from "../bindings";
 import { call, commands, events } from "../ipc";
 
 interface State {
@@ -63,12 +63,18 @@ export function restoreSelection(selection: SelectedText) {
   set({ pending: selection });
 }
 
-/** Types `answer` over the sent selection in its application (one code fence around the whole
- * answer is taken off: the text, not its Markdown). */
-export async function replaceSentSelection(answer: string) {
-  if (!state.sent) return;
-  const fenced = /^```[^\n]*\n([\s\S]*?)\n```\s*$/.exec(answer.trim());
-  await call(commands.selectionReplace(state.sent, fenced ? fenced[1] : answer.trim()));
+/** What replacing the sent selection with `answer` would do, for the preview: the exact plain
+ * text the engine makes of the answer's Markdown, and whether it is typed, pasted, or (in a
+ * terminal or a never-type application) only put on the clipboard. */
+export async function previewReplacement(answer: string): Promise<Replacement | null> {
+  if (!state.sent) return null;
+  return call(commands.selectionReplacement(state.sent, answer));
+}
+
+/** Replaces the sent selection with `answer`, as the preview showed. */
+export async function replaceSentSelection(answer: string): Promise<Replaced | null> {
+  if (!state.sent) return null;
+  return call(commands.selectionReplace(state.sent, answer));
 }
 
 /** For tests: forgets everything, and asks the shell again on the next subscriber. */

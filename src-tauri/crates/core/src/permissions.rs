@@ -118,6 +118,28 @@ pub async fn list(engine: &Engine) -> Result<Vec<Permission>, PermissionError> {
     Ok(all)
 }
 
+/// The permissions that name the MCP server `name` (in any case), in words: rules whose
+/// server part is `name` (a `*` rule names no server in particular) and conversations' grants
+/// for its tools. A server added under that name would get them.
+pub async fn naming_server(engine: &Engine, name: &str) -> Result<Vec<String>, PermissionError> {
+    let mut named = Vec::new();
+    for rule in &engine.settings().get().await.tools.rules {
+        let server = rule.pattern.split_once(':').map_or(rule.pattern.as_str(), |(s, _)| s);
+        if server.trim().eq_ignore_ascii_case(name) {
+            named.push(format!("{} {}", decision_word(rule.decision), rule.pattern));
+        }
+    }
+    for g in engine.store().tool_grants().await? {
+        if g.server.eq_ignore_ascii_case(name) {
+            named.push(format!(
+                "allow {}:{} in the conversation {:?}",
+                g.server, g.tool, g.conversation_title
+            ));
+        }
+    }
+    Ok(named)
+}
+
 /// Revokes one permission by id (or an unambiguous prefix of a command's hash); returns it.
 pub async fn revoke(engine: &Engine, id: &str) -> Result<Permission, PermissionError> {
     let all = list(engine).await?;

@@ -51,19 +51,20 @@ async fn each_character_is_a_keysym_pressed_and_released_in_order() {
     assert_eq!(selected[0].restore_token, None);
     assert_eq!(fake.state().dialogs, 1);
 
-    let typed = keyboard.type_text("Hé, wörld ✓\n").await.unwrap();
-    assert_eq!(typed, 12);
-    // Latin-1 as itself, the rest as Unicode keysyms, a line break as Return.
-    let keysyms = [0x48, 0xe9, 0x2c, 0x20, 0x77, 0xf6, 0x72, 0x6c, 0x64, 0x20, 0x0100_2713, 0xff0d];
+    let typed = keyboard.type_text("Hé, wörld ✓").await.unwrap();
+    assert_eq!(typed, 11);
+    // Latin-1 as itself, the rest as Unicode keysyms.
+    let keysyms = [0x48, 0xe9, 0x2c, 0x20, 0x77, 0xf6, 0x72, 0x6c, 0x64, 0x20, 0x0100_2713];
     let expected: Vec<(i32, u32)> = keysyms.iter().flat_map(|&k| [(k, 1), (k, 0)]).collect();
     assert_eq!(fake.keys(), expected);
     assert!(fake.state().keys.iter().all(|(session, _, _)| session == keyboard.session_handle()));
 
-    // Control characters other than line breaks and tabs have no key.
-    assert_eq!(keyboard.type_text("a\u{7}\tb").await.unwrap(), 3);
+    // Control characters have no key, line breaks and tabs included: no Return or Tab is
+    // ever pressed (text holding them is pasted).
+    assert_eq!(keyboard.type_text("a\u{7}\t\nb\r").await.unwrap(), 2);
     assert_eq!(
         fake.keys()[expected.len()..].iter().step_by(2).map(|k| k.0).collect::<Vec<_>>(),
-        [0x61, 0xff09, 0x62]
+        [0x61, 0x62]
     );
 
     // Ctrl+V (a paste) and Ctrl+C (a copy): Control held around the letter.
@@ -199,20 +200,21 @@ fn recorded(dir: &tempfile::TempDir, what: &str) -> Option<String> {
 #[test]
 fn wtype_gets_the_text_exactly_on_stdin_never_in_its_arguments() {
     let (dir, wtype) = fake_program("wtype", "exit 0");
-    let text = "-n \"Hé\" 'wörld' ✓ $HOME `id` --\n\tend";
+    let text = "-n \"Hé\" 'wörld' ✓ $HOME `id` -- end";
     assert_eq!(run(CommandTypist::Wtype, &wtype, text).unwrap(), text.chars().count());
     assert_eq!(recorded(&dir, "argv").unwrap(), "-\n");
     assert_eq!(recorded(&dir, "stdin").unwrap(), text);
 
-    // Control characters with no key are left out (a carriage return, a bell).
-    assert_eq!(run(CommandTypist::Wtype, &wtype, "a\r\nb\u{7}").unwrap(), 3);
-    assert_eq!(recorded(&dir, "stdin").unwrap(), "a\nb");
+    // Control characters have no key and are left out: a line break (wtype would press
+    // Return), a tab, a carriage return, a bell.
+    assert_eq!(run(CommandTypist::Wtype, &wtype, "a\r\n\tb\u{7}").unwrap(), 2);
+    assert_eq!(recorded(&dir, "stdin").unwrap(), "ab");
 }
 
 #[test]
 fn ydotool_gets_ascii_text_from_stdin_and_refuses_what_it_cannot_type() {
     let (dir, ydotool) = fake_program("ydotool", "exit 0");
-    let text = "-v --help \"quoted\" 'single' \\n $HOME\n\tdone";
+    let text = "-v --help \"quoted\" 'single' \\n $HOME done";
     assert_eq!(run(CommandTypist::Ydotool, &ydotool, text).unwrap(), text.chars().count());
     assert_eq!(recorded(&dir, "argv").unwrap(), "type\n--file=-\n");
     assert_eq!(recorded(&dir, "stdin").unwrap(), text);

@@ -87,3 +87,65 @@ async fn what_perch_blocks_or_cannot_check_is_never_allowed_ahead() {
     assert!(permissions::add_rule(&engine, "not a pattern", RuleDecision::Allow).await.is_err());
     assert!(permissions::list(&engine).await.unwrap().is_empty());
 }
+
+/// An add-server link tried against a server the user has, with its rules: the link's program
+/// would get them (rules and grants match by server name). The engine refuses the name, in any
+/// case, and the name of a bundled server, and one only permissions still know; the servers
+/// file and the rules stay as they were. A new name adds.
+#[tokio::test]
+async fn a_link_never_takes_a_name_that_a_server_or_a_permission_has() {
+    use perch_core::mcp::add_link::parse;
+    use perch_core::mcp::add_link_save::{AddLinkError, add};
+    use perch_core::mcp::{ConfigError, Transport};
+
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mine = serde_json::json!({ "command": "perch-test-absent-github", "autoStart": false });
+    let engine = support::engine_with_servers(root.path(), serde_json::json!({ "github": mine })).await;
+    permissions::add_rule(&engine, "github:*", RuleDecision::Allow).await.unwrap();
+    let file = engine.data_dir().root().join("mcp_servers.json");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let command_of = |name: &str| match engine.mcp().server(name).unwrap().config.transport {
+        Transport::Stdio { command, .. } => command,
+        other => panic!("{other:?}"),
+    };
+
+    for name in ["github", "GitHub", "filesystem"] {
+        let link = format!("perch://mcp/add?name={name}&command=npx&arg=-y&arg=evil-pkg");
+        let refused = add(&engine, &parse(&link).unwrap()).await.unwrap_err();
+        let existing = name.to_lowercase();
+        assert!(
+            matches!(&refused, AddLinkError::Config(ConfigError::NameTaken { existing: e }) if *e == existing),
+            "{refused:?}"
+        );
+        assert!(refused.to_string().contains("a link cannot replace a server"), "{refused}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before, "the user's entry is left alone");
+    assert_eq!(command_of("github"), "perch-test-absent-github");
+    let rules = engine.settings().get().await.tools.rules;
+    assert_eq!(rules.iter().map(|r| r.pattern.as_str()).collect::<Vec<_>>(), ["github:*"]);
+
+    // Names no server has any more, but a rule or a conversation's grant still does.
+    permissions::add_rule(&engine, "Linear:create_issue", RuleDecision::Allow).await.unwrap();
+    let chat = engine.store().create_conversation("Notes", None).await.unwrap();
+    engine.store().grant_tool(&chat.id, "notion", "search").await.unwrap();
+    for (name, given) in [
+        ("linear", "allow Linear:create_issue"),
+        ("Notion", "allow notion:search in the conversation \"Notes\""),
+    ] {
+        let link = format!("perch://mcp/add?name={name}&url=https%3A%2F%2Fmcp.example%2Fmcp");
+        let refused = add(&engine, &parse(&link).unwrap()).await.unwrap_err();
+        assert!(
+            matches!(&refused, AddLinkError::NamedByPermissions { permissions, .. } if permissions == &[given]),
+            "{refused:?}"
+        );
+        assert!(refused.to_string().contains("revoke them in Settings -> Permissions"), "{refused}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+
+    // The control: a name nothing has is added, as the link proposed.
+    let link = "perch://mcp/add?name=time&command=perch-test-absent-time&arg=--local-timezone%3DUTC";
+    assert_eq!(add(&engine, &parse(link).unwrap()).await.unwrap(), ["time"]);
+    assert_eq!(command_of("time"), "perch-test-absent-time");
+    assert_eq!(command_of("github"), "perch-test-absent-github");
+    engine.mcp().shutdown().await;
+}

@@ -2,11 +2,11 @@ import { useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { Message, MessageView, TurnError } from "../../bindings";
 import { useAnswerReferences } from "../../lib/answerReferences";
-import { errorMessage } from "../../ipc";
-import { replaceSentSelection, useSelection } from "../../lib/selection";
+import { useSelection } from "../../lib/selection";
 import { formatCost, formatNumber, formatTokens } from "../../lib/format";
 import { AnswerBody } from "./AnswerBody";
 import { ErrorCard } from "./ErrorCard";
+import { ReplaceSelection } from "./ReplaceSelection";
 import type { Streaming } from "../../lib/chat";
 import { Thinking } from "./Thinking";
 
@@ -26,8 +26,6 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   const index = shown ?? versions.findIndex((v) => v.id === view?.message.id);
   const refs = useAnswerReferences(message && !streaming ? message.id : null, message?.content ?? "");
   const { sent } = useSelection();
-  const sentApp = sent?.app ?? "";
-  const [replaceError, setReplaceError] = useState<string | null>(null);
 
   if (streaming) {
     return (
@@ -98,25 +96,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
         </span>
       </footer>
       {/* The answer to a question about text selected elsewhere can take that text's place. */}
-      {canRegenerate && sent && (
-        <div className="replace-selection">
-          <button
-            type="button"
-            className="button small"
-            onClick={() => {
-              setReplaceError(null);
-              replaceSentSelection(message.content).catch((e) => setReplaceError(errorMessage(e)));
-            }}
-          >
-            {sent.app ? <Trans>Replace in {sentApp}</Trans> : <Trans>Replace the selection</Trans>}
-          </button>
-          {replaceError && (
-            <p className="error small" role="alert">
-              {replaceError}
-            </p>
-          )}
-        </div>
-      )}
+      {canRegenerate && sent && <ReplaceSelection answer={message.content} app={sent.app} />}
     </article>
   );
 }

@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { render, screen, within } from "../../test/render";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { render, screen, waitFor, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
-import type { AddLinkRequest, ServerView } from "../../bindings";
+import type { AddLinkRequest } from "../../bindings";
 import { calls, emitEvent, onCommand } from "../../test/tauri";
-import { AddServerLinks, shellQuote } from "./AddServerLinks";
+import { AddServerLinks, KEY_ACTIVATION_DELAY_MS, shellQuote } from "./AddServerLinks";
 
 const STDIO_JSON = JSON.stringify({
   mcpServers: { time: { command: "uvx", args: ["mcp-server-time", "--local-timezone=Europe/Paris", "two words"], env: { API_KEY: "s3cret" } } },
@@ -21,16 +21,21 @@ function stdioLink(id = 1): AddLinkRequest {
   };
 }
 
-/** The shell's side: links wait until dismissed. */
-function shell(initial: AddLinkRequest[], servers: ServerView[] = []) {
+/** The shell's side: links wait until answered (Add saves and answers; Cancel dismisses). */
+function shell(initial: AddLinkRequest[]) {
   let pending = [...initial];
-  onCommand("mcp_add_links", () => pending);
-  onCommand("mcp_add_link_dismiss", ({ id }) => {
+  const answer = (id: unknown) => {
     const before = pending.length;
     pending = pending.filter((r) => r.id !== id);
     return pending.length !== before;
+  };
+  onCommand("mcp_add_links", () => pending);
+  onCommand("mcp_add_link_dismiss", ({ id }) => answer(id));
+  onCommand("mcp_add_link_accept", ({ id }) => {
+    const name = pending.find((r) => r.id === id)?.proposal?.name;
+    answer(id);
+    return [name];
   });
-  onCommand("mcp_overview", () => ({ servers, problems: [] }));
   return {
     arrive(request: AddLinkRequest) {
       pending.push(request);
@@ -39,7 +44,11 @@ function shell(initial: AddLinkRequest[], servers: ServerView[] = []) {
   };
 }
 
+const adds = () => calls.filter((c) => c.cmd === "mcp_add_link_accept");
+
 describe("AddServerLinks", () => {
+  afterEach(() => vi.useRealTimers());
+
   it("shows the exact command line, masks the environment's values, and Cancel saves nothing", async () => {
     shell([stdioLink()]);
     render(<AddServerLinks />);
@@ -57,13 +66,12 @@ describe("AddServerLinks", () => {
 
     await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
     expect(screen.queryByRole("dialog")).toBeNull();
-    expect(calls.some((c) => c.cmd === "mcp_import")).toBe(false);
+    expect(adds()).toHaveLength(0);
     expect(calls.find((c) => c.cmd === "mcp_add_link_dismiss")?.args).toEqual({ id: 1 });
   });
 
-  it("Add saves exactly the proposed entry through mcp_import, then the next link is asked", async () => {
+  it("Add has the shell save the proposal it kept, then the next link is asked", async () => {
     const links = shell([]);
-    onCommand("mcp_import", () => ["time"]);
     render(<AddServerLinks />);
     expect(screen.queryByRole("dialog")).toBeNull();
     links.arrive(stdioLink(7));
@@ -79,10 +87,9 @@ describe("AddServerLinks", () => {
     const dialog = await screen.findByRole("dialog", { name: "Add an MCP server" });
     expect(dialog).toHaveTextContent("Add the MCP server time?");
     await userEvent.click(within(dialog).getByRole("button", { name: "Add" }));
-    const imports = calls.filter((c) => c.cmd === "mcp_import");
-    expect(imports).toHaveLength(1);
-    expect(JSON.parse(String(imports[0].args.json))).toEqual(JSON.parse(STDIO_JSON));
-    expect(calls.find((c) => c.cmd === "mcp_add_link_dismiss")?.args).toEqual({ id: 7 });
+    // The page sends only which link: what is saved is what the shell kept from it.
+    expect(adds().map((c) => c.args)).toEqual([{ id: 7 }]);
+    expect(calls.some((c) => c.cmd === "mcp_import" || c.cmd === "mcp_add_link_dismiss")).toBe(false);
 
     // The address of a Streamable HTTP server, no program warning.
     const next = await screen.findByText(/Add the MCP server/);
@@ -92,18 +99,59 @@ describe("AddServerLinks", () => {
     expect(within(second).queryByRole("note")).toBeNull();
   });
 
-  it("keeps the dialog and says why when saving fails, and warns before replacing a server", async () => {
-    const existing = { config: { name: "time" } } as ServerView;
-    shell([stdioLink()], [existing]);
-    onCommand("mcp_import", () => {
-      throw { kind: "invalid", message: "the servers file could not be written" };
+  it("keeps the dialog and says why when the engine refuses to add", async () => {
+    shell([stdioLink()]);
+    const taken = 'you already have a server named "time", and a link cannot replace a server';
+    onCommand("mcp_add_link_accept", () => {
+      throw { kind: "invalid", message: taken };
     });
     render(<AddServerLinks />);
     const dialog = await screen.findByRole("dialog", { name: "Add an MCP server" });
-    expect(await within(dialog).findByText(/You already have a server named time; Add replaces it/)).toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole("button", { name: "Add" }));
-    expect(await within(dialog).findByRole("alert")).toHaveTextContent("the servers file could not be written");
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent(taken);
     expect(calls.some((c) => c.cmd === "mcp_add_link_dismiss")).toBe(false);
+  });
+
+  it("opens with the focus on Cancel, so Enter meant for another window adds nothing", async () => {
+    shell([stdioLink()]);
+    render(<AddServerLinks />);
+    const dialog = await screen.findByRole("dialog", { name: "Add an MCP server" });
+    await waitFor(() => expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus());
+    await userEvent.keyboard("{Enter}");
+    expect(adds()).toHaveLength(0);
+    expect(calls.find((c) => c.cmd === "mcp_add_link_dismiss")?.args).toEqual({ id: 1 });
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+  });
+
+  it("ignores a key on Add for a moment after the dialog shows; a key after that adds", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    shell([stdioLink()]);
+    render(<AddServerLinks />);
+    const dialog = await screen.findByRole("dialog", { name: "Add an MCP server" });
+    const add = within(dialog).getByRole("button", { name: "Add" });
+    add.focus();
+    await userEvent.keyboard("{Enter}");
+    await userEvent.keyboard(" ");
+    expect(adds()).toHaveLength(0);
+    expect(dialog).toBeInTheDocument();
+    vi.setSystemTime(Date.now() + KEY_ACTIVATION_DELAY_MS);
+    await userEvent.keyboard("{Enter}");
+    expect(adds().map((c) => c.args)).toEqual([{ id: 1 }]);
+  });
+
+  it("Esc cancels the dialog, as Cancel does", async () => {
+    shell([stdioLink(), { id: 2, proposal: null, error: "the link gives no name" }]);
+    render(<AddServerLinks />);
+    expect(await screen.findByRole("dialog", { name: "Add an MCP server" })).toHaveTextContent("Add the MCP server time?");
+    await userEvent.keyboard("{Escape}");
+    expect(calls.filter((c) => c.cmd === "mcp_add_link_dismiss").map((c) => c.args)).toEqual([{ id: 1 }]);
+    expect(adds()).toHaveLength(0);
+    // The next one, a refused link, closes with Esc too.
+    const refused = await screen.findByRole("alert");
+    expect(refused).toHaveTextContent("the link gives no name");
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    expect(calls.filter((c) => c.cmd === "mcp_add_link_dismiss").map((c) => c.args)).toEqual([{ id: 1 }, { id: 2 }]);
   });
 
   it("says why a link was refused, with nothing to add", async () => {

@@ -1,12 +1,16 @@
 // "Add server" links (`perch://mcp/add?...`): the shell reads each link (the engine says what it
-// proposes, or why it cannot be used) and keeps it until answered; this asks, over whatever page
-// is open. It shows exactly what Add saves: the whole command line with its arguments and the
-// names of its environment variables (values hidden until asked for), or the address. Nothing
-// is saved or started before Add, and Add goes through `mcp_import` like the Add form.
-import { useEffect, useState } from "react";
+// proposes, or why it cannot be used: a name a server or a permission already has is refused)
+// and keeps it until answered; this asks, over whatever page is open. It shows exactly what Add
+// saves: the whole command line with its arguments and the names of its environment variables
+// (values hidden until asked for), or the address. Nothing is saved or started before Add, and
+// Add asks the shell to save the proposal it kept (`mcp_add_link_accept`). A link can arrive
+// while the user types elsewhere, so the dialog takes the focus on Cancel, a key cannot press
+// Add for a moment after it shows (as browsers do for permission prompts), and Esc cancels.
+import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
-import type { AddLinkRequest, ProposedServer, ServerView } from "../../bindings";
+import type { AddLinkRequest, ProposedServer } from "../../bindings";
 import { call, commands, errorMessage, events } from "../../ipc";
+import { useEscape } from "../../lib/useEscape";
 import { useLoad } from "../../lib/useLoad";
 import { ModalDialog } from "../ModalDialog";
 
@@ -18,10 +22,14 @@ export function shellQuote(arg: string): string {
 
 const MASK = "••••••••";
 
+/** How long after the dialog shows a key (Enter, Space) cannot press Add: a key meant for
+ * another window must not add a server. A click is a deliberate act and counts at once. */
+export const KEY_ACTIVATION_DELAY_MS = 1000;
+
 /** The links waiting for an answer, the oldest asked first. */
 export function AddServerLinks() {
   const { t } = useLingui();
-  const links = useLoad<AddLinkRequest[]>(() => commands.mcpAddLinks(), "links");
+  const links = useLoad<AddLinkRequest[]>(() => call(commands.mcpAddLinks()), "links");
   const { reload } = links;
   useEffect(() => {
     const unlisten = events.addLinkArrived.listen(() => reload());
@@ -36,7 +44,7 @@ export function AddServerLinks() {
   return (
     <ModalDialog key={request.id} className="dialog card" label={t`Add an MCP server`}>
       {request.proposal ? (
-        <Proposal key={request.id} proposal={request.proposal} done={done} />
+        <Proposal key={request.id} id={request.id} proposal={request.proposal} done={done} reload={reload} />
       ) : (
         <>
           <h2>
@@ -53,40 +61,52 @@ export function AddServerLinks() {
               <Trans>Close</Trans>
             </button>
           </div>
+          <OnEscape run={done} />
         </>
       )}
     </ModalDialog>
   );
 }
 
-function Proposal({ proposal, done }: { proposal: ProposedServer; done: () => Promise<void> }) {
+/** Esc answers the dialog as Cancel (or Close) would. */
+function OnEscape({ run }: { run: () => void }) {
+  useEscape(run);
+  return null;
+}
+
+interface ProposalProps {
+  id: number;
+  proposal: ProposedServer;
+  done: () => Promise<void>;
+  reload: () => void;
+}
+
+function Proposal({ id, proposal, done, reload }: ProposalProps) {
   const { t } = useLingui();
-  const [servers, setServers] = useState<ServerView[]>([]);
   const [reveal, setReveal] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [adding, setAdding] = useState(false);
+  const shownAt = useRef(Number.POSITIVE_INFINITY);
   useEffect(() => {
-    let live = true;
-    call(commands.mcpOverview()).then(
-      (o) => live && setServers(o.servers),
-      () => {},
-    );
-    return () => {
-      live = false;
-    };
+    shownAt.current = Date.now();
   }, []);
   const name = proposal.name;
   const transport = proposal.transport;
   const secrets = transport.type === "stdio" ? transport.env : transport.headers;
   const secretNames = Object.keys(secrets);
-  const replaces = servers.find((s) => s.config.name === name);
-  const add = async () => {
+  const cancel = () => {
+    if (!adding) void done();
+  };
+  useEscape(cancel);
+  const add = async (e: MouseEvent) => {
+    // A click from a key (Enter, Space) has no pointer, so `detail` is 0.
+    if (e.detail === 0 && Date.now() - shownAt.current < KEY_ACTIVATION_DELAY_MS) return;
     setAdding(true);
     try {
-      await call(commands.mcpImport(proposal.json));
-      await done();
-    } catch (e) {
-      setProblem(errorMessage(e));
+      await call(commands.mcpAddLinkAccept(id));
+      reload();
+    } catch (error) {
+      setProblem(errorMessage(error));
       setAdding(false);
     }
   };
@@ -141,21 +161,16 @@ function Proposal({ proposal, done }: { proposal: ProposedServer; done: () => Pr
           </button>
         </>
       )}
-      {replaces && (
-        <p className="warning-note" role="note">
-          <Trans>You already have a server named {name}; Add replaces it.</Trans>
-        </p>
-      )}
       {problem && (
         <p className="error small" role="alert">
           {problem}
         </p>
       )}
       <div className="buttons">
-        <button type="button" className="primary" disabled={adding} onClick={() => void add()}>
+        <button type="button" className="primary" disabled={adding} onClick={(e) => void add(e)}>
           <Trans>Add</Trans>
         </button>
-        <button type="button" disabled={adding} onClick={() => void done()}>
+        <button type="button" data-autofocus disabled={adding} onClick={cancel}>
           <Trans>Cancel</Trans>
         </button>
       </div>

@@ -12,8 +12,6 @@
 const NO_SYMBOL: u32 = 0;
 pub const XK_SHIFT_L: u32 = 0xffe1;
 pub const XK_CONTROL_L: u32 = 0xffe3;
-const XK_RETURN: u32 = 0xff0d;
-const XK_TAB: u32 = 0xff09;
 
 /// The keyboard map as `GetKeyboardMapping` returns it.
 #[derive(Debug, Clone)]
@@ -66,13 +64,13 @@ impl Keymap {
 }
 
 /// The X keysym for a character: Latin-1 as itself, the rest as Unicode keysyms
-/// (`0x1000000 + code point`), which every toolkit reads. Line breaks and tabs are their keys;
-/// other control characters have no keysym.
+/// (`0x1000000 + code point`), which every toolkit reads. Control characters have none, line
+/// breaks and tabs included: no way of typing presses Return (it sends a message, submits a
+/// form, runs a line in a terminal) or Tab (it moves the focus, perhaps to a button). Text
+/// holding them is pasted instead (`delivery::may_type`).
 pub fn keysym_of(c: char) -> Option<u32> {
     let code = u32::from(c);
     match c {
-        '\n' => Some(XK_RETURN),
-        '\t' => Some(XK_TAB),
         c if c.is_control() => None,
         _ if (0x20..=0x7e).contains(&code) || (0xa0..=0xff).contains(&code) => Some(code),
         _ => Some(0x0100_0000 | code),
@@ -146,6 +144,10 @@ pub fn plan(text: &str, keymap: &Keymap, caps_lock: bool) -> Option<Plan> {
 mod tests {
     use super::*;
 
+    /// Return and Tab, as the map has them.
+    const XK_RETURN: u32 = 0xff0d;
+    const XK_TAB: u32 = 0xff09;
+
     /// A small US map: a (38) with A, 1 (10) with !, Return (36), Tab (23), Shift_L (50), space
     /// (65), and spare keycodes 8, 93, 97, 120.
     fn us() -> Keymap {
@@ -171,15 +173,24 @@ mod tests {
 
     #[test]
     fn types_what_the_map_has_with_its_own_keys_and_shift() {
-        let plan = plan("aA 1!\n\t", &us(), false).unwrap();
+        let plan = plan("aA 1!", &us(), false).unwrap();
         assert_eq!(plan.batches.len(), 1);
         let b = &plan.batches[0];
         assert!(b.remaps.is_empty());
         let strokes: Vec<(u8, bool)> = b.strokes.iter().map(|s| (s.keycode, s.shift)).collect();
-        assert_eq!(
-            strokes,
-            [(38, false), (38, true), (65, false), (10, false), (10, true), (36, false), (23, false)]
-        );
+        assert_eq!(strokes, [(38, false), (38, true), (65, false), (10, false), (10, true)]);
+    }
+
+    #[test]
+    fn never_presses_return_or_tab_though_the_map_has_them() {
+        // A line break would send a message or run a line in a terminal; a tab would move the
+        // focus. Neither is typed, nor is a carriage return, an escape or a form feed.
+        let plan = plan("a\nA\r\n\t1\u{1b}\u{c}!", &us(), false).unwrap();
+        let strokes: Vec<(u8, bool)> =
+            plan.batches.iter().flat_map(|b| b.strokes.iter().map(|s| (s.keycode, s.shift))).collect();
+        assert_eq!(strokes, [(38, false), (38, true), (10, false), (10, true)]);
+        assert!(plan.batches.iter().all(|b| b.remaps.is_empty()), "nothing borrowed for them either");
+        assert_eq!(plan.skipped, 6);
     }
 
     #[test]

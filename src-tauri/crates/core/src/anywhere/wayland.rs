@@ -203,7 +203,7 @@ impl PortalKeyboard {
     }
 
     /// Types `text` at the focused application's cursor; returns how many characters were
-    /// typed (control characters other than line breaks and tabs have no key and are left out).
+    /// typed (control characters have no key and are left out, line breaks and tabs included).
     pub async fn type_text(&self, text: &str) -> Result<usize, AnywhereError> {
         let mut typed = 0;
         for c in text.chars() {

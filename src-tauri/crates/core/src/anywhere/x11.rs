@@ -119,6 +119,24 @@ impl Display {
             .collect()
     }
 
+    fn application(&self, window: Window) -> super::Application {
+        super::Application {
+            class: self.class(window),
+            title: self.title(window),
+            window: window.resource_id(),
+        }
+    }
+
+    /// Whether `meant` (when given) is the active window: keys go to whichever window is.
+    fn focus_is(&self, meant: Option<u32>) -> Result<(), AnywhereError> {
+        match meant {
+            Some(meant) if self.active_window()?.is_none_or(|(w, _)| w.resource_id() != meant) => {
+                Err(AnywhereError::FocusMoved)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The window the desktop says is active (`_NET_ACTIVE_WINDOW`), with its process id.
     fn active_window(&self) -> Result<Option<(Window, Option<u32>)>, AnywhereError> {
         let active = self.atom("_NET_ACTIVE_WINDOW")?;
@@ -333,14 +351,13 @@ pub fn check() -> Result<(), AnywhereError> {
 /// The focused window's application and process id: `None` when no window has the focus.
 pub fn focused_window() -> Result<Option<(super::Application, Option<u32>)>, AnywhereError> {
     let d = open()?;
-    Ok(d.active_window()?.map(|(window, pid)| {
-        let app = super::Application {
-            class: d.class(window),
-            title: d.title(window),
-            window: window.resource_id(),
-        };
-        (app, pid)
-    }))
+    Ok(d.active_window()?.map(|(window, pid)| (d.application(window), pid)))
+}
+
+/// The application of `window` (an X id), as its properties name it now.
+pub fn application(window: u32) -> Result<super::Application, AnywhereError> {
+    let d = open()?;
+    Ok(d.application(xcb::XidNew::new(window)))
 }
 
 /// Whether any client owns PRIMARY: with none, the focused application may be one that never
@@ -364,10 +381,12 @@ fn let_go(d: &Display) -> Result<(), AnywhereError> {
     Ok(())
 }
 
-/// Presses Ctrl+`letter` in the focused window (Ctrl+V pastes, Ctrl+C copies).
-pub fn press_ctrl(letter: char) -> Result<(), AnywhereError> {
+/// Presses Ctrl+`letter` in the focused window (Ctrl+V pastes, Ctrl+C copies), if it is
+/// `into` (when given).
+pub fn press_ctrl(letter: char, into: Option<u32>) -> Result<(), AnywhereError> {
     let d = open()?;
     let_go(&d)?;
+    d.focus_is(into)?;
     let keymap = d.keymap()?;
     let control = keymap.plain_keycode(keys::XK_CONTROL_L);
     let key = keys::keysym_of(letter).and_then(|k| keymap.plain_keycode(k));
@@ -387,11 +406,7 @@ pub fn press_ctrl(letter: char) -> Result<(), AnywhereError> {
 pub fn type_text(text: &str, into: Option<u32>) -> Result<usize, AnywhereError> {
     let d = open()?;
     let_go(&d)?;
-    if let Some(meant) = into
-        && d.active_window()?.is_none_or(|(w, _)| w.resource_id() != meant)
-    {
-        return Err(AnywhereError::FocusMoved);
-    }
+    d.focus_is(into)?;
     let keymap = d.keymap()?;
     let plan = keys::plan(text, &keymap, d.caps_lock()?).ok_or(AnywhereError::NoSpareKeys)?;
     let shift = keymap.shift_keycode();

@@ -640,7 +640,8 @@ mod tests {
     fn the_json_is_what_the_servers_file_takes() {
         let dir = tempfile::tempdir().expect("temp dir");
         let p = parse(&link("name=time&command=uvx&arg=mcp-server-time")).expect("read");
-        let names = super::super::config::import(dir.path(), &p.json).expect("imported");
+        let names = super::super::config::import(dir.path(), &p.json, super::super::config::Existing::Refuse)
+            .expect("imported");
         assert_eq!(names, ["time"]);
         let loaded = super::super::config::load(dir.path());
         let time = loaded.servers.iter().find(|s| s.name == "time").expect("saved");

@@ -98,6 +98,11 @@ pub enum ConfigError {
     UserFile { path: PathBuf, reason: String },
     #[error("there is no server named {0:?} in your servers file")]
     NotInUserFile(String),
+    /// An add-server link names a server that exists: it may not replace it.
+    #[error(
+        "you already have a server named {existing:?}, and a link cannot replace a server (the rules and permissions you gave {existing:?} would apply to the link's program): remove {existing:?} in Settings -> MCP first if you mean to replace it, then open the link again"
+    )]
+    NameTaken { existing: String },
     #[error("could not {action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -396,9 +401,27 @@ fn write_user(data_dir: &Path, servers: Map<String, Value>) -> Result<PathBuf, C
     }
 }
 
-/// Adds or replaces servers from pasted JSON: a whole `{"mcpServers": {...}}` file, or a bare
-/// `{"name": {...}}` map. Returns the names added. Nothing is written when any entry is bad.
-pub fn import(data_dir: &Path, pasted: &str) -> Result<Vec<String>, ConfigError> {
+/// Whether an import may replace a server that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Pasted JSON and the Add form: the user's own entry wins, as it would in their file.
+    Replace,
+    /// An add-server link: never a name in use, whose rules and grants would apply to it.
+    Refuse,
+}
+
+/// The server, bundled or in the user's file (turned off or broken too), that `name` names
+/// in any case, if any.
+pub fn taken_name(data_dir: &Path, name: &str) -> Result<Option<String>, ConfigError> {
+    let user = read_user(data_dir)?;
+    let bundled = parse_file("bundled servers.json", BUNDLED).entries.into_iter().map(|(n, _, _)| n);
+    Ok(user.keys().cloned().chain(bundled).find(|n| n.eq_ignore_ascii_case(name)))
+}
+
+/// Adds servers from pasted JSON (a whole `{"mcpServers": {...}}` file, or a bare
+/// `{"name": {...}}` map), replacing ones with the same names only where `existing` allows.
+/// Returns the names added. Nothing is written when any entry is bad or refused.
+pub fn import(data_dir: &Path, pasted: &str, existing: Existing) -> Result<Vec<String>, ConfigError> {
     let value: Value = serde_json::from_str(pasted).map_err(|e| {
         ConfigError::Paste(format!("the pasted text is not valid JSON (line {}): {e}", e.line()))
     })?;
@@ -418,6 +441,13 @@ pub fn import(data_dir: &Path, pasted: &str) -> Result<Vec<String>, ConfigError>
         }
         let Value::Object(map) = entry else { return Err(bad("is not an object")) };
         to_server(name, map.clone(), false).map_err(|reason| bad(&reason))?;
+    }
+    if existing == Existing::Refuse {
+        for name in servers.keys() {
+            if let Some(existing) = taken_name(data_dir, name)? {
+                return Err(ConfigError::NameTaken { existing });
+            }
+        }
     }
     let mut user = read_user(data_dir)?;
     let names: Vec<String> = servers.keys().cloned().collect();
@@ -571,19 +601,19 @@ mod tests {
     #[test]
     fn import_remove_and_toggle_edit_the_users_file() {
         let dir = tempfile::tempdir().unwrap();
-        let names = import(
-            dir.path(),
-            r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#,
-        )
-        .unwrap();
+        let time = r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#;
+        let names = import(dir.path(), time, Existing::Replace).unwrap();
         assert_eq!(names, ["time"]);
-        import(dir.path(), r#"{"web": {"url": "http://127.0.0.1:1/mcp"}}"#).unwrap();
-        let broken = import(dir.path(), r#"{"broken": {"args": []}}"#).unwrap_err();
+        import(dir.path(), r#"{"web": {"url": "http://127.0.0.1:1/mcp"}}"#, Existing::Replace).unwrap();
+        let broken = import(dir.path(), r#"{"broken": {"args": []}}"#, Existing::Replace).unwrap_err();
         assert!(matches!(&broken, ConfigError::Entry { server, .. } if server == "broken"), "{broken:?}");
         assert!(
-            matches!(import(dir.path(), "not json"), Err(ConfigError::Paste(m)) if m.contains("not valid JSON"))
+            matches!(import(dir.path(), "not json", Existing::Replace), Err(ConfigError::Paste(m)) if m.contains("not valid JSON"))
         );
-        assert!(matches!(import(dir.path(), r#"{"a b": {"command": "x"}}"#), Err(ConfigError::Entry { .. })));
+        assert!(matches!(
+            import(dir.path(), r#"{"a b": {"command": "x"}}"#, Existing::Replace),
+            Err(ConfigError::Entry { .. })
+        ));
         set_enabled(dir.path(), "demo", false).unwrap();
         remove(dir.path(), "time", false).unwrap();
         let loaded = load(dir.path());

@@ -563,7 +563,14 @@ impl McpManager {
 
     /// Config edits from the dashboard; each reloads the configuration.
     pub async fn import(self: &Arc<Self>, pasted: &str) -> Result<Vec<String>, EditError> {
-        let names = config::import(&self.data_dir, pasted)?;
+        let names = config::import(&self.data_dir, pasted, config::Existing::Replace)?;
+        self.reload().await;
+        Ok(names)
+    }
+
+    /// Like [`Self::import`], but never over a server that exists (an add-server link's entry).
+    pub async fn add_new(self: &Arc<Self>, pasted: &str) -> Result<Vec<String>, EditError> {
+        let names = config::import(&self.data_dir, pasted, config::Existing::Refuse)?;
         self.reload().await;
         Ok(names)
     }

@@ -3,6 +3,7 @@
 //! Built on rmcp, speaking the 2026-07-28 protocol and falling back for older servers.
 
 pub mod add_link;
+pub mod add_link_save;
 pub mod apps;
 pub mod builtin;
 pub mod catalog;
