@@ -26,6 +26,9 @@ TEST_PKGS=(
   bubblewrap
   # Dictate-anywhere types into a real GTK text field (tests/support/text_field.py).
   python3-gi gir1.2-gtk-3.0
+  # The only fonts the end-to-end tests lay the UI out with (tests/e2e/fonts.conf): Latin,
+  # Arabic and the rest from DejaVu, Japanese from IPAGothic.
+  fonts-dejavu-core fonts-ipafont-gothic
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

@@ -39,6 +39,9 @@ if ! xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"; the
     || { cat "$E2E_ARTIFACTS/openbox.log" >&2; exit 1; }
 fi
 
+# The fonts the UI is laid out with in tests, and only those (fonts.conf says why).
+export FONTCONFIG_FILE="$here/fonts.conf"
+
 cd "$here"
 if [[ -n "${E2E_BENCH_SCRIPT:-}" ]]; then
   dbus-run-session -- node "$E2E_BENCH_SCRIPT"
