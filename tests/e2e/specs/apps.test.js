@@ -5,7 +5,9 @@
 // box (never sent) and its link is asked about. A hostile server's pages then try to leave the
 // frame: the window, Perch's DOM and IPC, the network (a loopback listener records any request
 // that got out), navigation, and floods of messages and memory. Each is asserted to fail, beside
-// the control that the same frame's own work succeeded.
+// the control that the same frame's own work succeeded. Then what WebKit does on its own
+// (preconnects, DNS prefetches, a link with a target): no connection reaches the listener, which
+// does count one made on purpose.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -220,6 +222,33 @@ describe("MCP apps", () => {
     // WebKit itself keeps the frame from loading http: (the listener saw nothing); a page of
     // Perch's own app scheme with a token it never gave out is refused by Perch's policy.
     assert.match(logs, /a navigation away from Perch's pages was stopped url=perch-app:\/\/localhost\/(ab){16}/);
+  });
+
+  it("lets no app connect or resolve a name ahead of time: preconnect, DNS prefetch, a link with a target", async () => {
+    const home = await topUrl();
+    // Control: a connection made on purpose is counted (and a request on it).
+    const connections = listener.connections.length;
+    await (await fetch(`${listener.url}/control`)).text();
+    assert.equal(listener.connections.length, connections + 1, "the listener counts connections");
+    const counted = listener.connections.length;
+
+    // Preconnects and DNS prefetches, static and added by script, and the page's own click on
+    // a link with target=_blank; then the user's own click on such a link.
+    const seen = await attack("speculative");
+    const fromPage = listener.connections.length - counted;
+    await inFrame("Tool hostile:attack_speculative", async () => (await $("#user-blank")).click());
+    await sleep(1500);
+    const fromClick = listener.connections.length - counted - fromPage;
+    const times = listener.connections.slice(counted).map((c) => c.time - seen.detail.at.script);
+    console.log(`e2e: speculative loads: ${fromPage} connection(s) from the page (its own click ${seen.detail.at.scriptClick - seen.detail.at.script} ms after its script began), ${fromClick} after the user's click; at ms ${JSON.stringify(times)}`);
+    assert.deepEqual({ fromPage, fromClick }, { fromPage: 0, fromClick: 0 }, "no connection from the app reached the listener");
+    assert.deepEqual(
+      seen.detail.supports,
+      { preconnect: false, "dns-prefetch": false, prefetch: false, prerender: false },
+      "the frame has none of the link types WebKit loads on its own",
+    );
+    assert.deepEqual(listener.requests.map((r) => r.path), ["/control"]);
+    assert.equal(await topUrl(), home, "the window is still on Perch's page");
   });
 
   it("refuses an app's call to a tool only the model may call, and lets it call its app-only tool", async () => {

@@ -175,11 +175,16 @@ async fn visibility_and_refusals_bound_what_an_app_may_call() {
     let opened = s.engine.open_app(&card).await.unwrap();
     // Its loopback origins were asked for and refused.
     assert!(opened.connect_domains.is_empty());
-    assert!(
-        opened.refused_domains.iter().any(|r| r.entry == "http://127.0.0.1:9"),
-        "{:?}",
-        opened.refused_domains
-    );
+    // So were the public names that point at loopback.
+    for entry in
+        ["http://127.0.0.1:9", "https://localtest.me:9", "https://*.nip.io", "https://127.0.0.1.nip.io:9"]
+    {
+        assert!(
+            opened.refused_domains.iter().any(|r| r.entry == entry),
+            "{entry}: {:?}",
+            opened.refused_domains
+        );
+    }
     let call = |name: &str| s.engine.app_request(&opened.session, "tools/call", json!({ "name": name }));
 
     let secret = call("app_only_secret").await.unwrap();

@@ -16,7 +16,10 @@ import { startLoopback } from "../loopback.js";
 export const SERVER = join(dirname(fileURLToPath(import.meta.url)), "hostile-server.mjs");
 export const APP_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
-export const ATTACKS = ["top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy"];
+export const ATTACKS = [
+  "top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy",
+  "speculative",
+];
 export const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;
 
@@ -51,7 +54,9 @@ export async function checkHostileServer(log = () => {}) {
   };
 
   const loopback = await startLoopback();
-  const csp = { connectDomains: [loopback.origin], resourceDomains: [loopback.origin] };
+  const port = new URL(loopback.origin).port;
+  const inward = [`https://localtest.me:${port}`, "https://*.nip.io", `https://127.0.0.1.nip.io:${port}`];
+  const csp = { connectDomains: [loopback.origin, ...inward], resourceDomains: [loopback.origin, ...inward] };
   const clients = [];
   try {
     const apps = await connect(loopback.url, { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME] } } });
