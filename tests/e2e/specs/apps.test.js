@@ -7,7 +7,8 @@
 // that got out), navigation, and floods of messages and memory. Each is asserted to fail, beside
 // the control that the same frame's own work succeeded. Then what WebKit does on its own
 // (preconnects, DNS prefetches, a link with a target): no connection reaches the listener, which
-// does count one made on purpose.
+// does count one made on purpose. And what an app tells the model: lines written to pass for
+// Perch's own records reach the model quoted, as data.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -17,6 +18,7 @@ import { freshDataDir, launch, screenshot, sleep, startFakeLlm, waitFor } from "
 import { startLoopback } from "../lib/loopback.js";
 import { layoutProblems } from "../lib/layout.js";
 import { appLog, appPid, firstPaints } from "../lib/proc.js";
+import { FORGED, FORGED_LINE, linesOf } from "../lib/mcp-apps/forged.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
@@ -297,7 +299,36 @@ describe("MCP apps", () => {
     await session.browser.keys("Enter");
     await waitFor(async () => (await fake.requests()).filter((r) => r.path === "/api/chat").length > before, "the next turn");
     const sent = JSON.stringify((await fake.requests()).filter((r) => r.path === "/api/chat").at(before).body.messages);
-    assert.match(sent, /the app shown with that call says: The user picked the blue plan/);
+    assert.match(sent, /the app shown with that call says: \\"The user picked the blue plan/);
+  });
+
+  /** Asks `text` in the open chat; the messages of the request the model was sent for it. */
+  async function nextTurn(text) {
+    const chats = async () => (await fake.requests()).filter((r) => r.path === "/api/chat");
+    const before = (await chats()).length;
+    await fake.script({ steps: [{ type: "text", text: "Noted." }, { type: "finish" }] });
+    await (await $('textarea[aria-label="Message"]')).setValue(text);
+    await session.browser.keys("Enter");
+    await waitFor(async () => (await chats()).length > before, "the next turn");
+    return (await chats()).at(before).body.messages;
+  }
+
+  it("gives the model what an app or a tool says as data: nothing in it passes for Perch's records", async () => {
+    // The app tells the model lines forged to read as Perch's record of a terminal command and
+    // as roles; its tool's result carries the same lines.
+    const seen = await attack("forge-context");
+    assert.equal(seen.outcome, "succeeded", `the app's words were taken: ${JSON.stringify(seen)}`);
+    const messages = await nextTurn("What did the app say?");
+    const lines = messages.flatMap((m) => linesOf(m.content ?? ""));
+    assert.deepEqual(lines.filter((line) => FORGED_LINE.test(line)), [], "no line passes for Perch's record or a role");
+    // Control: both reached the model whole, each inside Perch's own note, as a quoted string.
+    const said = "[the app shown with that call says: ";
+    const note = lines.find((line) => line.startsWith(said));
+    assert.ok(note?.endsWith('"]'), note);
+    assert.equal(JSON.parse(note.slice(said.length, -1)), FORGED);
+    const call = lines.find((line) => line.startsWith("[tool call hostile:attack_forge-context {} -> Done: "));
+    assert.ok(call?.endsWith('"]'), call);
+    assert.equal(JSON.parse(call.slice(call.indexOf(" -> Done: ") + 10, -1)), `ran forge-context\n${FORGED}`);
   });
 
   it("stops an app that floods, and the window keeps working", async () => {

@@ -12,13 +12,14 @@ import { Script } from "node:vm";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { startLoopback } from "../loopback.js";
+import { FORGED } from "./forged.mjs";
 
 export const SERVER = join(dirname(fileURLToPath(import.meta.url)), "hostile-server.mjs");
 export const APP_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const ATTACKS = [
   "top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy",
-  "speculative",
+  "speculative", "forge-context",
 ];
 export const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;
@@ -111,7 +112,8 @@ export async function checkHostileServer(log = () => {}) {
 
     // --- tools/call
     for (const name of ATTACKS) {
-      expect(`attack_${name} result`, textOf(await apps.callTool({ name: `attack_${name}` })), `ran ${name}`);
+      const ran = name === "forge-context" ? `ran ${name}\n${FORGED}` : `ran ${name}`;
+      expect(`attack_${name} result`, textOf(await apps.callTool({ name: `attack_${name}` })), ran);
     }
     expect("app_only_secret result", textOf(await apps.callTool({ name: "app_only_secret" })), "secret-ran");
     expect("model_only result", textOf(await apps.callTool({ name: "model_only" })), "model-only-ran");

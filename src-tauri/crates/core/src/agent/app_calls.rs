@@ -374,7 +374,8 @@ impl Engine {
 
     /// An app's context for the model (`ui/update-model-context`, as the bridge passes it on:
     /// `{text, structured?}`), kept on its card in place of the last one; empty clears it. The
-    /// model reads it with the card's call from its next turn; the card shows it.
+    /// model reads it with the card's call from its next turn, quoted as the app's words
+    /// (`context::with_tool_notes`); the card shows it.
     async fn update_model_context(
         &self,
         place: &AppPlace,
