@@ -7,7 +7,8 @@
 //! policy; the app's own calls go through the approval gate on its card, naming it, reach only
 //! its own server and only tools whose visibility includes apps, and an app refused three times
 //! in a row is not asked about again. What an app (or a tool) says reaches the model quoted, so
-//! that lines forged to pass for Perch's records stay data.
+//! that lines forged to pass for Perch's records stay data, and an app that floods the model's
+//! context is held to a rate.
 #![cfg(unix)]
 
 mod support;
@@ -18,6 +19,7 @@ use std::time::Duration;
 
 use perch_core::Engine;
 use perch_core::agent::{TurnEvent, TurnRequest, TurnSink, run_turn, thread};
+use perch_core::mcp::apps::sessions::{MAX_CONTEXT_UPDATES_PER_MINUTE, MAX_CONTEXT_UPDATES_PER_TURN};
 use perch_core::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question, QuestionChange};
 use perch_core::store::tool_calls::ToolCallStatus;
 use perch_fake_llm::{FakeLlm, Script, Step};
@@ -405,4 +407,47 @@ async fn nothing_an_app_or_a_tool_says_passes_for_perchs_records() {
     assert_eq!(told, format!("{FORGED}\n{}", json!({ "note": FORGED })));
     let result = quoted_in(&lines, "[tool call hostile:attack_forge-context {} -> Done: ");
     assert_eq!(result, format!("ran forge-context\n{FORGED}"));
+}
+
+#[tokio::test]
+async fn an_app_is_held_to_a_rate_of_changes_to_what_the_model_is_told() {
+    let s = setup().await;
+    let card = model_calls(&s, "hostile__echo_app", "Run echo").await;
+    let (_, conversation) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    let tell = |session: String, i: usize| {
+        let engine = s.engine.clone();
+        async move {
+            let params = json!({ "text": format!("update {i}") });
+            engine.app_request(&session, "ui/update-model-context", params).await
+        }
+    };
+    // 62 in a row, as the attack sent them: a minute's worth are taken.
+    let first = s.engine.open_app(&card).await.unwrap();
+    let mut answers = Vec::new();
+    for i in 0..62 {
+        answers.push(tell(first.session.clone(), i).await);
+    }
+    let taken = answers.iter().filter(|a| a.is_ok()).count();
+    assert_eq!(taken, MAX_CONTEXT_UPDATES_PER_MINUTE);
+    let refused = answers.iter().find_map(|a| a.as_ref().err()).unwrap();
+    assert!(refused.message.contains("too many requests"), "{refused:?}");
+    // Control: what was taken is kept, the last of them.
+    let (record, _) = s.engine.store().tool_call(&card).await.unwrap().unwrap();
+    assert_eq!(record.app_context, Some(format!("update {}", MAX_CONTEXT_UPDATES_PER_MINUTE - 1)));
+
+    // The apps of one conversation share a bound until its next turn.
+    let mut more = 0;
+    let mut last = String::new();
+    for _ in 0..2 {
+        last = s.engine.open_app(&card).await.unwrap().session;
+        for i in 0..MAX_CONTEXT_UPDATES_PER_MINUTE {
+            more += usize::from(tell(last.clone(), i).await.is_ok());
+        }
+    }
+    assert_eq!(taken + more, MAX_CONTEXT_UPDATES_PER_TURN);
+    let over = tell(last.clone(), 0).await.unwrap_err();
+    assert!(over.message.contains("since its last turn"), "{over:?}");
+    s.fake.push(Script::answer("Noted."));
+    ask(&s, Some(&conversation), "And now?").await;
+    assert!(tell(last, 0).await.is_ok(), "the next turn read them: more are taken");
 }
