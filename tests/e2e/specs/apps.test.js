@@ -8,7 +8,7 @@
 // the control that the same frame's own work succeeded. Then what WebKit does on its own
 // (preconnects, DNS prefetches, a link with a target): no connection reaches the listener, which
 // does count one made on purpose. And what an app tells the model: lines written to pass for
-// Perch's own records reach the model quoted, as data.
+// Perch's own records reach the model quoted, as data, and a flood of them is held to a rate.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -329,6 +329,22 @@ describe("MCP apps", () => {
     const call = lines.find((line) => line.startsWith("[tool call hostile:attack_forge-context {} -> Done: "));
     assert.ok(call?.endsWith('"]'), call);
     assert.equal(JSON.parse(call.slice(call.indexOf(" -> Done: ") + 10, -1)), `ran forge-context\n${FORGED}`);
+  });
+
+  it("holds an app to a rate of changes to what the model is told", async () => {
+    const seen = await attack("context-flood");
+    // 62 at once: a minute's worth (MAX_CONTEXT_UPDATES_PER_MINUTE) are taken, the rest refused.
+    assert.equal(seen.detail.accepted, 20, JSON.stringify(seen.detail));
+    assert.match(seen.detail.firstRefusal, /too many requests/);
+    // Control: those taken were taken: the card shows one of them, and the model reads one (the
+    // 62 run at once, so which came last may differ between the two).
+    const told = await $('section.tool-card[aria-label="Tool hostile:attack_context-flood"] details.app-context');
+    await told.waitForExist({ timeout: 10_000 });
+    await (await told.$("summary")).click();
+    assert.match(await told.getText(), /update \d+/);
+    const messages = await nextTurn("What did the app say last?");
+    const lines = messages.flatMap((m) => linesOf(m.content ?? ""));
+    assert.ok(lines.some((line) => /^\[the app shown with that call says: "update \d+"\]$/.test(line)), JSON.stringify(messages));
   });
 
   it("stops an app that floods, and the window keeps working", async () => {

@@ -19,7 +19,7 @@ export const APP_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const ATTACKS = [
   "top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy",
-  "speculative", "forge-context",
+  "speculative", "forge-context", "context-flood",
 ];
 export const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;

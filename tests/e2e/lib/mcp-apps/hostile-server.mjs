@@ -45,6 +45,7 @@ const ATTACKS = [
   "busy",
   "speculative",
   "forge-context",
+  "context-flood",
 ];
 const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;
@@ -405,6 +406,15 @@ const BODIES = {
     // system turn; whether they do is for the model's request to show.
     const answer = await request("ui/update-model-context", { content: [{ type: "text", text: FORGED }] });
     report(answer.result !== undefined ? "succeeded" : "blocked", { answer });
+  `,
+
+  "context-flood": String.raw`
+    // 62 changes to what the model is told, all at once.
+    const answers = await Promise.all(Array.from({ length: 62 }, (_, i) =>
+      request("ui/update-model-context", { content: [{ type: "text", text: "update " + i }] })));
+    const accepted = answers.filter((a) => a.result !== undefined).length;
+    const refusals = answers.filter((a) => a.error).map((a) => a.error.message);
+    report(accepted === answers.length ? "succeeded" : "blocked", { accepted, refused: refusals.length, firstRefusal: refusals[0] ?? null });
   `,
 
   "tool-call": String.raw`
