@@ -15,6 +15,7 @@ mod page_process;
 mod reviews;
 mod selection;
 mod shortcuts;
+mod speculation;
 mod state;
 mod tools;
 mod tray;

@@ -76,6 +76,8 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
             }
         })
         .build()?;
+    // Before any app can open: an app's frame must not connect where its policy forbids.
+    crate::speculation::turn_off(&window);
     apply_mode_constraints(&window, mode)?;
     crate::hidden_page::watch_crashes(&window);
     window.show()?;

@@ -29,6 +29,9 @@ pub async fn mcp_app_open(
     call_id: String,
 ) -> CommandResult<Result<OpenedApp, AppError>> {
     let engine = state.engine()?;
+    if let Err(e) = crate::speculation::apps_contained() {
+        return Ok(Err(AppError::refused(e.to_string())));
+    }
     let opened = engine.open_app(&call_id).await;
     if let Ok(opened) = &opened {
         crate::apps::watch_memory(&app, &opened.session);

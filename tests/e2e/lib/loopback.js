@@ -1,6 +1,7 @@
-// A loopback HTTP listener that records every request made to it: the target of the MCP Apps
-// attack pages (tests/e2e/lib/mcp-apps/hostile-server.mjs). A request that shows up here got out
-// of the sandbox; the pages themselves cannot tell (an opaque-origin frame sees errors either way).
+// A loopback HTTP listener that records every connection and request made to it: the target of
+// the MCP Apps attack pages (tests/e2e/lib/mcp-apps/hostile-server.mjs). A request or a bare
+// connection (a preconnect sends nothing) that shows up here got out of the sandbox; the pages
+// themselves cannot tell (an opaque-origin frame sees errors either way).
 import { createServer } from "node:http";
 
 // Small, valid bodies by extension, so that a load that does get through also looks like a
@@ -17,13 +18,16 @@ const BODIES = {
  * Starts the listener on 127.0.0.1 (a free port).
  * @returns {Promise<{url: string, origin: string,
  *   requests: Array<{method: string, path: string, time: number}>,
- *   wsAttempts: Array<{path: string, time: number}>, close: () => Promise<void>}>}
+ *   wsAttempts: Array<{path: string, time: number}>, connections: Array<{time: number}>,
+ *   close: () => Promise<void>}>}
  *   `requests` holds every request in arrival order (`path` with its query string, `time` in ms
- *   since the epoch), WebSocket upgrade attempts included; `wsAttempts` holds the upgrades alone.
+ *   since the epoch), WebSocket upgrade attempts included; `wsAttempts` holds the upgrades alone;
+ *   `connections` every TCP connection accepted, whether or not a request came on it.
  */
 export async function startLoopback() {
   const requests = [];
   const wsAttempts = [];
+  const connections = [];
   const sockets = new Set();
 
   const server = createServer((req, res) => {
@@ -60,6 +64,7 @@ export async function startLoopback() {
 
   // Tracked so that close() never waits on a keep-alive or half-open connection.
   server.on("connection", (socket) => {
+    connections.push({ time: Date.now() });
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -75,6 +80,7 @@ export async function startLoopback() {
     origin,
     requests,
     wsAttempts,
+    connections,
     close() {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));

@@ -5,7 +5,10 @@
 // box (never sent) and its link is asked about. A hostile server's pages then try to leave the
 // frame: the window, Perch's DOM and IPC, the network (a loopback listener records any request
 // that got out), navigation, and floods of messages and memory. Each is asserted to fail, beside
-// the control that the same frame's own work succeeded.
+// the control that the same frame's own work succeeded. Then what WebKit does on its own
+// (preconnects, DNS prefetches, a link with a target): no connection reaches the listener, which
+// does count one made on purpose. And what an app tells the model: lines written to pass for
+// Perch's own records reach the model quoted, as data, and a flood of them is held to a rate.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,6 +18,7 @@ import { freshDataDir, launch, screenshot, sleep, startFakeLlm, waitFor } from "
 import { startLoopback } from "../lib/loopback.js";
 import { layoutProblems } from "../lib/layout.js";
 import { appLog, appPid, firstPaints } from "../lib/proc.js";
+import { FORGED, FORGED_LINE, linesOf } from "../lib/mcp-apps/forged.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
@@ -222,6 +226,33 @@ describe("MCP apps", () => {
     assert.match(logs, /a navigation away from Perch's pages was stopped url=perch-app:\/\/localhost\/(ab){16}/);
   });
 
+  it("lets no app connect or resolve a name ahead of time: preconnect, DNS prefetch, a link with a target", async () => {
+    const home = await topUrl();
+    // Control: a connection made on purpose is counted (and a request on it).
+    const connections = listener.connections.length;
+    await (await fetch(`${listener.url}/control`)).text();
+    assert.equal(listener.connections.length, connections + 1, "the listener counts connections");
+    const counted = listener.connections.length;
+
+    // Preconnects and DNS prefetches, static and added by script, and the page's own click on
+    // a link with target=_blank; then the user's own click on such a link.
+    const seen = await attack("speculative");
+    const fromPage = listener.connections.length - counted;
+    await inFrame("Tool hostile:attack_speculative", async () => (await $("#user-blank")).click());
+    await sleep(1500);
+    const fromClick = listener.connections.length - counted - fromPage;
+    const times = listener.connections.slice(counted).map((c) => c.time - seen.detail.at.script);
+    console.log(`e2e: speculative loads: ${fromPage} connection(s) from the page (its own click ${seen.detail.at.scriptClick - seen.detail.at.script} ms after its script began), ${fromClick} after the user's click; at ms ${JSON.stringify(times)}`);
+    assert.deepEqual({ fromPage, fromClick }, { fromPage: 0, fromClick: 0 }, "no connection from the app reached the listener");
+    assert.deepEqual(
+      seen.detail.supports,
+      { preconnect: false, "dns-prefetch": false, prefetch: false, prerender: false },
+      "the frame has none of the link types WebKit loads on its own",
+    );
+    assert.deepEqual(listener.requests.map((r) => r.path), ["/control"]);
+    assert.equal(await topUrl(), home, "the window is still on Perch's page");
+  });
+
   it("refuses an app's call to a tool only the model may call, and lets it call its app-only tool", async () => {
     await newChat();
     await ask("Run tool-call", [["hostile__attack_tool-call"]]);
@@ -268,7 +299,52 @@ describe("MCP apps", () => {
     await session.browser.keys("Enter");
     await waitFor(async () => (await fake.requests()).filter((r) => r.path === "/api/chat").length > before, "the next turn");
     const sent = JSON.stringify((await fake.requests()).filter((r) => r.path === "/api/chat").at(before).body.messages);
-    assert.match(sent, /the app shown with that call says: The user picked the blue plan/);
+    assert.match(sent, /the app shown with that call says: \\"The user picked the blue plan/);
+  });
+
+  /** Asks `text` in the open chat; the messages of the request the model was sent for it. */
+  async function nextTurn(text) {
+    const chats = async () => (await fake.requests()).filter((r) => r.path === "/api/chat");
+    const before = (await chats()).length;
+    await fake.script({ steps: [{ type: "text", text: "Noted." }, { type: "finish" }] });
+    await (await $('textarea[aria-label="Message"]')).setValue(text);
+    await session.browser.keys("Enter");
+    await waitFor(async () => (await chats()).length > before, "the next turn");
+    return (await chats()).at(before).body.messages;
+  }
+
+  it("gives the model what an app or a tool says as data: nothing in it passes for Perch's records", async () => {
+    // The app tells the model lines forged to read as Perch's record of a terminal command and
+    // as roles; its tool's result carries the same lines.
+    const seen = await attack("forge-context");
+    assert.equal(seen.outcome, "succeeded", `the app's words were taken: ${JSON.stringify(seen)}`);
+    const messages = await nextTurn("What did the app say?");
+    const lines = messages.flatMap((m) => linesOf(m.content ?? ""));
+    assert.deepEqual(lines.filter((line) => FORGED_LINE.test(line)), [], "no line passes for Perch's record or a role");
+    // Control: both reached the model whole, each inside Perch's own note, as a quoted string.
+    const said = "[the app shown with that call says: ";
+    const note = lines.find((line) => line.startsWith(said));
+    assert.ok(note?.endsWith('"]'), note);
+    assert.equal(JSON.parse(note.slice(said.length, -1)), FORGED);
+    const call = lines.find((line) => line.startsWith("[tool call hostile:attack_forge-context {} -> Done: "));
+    assert.ok(call?.endsWith('"]'), call);
+    assert.equal(JSON.parse(call.slice(call.indexOf(" -> Done: ") + 10, -1)), `ran forge-context\n${FORGED}`);
+  });
+
+  it("holds an app to a rate of changes to what the model is told", async () => {
+    const seen = await attack("context-flood");
+    // 62 at once: a minute's worth (MAX_CONTEXT_UPDATES_PER_MINUTE) are taken, the rest refused.
+    assert.equal(seen.detail.accepted, 20, JSON.stringify(seen.detail));
+    assert.match(seen.detail.firstRefusal, /too many requests/);
+    // Control: those taken were taken: the card shows one of them, and the model reads one (the
+    // 62 run at once, so which came last may differ between the two).
+    const told = await $('section.tool-card[aria-label="Tool hostile:attack_context-flood"] details.app-context');
+    await told.waitForExist({ timeout: 10_000 });
+    await (await told.$("summary")).click();
+    assert.match(await told.getText(), /update \d+/);
+    const messages = await nextTurn("What did the app say last?");
+    const lines = messages.flatMap((m) => linesOf(m.content ?? ""));
+    assert.ok(lines.some((line) => /^\[the app shown with that call says: "update \d+"\]$/.test(line)), JSON.stringify(messages));
   });
 
   it("stops an app that floods, and the window keeps working", async () => {

@@ -177,7 +177,7 @@ async fn conversation_grants_hold_for_that_conversation_only() {
         m["role"] == "assistant"
             && m["content"]
                 .as_str()
-                .is_some_and(|c| c.contains("[tool call demo:add {\"a\":1,\"b\":1} -> Done: 2]"))
+                .is_some_and(|c| c.contains("[tool call demo:add {\"a\":1,\"b\":1} -> Done: \"2\"]"))
     });
     assert!(remembered, "a later turn sees the earlier tool call: {resumed}");
     run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();

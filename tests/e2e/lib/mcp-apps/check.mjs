@@ -12,11 +12,15 @@ import { Script } from "node:vm";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { startLoopback } from "../loopback.js";
+import { FORGED } from "./forged.mjs";
 
 export const SERVER = join(dirname(fileURLToPath(import.meta.url)), "hostile-server.mjs");
 export const APP_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
-export const ATTACKS = ["top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy"];
+export const ATTACKS = [
+  "top-nav", "parent-dom", "tauri-globals", "network", "self-nav", "flood", "memory", "tool-call", "busy",
+  "speculative", "forge-context", "context-flood",
+];
 export const ECHO_URI = "ui://hostile/echo.html";
 const attackUri = (name) => `ui://hostile/${name}.html`;
 
@@ -51,7 +55,9 @@ export async function checkHostileServer(log = () => {}) {
   };
 
   const loopback = await startLoopback();
-  const csp = { connectDomains: [loopback.origin], resourceDomains: [loopback.origin] };
+  const port = new URL(loopback.origin).port;
+  const inward = [`https://localtest.me:${port}`, "https://*.nip.io", `https://127.0.0.1.nip.io:${port}`];
+  const csp = { connectDomains: [loopback.origin, ...inward], resourceDomains: [loopback.origin, ...inward] };
   const clients = [];
   try {
     const apps = await connect(loopback.url, { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME] } } });
@@ -106,7 +112,8 @@ export async function checkHostileServer(log = () => {}) {
 
     // --- tools/call
     for (const name of ATTACKS) {
-      expect(`attack_${name} result`, textOf(await apps.callTool({ name: `attack_${name}` })), `ran ${name}`);
+      const ran = name === "forge-context" ? `ran ${name}\n${FORGED}` : `ran ${name}`;
+      expect(`attack_${name} result`, textOf(await apps.callTool({ name: `attack_${name}` })), ran);
     }
     expect("app_only_secret result", textOf(await apps.callTool({ name: "app_only_secret" })), "secret-ran");
     expect("model_only result", textOf(await apps.callTool({ name: "model_only" })), "model-only-ran");

@@ -239,7 +239,7 @@ impl Engine {
                     .collect();
                 Ok(json!({ "resources": listed }))
             }
-            "ui/update-model-context" => self.update_model_context(&place, &params).await,
+            "ui/update-model-context" => self.update_model_context(session, &place, &params).await,
             "notifications/message" => {
                 if self.app_sessions().admit_log(session, Instant::now()) {
                     let level = params.get("level").and_then(Value::as_str).unwrap_or("info");
@@ -374,9 +374,12 @@ impl Engine {
 
     /// An app's context for the model (`ui/update-model-context`, as the bridge passes it on:
     /// `{text, structured?}`), kept on its card in place of the last one; empty clears it. The
-    /// model reads it with the card's call from its next turn; the card shows it.
+    /// model reads it with the card's call from its next turn, quoted as the app's words
+    /// (`context::with_tool_notes`); the card shows it. Rate-limited per app and per turn
+    /// ([`AppSessions::admit_context_update`](crate::mcp::apps::sessions::AppSessions::admit_context_update)).
     async fn update_model_context(
         &self,
+        session: &str,
         place: &AppPlace,
         params: &Map<String, Value>,
     ) -> Result<Value, AppError> {
@@ -395,6 +398,7 @@ impl Engine {
                 "an app may have the model told at most {MAX_MODEL_CONTEXT_CHARS} characters"
             )));
         }
+        self.app_sessions().admit_context_update(session, Instant::now())?;
         let told = match (text.trim().is_empty(), structured) {
             (true, None) => None,
             (true, Some(json)) => Some(json),

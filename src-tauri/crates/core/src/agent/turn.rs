@@ -74,6 +74,10 @@ pub async fn run_turn_with(
         Some(cid) => Some(store.conversation(cid).await?),
         None => None,
     };
+    // What its apps told the model so far is read now: their bound starts again.
+    if let Some(cid) = &request.conversation_id {
+        engine.app_sessions().turn_began(cid);
+    }
     // The context. A question with nothing attached adds only its text to it: the request goes
     // out before the question is saved, and it is saved (with its conversation, if new) while
     // the request is under way (below). Otherwise the question is saved first and the context

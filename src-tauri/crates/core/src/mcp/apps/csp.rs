@@ -4,7 +4,10 @@
 //! - only `https://` (and `wss://` for connections) origins with a public DNS name, optionally
 //!   `*.` before it: no IP literals, loopback, `localhost`, `.local` or other private names, no
 //!   paths, keywords, wildcards alone or anything that could close the directive (`;`, quotes,
-//!   spaces), at most [`MAX_DOMAINS`] per list;
+//!   spaces), at most [`MAX_DOMAINS`] per list; nor public names made to point at this machine
+//!   or a private network: the services that answer any name under them with loopback or with
+//!   the address spelled in it (`localtest.me`, `*.nip.io`...) and names that spell an IPv4
+//!   address in their labels (`127.0.0.1.example`, `app-10-0-0-1.example`);
 //! - no nested frames (`frame-src 'none'` even when `frameDomains` asks), no workers, no
 //!   plugins, no `<base>`, no form submissions, no eval;
 //! - and the `sandbox` directive, so the page has an opaque origin even if the frame's own
@@ -97,10 +100,44 @@ pub fn check_origin(entry: &str, allow_wss: bool) -> Result<String, String> {
     if PRIVATE.contains(&tld) || name == "localhost" {
         return Err("a local or private name".into());
     }
+    if points_inward(&labels) {
+        return Err("a name made to point at this computer or a private address".into());
+    }
     Ok(match port {
         Some(port) => format!("{scheme}://{host}:{port}"),
         None => format!("{scheme}://{host}"),
     })
+}
+
+/// Public DNS services whose every name answers with loopback, or with the address written in
+/// the name (`10.0.0.1.nip.io`): an origin under them reaches this computer or its network.
+const INWARD_DOMAINS: [&str; 12] = [
+    "localtest.me",
+    "lvh.me",
+    "vcap.me",
+    "lacolhost.com",
+    "localhost.direct",
+    "fuf.me",
+    "local.gd",
+    "localh.st",
+    "nip.io",
+    "sslip.io",
+    "xip.io",
+    "traefik.me",
+];
+
+/// Whether a name (its labels, lower case) is under an [`INWARD_DOMAINS`] service or spells an
+/// IPv4 address, dotted across four labels or dashed within one, the way such services read it.
+fn points_inward(labels: &[&str]) -> bool {
+    let name = labels.join(".");
+    let under = |domain: &str| name == domain || name.ends_with(&format!(".{domain}"));
+    let octet = |s: &str| !s.is_empty() && s.len() <= 3 && s.parse::<u8>().is_ok();
+    let dotted = labels.windows(4).any(|four| four.iter().all(|l| octet(l)));
+    let dashed = labels.iter().any(|label| {
+        let parts: Vec<&str> = label.split('-').collect();
+        parts.windows(4).any(|four| four.iter().all(|p| octet(p)))
+    });
+    INWARD_DOMAINS.iter().any(|d| under(d)) || dotted || dashed
 }
 
 /// Builds the policy for a page with these declarations (none: no network at all).
@@ -169,6 +206,10 @@ mod tests {
             ("https://*.example.com", "https://*.example.com"),
             ("https://tiles.example.org:8443", "https://tiles.example.org:8443"),
             ("https://xn--bcher-kva.example", "https://xn--bcher-kva.example"),
+            // Digits alone are no address: a version, a year, a name's own number.
+            ("https://v1-2-3.cdn.example.com", "https://v1-2-3.cdn.example.com"),
+            ("https://2024.example.org", "https://2024.example.org"),
+            ("https://nip.iota.example", "https://nip.iota.example"),
         ] {
             assert_eq!(check_origin(entry, false).as_deref(), Ok(origin), "{entry}");
         }
@@ -208,6 +249,15 @@ mod tests {
             "https://a..com",
             "https://*.co.uk",
             "https://*.com.au",
+            // Public names that point at this computer or at the address they spell.
+            "https://localtest.me",
+            "https://app.localtest.me:8443",
+            "https://*.nip.io",
+            "https://127.0.0.1.nip.io",
+            "wss://app-127-0-0-1.sslip.io",
+            "https://*.lvh.me",
+            "https://a.10.0.0.1.example.com",
+            "https://app-192-168-1-1.example.com",
         ] {
             assert!(check_origin(entry, true).is_err(), "{entry} was taken");
         }

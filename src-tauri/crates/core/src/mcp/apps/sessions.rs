@@ -5,7 +5,10 @@
 //! - at most [`MAX_CALLS_IN_FLIGHT`] tool calls at once and [`MAX_CALLS_PER_MINUTE`] a minute;
 //! - after [`MAX_DENIALS_IN_A_ROW`] declined calls in a row, further calls are refused without
 //!   asking (an app cannot nag);
-//! - [`MAX_READS_PER_MINUTE`] resource reads and [`MAX_LOGS_PER_SECOND`] log lines.
+//! - [`MAX_READS_PER_MINUTE`] resource reads and [`MAX_LOGS_PER_SECOND`] log lines;
+//! - [`MAX_CONTEXT_UPDATES_PER_MINUTE`] changes to what the model is told, and all the apps of
+//!   one conversation together [`MAX_CONTEXT_UPDATES_PER_TURN`] between two of its turns (each
+//!   update is a write to the store, and what the model reads next is the sum of them).
 //!
 //! The flood of messages itself is stopped earlier, in the UI's bridge, before it costs an IPC.
 
@@ -21,6 +24,11 @@ pub const MAX_CALLS_PER_MINUTE: usize = 30;
 pub const MAX_DENIALS_IN_A_ROW: u32 = 3;
 pub const MAX_READS_PER_MINUTE: usize = 60;
 pub const MAX_LOGS_PER_SECOND: usize = 20;
+/// An app changes what the model is told when its user does something; more than this is a
+/// script, not a person.
+pub const MAX_CONTEXT_UPDATES_PER_MINUTE: usize = 20;
+/// What all the apps of one conversation may change between two of its turns.
+pub const MAX_CONTEXT_UPDATES_PER_TURN: usize = 50;
 /// A page not loaded within this is forgotten.
 const PAGE_TTL: Duration = Duration::from_secs(60);
 
@@ -79,6 +87,7 @@ struct Session {
     calls: VecDeque<Instant>,
     reads: VecDeque<Instant>,
     logs: VecDeque<Instant>,
+    context_updates: VecDeque<Instant>,
     denials_in_a_row: u32,
 }
 
@@ -89,6 +98,9 @@ struct Inner {
     /// Cards whose app was open when the page stopped answering: not opened again in this run
     /// (the page is loaded again without them, and an app that spins would only spin again).
     hung_cards: HashSet<String>,
+    /// Per conversation: how many times its apps changed what the model is told since its last
+    /// turn began.
+    told_since_turn: HashMap<String, usize>,
 }
 
 /// The open app frames; one per engine.
@@ -155,6 +167,7 @@ impl AppSessions {
                 calls: VecDeque::new(),
                 reads: VecDeque::new(),
                 logs: VecDeque::new(),
+                context_updates: VecDeque::new(),
                 denials_in_a_row: 0,
             },
         );
@@ -231,6 +244,35 @@ impl AppSessions {
             .sessions
             .get_mut(session)
             .is_some_and(|s| admit(&mut s.logs, now, Duration::from_secs(1), MAX_LOGS_PER_SECOND))
+    }
+
+    /// Whether the app may change what the model is told now: within its own rate, and within
+    /// what the apps of its conversation may change before the model's next turn.
+    pub fn admit_context_update(&self, session: &str, now: Instant) -> Result<(), AppError> {
+        let mut inner = self.lock();
+        let Inner { sessions, told_since_turn, .. } = &mut *inner;
+        let s = sessions.get_mut(session).ok_or_else(closed)?;
+        let told = told_since_turn.entry(s.place.conversation_id.clone()).or_default();
+        if *told >= MAX_CONTEXT_UPDATES_PER_TURN {
+            return Err(AppError::refused(format!(
+                "too many requests: the apps in this conversation changed what the model is told \
+                 {MAX_CONTEXT_UPDATES_PER_TURN} times since its last turn; more are taken once the \
+                 user asks again"
+            )));
+        }
+        if !admit(&mut s.context_updates, now, Duration::from_secs(60), MAX_CONTEXT_UPDATES_PER_MINUTE) {
+            return Err(AppError::refused(format!(
+                "too many requests: at most {MAX_CONTEXT_UPDATES_PER_MINUTE} changes to what the \
+                 model is told a minute"
+            )));
+        }
+        *told += 1;
+        Ok(())
+    }
+
+    /// A turn of a conversation began: its apps' changes from now on go to the next one.
+    pub fn turn_began(&self, conversation: &str) {
+        self.lock().told_since_turn.remove(conversation);
     }
 
     /// Ends a session: its page can no longer load, its calls and questions are cancelled.
@@ -408,6 +450,43 @@ mod tests {
         assert!(!sessions.page_pending(&b_page));
         assert!(sessions.hung("card") && sessions.hung("other-card"));
         assert!(!sessions.hung("a-third-card"));
+    }
+
+    #[test]
+    fn context_updates_are_limited_per_app_and_per_turn_of_the_conversation() {
+        let sessions = AppSessions::default();
+        let now = Instant::now();
+        let (first, _) = sessions.open(place("a"), page(), now);
+        // 62 at once, as a script would send them: a minute's worth are taken.
+        let taken = (0..62).filter(|_| sessions.admit_context_update(&first, now).is_ok()).count();
+        assert_eq!(taken, MAX_CONTEXT_UPDATES_PER_MINUTE);
+        let err = sessions.admit_context_update(&first, now).unwrap_err();
+        assert!(err.message.contains("a minute"), "{err}");
+        let later = now + Duration::from_secs(60);
+        assert!(sessions.admit_context_update(&first, later).is_ok(), "a minute on, it may again");
+        // Other apps of the same conversation share its bound until the next turn.
+        let (second, _) = sessions.open(place("b"), page(), later);
+        let (third, _) = sessions.open(place("c"), page(), later);
+        let more = [&second, &third]
+            .iter()
+            .map(|id| {
+                (0..MAX_CONTEXT_UPDATES_PER_MINUTE)
+                    .filter(|_| sessions.admit_context_update(id, later).is_ok())
+                    .count()
+            })
+            .sum::<usize>();
+        assert_eq!(MAX_CONTEXT_UPDATES_PER_MINUTE + 1 + more, MAX_CONTEXT_UPDATES_PER_TURN);
+        let err = sessions.admit_context_update(&third, later).unwrap_err();
+        assert!(err.message.contains("since its last turn"), "{err}");
+        let elsewhere = AppPlace { conversation_id: "another".into(), ..place("d") };
+        let (other_conversation, _) = sessions.open(elsewhere, page(), later);
+        assert!(
+            sessions.admit_context_update(&other_conversation, later).is_ok(),
+            "bounded per conversation"
+        );
+        sessions.turn_began("c");
+        assert!(sessions.admit_context_update(&third, later).is_ok(), "a new turn, a new bound");
+        assert!(sessions.admit_context_update("nobody", later).is_err());
     }
 
     #[test]
