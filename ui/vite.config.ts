@@ -12,7 +12,9 @@ function xtermUnderFrozenPrototype(): Plugin {
   return {
     name: "perch-xterm-frozen-prototype",
     transform(code, id) {
-      if (!/[\\/]@xterm[\\/]xterm[\\/]lib[\\/]xterm\.m?js$/.test(id)) return null;
+      // The dev server asks for `xterm.mjs?v=HASH`: the file is the part before the query.
+      const file = id.split("?", 1)[0];
+      if (!/[\\/]@xterm[\\/]xterm[\\/]lib[\\/]xterm\.m?js$/.test(file)) return null;
       let count = 0;
       const fixed = code.replace(/\b([A-Za-z_$][\w$]*)\.toString=([A-Za-z_$][\w$]*)(?=[;,])/g, (_, target: string, value: string) => {
         count += 1;
