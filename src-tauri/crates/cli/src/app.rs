@@ -59,9 +59,9 @@ pub async fn run(request: AppRequest, json_output: bool) -> anyhow::Result<()> {
     }
     let data = response.data.unwrap_or(Value::Null);
     if json_output {
-        println!("{data}");
+        outln!("{data}");
     } else if let Some(text) = data.get("message").and_then(Value::as_str) {
-        println!("{text}");
+        outln!("{text}");
     }
     Ok(())
 }

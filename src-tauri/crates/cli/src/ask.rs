@@ -27,10 +27,7 @@ struct Terminal {
 impl TurnSink for Terminal {
     fn send(&self, event: TurnEvent) {
         match event {
-            TurnEvent::Text(t) => {
-                print!("{t}");
-                let _ = std::io::stdout().flush();
-            }
+            TurnEvent::Text(t) => out!("{t}"),
             TurnEvent::Thinking(t) if self.thinking => {
                 eprint!("{t}");
                 let _ = std::io::stderr().flush();
@@ -49,7 +46,7 @@ impl TurnSink for Terminal {
                 };
                 eprintln!("[tool {name}] {detail}");
             }
-            TurnEvent::Finished(_) => println!(),
+            TurnEvent::Finished(_) => outln!(),
             _ => {}
         }
     }
@@ -344,10 +341,10 @@ pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
     }
     for provider in listing {
         match provider.error {
-            Some(e) => println!("{}: {e}", provider.provider),
-            None if provider.models.is_empty() => println!("{}: no models", provider.provider),
+            Some(e) => outln!("{}: {e}", provider.provider),
+            None if provider.models.is_empty() => outln!("{}: no models", provider.provider),
             None => {
-                println!("{}:", provider.provider);
+                outln!("{}:", provider.provider);
                 for m in provider.models {
                     let c = m.capabilities;
                     let caps: Vec<&str> =
@@ -357,7 +354,7 @@ pub async fn models(engine: Engine, json: bool) -> anyhow::Result<()> {
                             .collect();
                     let context =
                         m.context_length.map(|n| format!("  {}k context", n / 1024)).unwrap_or_default();
-                    println!("  {}  [{}]{context}", m.id, caps.join(", "));
+                    outln!("  {}  [{}]{context}", m.id, caps.join(", "));
                 }
             }
         }

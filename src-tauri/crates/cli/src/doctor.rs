@@ -12,7 +12,7 @@ pub async fn run(json: bool) -> ExitCode {
     let report = doctor::run().await;
     if json {
         match serde_json::to_string_pretty(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => outln!("{text}"),
             Err(e) => return crate::output::fail(&e.to_string()),
         }
     } else {
@@ -35,23 +35,23 @@ pub async fn bundle(file: &Path, redact_home: bool) -> ExitCode {
         Ok(summary) => summary,
         Err(e) => return crate::output::fail(&e.to_string()),
     };
-    println!(
+    outln!(
         "Wrote the diagnostics bundle to {} ({}, {} files).",
         summary.path.display(),
         size(summary.size_bytes),
         summary.files.len()
     );
-    println!("Removed: {}.", summary.removed.describe());
+    outln!("Removed: {}.", summary.removed.describe());
     if summary.logs_cut {
-        println!("Only the newest logs are in it, to keep it small.");
+        outln!("Only the newest logs are in it, to keep it small.");
     }
     if summary.unreadable_keys > 0 {
-        println!(
+        outln!(
             "{} key store entries could not be read, so their values were looked for by shape only.",
             summary.unreadable_keys
         );
     }
-    println!("Look it over before attaching it to a bug report: it holds your settings and recent logs.");
+    outln!("Look it over before attaching it to a bug report: it holds your settings and recent logs.");
     ExitCode::SUCCESS
 }
 
@@ -64,13 +64,13 @@ fn size(bytes: u64) -> String {
 }
 
 fn print_human(r: &DoctorReport) {
-    println!("Perch {}", r.version);
-    println!();
+    outln!("Perch {}", r.version);
+    outln!();
     match (&r.data_dir.path, &r.data_dir.source, &r.data_dir.error) {
         (Some(path), Some(source), None) => {
-            println!("ok data folder   {} ({})", path.display(), source.describe())
+            outln!("ok data folder   {} ({})", path.display(), source.describe())
         }
-        (_, _, error) => println!("!! data folder   {}", error.as_deref().unwrap_or("unknown problem")),
+        (_, _, error) => outln!("!! data folder   {}", error.as_deref().unwrap_or("unknown problem")),
     }
     let db = &r.database;
     let flag = if db.status == DbStatus::Ok { "ok " } else { "!! " };
@@ -84,25 +84,25 @@ fn print_human(r: &DoctorReport) {
     if let (Some(c), Some(m)) = (db.conversations, db.messages) {
         line.push_str(&format!("  {c} conversations, {m} messages"));
     }
-    println!("{line}");
+    outln!("{line}");
     if !db.detail.is_empty() {
-        println!("                {}", db.detail);
+        outln!("                {}", db.detail);
     }
-    println!();
-    println!("Optional parts:");
+    outln!();
+    outln!("Optional parts:");
     for c in &r.components {
-        println!("{}{:<13} {}", if c.available { "ok " } else { "-- " }, c.name, c.detail);
+        outln!("{}{:<13} {}", if c.available { "ok " } else { "-- " }, c.name, c.detail);
     }
     if !r.sign_ins.is_empty() {
-        println!();
-        println!("MCP sign-ins:");
+        outln!();
+        outln!("MCP sign-ins:");
         for s in &r.sign_ins {
-            println!("{}", crate::sign_in::line(&s.server, s.sign_in.as_ref()));
+            outln!("{}", crate::sign_in::line(&s.server, s.sign_in.as_ref()));
         }
     }
     if let Some(google) = &r.google {
-        println!();
-        println!("Connections:");
-        println!("{}", crate::google::line(google));
+        outln!();
+        outln!("Connections:");
+        outln!("{}", crate::google::line(google));
     }
 }

@@ -68,7 +68,7 @@ pub async fn run(engine: Engine, command: GoogleCommand) -> anyhow::Result<()> {
                 } else {
                     eprintln!("perch: open this address in a browser to connect (waiting up to 5 minutes):");
                     // The address alone on stdout, for a script to pick up.
-                    println!("{page}");
+                    outln!("{page}");
                 }
             });
             let status = engine.google_connect(&allow, open).await?;
@@ -82,14 +82,14 @@ pub async fn run(engine: Engine, command: GoogleCommand) -> anyhow::Result<()> {
         GoogleCommand::Status { json } => {
             let status = engine.google().status().await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&status)?);
+                outln!("{}", serde_json::to_string_pretty(&status)?);
             } else {
-                println!("{}", line(&status));
+                outln!("{}", line(&status));
                 for s in &status.services {
-                    println!("   {} {:<16} {}", if s.granted { "ok" } else { "--" }, s.label, s.description);
+                    outln!("   {} {:<16} {}", if s.granted { "ok" } else { "--" }, s.label, s.description);
                 }
                 if let Some(problem) = &status.problem {
-                    println!("!! {problem}");
+                    outln!("!! {problem}");
                 }
             }
             Ok(())

@@ -40,11 +40,11 @@ pub async fn run(engine: Engine, command: HistoryCommand) -> anyhow::Result<()> 
                 return print_json(&list);
             }
             if list.is_empty() {
-                println!("No conversations yet.");
+                outln!("No conversations yet.");
             }
             for c in list {
                 let title = if c.title.is_empty() { "(untitled)" } else { &c.title };
-                println!(
+                outln!(
                     "{}  {}  {:>4} msgs  {title}",
                     short_id(&c.id),
                     local_time(c.updated_at),
@@ -58,8 +58,8 @@ pub async fn run(engine: Engine, command: HistoryCommand) -> anyhow::Result<()> 
                 return print_json(&detail);
             }
             let c = &detail.conversation;
-            println!("# {}", if c.title.is_empty() { "(untitled)" } else { &c.title });
-            println!(
+            outln!("# {}", if c.title.is_empty() { "(untitled)" } else { &c.title });
+            outln!(
                 "id {}  ·  created {}  ·  {} in / {} out tokens",
                 c.id,
                 local_time(c.created_at),
@@ -73,8 +73,8 @@ pub async fn run(engine: Engine, command: HistoryCommand) -> anyhow::Result<()> 
                     Role::System => "System".into(),
                     Role::Tool => "Tool".into(),
                 };
-                println!("\n## {who}  ({}, {})", local_time(m.created_at), m.status.as_str());
-                println!("{}", m.content);
+                outln!("\n## {who}  ({}, {})", local_time(m.created_at), m.status.as_str());
+                outln!("{}", m.content);
             }
         }
         HistoryCommand::Search { query, limit, json } => {
@@ -83,11 +83,11 @@ pub async fn run(engine: Engine, command: HistoryCommand) -> anyhow::Result<()> 
                 return print_json(&hits);
             }
             if hits.is_empty() {
-                println!("Nothing matches {query:?}.");
+                outln!("Nothing matches {query:?}.");
             }
             for h in hits {
-                println!("{}  {}  {}", short_id(&h.conversation_id), local_time(h.created_at), h.title);
-                println!("    {}", render_highlights(&h.snippet));
+                outln!("{}  {}  {}", short_id(&h.conversation_id), local_time(h.created_at), h.title);
+                outln!("    {}", render_highlights(&h.snippet));
             }
         }
     }

@@ -47,7 +47,7 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
             tokio::task::spawn_blocking(move || keys.set(&name, &secret))
                 .await?
                 .with_context(|| format!("the key for {provider} could not be stored"))?;
-            println!(
+            outln!(
                 "Stored. The web server uses it from its next start when its search backend is {provider} \
                  (\"args\": [\"--backend\", \"{provider}\"] for \"web\" in mcp_servers.json)."
             );
@@ -65,9 +65,9 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
             }
             // One cheap call to see whether the key works.
             match registry.provider(&provider).await?.list_models().await {
-                Ok(models) => println!("Stored. The key for {provider} works ({} models).", models.len()),
+                Ok(models) => outln!("Stored. The key for {provider} works ({} models).", models.len()),
                 Err(e @ ProviderError::Auth { .. }) => bail!("stored, but {e}"),
-                Err(e) => println!("Stored, but it could not be checked now: {e}"),
+                Err(e) => outln!("Stored, but it could not be checked now: {e}"),
             }
         }
         KeysCommand::Status { provider, json } => {
@@ -90,7 +90,7 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
                     Some(KeySource::File) => " (encrypted file)",
                     None => "",
                 };
-                println!("{:<10} {}{where_from}", s.provider, s.masked.as_deref().unwrap_or("no key"));
+                outln!("{:<10} {}{where_from}", s.provider, s.masked.as_deref().unwrap_or("no key"));
             }
         }
         KeysCommand::Delete { provider } => {
@@ -99,7 +99,7 @@ pub async fn run(engine: Engine, command: KeysCommand) -> anyhow::Result<()> {
             }
             let name = provider.clone();
             tokio::task::spawn_blocking(move || keys.delete(&name)).await??;
-            println!("The stored key for {provider} is deleted.");
+            outln!("The stored key for {provider} is deleted.");
         }
     }
     Ok(())

@@ -2,6 +2,18 @@
 //! A library so the desktop binary can be `perch` too (installed as a link to it), and a
 //! binary of its own for development and the tests.
 
+/// `println!` for what a command prints on stdout: a reader that goes away (`perch ... | head`)
+/// ends the command quietly instead of panicking (see [`output::write_out`]).
+macro_rules! outln {
+    () => { $crate::output::write_out(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::output::write_out(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` for stdout, like [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::output::write_out(format_args!($($arg)*)) };
+}
+
 mod app;
 mod ask;
 mod doctor;

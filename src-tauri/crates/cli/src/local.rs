@@ -56,23 +56,18 @@ pub async fn run(engine: Engine, command: LocalCommand) -> anyhow::Result<()> {
                 eprintln!();
             }
             let model = model?;
-            println!(
-                "Downloaded {} ({}). Use it as local:{}",
-                model.title,
-                human_size(model.size),
-                model.name
-            );
+            outln!("Downloaded {} ({}). Use it as local:{}", model.title, human_size(model.size), model.name);
             Ok(())
         }
         LocalCommand::Add { path, name } => {
             let model = local.add(&path, name.as_deref()).await?;
-            println!("Added {} as local:{} ({})", model.path, model.name, describe(&model));
+            outln!("Added {} as local:{} ({})", model.path, model.name, describe(&model));
             Ok(())
         }
         LocalCommand::Delete { name } => {
             match local.delete(&name).await? {
-                Deleted::File => println!("Deleted local:{name} and its file."),
-                Deleted::Forgotten => println!("Forgot local:{name}; its file was left where it is."),
+                Deleted::File => outln!("Deleted local:{name} and its file."),
+                Deleted::Forgotten => outln!("Forgot local:{name}; its file was left where it is."),
             }
             Ok(())
         }
@@ -98,18 +93,18 @@ async fn list(engine: &Engine, json: bool) -> anyhow::Result<()> {
         return print_json(&listing);
     }
     if listing.installed.is_empty() {
-        println!(
+        outln!(
             "No local models yet. Download one (perch local download {}) or add a GGUF file (perch local add PATH).",
             CATALOG[0].id
         );
     }
     for m in &listing.installed {
-        println!("local:{:<24} {}", m.name, describe(m));
+        outln!("local:{:<24} {}", m.name, describe(m));
         if let Some(problem) = &m.problem {
-            println!("  {problem}");
+            outln!("  {problem}");
         }
     }
-    println!("\nCatalogue (perch local download ID):");
+    outln!("\nCatalogue (perch local download ID):");
     for c in &listing.catalog {
         let state = if c.installed {
             "downloaded"
@@ -118,7 +113,7 @@ async fn list(engine: &Engine, json: bool) -> anyhow::Result<()> {
         } else {
             ""
         };
-        println!(
+        outln!(
             "  {:<14} {:<14} {:>8}  needs ~{:<8} {:<28} {state}",
             c.id,
             c.title,
@@ -127,7 +122,7 @@ async fn list(engine: &Engine, json: bool) -> anyhow::Result<()> {
             c.licence
         );
     }
-    println!("\nModels folder: {}", listing.folder);
+    outln!("\nModels folder: {}", listing.folder);
     Ok(())
 }
 

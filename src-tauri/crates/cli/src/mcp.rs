@@ -151,7 +151,7 @@ async fn dispatch(engine: &Engine, command: McpCommand) -> anyhow::Result<()> {
                 for s in &servers {
                     for t in &s.tools {
                         let first = t.description.lines().next().unwrap_or_default();
-                        println!("{}:{}  {first}", s.config.name, t.name);
+                        outln!("{}:{}  {first}", s.config.name, t.name);
                     }
                 }
             }
@@ -188,7 +188,7 @@ async fn dispatch(engine: &Engine, command: McpCommand) -> anyhow::Result<()> {
             if json {
                 print_json(&output)?;
             } else {
-                println!("{}", output.text);
+                outln!("{}", output.text);
                 if !output.images.is_empty() {
                     eprintln!("({} image(s) not shown; use --json)", output.images.len());
                 }
@@ -206,12 +206,12 @@ async fn dispatch(engine: &Engine, command: McpCommand) -> anyhow::Result<()> {
         McpCommand::Logout { server } => crate::sign_in::logout(engine, &server).await?,
         McpCommand::Read { server, uri } => {
             manager.ensure_connected(&server, START_WAIT).await?;
-            println!("{}", manager.read_resource(&server, &uri).await?);
+            outln!("{}", manager.read_resource(&server, &uri).await?);
         }
         McpCommand::Prompt { server, name, arguments } => {
             let arguments = json_object(&arguments, "arguments")?;
             manager.ensure_connected(&server, START_WAIT).await?;
-            println!("{}", manager.get_prompt(&server, &name, arguments).await?);
+            outln!("{}", manager.get_prompt(&server, &name, arguments).await?);
         }
     }
     Ok(())
@@ -234,12 +234,12 @@ fn print_server(s: &ServerView) {
     } else {
         String::new()
     };
-    println!("{}  {status}{pid}{tools}", s.config.name);
+    outln!("{}  {status}{pid}{tools}", s.config.name);
     if let Some(e) = &s.last_error {
-        println!("  {e}");
+        outln!("  {e}");
     }
     if s.sign_in.is_some() || s.status == ServerStatus::NeedsSignIn {
-        println!("  {}", crate::sign_in::line(&s.config.name, s.sign_in.as_ref()));
+        outln!("  {}", crate::sign_in::line(&s.config.name, s.sign_in.as_ref()));
     }
 }
 

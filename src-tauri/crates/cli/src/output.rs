@@ -12,8 +12,26 @@ pub fn fail(message: &str) -> ExitCode {
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    outln!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
+}
+
+/// Writes to stdout, flushed (answers stream a token at a time). When the reader has gone
+/// (`perch voice devices | head`), the command ends as command-line programs do when their
+/// pipe closes: quietly, status 141 as a shell reports a `SIGPIPE` death. `println!` panicked
+/// there, and the next `perch` run then showed the panic as a crash. Perch ignores `SIGPIPE`
+/// (Rust's default) rather than dying of it, because the same process also writes to MCP
+/// servers' pipes, where a server that exits must be an error, not Perch's end.
+pub fn write_out(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("perch: error: could not write the output: {e}");
+        std::process::exit(1);
+    }
 }
 
 /// Local date and time of a Unix-milliseconds timestamp.

@@ -53,10 +53,10 @@ pub async fn run(engine: Engine, command: PermissionsCommand) -> anyhow::Result<
                 return print_json(&all);
             }
             if all.is_empty() {
-                println!("no permissions given");
+                outln!("no permissions given");
             }
             for p in &all {
-                println!("{}", line(p));
+                outln!("{}", line(p));
             }
         }
         PermissionsCommand::Tool { pattern, decision } => {
@@ -65,7 +65,7 @@ pub async fn run(engine: Engine, command: PermissionsCommand) -> anyhow::Result<
                 Decision::Ask => RuleDecision::Ask,
                 Decision::Deny => RuleDecision::Deny,
             };
-            println!("{}", line(&permissions::add_rule(&engine, &pattern, decision).await?));
+            outln!("{}", line(&permissions::add_rule(&engine, &pattern, decision).await?));
         }
         PermissionsCommand::Command { command, cwd } => {
             let cwd = match cwd {
@@ -73,11 +73,11 @@ pub async fn run(engine: Engine, command: PermissionsCommand) -> anyhow::Result<
                 None => perch_core::terminal::tools::chosen_folder(&engine.settings().get().await.terminal)
                     .ok_or_else(|| anyhow::anyhow!("no working folder is chosen yet: give --cwd DIR"))?,
             };
-            println!("{}", line(&permissions::allow_command(&engine, &command, &cwd).await?));
+            outln!("{}", line(&permissions::allow_command(&engine, &command, &cwd).await?));
         }
         PermissionsCommand::Revoke { id } => {
             let p = permissions::revoke(&engine, &id).await?;
-            println!("revoked: {} ({})", p.label, p.scope);
+            outln!("revoked: {} ({})", p.label, p.scope);
         }
     }
     Ok(())

@@ -50,7 +50,7 @@ pub async fn run(command: ReviewCommand) -> anyhow::Result<()> {
                 bail!("{}", response.error.unwrap_or_else(|| "Perch refused the review".into()));
             }
             let data = response.data.unwrap_or_default();
-            println!("Review version {} shown ({} references).", data["version"], data["references"]);
+            outln!("Review version {} shown ({} references).", data["version"], data["references"]);
             for broken in data["broken"].as_array().into_iter().flatten() {
                 eprintln!(
                     "perch: broken reference {}: {}",
@@ -65,7 +65,7 @@ pub async fn run(command: ReviewCommand) -> anyhow::Result<()> {
                 bail!("{}", response.error.unwrap_or_default());
             }
             match response.data.unwrap_or(Value::Null) {
-                Value::String(text) => println!("{text}"),
+                Value::String(text) => outln!("{text}"),
                 _ => eprintln!("perch: nothing is selected"),
             }
         }

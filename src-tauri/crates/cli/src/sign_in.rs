@@ -20,7 +20,7 @@ pub async fn login(
         } else {
             eprintln!("perch: open this address in a browser to sign in (waiting up to 5 minutes):");
             // The address alone on stdout, for a script to pick up.
-            println!("{page}");
+            outln!("{page}");
         }
     });
     let signed = engine.sign_in_mcp(server, scope, open).await?;

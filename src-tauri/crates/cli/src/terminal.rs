@@ -64,27 +64,27 @@ pub async fn run(engine: Engine, command: TerminalCommand) -> anyhow::Result<()>
             if json {
                 return print_json(&decision);
             }
-            println!("{} because {}", decision.word(), decision.reason());
+            outln!("{} because {}", decision.word(), decision.reason());
             Ok(())
         }
         TerminalCommand::Folder { dir: None } => {
             match perch_core::terminal::tools::chosen_folder(&engine.settings().get().await.terminal) {
-                Some(dir) => println!("{}", dir.display()),
+                Some(dir) => outln!("{}", dir.display()),
                 None => {
-                    println!("no working folder is chosen yet; choose one with: perch terminal folder DIR")
+                    outln!("no working folder is chosen yet; choose one with: perch terminal folder DIR")
                 }
             }
             Ok(())
         }
         TerminalCommand::Folder { dir: Some(dir) } => {
             let dir = engine.choose_working_folder(&std::path::absolute(dir)?, None).await?;
-            println!("commands now run in {} and may change files only there", dir.display());
+            outln!("commands now run in {} and may change files only there", dir.display());
             Ok(())
         }
         TerminalCommand::Approvals { revoke, revoke_all, json } => {
             let store = engine.store();
             if revoke_all {
-                println!("forgot {} remembered approvals", store.revoke_approval(None).await?);
+                outln!("forgot {} remembered approvals", store.revoke_approval(None).await?);
                 return Ok(());
             }
             let all = store.remembered_approvals().await?;
@@ -94,17 +94,17 @@ pub async fn run(engine: Engine, command: TerminalCommand) -> anyhow::Result<()>
                     bail!("{} remembered approvals match {prefix:?}; give a longer prefix", matching.len())
                 };
                 store.revoke_approval(Some(&one.hash)).await?;
-                println!("forgot: {}", one.label);
+                outln!("forgot: {}", one.label);
                 return Ok(());
             }
             if json {
                 return print_json(&all);
             }
             if all.is_empty() {
-                println!("no remembered approvals");
+                outln!("no remembered approvals");
             }
             for a in all {
-                println!("{}  {}", &a.hash[..12], a.label);
+                outln!("{}  {}", &a.hash[..12], a.label);
             }
             Ok(())
         }

@@ -32,14 +32,14 @@ pub fn devices(json: bool) -> anyhow::Result<()> {
         return print_json(&devices);
     }
     if devices.is_empty() {
-        println!("No microphone found.");
+        outln!("No microphone found.");
     }
     for d in devices {
         let format = match (d.sample_rate, d.channels) {
             (Some(rate), Some(channels)) => format!("{rate} Hz, {channels} channel(s)"),
             _ => "format unknown".to_owned(),
         };
-        println!("{} {}  ({format})", if d.is_default { "*" } else { " " }, d.name);
+        outln!("{} {}  ({format})", if d.is_default { "*" } else { " " }, d.name);
     }
     Ok(())
 }
@@ -89,9 +89,9 @@ pub async fn models(engine: Engine, command: Option<ModelsCommand>) -> anyhow::R
             let chosen = engine.settings().get().await.voice.model;
             for m in &list {
                 let mark = if m.name == chosen { "*" } else { " " };
-                println!("{mark} {}", describe(m));
+                outln!("{mark} {}", describe(m));
             }
-            println!(
+            outln!(
                 "\n* dictation uses this one (Settings -> Voice). Models are kept in {}",
                 voice.store().dir().display()
             );
@@ -116,11 +116,11 @@ pub async fn models(engine: Engine, command: Option<ModelsCommand>) -> anyhow::R
                 eprintln!();
             }
             let view = view?;
-            println!("{} is ready ({}).", view.name, view.path);
+            outln!("{} is ready ({}).", view.name, view.path);
         }
         ModelsCommand::Delete { name } => {
             let view = voice.delete_model(&name)?;
-            println!("Deleted {} ({}).", view.name, view.path);
+            outln!("Deleted {} ({}).", view.name, view.path);
         }
     }
     Ok(())
@@ -151,7 +151,7 @@ pub async fn transcribe(
                 eprintln!("perch: transcribed {:.0} of {:.0} s", p.seconds_done, p.seconds_total);
             }
             if !p.text.is_empty() {
-                println!("{}", p.text);
+                outln!("{}", p.text);
             }
         })
         .await
@@ -221,6 +221,6 @@ pub async fn dictate(
         perch_core::voice::wav::write_wav(&path, &outcome.audio)?;
         eprintln!("Saved the recording to {}.", path.display());
     }
-    println!("{}", outcome.text);
+    outln!("{}", outcome.text);
     Ok(())
 }

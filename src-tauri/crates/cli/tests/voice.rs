@@ -167,3 +167,26 @@ fn dictate_records_from_a_virtual_microphone_until_enter() {
     assert_eq!(info.sample_rate, 16_000);
     assert!(recorded.len() > 16_000 * 2, "the whole sentence was recorded");
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_listing_quietly() {
+    // `perch voice devices | head -0`: the pipe's reading end is closed before perch writes.
+    let tmp = tempfile::tempdir().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out =
+        perch(tmp.path()).args(["voice", "devices"]).stdout(writer).stderr(Stdio::piped()).output().unwrap();
+    let said = text(&out.stderr);
+    assert!(!said.contains("panicked"), "{said}");
+    assert_eq!(out.status.code(), Some(141), "as a shell reports a closed pipe: {said}");
+    // Nothing was recorded as a crash, so the next command opens with no crash notice.
+    let crashes = tmp.path().join("crashes");
+    let reports = std::fs::read_dir(&crashes).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(reports, 0, "a crash report was written in {}", crashes.display());
+    let next = run(tmp.path(), &["voice", "devices"]);
+    assert!(
+        next.status.success() && !text(&next.stderr).contains("unexpected error"),
+        "{}",
+        text(&next.stderr)
+    );
+}
