@@ -1,7 +1,7 @@
 // The layout guard: at the size the window really has, every visible control can be reached and
 // every text can be read. Run in the page; returns the problems found, in words.
 //
-// - the page does not scroll sideways;
+// - the page does not scroll sideways, nor does any area in it but code, terminals and fields;
 // - each visible interactive element lies wholly inside the window (or, inside a scrolling
 //   area, is reachable by scrolling it), and is not covered by another element at its centre;
 // - no text is wider than its own box (cut off, or spilling over its neighbours), unless the
@@ -77,6 +77,15 @@ export async function layoutProblems(browser) {
       // Under a header that stays in view (Settings' tabs) it has scrolled away, like any other.
       const underStickyHeader = hit && !reached && [...ancestors(hit)].some((a) => /sticky|fixed/.test(getComputedStyle(a).position) && !a.contains(el));
       if (!reached && !underStickyHeader) problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
+    }
+
+    // An area that scrolls sideways, other than code, a terminal or a field (meant to): one long
+    // line in a code block once pushed the whole message list sideways, its buttons 300 px off.
+    for (const el of document.querySelectorAll("body *")) {
+      if (el.scrollWidth <= el.clientWidth + 1 || !/(auto|scroll)/.test(getComputedStyle(el).overflowX)) continue;
+      if (!shown(el) || el.closest("pre, code, table, .xterm, input, textarea, select")) continue;
+      const what = `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ")[0]}` : ""}`;
+      problems.push(`${what} scrolls sideways (${el.scrollWidth}px in ${el.clientWidth}px)`);
     }
 
     // Text wider than its own box: each text's lines measured against the nearest box around

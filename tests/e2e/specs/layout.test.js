@@ -78,6 +78,17 @@ describe("layout at the real window sizes", () => {
     await sound("450-approval");
     await (await $("button=Allow once")).click();
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("The sum is 5."), "the answer after the tool");
+
+    // One long unbroken line in a code block and a long address in the text: the code block
+    // scrolls, nothing else does (the 200% pass below sees this chat again).
+    const line = `const table = [${Array.from({ length: 40 }, (_, i) => `"entry${i}"`).join(",")}];`;
+    const url = `https://example.com/${"very-long-path-segment/".repeat(12)}end`;
+    await fake.script({ steps: [{ type: "text", text: `Here:\n\n\`\`\`js\n${line}\n\`\`\`\n\nSee ${url} for more.` }, { type: "finish" }] });
+    await box.setValue("Show me the table");
+    await session.browser.keys("Enter");
+    await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("for more."), "the answer with a long line");
+    await (await $(".message.assistant:last-of-type")).moveTo();
+    await sound("450-long-line");
     assertSound();
   });
 
