@@ -56,6 +56,7 @@ fn tool(name: &str, description: &str, read_only: bool, properties: Value, requi
         input_schema: json!({ "type": "object", "properties": properties, "required": required }),
         read_only,
         destructive: !read_only && name != "request_session_mode" && name != "end_session_mode",
+        harmless_when: None,
         ui: None,
     }
 }
