@@ -1961,7 +1961,18 @@ export type ToolView = {
 	input_schema: Value,
 	/**  The server says the tool changes nothing. */
 	read_only: boolean,
+	/**
+	 *  The server says a call may destroy or send something (delete, send mail): it is asked
+	 *  about at every call, unless its arguments match `harmless_when`.
+	 */
 	destructive: boolean,
+	/**
+	 *  Arguments (a JSON Schema, the tool's `_meta` `app.perch/harmlessWhen`) with which a call
+	 *  of this destructive tool changes only the user's own things: an event with no guest to
+	 *  email (the bundled Google server's). It can only make a call that is asked about at
+	 *  every call an ordinary one, which the server could have said of the tool as a whole.
+	 */
+	harmless_when?: Value | null,
 	/**  Its own interface (MCP Apps), and whether the model and its app may call it. */
 	ui?: ToolUi | null,
 };

@@ -75,6 +75,35 @@ fn respond(outcome: Outcome) -> Result<CallToolResult, String> {
 /// The result `_meta` key saying Google refused the access token this server was started with.
 const CREDENTIALS_REFUSED_META: &str = "app.perch/credentialsRefused";
 
+/// The tool `_meta` key under which a destructive tool names, as a JSON Schema, the arguments
+/// with which a call of it tells no one (Perch's `ToolView::destructive_for` reads it): Google
+/// emails an event's guests when it is created or changed, unless told not to.
+const HARMLESS_WHEN_META: &str = "app.perch/harmlessWhen";
+
+/// `notify_attendees: false`: Google is asked to send nothing (`sendUpdates=none`).
+fn untold() -> serde_json::Value {
+    serde_json::json!({ "required": ["notify_attendees"], "properties": { "notify_attendees": { "const": false } } })
+}
+
+fn harmless_when(schema: serde_json::Value) -> MetaObject {
+    let mut meta = MetaObject::default();
+    meta.0.insert(HARMLESS_WHEN_META.to_owned(), schema);
+    meta
+}
+
+/// A new event tells no one when it has no guests, or they are not notified.
+fn harmless_new_event() -> MetaObject {
+    let no_guests =
+        serde_json::json!({ "properties": { "attendees": { "type": ["array", "null"], "maxItems": 0 } } });
+    harmless_when(serde_json::json!({ "anyOf": [no_guests, untold()] }))
+}
+
+/// A change reaches the guests the event already has, whatever the call names: only
+/// `notify_attendees: false` keeps it quiet.
+fn harmless_change() -> MetaObject {
+    harmless_when(untold())
+}
+
 fn mailboxes(list: &[String]) -> Result<Vec<Mailbox>, GoogleError> {
     list.iter().filter(|s| !s.trim().is_empty()).map(|s| Mailbox::parse(s)).collect()
 }
@@ -271,7 +300,8 @@ impl GoogleServer {
         description = "Create an event on the user's primary calendar: timed (start, and end or duration) or all-day \
         (start as a date), optionally repeating, with place, notes and guests (who get an invitation unless \
         notify_attendees is false).",
-        annotations(read_only_hint = false, destructive_hint = false, open_world_hint = true)
+        annotations(read_only_hint = false, destructive_hint = true, open_world_hint = true),
+        meta = harmless_new_event()
     )]
     async fn calendar_create_event(
         &self,
@@ -284,13 +314,15 @@ impl GoogleServer {
 
     #[tool(
         description = "Change an event: only the fields given change. Moving the start keeps the event's length \
-        unless an end or duration is given.",
+        unless an end or duration is given. The event's guests are emailed about the change unless \
+        notify_attendees is false.",
         annotations(
             read_only_hint = false,
-            destructive_hint = false,
+            destructive_hint = true,
             idempotent_hint = true,
             open_world_hint = true
-        )
+        ),
+        meta = harmless_change()
     )]
     async fn calendar_update_event(
         &self,

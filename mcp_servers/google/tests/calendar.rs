@@ -149,3 +149,32 @@ async fn creates_events_in_the_users_zone_and_all_day_with_an_exclusive_end() {
     assert!(quick.contains("Added the event") && quick.contains("Dentist"), "{quick}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn guests_are_emailed_unless_notify_attendees_is_false() {
+    let fake = FakeGoogle::start().await.unwrap();
+    let (server, _) = start(&fake, FULL, "Europe/Berlin", &[]).await;
+    let c = &server.client;
+    let guests = |title: &str, notify: Option<bool>| {
+        let mut args =
+            object!({ "title": title, "start": "2026-07-15T14:00", "attendees": ["grace@example.org"] });
+        if let Some(notify) = notify {
+            args.insert("notify_attendees".into(), notify.into());
+        }
+        args
+    };
+    ok(c, "calendar_create_event", guests("Told", None)).await;
+    ok(c, "calendar_create_event", guests("Quiet", Some(false))).await;
+    let quiet = fake.events().into_iter().find(|e| e["summary"] == "Quiet").unwrap();
+    let id = quiet["id"].as_str().unwrap().to_owned();
+    let moved = |notify: bool| object!({ "event_id": id.clone(), "start": "2026-07-15T15:00", "notify_attendees": notify });
+    ok(c, "calendar_update_event", moved(false)).await;
+    ok(c, "calendar_update_event", moved(true)).await;
+    ok(c, "calendar_delete_event", object!({ "event_id": id.clone(), "notify_attendees": false })).await;
+    let emailed: Vec<(String, String)> =
+        fake.guest_emails().into_iter().map(|e| (e.kind, e.summary)).collect();
+    let told = |kind: &str, title: &str| (kind.to_owned(), title.to_owned());
+    assert_eq!(emailed, [told("invitation", "Told"), told("change", "Quiet")]);
+    assert!(fake.guest_emails().iter().all(|e| e.to == ["grace@example.org"]));
+    server.stop().await;
+}

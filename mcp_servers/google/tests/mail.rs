@@ -52,6 +52,12 @@ async fn the_tool_list_follows_the_granted_scopes() {
     for destructive in ["gmail_send", "gmail_reply", "gmail_trash", "calendar_delete_event"] {
         assert_eq!(hint(destructive).destructive_hint, Some(true), "{destructive}");
     }
+    // Creating or changing an event emails its guests; the tool says which calls tell no one.
+    for told in ["calendar_create_event", "calendar_update_event"] {
+        assert_eq!(hint(told).destructive_hint, Some(true), "{told}");
+        let meta = tools.iter().find(|t| t.name == told).unwrap().meta.clone().unwrap();
+        assert!(meta.0["app.perch/harmlessWhen"].is_object(), "{told}");
+    }
     assert_eq!(hint("gmail_create_draft").read_only_hint, Some(false));
     assert_eq!(hint("gmail_create_draft").destructive_hint, Some(false));
     server.stop().await;

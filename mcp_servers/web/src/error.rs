@@ -46,6 +46,13 @@ pub enum WebError {
     Auth(u16),
     #[error("{backend} needs an API key: set {env} or store one in Settings")]
     MissingKey { backend: &'static str, env: &'static str },
+    #[error(
+        "{backend} is reached only at its own address, since its API key goes with every search: \
+         remove --endpoint from the web server's arguments (it is for SearXNG and DuckDuckGo)"
+    )]
+    KeyedEndpoint { backend: &'static str },
+    #[error("{0}")]
+    TestEndpoint(String),
     #[error("the search service answered in an unexpected form: {0}")]
     Unexpected(String),
     #[error("could not connect: {0}")]

@@ -2,7 +2,10 @@
 //! Brave Search and Tavily (API keys). Each returns titles, URLs and snippets.
 //!
 //! The search endpoint is chosen by the user, not the model (a SearXNG instance is often on the
-//! local network), so it is not subject to the page guard.
+//! local network), so it is not subject to the page guard. The services that take a key are
+//! reached only at their own address: the key goes with every search, and an `--endpoint` (which
+//! a link adding a server can carry) would hand it to whoever runs that address. Debug builds
+//! take a loopback stand-in for them from [`TEST_ENDPOINT`], for tests.
 
 use std::time::Duration;
 
@@ -41,6 +44,7 @@ impl Backend {
     }
 
     /// The environment variable holding the key (Perch passes stored keys this way).
+    /// A back-end with a key is reached only at its default endpoint.
     fn key_env(self) -> Option<&'static str> {
         match self {
             Self::Brave => Some("BRAVE_API_KEY"),
@@ -56,6 +60,9 @@ pub struct Hit {
     pub url: String,
     pub snippet: String,
 }
+
+/// Debug builds only: a loopback address that stands in for the keyed services' own.
+pub const TEST_ENDPOINT: &str = "PERCH_WEB_SEARCH_TEST_ENDPOINT";
 
 pub struct Searcher {
     client: Client,
@@ -73,7 +80,11 @@ impl Searcher {
             .build()
             .map_err(|e| WebError::Network(e.to_string()))?;
         let key = backend.key_env().and_then(|env| std::env::var(env).ok()).filter(|k| !k.trim().is_empty());
-        let endpoint = endpoint.unwrap_or_else(|| backend.default_endpoint().to_owned());
+        let endpoint = match (backend.key_env(), endpoint) {
+            (Some(_), Some(_)) => return Err(WebError::KeyedEndpoint { backend: backend.label() }),
+            (Some(_), None) => keyed_endpoint(backend)?,
+            (None, endpoint) => endpoint.unwrap_or_else(|| backend.default_endpoint().to_owned()),
+        };
         Ok(Self { client, backend, endpoint, key, timeout_secs })
     }
 
@@ -132,6 +143,32 @@ impl Searcher {
             _ => {}
         }
         response.text().await.map_err(|e| WebError::from_reqwest(e, self.timeout_secs))
+    }
+}
+
+/// A keyed service's own address, or in a debug build the loopback stand-in [`TEST_ENDPOINT`]
+/// names (anything else there is refused: it would receive the key).
+fn keyed_endpoint(backend: Backend) -> Result<String, WebError> {
+    let Some(stand_in) = std::env::var(TEST_ENDPOINT).ok().filter(|v| !v.is_empty()) else {
+        return Ok(backend.default_endpoint().to_owned());
+    };
+    if !cfg!(debug_assertions) {
+        tracing::warn!("{TEST_ENDPOINT} is honoured only in debug builds; ignored");
+        return Ok(backend.default_endpoint().to_owned());
+    }
+    let loopback = Url::parse(&stand_in).ok().is_some_and(|url| {
+        url.scheme() == "http"
+            && match url.host() {
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                Some(url::Host::Domain(name)) => name == "localhost",
+                None => false,
+            }
+    });
+    if loopback {
+        Ok(stand_in)
+    } else {
+        Err(WebError::TestEndpoint(format!("{TEST_ENDPOINT} must be an http address on this computer")))
     }
 }
 

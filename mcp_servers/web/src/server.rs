@@ -23,7 +23,8 @@ struct Args {
     /// The search service.
     #[arg(long, value_enum, default_value = "duckduckgo")]
     backend: Backend,
-    /// The search service's address (required for SearXNG; others have a default).
+    /// The search service's address: required for SearXNG, optional for DuckDuckGo, refused for
+    /// Brave Search and Tavily (their key goes only to their own address).
     #[arg(long, value_name = "URL")]
     endpoint: Option<String>,
     /// A host (name or IP, as written in URLs) that read_page may reach even though it is on

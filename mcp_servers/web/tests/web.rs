@@ -376,3 +376,20 @@ async fn searches_searxng_and_reports_rate_limits_and_missing_keys() {
     assert!(said.contains("Brave Search needs an API key") && said.contains("BRAVE_API_KEY"), "{said}");
     brave.cancel().await.unwrap();
 }
+
+#[test]
+fn a_keyed_service_is_reached_only_at_its_own_address() {
+    // The attempt: a key in the environment and an address of someone else's choosing.
+    for backend in ["brave", "tavily"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_perch-mcp-web"))
+            .args(["--backend", backend, "--endpoint", "http://127.0.0.1:9/collect"])
+            .env("BRAVE_API_KEY", "brv-not-for-them")
+            .env("TAVILY_API_KEY", "tvly-not-for-them")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{backend} started with an endpoint of its own: {said}");
+        assert!(said.contains("reached only at its own address") && said.contains("--endpoint"), "{said}");
+    }
+}

@@ -37,6 +37,8 @@ const SERVER_FIELDS: &[&str] =
 pub(crate) struct Calendar {
     pub events: Vec<Value>,
     pub zone_name: String,
+    /// The emails Google sent guests (invitations, changes, cancellations), in order.
+    pub emailed: Vec<crate::GuestEmail>,
     revision: u64,
 }
 
@@ -47,8 +49,12 @@ pub(crate) fn check(s: &State, request: &Request, accepted: &[&str], method: &st
 
 impl Calendar {
     pub fn seeded() -> Self {
-        let mut calendar =
-            Calendar { events: Vec::new(), zone_name: crate::CALENDAR_TIME_ZONE.to_owned(), revision: 0 };
+        let mut calendar = Calendar {
+            events: Vec::new(),
+            zone_name: crate::CALENDAR_TIME_ZONE.to_owned(),
+            emailed: Vec::new(),
+            revision: 0,
+        };
         calendar.events = crate::seed_calendar::events(&calendar.zone());
         calendar
     }
@@ -358,6 +364,31 @@ pub(crate) fn create(s: &mut State, mut event: Value) -> Result<Value, Response>
     Ok(stored)
 }
 
+/// Whether the guests are emailed (`sendUpdates`: `all` and `externalOnly` do, `none` and no
+/// value do not, as for Google; anything else is refused).
+fn sends_updates(request: &Request) -> Result<bool, Response> {
+    match request.param("sendUpdates") {
+        None | Some("none") => Ok(false),
+        Some("all" | "externalOnly") => Ok(true),
+        Some(other) => Err(errors::api(400, &format!("Invalid value for: sendUpdates: {other}"), "invalid")),
+    }
+}
+
+/// Records the email Google sends `event`'s guests (not the user), if it has any.
+fn email_guests(s: &mut State, event: &Value, kind: &str) {
+    let to: Vec<String> = event["attendees"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|a| a["self"] != true)
+        .filter_map(|a| a["email"].as_str().map(str::to_owned))
+        .collect();
+    if !to.is_empty() {
+        let summary = event["summary"].as_str().unwrap_or_default().to_owned();
+        s.calendar.emailed.push(crate::GuestEmail { kind: kind.to_owned(), summary, to });
+    }
+}
+
 fn insert(s: &mut State, request: &Request) -> Response {
     if let Err(refusal) = check(s, request, WRITE_EVENTS, "Events.Insert") {
         return refusal;
@@ -365,8 +396,17 @@ fn insert(s: &mut State, request: &Request) -> Response {
     let Some(event) = request.json() else {
         return errors::bad_request("Bad Request");
     };
+    let notify = match sends_updates(request) {
+        Ok(notify) => notify,
+        Err(refusal) => return refusal,
+    };
     match create(s, event) {
-        Ok(stored) => Response::json(200, &when::render(&stored, &s.calendar.zone())),
+        Ok(stored) => {
+            if notify {
+                email_guests(s, &stored, "invitation");
+            }
+            Response::json(200, &when::render(&stored, &s.calendar.zone()))
+        }
         Err(refusal) => refusal,
     }
 }
@@ -395,6 +435,10 @@ fn change(s: &mut State, request: &Request, id: &str, partial: bool) -> Response
     }
     let Some(i) = s.calendar.position(id) else {
         return errors::calendar_not_found();
+    };
+    let notify = match sends_updates(request) {
+        Ok(notify) => notify,
+        Err(refusal) => return refusal,
     };
     let Some(mut body) = request.json().filter(Value::is_object) else {
         return errors::bad_request("Bad Request");
@@ -430,6 +474,9 @@ fn change(s: &mut State, request: &Request, id: &str, partial: bool) -> Response
     event["updated"] = json!(when::stamp(Timestamp::now()));
     event["etag"] = json!(s.calendar.etag());
     s.calendar.events[i] = event.clone();
+    if notify {
+        email_guests(s, &event, "change");
+    }
     Response::json(200, &when::render(&event, &s.calendar.zone()))
 }
 
@@ -442,6 +489,11 @@ fn delete(s: &mut State, request: &Request, id: &str) -> Response {
     };
     if s.calendar.events[i]["status"] == "cancelled" {
         return errors::api(410, "Resource has been deleted", "deleted");
+    }
+    match sends_updates(request) {
+        Ok(true) => email_guests(s, &s.calendar.events[i].clone(), "cancellation"),
+        Ok(false) => {}
+        Err(refusal) => return refusal,
     }
     let etag = s.calendar.etag();
     let event = &mut s.calendar.events[i];

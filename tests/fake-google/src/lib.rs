@@ -76,6 +76,16 @@ pub struct Sent {
     pub raw: String,
 }
 
+/// An email Google sent an event's guests because the request's `sendUpdates` asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuestEmail {
+    /// `invitation`, `change` or `cancellation`.
+    pub kind: String,
+    /// The event's title.
+    pub summary: String,
+    pub to: Vec<String>,
+}
+
 /// An API request (Gmail, Calendar, userinfo) as received.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recorded {
@@ -205,6 +215,11 @@ impl FakeGoogle {
 
     pub fn message_labels(&self, id: &str) -> Option<Vec<String>> {
         self.lock().mailbox.find(id).map(|m| m.labels.clone())
+    }
+
+    /// The emails sent to events' guests, in order.
+    pub fn guest_emails(&self) -> Vec<GuestEmail> {
+        self.lock().calendar.emailed.clone()
     }
 
     /// The calendar's stored events, recurring ones as their series (not expanded).

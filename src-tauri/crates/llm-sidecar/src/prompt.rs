@@ -6,9 +6,10 @@
 //! tools), so an unusual template costs tools, not the model.
 //!
 //! Text from the conversation (a web page, a file, a tool's result) must never become a role
-//! boundary: each message's content enters the template wrapped in two private-use markers, and
-//! the rendered prompt is tokenized piece by piece, special tokens parsed only in the template's
-//! own text (see [`Prompt`]).
+//! boundary: each message's content enters the template wrapped in two private-use markers, as
+//! does every string of the tool definitions and tool calls (names, descriptions, arguments)
+//! that could spell a special token, and the rendered prompt is tokenized piece by piece,
+//! special tokens parsed only in the template's own text (see [`Prompt`]).
 
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use minijinja::syntax::SyntaxConfig;
@@ -85,9 +86,11 @@ impl Template {
     /// The prompt from the Jinja template alone.
     fn render_jinja(&self, messages: &[Message], tools: &[Value], think: bool) -> Result<String, Error> {
         let messages: Vec<Value> = messages.iter().map(as_template_message).collect();
+        // A tool's description comes from whichever server offers it.
+        let tools: Vec<Value> = tools.iter().map(json_as_data).collect();
         let ctx = context! {
             messages => minijinja::Value::from(minijinja::value::Serde(&messages)),
-            tools => (!tools.is_empty()).then(|| minijinja::Value::from(minijinja::value::Serde(tools))),
+            tools => (!tools.is_empty()).then(|| minijinja::Value::from(minijinja::value::Serde(&tools))),
             add_generation_prompt => true,
             bos_token => &self.bos,
             eos_token => &self.eos,
@@ -125,7 +128,8 @@ fn environment() -> Environment<'static> {
     env
 }
 
-/// A message as chat templates expect it (OpenAI's shape, arguments as objects).
+/// A message as chat templates expect it (OpenAI's shape, arguments as objects), its text marked
+/// as data. A call's name and arguments are the model's, and may repeat what a page told it.
 fn as_template_message(m: &Message) -> Value {
     let role = match m.role {
         Role::System => "system",
@@ -138,14 +142,17 @@ fn as_template_message(m: &Message) -> Value {
         v["tool_calls"] = m
             .tool_calls
             .iter()
-            .map(|c| json!({ "id": c.id, "type": "function", "function": { "name": c.name, "arguments": c.arguments } }))
+            .map(|c| {
+                let function = json!({ "name": c.name, "arguments": c.arguments });
+                json!({ "id": json_as_data(&json!(c.id)), "type": "function", "function": json_as_data(&function) })
+            })
             .collect();
     }
     if let Some(id) = &m.tool_call_id {
-        v["tool_call_id"] = json!(id);
+        v["tool_call_id"] = json_as_data(&json!(id));
     }
     if let Some(name) = &m.name {
-        v["name"] = json!(name);
+        v["name"] = json_as_data(&json!(name));
     }
     v
 }
@@ -189,6 +196,24 @@ fn as_data(text: &str) -> String {
         .map(|c| if c == DATA_START || c == DATA_END { char::REPLACEMENT_CHARACTER } else { c })
         .collect();
     format!("{lead}{DATA_START}{clean}{DATA_END}{trail}")
+}
+
+/// `value` with each string marked as data ([`as_data`]), object keys included, except plain
+/// names (`type`, `properties`, `city`, `call_1`): templates look those up and compare them
+/// (`tool.function.name`, `param.type == "string"`, an id's length), and no special token is
+/// spelled with letters, digits, `_`, `-` and `.` alone.
+fn json_as_data(value: &Value) -> Value {
+    let mark = |text: &str| {
+        let plain = !text.is_empty()
+            && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if plain { text.to_owned() } else { as_data(text) }
+    };
+    match value {
+        Value::String(text) => Value::String(mark(text)),
+        Value::Array(items) => items.iter().map(json_as_data).collect(),
+        Value::Object(fields) => fields.iter().map(|(key, v)| (mark(key), json_as_data(v))).collect(),
+        other => other.clone(),
+    }
 }
 
 /// Where a piece of the prompt came from.

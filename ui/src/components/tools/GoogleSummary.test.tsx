@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, within } from "../../test/render";
+import { cleanup, render, screen, within } from "../../test/render";
 import type { ToolCallRecord } from "../../bindings";
 import { QuestionsProvider } from "../../lib/questions";
 import { onCommand } from "../../test/tauri";
@@ -98,6 +98,20 @@ describe("Google tool summaries", () => {
     expect(within(card).getByText("New event")).toBeInTheDocument();
     expect(within(card).getByText("2026-12-01T10:00 (45 min)")).toBeInTheDocument();
     expect(within(card).getByText("ana@example.com")).toBeInTheDocument();
+    expect(within(card).getByText("The guests get an email about it.")).toBeInTheDocument();
+  });
+
+  it("shows a change's new guests and that they are told, and an event no one hears of", async () => {
+    const change = { event_id: "e7", start: "2026-12-01T11:00", attendees: ["x@evil.example"] };
+    show(googleCall("calendar_update_event", change));
+    const card = await screen.findByRole("region", { name: "Tool google:calendar_update_event" });
+    expect(within(card).getByText("Change event e7")).toBeInTheDocument();
+    expect(within(card).getByText("x@evil.example")).toBeInTheDocument();
+    expect(within(card).getByText("The guests get an email about it.")).toBeInTheDocument();
+    cleanup();
+    show(googleCall("calendar_create_event", { title: "Focus time", start: "2026-12-01T09:00" }));
+    const alone = await screen.findByRole("region", { name: "Tool google:calendar_create_event" });
+    expect(within(alone).queryByText("The guests get an email about it.")).toBeNull();
   });
 
   it("shows a created event from its result", async () => {

@@ -117,10 +117,14 @@ function Asked({ tool, args }: { tool: string; args: Fields }) {
     case "calendar_create_event":
     case "calendar_update_event": {
       const id = text(args.event_id);
+      // Google emails the guests (an invitation, or the change) unless told not to; a change
+      // reaches the event's guests even when it names none.
+      const told = args.notify_attendees !== false && (tool === "calendar_update_event" || list(args.attendees).length > 0);
       return (
         <EventChange
           heading={tool === "calendar_create_event" ? t`New event` : t`Change event ${id}`}
-          event={tool === "calendar_update_event" ? fields(args.change) : args}
+          event={args}
+          guestsTold={told}
         />
       );
     }
@@ -147,8 +151,8 @@ function Asked({ tool, args }: { tool: string; args: Fields }) {
   }
 }
 
-/** An event as the model asks to create or change it. */
-function EventChange({ heading, event }: { heading: string; event: Fields }) {
+/** An event as the model asks to create or change it, and whether its guests get an email. */
+function EventChange({ heading, event, guestsTold }: { heading: string; event: Fields; guestsTold: boolean }) {
   const { t } = useLingui();
   const start = text(event.start);
   const end = text(event.end);
@@ -193,6 +197,13 @@ function EventChange({ heading, event }: { heading: string; event: Fields }) {
           </>
         )}
       </dl>
+      {guestsTold && (
+        <p>
+          <Trans comment="under an event the model asks to create or change: Google emails its guests">
+            The guests get an email about it.
+          </Trans>
+        </p>
+      )}
     </div>
   );
 }

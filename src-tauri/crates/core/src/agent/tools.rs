@@ -142,6 +142,8 @@ impl CallContext<'_> {
         let rule = rules_decide(&rules, server, name);
         let denied_by_rule = || Gate::Refuse(format!("The user does not allow the tool {name} of {server}."));
         let origin = self.origin(record);
+        // Asked about at every call, with no grant for the chat offered or kept.
+        let destructive = tool.tool.destructive_for(&record.arguments);
         // Built-in servers vet their calls first (the terminal's blocklist, sessions, memory).
         let detail = match self.engine.mcp().vet(&origin, server, name, &record.arguments).await {
             Vetting::Refuse(reason) => return Gate::Refuse(reason),
@@ -165,7 +167,7 @@ impl CallContext<'_> {
                         if self.settings.allow_read_only && tool.tool.read_only {
                             return Gate::Run;
                         }
-                        if !tool.tool.destructive
+                        if !destructive
                             && self
                                 .engine
                                 .store()
@@ -189,7 +191,7 @@ impl CallContext<'_> {
             tool: name.to_owned(),
             arguments: record.arguments.clone(),
             read_only: tool.tool.read_only,
-            destructive: tool.tool.destructive,
+            destructive,
             detail,
             app: self.app.map(str::to_owned),
         });
@@ -209,7 +211,7 @@ impl CallContext<'_> {
         let remembered = match choice {
             _ if handled => Ok(()),
             // A destructive tool is asked about at every call: no grant for the chat is kept.
-            ApprovalChoice::Conversation if tool.tool.destructive => Ok(()),
+            ApprovalChoice::Conversation if destructive => Ok(()),
             ApprovalChoice::Conversation => self
                 .engine
                 .store()

@@ -101,32 +101,42 @@ fn strip_config(value: &Value, field: Option<&str>, redactor: &mut Redactor) -> 
     }
 }
 
+/// Where an argument holds a secret, as the byte offset its value starts at: after a
+/// secret-named flag (`--api-key X`: all of `X`) or after the `=` of one (`--token=X`). Also
+/// whether the argument is such a flag, whose value is the next argument.
+pub(super) fn argument_secret(arg: &str, follows_secret_flag: bool) -> (Option<usize>, bool) {
+    if follows_secret_flag && !arg.starts_with('-') {
+        return (Some(0), false);
+    }
+    if !arg.starts_with('-') {
+        return (None, false);
+    }
+    let flag = arg.trim_start_matches('-');
+    match flag.split_once('=') {
+        Some((name, _)) if is_secret_name(name) => (Some(arg.len() - flag.len() + name.len() + 1), false),
+        Some(_) => (None, false),
+        None => (None, is_secret_name(flag)),
+    }
+}
+
 /// `--api-key X`, `--token=X`: the value goes, the flag stays.
 fn strip_args(items: &[Value], redactor: &mut Redactor) -> Vec<Value> {
     let mut out = Vec::with_capacity(items.len());
-    let mut value_is_secret = false;
+    let mut follows_secret_flag = false;
     for item in items {
         let Value::String(arg) = item else {
             out.push(item.clone());
             continue;
         };
-        if std::mem::take(&mut value_is_secret) && !arg.starts_with('-') {
-            redactor.counts_mut().secret_fields += 1;
-            out.push(Value::String(REMOVED.into()));
-            continue;
-        }
-        let flag = arg.trim_start_matches('-');
-        let stripped = match flag.split_once('=') {
-            Some((name, _)) if arg.starts_with('-') && is_secret_name(name) => {
+        let (secret, flag) = argument_secret(arg, std::mem::take(&mut follows_secret_flag));
+        follows_secret_flag = flag;
+        let stripped = match secret {
+            Some(at) => {
                 redactor.counts_mut().secret_fields += 1;
-                format!("{}={REMOVED}", &arg[..arg.len() - flag.len() + name.len()])
+                format!("{}{REMOVED}", &arg[..at])
             }
-            _ if arg.starts_with('-') && is_secret_name(flag) => {
-                value_is_secret = true;
-                arg.clone()
-            }
-            _ if arg.contains("://") => strip_url(arg, redactor),
-            _ => arg.clone(),
+            None if arg.contains("://") => strip_url(arg, redactor),
+            None => arg.clone(),
         };
         out.push(Value::String(stripped));
     }
@@ -180,6 +190,7 @@ pub fn logs(logs_dir: &Path, budget: u64, redactor: &mut Redactor) -> (Vec<Entry
         let Some(text) = read_tail(&path, left.min(len)) else { continue };
         cut |= len > left;
         left = left.saturating_sub(len);
+        let text = redactor.private_keys(&text);
         let redacted: Vec<String> = text.lines().map(|l| redactor.text(l)).collect();
         let name = format!("logs/{}", relative.to_string_lossy().replace('\\', "/"));
         entries.push(Entry::text(name, redacted.join("\n") + "\n"));
@@ -205,6 +216,7 @@ pub fn crashes(crashes_dir: &Path, budget: u64, redactor: &mut Redactor) -> (Vec
             continue;
         }
         left -= len;
+        let text = redactor.private_keys(&text);
         let redacted: Vec<String> = text.lines().map(|l| redactor.text(l)).collect();
         entries.push(Entry::text(format!("crashes/{}", name.to_string_lossy()), redacted.join("\n") + "\n"));
     }

@@ -12,8 +12,10 @@
 //!   up to [`bundle::CRASH_BUDGET_BYTES`].
 //! - `bundle.txt`: what was removed, by kind and count.
 //!
-//! Every file goes through [`redact::Redactor`], which knows the exact values in the key store
-//! and in secret-named environment variables, and recognises keys and tokens by their shape.
+//! Every file goes through [`redact::Redactor`], which knows the exact values in the key store,
+//! in secret-named environment variables and in the MCP config (each server's `env`, `headers`,
+//! URL passwords and parameters, secret arguments), and recognises private keys and other keys
+//! and tokens by their shape.
 //!
 //! Why a zip: tar is not among the workspace's crates and zip is (flate2 too, for Deflate), and
 //! a zip opens without tools on every OS a maintainer might read it on.
@@ -88,7 +90,8 @@ pub enum DiagnosticsError {
 
 /// The one redactor for what Perch hands a person to pass on (a bundle, the Logs page): the
 /// values in the key store under the names Perch stores them (`secrets`), those of secret-named
-/// variables in `environment`, then the shapes of keys and tokens; `home` shown as `~`.
+/// variables in `environment`, what the MCP config hands each server, then the shapes of keys
+/// and tokens; `home` shown as `~`.
 /// Returns it with the number of key-store entries that could not be read (their values are
 /// then found by shape only). Blocking: the keyring may answer over D-Bus.
 pub fn redactor(
@@ -102,6 +105,7 @@ pub fn redactor(
     let names = secrets::stored_names(settings, &servers);
     let (mut known, unreadable_keys) = secrets::stored_values(keys, &names);
     known.extend(secrets::environment_values(environment));
+    known.extend(secrets::config_values(&servers));
     (Redactor::new(known, home), unreadable_keys)
 }
 

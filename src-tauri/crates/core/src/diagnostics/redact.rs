@@ -1,7 +1,8 @@
 //! Takes secrets out of text before it goes in a diagnostics bundle: the exact values Perch
-//! holds (stored keys, sign-in tokens, secret-looking environment variables), then anything
-//! shaped like a key or token, authorization headers, credentials in URLs and query strings,
-//! and fields named like secrets. What was removed is counted by kind, never recorded.
+//! holds (stored keys, sign-in tokens, secret-looking environment variables, what the MCP
+//! config hands each server), then private keys and anything shaped like a key or token,
+//! authorization headers, credentials in URLs and query strings, and fields named like secrets.
+//! What was removed is counted by kind, never recorded.
 //!
 //! Redaction is best effort by nature; the exact values are what make it dependable for the
 //! secrets Perch itself handled, and the shapes catch the ones it never stored.
@@ -22,9 +23,10 @@ pub const MIN_KNOWN_LEN: usize = 8;
 /// How many values of each kind were removed (no values, so it can be shown and kept).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct RedactionCounts {
-    /// Exact values from the key store and Perch's own environment.
+    /// Exact values from the key store, Perch's own environment and the MCP servers' config.
     pub known_secrets: usize,
-    /// Keys and tokens recognised by their shape (`sk-…`, `ghp_…`, `ya29.…`, JWTs…).
+    /// Keys and tokens recognised by their shape (`sk-…`, `ghp_…`, `ya29.…`, JWTs, PEM private
+    /// keys…).
     pub token_shapes: usize,
     /// `Authorization: Bearer …` / `Basic …` and API-key headers.
     pub auth_headers: usize,
@@ -95,8 +97,27 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:^|\b)1//[0-9A-Za-z_\-]{16,}", // Google refresh tokens
         r"|\bGOCSPX-[0-9A-Za-z_\-]{8,}", // Google client secrets
         r"|\bhf_[A-Za-z0-9]{20,}",     // Hugging Face
+        r"|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", // Stripe secret and restricted keys
+        r"|\bglpat-[A-Za-z0-9_\-]{20,}", // GitLab
+        r"|\bnpm_[A-Za-z0-9]{30,}",    // npm
+        r"|\bpypi-[A-Za-z0-9_\-]{40,}", // PyPI
+        r"|\bgsk_[A-Za-z0-9]{20,}",    // Groq
+        r"|\bxai-[A-Za-z0-9]{20,}",    // xAI
+        r"|\bpplx-[A-Za-z0-9]{20,}",   // Perplexity
+        r"|\bxapp-[0-9]-[A-Za-z0-9\-]{10,}", // Slack app-level tokens
         r"|\bAKIA[0-9A-Z]{16}\b",      // AWS access key IDs
         r"|\beyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*", // JWTs
+    ))
+});
+
+/// A PEM private key (RSA, EC, OpenSSH, PKCS#8, encrypted or not) from its first line to its
+/// last, its lines joined by real or escaped (`\n` in JSON) line ends; or, cut off before its
+/// last line, its first line and the base64 lines after it. Certificates and public keys stay.
+static PRIVATE_KEYS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        r"(?:[A-Za-z0-9+/=\s:,\-\\]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        r"|[^\r\n]*(?:\r?\n[A-Za-z0-9+/=]+)*)",
     ))
 });
 
@@ -114,7 +135,7 @@ static AUTH_HEADERS: LazyLock<Regex> = LazyLock::new(|| {
 /// Secret parameters in query strings and form bodies (and `name=value` log fields).
 static URL_PARAMETERS: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r#"(?i)(^|[?&;\s"'(\[{,])(access_token|refresh_token|id_token|client_secret|code|code_verifier|api_key|apikey|key|token|password|secret)=([^&\s"'#,;)\]}]+)"#,
+        r#"(?i)(^|[?&;\s"'(\[{,])(access_token|refresh_token|id_token|client_secret|code|code_verifier|api_key|apikey|key|token|password|secret|passphrase|private_key|access_key|signature|sig|sid|session|x-amz-signature|x-amz-credential|x-amz-security-token)=([^&\s"'#,;)\]}]+)"#,
     )
 });
 
@@ -126,24 +147,38 @@ static URL_CREDENTIALS: LazyLock<Regex> =
 /// `client_secret: "…"`, tracing's `token="…"`.
 static SECRET_FIELDS: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r#"(?i)(["']?)([A-Za-z0-9_\-]*(?:token|secret|password|passwd|api_?key|apikey|authorization|credential|cookie)[A-Za-z0-9_\-]*)(["']?\s*[:=]\s*)"((?:[^"\\]|\\.)*)""#,
+        r#"(?i)(["']?)([A-Za-z0-9_\-]*(?:token|secret|password|passwd|key|authorization|credential|cookie|passphrase|signature|session|sid)[A-Za-z0-9_\-]*)(["']?\s*[:=]\s*)"((?:[^"\\]|\\.)*)""#,
     )
 });
 
-/// Whether a field name says its value is a secret. Names of places and kinds that merely
-/// mention tokens (`token_endpoint`, `token_type`) keep their values: they help diagnose.
+/// Whether a field name says its value is a secret: it names a token, secret, password,
+/// passphrase, credential, cookie, signature or session, or ends in "key" (`private_key`,
+/// `sshKey`). Names of places and kinds that merely mention them (`token_endpoint`,
+/// `token_type`, `public_key`, `hotkey`) keep their values: they help diagnose.
 pub fn is_secret_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    let secretish =
-        ["token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "authorization"]
+    let secretish = [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "apikey",
+        "api_key",
+        "api-key",
+        "authorization",
+        "credential",
+        "cookie",
+        "signature",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+        || lower.ends_with("key")
+        || ["session", "session_id", "sessionid", "sid"].contains(&lower.as_str());
+    let harmless =
+        ["endpoint", "url", "uri", "_type", "supported", "_env", "expires", "has_", "public", "hotkey"]
             .iter()
-            .any(|word| lower.contains(word))
-            || lower.contains("credential")
-            || lower.contains("cookie")
-            || lower == "key";
-    let harmless = ["endpoint", "url", "uri", "_type", "supported", "_env", "expires", "has_"]
-        .iter()
-        .any(|word| lower.contains(word));
+            .any(|word| lower.contains(word));
     secretish && !harmless
 }
 
@@ -179,10 +214,17 @@ impl Redactor {
         self.counts
     }
 
+    /// `text` with each PEM private key replaced whole. [`Redactor::text`] does this too, but
+    /// a key spans lines: give a file whole to this before its lines one by one to `text`, so
+    /// the key's lines go with its first.
+    pub fn private_keys(&mut self, text: &str) -> String {
+        replace_counting(&PRIVATE_KEYS, text, &mut self.counts.token_shapes, |_| REMOVED.into())
+    }
+
     /// `text` with every secret this redactor knows of, or recognises, replaced.
     pub fn text(&mut self, text: &str) -> String {
         let mut counts = RedactionCounts::default();
-        let mut out = text.to_owned();
+        let mut out = replace_counting(&PRIVATE_KEYS, text, &mut counts.token_shapes, |_| REMOVED.into());
         for value in &self.known {
             let found = out.matches(value.as_str()).count();
             if found > 0 {
@@ -200,9 +242,10 @@ impl Redactor {
         });
         out = replace_optional(&URL_PARAMETERS, &out, &mut counts.url_parameters, |c| {
             let (name, value) = (&c[2], &c[3]);
-            // `code=404` and `key=brave` are log fields, not secrets; codes and keys are long.
-            let short_word =
-                ["code", "key"].iter().any(|n| name.eq_ignore_ascii_case(n)) && value.len() < MIN_KNOWN_LEN;
+            // `code=404`, `key=brave` and `session=3` are log fields, not secrets; codes, keys and
+            // session ids are long.
+            let short_word = ["code", "key", "sid", "session"].iter().any(|n| name.eq_ignore_ascii_case(n))
+                && value.len() < MIN_KNOWN_LEN;
             (value != REMOVED && !short_word).then(|| format!("{}{name}={REMOVED}", &c[1]))
         });
         out = replace_counting(&URL_CREDENTIALS, &out, &mut counts.url_credentials, |c| {

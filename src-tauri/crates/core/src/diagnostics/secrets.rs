@@ -1,5 +1,6 @@
-//! The exact secret values Perch holds, so a bundle can be searched for them wherever they
-//! turned up (a server that echoed its token to stderr, a URL in a log line).
+//! The exact secret values Perch holds or hands on, so a bundle can be searched for them
+//! wherever they turned up (a server that echoed its token or its configuration to stderr, a
+//! URL in a log line).
 //!
 //! The key store cannot be listed (the OS keyring has no "list my entries"), so the names are
 //! the ones Perch itself stores under: each provider that takes a key, the web search
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 use super::redact::{MIN_KNOWN_LEN, is_secret_name};
 use crate::keys::{Keys, WEB_SEARCH_KEYS};
-use crate::mcp::config::ServerConfig;
+use crate::mcp::config::{ServerConfig, Transport};
 use crate::providers::builtin_endpoints;
 use crate::settings::Settings;
 
@@ -73,6 +74,57 @@ fn collect_secret_fields(value: &Value, found: &mut Vec<String>) {
     }
 }
 
+/// What `servers`' entries hand their programs or send their hosts, which a server may print in
+/// its log: every `env` and `headers` value (and a header's credential without its scheme),
+/// the password and query values of every URL among them, secret arguments (`--api-key X`,
+/// `--token=X`) and the OAuth client secret.
+pub fn config_values(servers: &[ServerConfig]) -> Vec<String> {
+    let mut found = Vec::new();
+    for server in servers {
+        match &server.transport {
+            Transport::Stdio { args, env, .. } => {
+                let mut follows_secret_flag = false;
+                for arg in args {
+                    let (secret, flag) = super::bundle::argument_secret(arg, follows_secret_flag);
+                    follows_secret_flag = flag;
+                    found.extend(secret.map(|at| arg[at..].to_owned()));
+                    found.extend(url_values(arg));
+                }
+                for value in env.values() {
+                    found.push(value.clone());
+                    found.extend(url_values(value));
+                }
+            }
+            Transport::Http { url, headers, oauth } => {
+                found.extend(url_values(url));
+                for value in headers.values() {
+                    found.push(value.clone());
+                    // `Bearer X`, `Token X`: X printed alone.
+                    found.extend(value.split_whitespace().skip(1).map(str::to_owned));
+                }
+                found.extend(
+                    oauth.iter().filter_map(|o| o.client_secret.as_ref()).map(|s| s.expose().to_owned()),
+                );
+            }
+        }
+    }
+    found.retain(|v| v.trim().len() >= MIN_KNOWN_LEN);
+    found
+}
+
+/// The password (or a lone user name: `https://TOKEN@host`) and the query and fragment values
+/// of `text` when it is a URL, as written and as decoded.
+fn url_values(text: &str) -> Vec<String> {
+    let Ok(url) = url::Url::parse(text.trim()) else { return Vec::new() };
+    let user = Some(url.username()).filter(|u| !u.is_empty() && url.password().is_none());
+    let mut values: Vec<String> = url.password().or(user).map(str::to_owned).into_iter().collect();
+    values.extend(url.query_pairs().map(|(_, v)| v.into_owned()));
+    for part in [url.query(), url.fragment()].into_iter().flatten() {
+        values.extend(part.split('&').filter_map(|pair| pair.split_once('=')).map(|(_, v)| v.to_owned()));
+    }
+    values
+}
+
 /// The values of environment variables whose names say they are secrets (`*_KEY`, `*_TOKEN`,
 /// `*_SECRET`, `*PASSWORD*`): Perch's own keys, and whatever the shell handed it.
 pub fn environment_values(vars: impl IntoIterator<Item = (String, String)>) -> Vec<String> {
@@ -125,6 +177,35 @@ mod tests {
         ]
         .map(|(k, v)| (k.to_owned(), v.to_owned()));
         assert_eq!(environment_values(vars), ["env-token-value-1", "env-key-value-22", "env-password-333"]);
+    }
+
+    #[test]
+    fn what_the_config_hands_each_server_is_known_and_its_names_are_not() {
+        let servers: Vec<ServerConfig> = crate::mcp::config::load_texts(
+            r#"{"mcpServers": {
+                "a": {"url": "https://tok-lone-user-123@mcp.example/mcp?team=team-value-4567",
+                      "headers": {"Authorization": "Bearer hdr-token-89ab"}},
+                "b": {"command": "srv", "args": ["--root", "/srv/shared-data", "--token=arg-token-cdef"],
+                      "env": {"DB": "postgres://u:db-password-0123@h/d"}}
+            }}"#,
+            None,
+            std::path::Path::new("x"),
+        )
+        .servers;
+        let found = config_values(&servers);
+        for secret in [
+            "tok-lone-user-123",
+            "team-value-4567",
+            "Bearer hdr-token-89ab",
+            "hdr-token-89ab",
+            "arg-token-cdef",
+            "postgres://u:db-password-0123@h/d",
+            "db-password-0123",
+        ] {
+            assert!(found.iter().any(|v| v == secret), "missing {secret}");
+        }
+        // An ordinary argument is no secret; nor is a URL's host.
+        assert!(!found.iter().any(|v| v == "/srv/shared-data" || v.contains("mcp.example/")), "{found:?}");
     }
 
     #[test]

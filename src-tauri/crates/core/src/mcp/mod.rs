@@ -51,10 +51,35 @@ pub struct ToolView {
     pub input_schema: Value,
     /// The server says the tool changes nothing.
     pub read_only: bool,
+    /// The server says a call may destroy or send something (delete, send mail): it is asked
+    /// about at every call, unless its arguments match `harmless_when`.
     pub destructive: bool,
+    /// Arguments (a JSON Schema, the tool's `_meta` `app.perch/harmlessWhen`) with which a call
+    /// of this destructive tool changes only the user's own things: an event with no guest to
+    /// email (the bundled Google server's). It can only make a call that is asked about at
+    /// every call an ordinary one, which the server could have said of the tool as a whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harmless_when: Option<Value>,
     /// Its own interface (MCP Apps), and whether the model and its app may call it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui: Option<apps::ToolUi>,
+}
+
+/// The tool `_meta` key that holds [`ToolView::harmless_when`].
+pub const HARMLESS_WHEN_META: &str = "app.perch/harmlessWhen";
+
+impl ToolView {
+    /// Whether a call with `arguments` may destroy or send something: the tool says so, and the
+    /// arguments are not among those it names harmless. A schema that does not compile names
+    /// none.
+    pub fn destructive_for(&self, arguments: &Value) -> bool {
+        let harmless = self
+            .harmless_when
+            .as_ref()
+            .and_then(|schema| jsonschema::validator_for(schema).ok())
+            .is_some_and(|schema| schema.is_valid(arguments));
+        self.destructive && !harmless
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

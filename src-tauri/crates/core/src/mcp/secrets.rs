@@ -1,7 +1,8 @@
-//! Which secrets a server may see. Stored keys go to Perch's own web server only (for the
+//! Which secrets a server may see. Stored keys go to Perch's own `web` entry only (for the
 //! search services that need one), and a fresh Google access token to Perch's own Google
 //! server only, through their environment at start; no other server, bundled or third-party,
-//! ever receives them.
+//! ever receives them, even one the user (or a link) adds that runs the same program. The web
+//! server itself sends a key only to its service's own address (`--endpoint` is refused there).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,6 +15,8 @@ use crate::keys::Keys;
 pub use crate::keys::WEB_SEARCH_KEYS;
 
 const WEB_SERVER: &str = "perch-mcp-web";
+/// The bundled entry that runs it (`mcp_servers/config/servers.json`).
+const WEB_ENTRY: &str = "web";
 
 /// Whether a stored key of this name belongs to the web server rather than a model provider.
 pub fn is_web_search_key(name: &str) -> bool {
@@ -21,9 +24,9 @@ pub fn is_web_search_key(name: &str) -> bool {
 }
 
 /// The environment `config`'s server gets from `lookup` (a key by its stored name): the search
-/// keys for the web server, nothing for any other.
+/// keys for Perch's own web entry, nothing for any other.
 pub fn for_server(config: &ServerConfig, lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    if !runs(config, WEB_SERVER) {
+    if !gets_search_keys(config) {
         return Vec::new();
     }
     WEB_SEARCH_KEYS
@@ -32,9 +35,10 @@ pub fn for_server(config: &ServerConfig, lookup: impl Fn(&str) -> Option<String>
         .collect()
 }
 
-/// Whether `config` runs Perch's web server (by its program, wherever it lives).
+/// Whether `config` is Perch's own web entry: the bundled one, running Perch's web server (by
+/// its program, wherever it lives). An entry of the user's own running that program is not.
 pub fn gets_search_keys(config: &ServerConfig) -> bool {
-    runs(config, WEB_SERVER)
+    config.bundled && config.name == WEB_ENTRY && runs(config, WEB_SERVER)
 }
 
 /// Whether `config` runs the bundled program `program` (by its name, wherever it lives).
@@ -79,6 +83,10 @@ pub fn from_keys(keys: Arc<Keys>, google: google::Connection) -> SecretEnv {
 mod tests {
     use super::*;
 
+    fn bundled(name: &str, command: &str) -> ServerConfig {
+        ServerConfig { bundled: true, ..stdio(name, command) }
+    }
+
     fn stdio(name: &str, command: &str) -> ServerConfig {
         ServerConfig {
             name: name.into(),
@@ -105,13 +113,15 @@ mod tests {
     }
 
     #[test]
-    fn only_the_web_server_gets_the_keys_it_has() {
-        let web = for_server(&stdio("web", "perch-mcp-web"), stored);
+    fn only_perchs_own_web_entry_gets_the_keys_it_has() {
+        let web = for_server(&bundled("web", "perch-mcp-web"), stored);
         assert_eq!(web, [("BRAVE_API_KEY".to_owned(), "brv-1".to_owned())]);
-        let moved = for_server(&stdio("search", "/opt/perch/perch-mcp-web"), stored);
+        let moved = for_server(&bundled("web", "/opt/perch/perch-mcp-web"), stored);
         assert_eq!(moved.len(), 1, "by the program, wherever it lives");
-        assert!(for_server(&stdio("demo", "perch-mcp-demo"), stored).is_empty());
-        assert!(for_server(&stdio("web", "npx"), stored).is_empty(), "a server named web is not ours");
+        assert!(for_server(&stdio("search", "perch-mcp-web"), stored).is_empty(), "an entry of one's own");
+        assert!(for_server(&stdio("web", "perch-mcp-web"), stored).is_empty(), "not the bundled entry");
+        assert!(for_server(&bundled("demo", "perch-mcp-demo"), stored).is_empty());
+        assert!(for_server(&bundled("web", "npx"), stored).is_empty(), "a server named web is not ours");
         assert!(is_web_search_key("tavily") && !is_web_search_key("anthropic"));
     }
 }

@@ -201,7 +201,7 @@ fn expand_home(entry: &str, home: &Path) -> PathBuf {
     entry.strip_prefix("~/").map_or_else(|| PathBuf::from(entry), |rest| home.join(rest))
 }
 
-fn credential(path: &Path, home: &Path) -> Option<String> {
+pub(crate) fn credential(path: &Path, home: &Path) -> Option<String> {
     CREDENTIALS
         .iter()
         .find(|c| inside(path, &expand_home(c, home)))

@@ -56,6 +56,7 @@ fn tool(name: &str, description: &str, read_only: bool, properties: Value, requi
         input_schema: json!({ "type": "object", "properties": properties, "required": required }),
         read_only,
         destructive: !read_only && name != "request_session_mode" && name != "end_session_mode",
+        harmless_when: None,
         ui: None,
     }
 }
@@ -615,7 +616,7 @@ impl BuiltinServer for TerminalServer {
                     let (_, settings) = self.parts(origin).await;
                     let dir = working_folder(text(arguments, "directory").as_deref(), &settings);
                     let pattern = text(arguments, "pattern").unwrap_or_default();
-                    Ok(find::find_files(dir, pattern).await)
+                    Ok(find::find_files(dir, pattern, cancel).await)
                 }
                 other => Err(CallError::UnknownTool { server: SERVER.into(), tool: other.to_owned() }),
             }
@@ -624,10 +625,8 @@ impl BuiltinServer for TerminalServer {
     }
 }
 
-/// True when `path` lies in a credential store (find_files never lists those).
+/// True when `path` lies in a credential store (find_files never lists those): a prefix check
+/// against the blocklist's list, so no command line is built from a name found on disk.
 pub(crate) fn is_credential_path(path: &Path) -> bool {
-    matches!(
-        policy::assess(&format!("ls '{}'", path.display()), Path::new("/"), &super::home()).check,
-        Check::Blocked(_)
-    )
+    super::blocklist::credential(path, &super::home()).is_some()
 }

@@ -27,6 +27,15 @@ fn keys_and_tokens_are_removed_by_their_shape() {
         ("google refresh", "1//0gAbCdEfGhIjKlMnOpQrStUvWxYz-0123456789"),
         ("google client secret", "GOCSPX-AbCdEfGhIjKlMnOpQrStUvWx"),
         ("hugging face", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123"),
+        ("stripe", "sk_live_51AbCdEfGhIjKlMnOpQrStUv"),
+        ("stripe restricted", "rk_test_51AbCdEfGhIjKlMnOpQrStUv"),
+        ("gitlab", "glpat-AbCdEfGhIjKlMnOpQrSt"),
+        ("npm", "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+        ("pypi", "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAAC"),
+        ("groq", "gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+        ("xai", "xai-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+        ("perplexity", "pplx-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+        ("slack app", "xapp-1-A012345-0123456789-abcdef"),
         (
             "jwt",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
@@ -67,6 +76,13 @@ fn secret_parameters_in_urls_and_forms_are_removed() {
     );
     assert_eq!(clean("see https://h/?token=tok-abcdef"), "see https://h/?token=[removed]");
     assert_eq!(clean("fetch https://h/?api_key=k9k9k9k9k9"), "fetch https://h/?api_key=[removed]");
+    assert_eq!(
+        clean(
+            "GET https://b.s3.example/a?X-Amz-Credential=AKIDEXAMPLE%2F2026&X-Amz-Signature=5d4c0ffee00042"
+        ),
+        "GET https://b.s3.example/a?X-Amz-Credential=[removed]&X-Amz-Signature=[removed]"
+    );
+    assert_eq!(clean("resume sid=8c2d1e4a9f3b side=left"), "resume sid=[removed] side=left");
 }
 
 #[test]
@@ -99,14 +115,50 @@ fn fields_named_like_secrets_lose_their_values() {
         r#"{"apiKey":"[removed]"}"#,
         "escaped quotes stay inside the value"
     );
-    assert!(
-        is_secret_name("GITHUB_PERSONAL_ACCESS_TOKEN")
-            && is_secret_name("clientSecret")
-            && is_secret_name("key")
+    assert_eq!(
+        clean(
+            r#"{"private_key": "pk-abc", "sshKey": "k-1", "passphrase": "open sesame", "publicKey": "pub-1"}"#
+        ),
+        r#"{"private_key": "[removed]", "sshKey": "[removed]", "passphrase": "[removed]", "publicKey": "pub-1"}"#
     );
-    assert!(
-        !is_secret_name("token_endpoint") && !is_secret_name("token_type") && !is_secret_name("keyboard")
+    for name in [
+        "GITHUB_PERSONAL_ACCESS_TOKEN",
+        "clientSecret",
+        "key",
+        "private_key",
+        "access_key",
+        "secretAccessKey",
+        "passphrase",
+        "signature",
+        "X-Amz-Signature",
+        "session",
+        "sid",
+    ] {
+        assert!(is_secret_name(name), "{name}");
+    }
+    for name in ["token_endpoint", "token_type", "keyboard", "public_key", "keys", "inside"] {
+        assert!(!is_secret_name(name), "{name}");
+    }
+}
+
+#[test]
+fn private_keys_go_whole_from_their_first_line_to_their_last() {
+    let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+    let mut r = Redactor::new(Vec::new(), None);
+    let pem = format!(
+        "loaded:\n-----BEGIN RSA PRIVATE KEY-----\n{body}\nAbCd==\n-----END RSA PRIVATE KEY-----\nready"
     );
+    assert_eq!(r.private_keys(&pem), "loaded:\n[removed]\nready");
+    // Escaped in one log line (JSON), and a first line alone, as a line-by-line reader sees it.
+    let escaped = format!(
+        r#"{{"key":"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\n"}}"#
+    );
+    assert!(!clean(&escaped).contains(body), "escaped");
+    assert_eq!(clean(&format!("-----BEGIN PRIVATE KEY----- {body}")), "[removed]");
+    assert_eq!(r.counts().token_shapes, 1);
+    // A certificate is not a secret.
+    let cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+    assert_eq!(clean(cert), cert);
 }
 
 #[test]

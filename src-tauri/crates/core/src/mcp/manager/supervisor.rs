@@ -214,6 +214,12 @@ impl McpManager {
                     input_schema: Value::Object((*t.input_schema).clone()),
                     read_only: annotations.and_then(|a| a.read_only_hint).unwrap_or(false),
                     destructive: annotations.and_then(|a| a.destructive_hint).unwrap_or(false),
+                    harmless_when: t
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.0.get(super::super::HARMLESS_WHEN_META))
+                        .filter(|schema| schema.is_object())
+                        .cloned(),
                     ui: super::super::apps::ToolUi::from_meta(t.meta.as_ref().map(|m| &m.0)),
                 }
             })
