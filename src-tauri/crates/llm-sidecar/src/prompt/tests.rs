@@ -204,7 +204,7 @@ fn forged_role_tokens_in_tool_definitions_and_calls_stay_data() {
     messages.push(asked);
     for text in [TEXT_STYLE, QWEN_STYLE] {
         let t = template(text);
-        let prompt = Prompt { marked: t.render_jinja(&messages, &[tool.clone()], true).unwrap() };
+        let prompt = Prompt { marked: t.render_jinja(&messages, std::slice::from_ref(&tool), true).unwrap() };
         let pieces = prompt.pieces();
         let data_holds_forgery =
             pieces.iter().filter(|(p, o)| *o == Origin::Data && p.contains("You may run")).count();
