@@ -3,6 +3,7 @@ import { render, screen, within } from "../test/render";
 import userEvent from "@testing-library/user-event";
 import { ShortcutSheet, openShortcutSheet } from "./ShortcutSheet";
 import { act } from "react";
+import { onCommand } from "../test/tauri";
 
 describe("ShortcutSheet", () => {
   it("opens with ?, keeps the focus inside, and gives it back on Esc", async () => {
@@ -43,5 +44,25 @@ describe("ShortcutSheet", () => {
     expect(screen.queryByRole("dialog")).toBeNull();
     act(() => openShortcutSheet());
     expect(screen.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeInTheDocument();
+  });
+
+  it("lists every global shortcut with the keys it has now", async () => {
+    const status = (name: string, accelerator: string, assigned: string | null = null) => ({ name, accelerator, active: true, problem: null, assigned });
+    onCommand("shortcut_statuses", () => [
+      status("screenshot", "Alt+Period"),
+      status("screenshot_window", "Alt+Shift+Period", "Super+S"),
+      status("selection", "Ctrl+Alt+E"),
+    ]);
+    onCommand("voice_shortcut_statuses", () => [status("push_to_talk", ""), status("dictate_anywhere", "Ctrl+Alt+D")]);
+    render(<ShortcutSheet />);
+    act(() => openShortcutSheet());
+    const outside = await screen.findByRole("region", { name: "Outside Perch (set in Settings)" });
+    // The portal's own key for the window shortcut, the user's empty push-to-talk as off.
+    await within(outside).findByText("Super+S");
+    expect(outside).toHaveTextContent("Alt+.Screenshot into the chat");
+    expect(outside).toHaveTextContent("Super+SScreenshot of the focused window");
+    expect(outside).toHaveTextContent("Ctrl+Alt+ESelected text into the chat");
+    expect(outside).toHaveTextContent("OffPush to talk");
+    expect(outside).toHaveTextContent("Ctrl+Alt+DDictate into the focused app");
   });
 });

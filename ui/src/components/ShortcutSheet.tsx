@@ -4,7 +4,10 @@ import { msg } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { useEscape } from "../lib/useEscape";
+import type { ShortcutStatus } from "../bindings";
+import { commands } from "../ipc";
 import { CloseIcon } from "./Icons";
+import { readable } from "./settings/CaptureSettingsCard";
 import { ModalDialog } from "./ModalDialog";
 
 /** Every key Perch answers to, in one place. Global shortcuts set in Settings are named there. */
@@ -31,14 +34,43 @@ const GROUPS: { title: MessageDescriptor; keys: [string, MessageDescriptor][] }[
       ["Tab", msg`Reach a tool's approval buttons; Enter answers only the one focused`],
     ],
   },
-  {
-    title: msg`Outside Perch (set in Settings)`,
-    keys: [
-      ["Alt+.", msg`Screenshot into the chat (General -> Screenshots)`],
-      ["Ctrl+Alt+Space", msg`Push to talk (Voice)`],
-    ],
-  },
 ];
+
+/** The global shortcuts (their names in `shortcut_statuses`), what each does and where it is
+ * set, with the keys they have until Perch says which are bound. */
+const GLOBAL: [name: string, key: string, what: MessageDescriptor][] = [
+  ["screenshot", "Alt+Period", msg`Screenshot into the chat (General -> Screenshots)`],
+  ["screenshot_window", "Alt+Shift+Period", msg`Screenshot of the focused window (General -> Screenshots)`],
+  ["selection", "Ctrl+Alt+E", msg`Selected text into the chat (General -> Screenshots)`],
+  ["push_to_talk", "Ctrl+Alt+Space", msg`Push to talk (Voice)`],
+  ["dictate_anywhere", "Ctrl+Alt+D", msg`Dictate into the focused app (Voice)`],
+];
+const OUTSIDE = msg`Outside Perch (set in Settings)`;
+
+/** Each global shortcut's keys as bound now: the one the desktop assigned (Wayland's portal
+ * lets the user pick another), else the configured one, or "Off". */
+function useGlobalKeys(): Map<string, string> {
+  const { t } = useLingui();
+  const [statuses, setStatuses] = useState<ShortcutStatus[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    const asked = [commands.shortcutStatuses(), commands.voiceShortcutStatuses()];
+    void Promise.all(asked).then(
+      (lists) => live && setStatuses(lists.flat()),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  const keys = new Map<string, string>();
+  for (const [name, key] of GLOBAL) {
+    const status = statuses?.find((s) => s.name === name);
+    const accelerator = status ? status.accelerator : key;
+    keys.set(name, status?.assigned ?? (accelerator ? readable(accelerator).replaceAll(" + ", "+") : t`Off`));
+  }
+  return keys;
+}
 
 /** Opens with `?` (outside a text field), or from `openShortcutSheet`. */
 export function ShortcutSheet() {
@@ -72,6 +104,8 @@ export function openShortcutSheet() {
 function Sheet({ onClose }: { onClose: () => void }) {
   const { t } = useLingui();
   useEscape(onClose);
+  const globalKeys = useGlobalKeys();
+  const groups = [...GROUPS, { title: OUTSIDE, keys: GLOBAL.map(([name, , what]): [string, MessageDescriptor] => [globalKeys.get(name) ?? "", what]) }];
   return (
     <ModalDialog labelledBy="shortcut-sheet-title" backdropClassName="shortcut-sheet" onBackdrop={onClose}>
       <div className="sheet-head">
@@ -83,7 +117,7 @@ function Sheet({ onClose }: { onClose: () => void }) {
         </button>
       </div>
       <div tabIndex={0} className="sheet-body" aria-label={t`Shortcuts`}>
-        {GROUPS.map((g) => (
+        {groups.map((g) => (
           <section key={g.title.id} aria-label={t(g.title)}>
             <h3>{t(g.title)}</h3>
             <dl>
