@@ -58,7 +58,10 @@ export function formatCost(usd: number): string {
 export function formatTokens(n: number): string {
   if (n < 1000) return formatNumber(n);
   const value = n % 1024 === 0 ? (n / 1024) * 1000 : n;
-  return formatNumber(value, { notation: "compact", maximumFractionDigits: value >= 10_000 ? 0 : 1 });
+  // Three digits, not a fixed number of decimals: a language whose compact unit is 10,000 (万)
+  // showed 16K as "2万"; now "1.6万", "16K", "128K" (and "1M" for 1,048,576).
+  const digits = value >= 1_000_000 ? { maximumFractionDigits: 1 } : { maximumSignificantDigits: 3 };
+  return formatNumber(value, { notation: "compact", ...digits });
 }
 
 /** Items joined as the language lists them: "mail, calendar and contacts" / "mail, calendar et contacts". */
