@@ -425,6 +425,14 @@ describe("ChatPage", () => {
     expect(request.model).toBe("ollama:llama3.2:3b");
   });
 
+  it("keeps counting the context after an answer was stopped", async () => {
+    const save = backend(() => {});
+    const stopped = { status: "stopped" as const, input_tokens: null, output_tokens: null };
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello"), message(3, "user", "More"), message(4, "assistant", "Partly", stopped)]);
+    page("/chat/c1");
+    await vi.waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32K"));
+  });
+
   it("finds a conversation's model in the list however it was spelled", async () => {
     const save = backend(() => {});
     // `perch ask --model ollama:Llama3.2:3B` saved the name as typed; the list says llama3.2:3b.

@@ -115,9 +115,12 @@ export function ChatPage() {
   const streaming = state.streaming;
   const last = lastAnswer?.message;
   useAnnouncedAnswer(streaming ? streaming.text : null, last ? { id: last.id, text: last.content } : null);
+  // A stopped or failed answer has no usage of its own: the last one that has holds (at least)
+  // what the model read, where "0" would say the conversation is empty.
+  const counted = [...messages].reverse().find((m) => m.message.role === "assistant" && m.message.input_tokens !== null)?.message;
   const used = streaming?.usage
     ? streaming.usage.input_tokens + streaming.usage.output_tokens
-    : (last?.input_tokens ?? 0) + (last?.output_tokens ?? 0);
+    : (counted?.input_tokens ?? 0) + (counted?.output_tokens ?? 0);
   // The context the engine reported holds for the model it ran; another one picked since has
   // its own.
   const limit =
