@@ -161,6 +161,11 @@ describe("languages", () => {
     assert.ok(sides.answerStartsLeft, "the English answer reads left to right");
     await sound("ar-chat");
     await clockApp(ar);
+    // A tool's arguments (JSON) and the terminal's `>_` are not language: left to right, unmirrored.
+    const notLanguage = await session.browser.execute(() =>
+      [...document.querySelectorAll(".tool-args, .terminal-toggle")].map((e) => `${e.className}: ${getComputedStyle(e).direction}`),
+    );
+    assert.ok(notLanguage.length > 0 && notLanguage.every((d) => d.endsWith(": ltr")), notLanguage.join(", "));
     await sound("ar-chat-app");
     await everyPage("ar", ar);
     assertSound();
