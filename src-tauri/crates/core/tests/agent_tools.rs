@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use perch_core::Engine;
 use perch_core::agent::{TurnEvent, TurnOptions, TurnRequest, TurnSink, run_turn, run_turn_with, tools};
-use perch_core::questions::{Answer, ApprovalChoice, ElicitationAction, Question, QuestionChange};
+use perch_core::questions::{Answer, ApprovalChoice, ElicitationAction, Question};
 use perch_core::settings::RuleDecision;
 use perch_core::store::MessageStatus;
 use perch_core::store::tool_calls::ToolCallStatus;
@@ -44,25 +44,14 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
     engine.terminal().set_enabled(false);
     let fake = support::fake_ollama(&engine).await;
     engine.mcp().ensure_connected("demo", Duration::from_secs(30)).await.unwrap();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let mut changes = engine.questions().subscribe();
-    let (questions, log) = (engine.questions().clone(), asked.clone());
-    tokio::spawn(async move {
-        while let Ok(event) = changes.recv().await {
-            if let QuestionChange::Asked(ask) = event {
-                log.lock().unwrap().push(ask.question.clone());
-                // The "user" fills forms and allows sampling; tool approvals get `choice`.
-                let answer = match &ask.question {
-                    Question::ToolApproval(_) => Answer::Approval { choice },
-                    Question::Elicitation(_) => Answer::Elicitation {
-                        action: ElicitationAction::Accept,
-                        content: Some(json!({ "name": "Ada Lovelace" })),
-                    },
-                    Question::Sampling(_) => Answer::Sampling { approve: true },
-                };
-                let _ = questions.answer(ask.id, answer);
-            }
-        }
+    // The "user" fills forms and allows sampling; tool approvals get `choice`.
+    let asked = support::answer_questions(&engine, move |question| match question {
+        Question::ToolApproval(_) => Answer::Approval { choice },
+        Question::Elicitation(_) => Answer::Elicitation {
+            action: ElicitationAction::Accept,
+            content: Some(json!({ "name": "Ada Lovelace" })),
+        },
+        Question::Sampling(_) => Answer::Sampling { approve: true },
     });
     Setup { _tmp: tmp, engine, fake, asked }
 }

@@ -103,3 +103,23 @@ pub async fn eventually(secs: u64, what: &str, mut check: impl FnMut() -> bool) 
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// A "user" who answers every question `engine` asks with `answer`, which sees it first; the
+/// questions asked, in order.
+pub fn answer_questions(
+    engine: &Engine,
+    answer: impl Fn(&perch_core::questions::Question) -> perch_core::questions::Answer + Send + 'static,
+) -> std::sync::Arc<std::sync::Mutex<Vec<perch_core::questions::Question>>> {
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut changes = engine.questions().subscribe();
+    let (questions, log) = (engine.questions().clone(), asked.clone());
+    tokio::spawn(async move {
+        while let Ok(event) = changes.recv().await {
+            if let perch_core::questions::QuestionChange::Asked(ask) = event {
+                log.lock().unwrap_or_else(|p| p.into_inner()).push(ask.question.clone());
+                let _ = questions.answer(ask.id, answer(&ask.question));
+            }
+        }
+    });
+    asked
+}

@@ -10,7 +10,7 @@ use std::time::Duration;
 use perch_core::Engine;
 use perch_core::agent::{TurnEvent, TurnRequest, TurnSink};
 use perch_core::mcp::{CallOrigin, ToolOutput};
-use perch_core::questions::{Answer, ApprovalChoice, Question, QuestionChange};
+use perch_core::questions::{Answer, ApprovalChoice, Question};
 use perch_core::settings::BaseUrl;
 use perch_core::terminal::{AskLevel, TerminalSettings};
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
@@ -91,18 +91,7 @@ pub async fn chat_answering(
         })
         .await
         .unwrap();
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let mut changes = engine.questions().subscribe();
-    let (questions, log) = (engine.questions().clone(), asked.clone());
-    tokio::spawn(async move {
-        while let Ok(event) = changes.recv().await {
-            if let QuestionChange::Asked(ask) = event {
-                log.lock().unwrap().push(ask.question.clone());
-                let choice = answer(&ask.question);
-                let _ = questions.answer(ask.id, Answer::Approval { choice });
-            }
-        }
-    });
+    let asked = super::answer_questions(&engine, move |q| Answer::Approval { choice: answer(q) });
     Chat { _root: root, engine, fake, work, asked }
 }
 
