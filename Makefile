@@ -136,7 +136,7 @@ e2e: app-debug
 # The official MCP client conformance suite, both requirement sets, sign-in included, with the
 # `perch` CLI as the client; the unscored extension scenarios a desktop app does not take part
 # in are listed with their reasons in tests/conformance/expected-failures/. Results in
-# target/conformance/ (about 20 s).
+# target/conformance/ (about a minute; at most 4 clients run at once, tests/conformance/client.sh).
 conformance: app-debug
 	tests/conformance/run.sh
 

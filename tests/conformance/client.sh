@@ -22,6 +22,17 @@ export PERCH_DATA_DIR="$data" PERCH_KEY_STORE=file
 json() { node "$here/json.mjs" "$@"; }
 json config "$url" "$data/mcp_servers.json"
 
+# The suite starts every scenario at once; on a small machine (2 cores) forty debug builds of
+# Perch and their node servers at once starved the mock authorization servers, and token
+# requests failed at random. At most SLOTS clients run at a time (a lock file each); the rest
+# wait their turn, well inside the suite's per-scenario timeout.
+slots="${PERCH_CONFORMANCE_SLOTS:-4}"
+exec 9>/dev/null
+for ((i = 0; ; i = (i + 1) % slots)); do
+  exec 9>"${TMPDIR:-/tmp}/perch-conformance-slot-$i.lock"
+  flock -n 9 && break
+  ((i + 1 == slots)) && sleep 0.2
+done
 perch() { echo "+ perch $*" >&2; "$perch" "$@"; }
 # Runs every `TOOL<TAB>ARGUMENTS` line on stdin as `perch mcp call`; fails if any call failed.
 call_each() {
