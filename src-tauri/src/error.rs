@@ -127,7 +127,7 @@ impl From<perch_core::local::LocalError> for CommandError {
     fn from(e: perch_core::local::LocalError) -> Self {
         use perch_core::local::LocalError as E;
         let kind = match &e {
-            E::NotFound { .. } | E::UnknownCatalog { .. } => ErrorKind::NotFound,
+            E::NotFound { .. } | E::UnknownCatalog { .. } | E::NoSuchFile(_) => ErrorKind::NotFound,
             E::BadFile(_) | E::InvalidName { .. } | E::NameTaken { .. } | E::Unsupported { .. } => {
                 ErrorKind::Invalid
             }

@@ -79,6 +79,11 @@ fn bad_files_names_and_downloads_fail_clearly() {
     let o = perch(tmp.path(), &[], &["local", "add", notes.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(err(&o).contains("is not a GGUF model file"), "{}", err(&o));
+    // A path that is not there: said in words, not as the system's error number.
+    let o = perch(tmp.path(), &[], &["local", "add", "models/missing.gguf"]);
+    assert!(!o.status.success());
+    assert!(err(&o).contains("there is no file at models/missing.gguf: check the path"), "{}", err(&o));
+    assert!(!err(&o).contains("os error"), "{}", err(&o));
 
     let o =
         perch(tmp.path(), &[], &["local", "add", smollm2_gguf().to_str().unwrap(), "--name", "no/slashes"]);

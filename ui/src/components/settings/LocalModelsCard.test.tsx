@@ -96,7 +96,10 @@ describe("Settings -> Models -> On this computer", () => {
     const path = await screen.findByRole("textbox", { name: "GGUF file" });
     await userEvent.type(path, "/models/notes.txt");
     await userEvent.click(screen.getByRole("button", { name: "Add file" }));
-    expect(await screen.findByRole("alert")).toHaveTextContent("/models/notes.txt is not a GGUF file");
+    const refused = await screen.findByRole("alert");
+    expect(refused).toHaveTextContent("/models/notes.txt is not a GGUF file");
+    // Under the fields it is about, not at the foot of the card a screen and a half below.
+    expect(path.closest(".field")).toContainElement(refused);
     expect(path).toHaveValue("/models/notes.txt");
     await userEvent.clear(path);
     await userEvent.type(path, "/models/mistral-7b.Q4_K_M.gguf{Enter}");

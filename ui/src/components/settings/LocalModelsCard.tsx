@@ -2,9 +2,9 @@ import { useState } from "react";
 import { plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { CatalogModel, LocalModel, LocalSettings, RuntimeStatus } from "../../bindings";
-import { commands } from "../../ipc";
+import { call, commands, errorMessage } from "../../ipc";
 import { formatNumber } from "../../lib/format";
-import { megabytes, useLocalModels } from "../../lib/localModels";
+import { megabytes, notifyModelsChanged, useLocalModels } from "../../lib/localModels";
 import { useSettings } from "../../lib/settings";
 
 /** The settings with every field present (the stored row may predate some). */
@@ -81,12 +81,10 @@ export function LocalModelsCard() {
       <AddFile
         onAdd={async (path, name) => {
           // The engine names a file added without a name; the confirmation says what it chose.
-          let named: string | null = null;
-          const adding = commands.localModelAdd(path, name || null).then((r) => {
-            if (r.status === "ok") named = r.data.name;
-            return r;
-          });
-          return (await local.change(adding)) ? named : null;
+          const added = await call(commands.localModelAdd(path, name || null));
+          notifyModelsChanged();
+          await local.refresh();
+          return added.name;
         }}
       />
       {local.overview && <FolderNote folder={local.overview.folder} />}
@@ -295,22 +293,26 @@ function OwnRow(props: RowActions & { model: LocalModel }) {
   );
 }
 
-function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<string | null> }) {
+/** A GGUF file added by its path; what went wrong shows under the fields, where the eye is. */
+function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<string> }) {
   const { t } = useLingui();
   const [path, setPath] = useState("");
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
   const [added, setAdded] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const add = async () => {
     if (!path.trim() || busy) return;
     setBusy(true);
     setAdded(null);
-    // The fields are kept when adding fails, so the path can be corrected.
-    const named = await onAdd(path.trim(), name.trim());
-    if (named) {
-      setAdded(named);
+    setError(null);
+    try {
+      setAdded(await onAdd(path.trim(), name.trim()));
       setPath("");
       setName("");
+    } catch (e) {
+      // The fields are kept, so the path can be corrected.
+      setError(errorMessage(e));
     }
     setBusy(false);
   };
@@ -333,6 +335,11 @@ function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<str
       {added && (
         <small className="muted" role="status">
           <Trans>Added: pick it in the chat's model list as local:{added}.</Trans>
+        </small>
+      )}
+      {error && (
+        <small className="error" role="alert">
+          {error}
         </small>
       )}
     </div>

@@ -132,7 +132,10 @@ impl Library {
     /// Registers a GGUF already on disk under `name` (default: from its file name), after
     /// checking its header. The file stays where it is.
     pub fn add(&self, path: &Path, name: Option<&str>) -> Result<LocalModel, LocalError> {
-        let path = std::fs::canonicalize(path).map_err(|e| LocalError::io("reading", path, e))?;
+        let path = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LocalError::NoSuchFile(path.to_owned()),
+            _ => LocalError::io("reading", path, e),
+        })?;
         gguf::inspect(&path)?;
         let name = match name {
             Some(n) => valid_name(n)?,

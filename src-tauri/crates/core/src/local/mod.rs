@@ -63,6 +63,8 @@ pub enum LocalError {
     UnknownCatalog { id: String },
     #[error(transparent)]
     Download(#[from] DownloadError),
+    #[error("there is no file at {}: check the path (the whole path, such as /home/you/models/model.gguf)", .0.display())]
+    NoSuchFile(PathBuf),
     #[error("{action} {path}: {source}")]
     Io {
         action: &'static str,
