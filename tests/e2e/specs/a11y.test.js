@@ -90,9 +90,7 @@ describe("accessibility", () => {
     await fake.script({ steps: [{ type: "text", text: "The sum is 5." }, { type: "finish" }] });
     await (await $('textarea[aria-label="Message"]')).setValue("What is 2 + 3?");
     await session.browser.keys("Enter");
-    // The first tool call of the session waits for the bundled servers to start: with the
-    // machine busy (a build beside the tests) that took more than 20 s twice.
-    await (await $('[aria-label="Approve this tool call"]')).waitForDisplayed({ timeout: 60_000 });
+    await (await $('[aria-label="Approve this tool call"]')).waitForDisplayed({ timeout: 20_000 });
     await judge("a tool's approval card");
     await (await $("button=Allow once")).click();
     await waitFor(async () => (await (await $(".message.assistant:last-of-type")).getText()).includes("The sum is 5."), "the answer");

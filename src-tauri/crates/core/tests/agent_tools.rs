@@ -130,6 +130,27 @@ async fn an_approved_call_runs_and_its_result_goes_back_to_the_model() {
 }
 
 #[tokio::test]
+async fn a_question_asked_as_the_servers_start_for_the_first_time_is_offered_their_tools() {
+    // A fresh install: no tool list saved from before, the servers started as the app starts
+    // them, and the question asked at once. The turn once listed only what had connected.
+    let tmp = tempfile::tempdir().unwrap();
+    let engine = support::engine_with_servers(tmp.path(), json!({})).await;
+    engine.terminal().set_enabled(false);
+    let fake = support::fake_ollama(&engine).await;
+    let asked = support::answer_questions(&engine, |_| Answer::Approval { choice: ApprovalChoice::Once });
+    engine.mcp().start_auto();
+    fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 2, "b": 3}))]));
+    fake.push(Script::answer("The sum is 5."));
+    let answer = run_turn(&engine, ask("What is 2 + 3?", None), &Collect::default()).await.unwrap();
+    let first = &fake.chat_requests()[0].body;
+    let offered: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(offered.contains(&"demo__add"), "{offered:?}");
+    assert!(matches!(asked.lock().unwrap().as_slice(), [Question::ToolApproval(_)]));
+    assert_eq!(answer.content, "The sum is 5.");
+}
+
+#[tokio::test]
 async fn a_denied_call_is_explained_to_the_model_and_asking_again_ends_the_turn() {
     let s = setup(ApprovalChoice::Deny, json!({})).await;
     let divide = || tool_call("demo__divide", json!({"a": 1, "b": 3}));

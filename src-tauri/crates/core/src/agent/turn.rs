@@ -349,6 +349,9 @@ async fn alongside<F: Future, T>(mut beside: Pin<&mut MaybeDone<F>>, work: impl 
 
 /// The tools this turn offers: none when tools are off, the model cannot use them, or images
 /// are attached (a setting); else the top K for the question plus the always-on ones.
+/// How long a turn waits for servers starting for the first time to list their tools.
+const SERVERS_STARTING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 async fn tools_for_turn(
     engine: &Engine,
     settings: &crate::settings::Settings,
@@ -366,6 +369,7 @@ async fn tools_for_turn(
     {
         return Vec::new();
     }
+    engine.mcp().settle(SERVERS_STARTING_WAIT).await;
     let all = tools::offered_tools(engine.mcp().tools());
     let always_on = always_on_tools(engine, &settings.tools);
     let ollama = crate::providers::ollama_url(&settings.providers);

@@ -504,6 +504,27 @@ impl McpManager {
         }
     }
 
+    /// Waits, at most `wait`, until no server is starting without a tool list from before (a
+    /// first start, as on a fresh install): a question asked in the first seconds after launch
+    /// was otherwise offered none of their tools, and a model that knew them from the
+    /// conversation called a tool "that does not exist". Servers whose lists are saved offer
+    /// them while they start, and are not waited for.
+    pub async fn settle(&self, wait: Duration) {
+        let deadline = Instant::now() + wait;
+        let mut events = self.subscribe();
+        loop {
+            let starting = self.slots().into_iter().any(|(_, slot)| {
+                let s = slot.state();
+                s.status == Some(ServerStatus::Starting) && s.tools.is_empty()
+            });
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !starting || left.is_zero() {
+                return;
+            }
+            let _ = tokio::time::timeout(left.min(Duration::from_millis(200)), events.recv()).await;
+        }
+    }
+
     /// Fetches a server's tools, resources and prompts again.
     pub async fn refresh(&self, name: &str) -> Result<(), CallError> {
         let slot = self.slot(name)?;
