@@ -16,14 +16,14 @@ VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e conformance memory-guard app-debug app-release bindings bench bench-quick icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint unit e2e desktops conformance memory-guard app-debug app-release bindings bench bench-quick icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
 run: toolchain deps-system $(NPM_STAMP) app-debug
 	$(APP_DEBUG)
 
-test: toolchain deps lint unit e2e conformance memory-guard bench-quick
+test: toolchain deps lint unit e2e desktops conformance memory-guard bench-quick
 	@echo "All checks and tests passed."
 
 ## ---- set-up ---------------------------------------------------------------------------
@@ -132,6 +132,18 @@ unit: $(NPM_STAMP)
 e2e: app-debug
 	rm -rf target/e2e-artifacts
 	tests/e2e/run.sh
+
+# Perch on a real Wayland desktop: sway (headless) with its real portals (wlr for screenshots,
+# GTK for access), PipeWire and XWayland, started by tests/e2e/desktops/sway.sh; the app's
+# window, the shortcut hints, a screenshot through the portal, dictate-anywhere typing into a
+# GTK field and the selection (tests/e2e/desktops/sway.test.js). Screenshots and the desktop's
+# logs in target/desktops-artifacts.
+DESKTOPS_ARTIFACTS := $(CURDIR)/target/desktops-artifacts
+desktops: app-debug
+	rm -rf $(DESKTOPS_ARTIFACTS)
+	E2E_ARTIFACTS=$(DESKTOPS_ARTIFACTS) SWAY_LANE_LOGS=$(DESKTOPS_ARTIFACTS)/sway PERCH_APP=$(APP_DEBUG) \
+		FONTCONFIG_FILE=$(CURDIR)/tests/e2e/fonts.conf \
+		tests/e2e/desktops/sway.sh node --test --test-reporter=spec tests/e2e/desktops/sway.test.js
 
 # The official MCP client conformance suite, both requirement sets, sign-in included, with the
 # `perch` CLI as the client; the unscored extension scenarios a desktop app does not take part

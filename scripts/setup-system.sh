@@ -29,6 +29,9 @@ TEST_PKGS=(
   # The only fonts the end-to-end tests lay the UI out with (tests/e2e/fonts.conf): Latin,
   # Arabic and the rest from DejaVu, Japanese from IPAGothic.
   fonts-dejavu-core fonts-ipafont-gothic
+  # The Wayland lane (tests/e2e/desktops/sway.sh): sway headless with XWayland, its portal
+  # backends (wlr takes screenshots with grim; GTK answers Access), PipeWire, a virtual keyboard.
+  sway xwayland grim wtype pipewire xdg-desktop-portal xdg-desktop-portal-wlr xdg-desktop-portal-gtk
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

@@ -90,12 +90,20 @@ fn wayland_session() -> bool {
         || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t == "wayland")
 }
 
-/// What an X grab on Wayland leaves the user with, after the portal could not bind (`why`).
+/// What the user is told when the desktop did not bind `name`'s `accelerator` (`why`): the X
+/// grab tried instead reaches only XWayland windows, so the way that works is the desktop's own
+/// shortcut settings, named for this desktop.
 #[cfg(target_os = "linux")]
-fn session_problem(why: &str) -> String {
-    format!(
-        "Wayland does not let applications grab keys for the whole desktop, and the desktop did not bind it ({why}); this shortcut works only while Perch has focus."
-    )
+fn session_problem(name: &str, accelerator: &str, why: &perch_core::shortcut_portal::PortalError) -> String {
+    use perch_core::desktop_shortcuts::{Desktop, how_to_bind};
+    use perch_core::shortcut_portal::PortalError;
+    let what = match why {
+        PortalError::NoPortal(_) => {
+            format!("This desktop has no GlobalShortcuts portal, so Perch cannot bind {accelerator} itself.")
+        }
+        other => format!("The desktop did not bind {accelerator} for Perch ({other})."),
+    };
+    format!("{what} {}", how_to_bind(Desktop::current(), name, accelerator))
 }
 
 impl Shortcuts {

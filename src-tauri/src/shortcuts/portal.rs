@@ -143,8 +143,10 @@ fn settle(app: &AppHandle, name: &str, ticket: u64, result: Result<PortalShortcu
     };
     if let Some((binding, why)) = fallback {
         shortcuts.grab(app, name, binding);
+        // The desktop's way replaces the X grab's own complaint (on XWayland without a
+        // keyboard: "Unable to find keycode"), which is not the user's to act on.
         if let Some(b) = lock(&shortcuts).get_mut(name) {
-            b.problem.get_or_insert_with(|| session_problem(&why.to_string()));
+            b.problem = Some(session_problem(name, &b.accelerator, &why));
         }
     }
     shortcuts.settled.notify_waiters();

@@ -8,9 +8,9 @@ import { waitFor, xdotool } from "./harness.js";
 const SCRIPT = fileURLToPath(new URL("../../support/text_field.py", import.meta.url));
 
 /** A field titled `title`; `program` is its program name (its WM_CLASS: "xterm" makes it a
- * window Perch takes for a terminal). */
-export async function textField(title, program = "perch-test-field") {
-  const child = spawn("/usr/bin/python3", [SCRIPT, title, program], { env: { ...process.env, GDK_BACKEND: "x11" }, stdio: ["pipe", "pipe", "inherit"] });
+ * window Perch takes for a terminal). An X11 window unless `backend` says "wayland". */
+export async function textField(title, program = "perch-test-field", { backend = "x11" } = {}) {
+  const child = spawn("/usr/bin/python3", [SCRIPT, title, program], { env: { ...process.env, GDK_BACKEND: backend }, stdio: ["pipe", "pipe", "inherit"] });
   const field = { text: "", ready: false, clipboards: [] };
   createInterface({ input: child.stdout }).on("line", (line) => {
     const [kind, ...rest] = line.split(" ");

@@ -8,24 +8,13 @@
 // words are typed), the clipboard is what it was, and Esc cancels a dictation.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { CLI, freshDataDir, launch, perchWindows, screenshot, waitFor, xdotool } from "../lib/harness.js";
 import { textField } from "../lib/text_field.js";
+import { MODEL, chooseMicrophoneAndModel, virtualMicrophone } from "../lib/voice.js";
 
 const SENTENCE = "Please take a screenshot of my editor.";
-const MODEL = process.env.PERCH_WHISPER_TEST_MODEL ?? join(homedir(), ".cache/perch/models/ggml-tiny.en.bin");
-const here = dirname(fileURLToPath(import.meta.url));
-
-function virtualMicrophone() {
-  const dir = mkdtempSync(join(tmpdir(), "perch-mic-"));
-  const speech = join(dir, "speech.wav");
-  execFileSync("espeak-ng", ["-s", "150", "-w", speech, SENTENCE]);
-  return execFileSync(join(here, "../../voice/virtual-microphone.sh"), [speech, join(dir, "alsa")]).toString().trim();
-}
 
 /** The dictate-anywhere indicator's windows on screen (none, or one). */
 async function indicatorWindows() {
@@ -57,22 +46,14 @@ describe("voice dictation", () => {
 
   before(async () => {
     assert.ok(existsSync(MODEL), `${MODEL} is missing: run make deps`);
-    session = await launch(freshDataDir(), { ALSA_CONFIG_PATH: virtualMicrophone(), PERCH_KEY_STORE: "file" });
+    session = await launch(freshDataDir(), { ALSA_CONFIG_PATH: virtualMicrophone(SENTENCE), PERCH_KEY_STORE: "file" });
   });
   after(async () => {
     await session?.close();
   });
 
   it("is set up in Settings -> Voice: the microphone and the model file", async () => {
-    await (await $('a[aria-label="Settings"]')).click();
-    await (await $("button=Voice")).click();
-    const mic = await $('select[aria-label="Microphone"]');
-    await waitFor(async () => (await mic.getText()).includes("Perch test microphone"), "the virtual microphone in the list");
-    await mic.selectByVisibleText("Perch test microphone · 48 kHz, 2 ch");
-    const file = await $('input[aria-label="Model file"]');
-    await file.setValue(MODEL);
-    await session.browser.keys("Enter");
-    await waitFor(async () => (await (await $(".card")).getText()).includes("Dictation uses this file"), "the model file to be saved");
+    await chooseMicrophoneAndModel(session.browser);
     const rows = await session.browser.$$(".voice-models tr");
     assert.equal(rows.length, 6, "tiny, base and small in both kinds");
     // The push-to-talk shortcut is registered with the X server.

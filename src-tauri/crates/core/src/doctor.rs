@@ -105,7 +105,7 @@ pub async fn run() -> DoctorReport {
     );
     let mut components = vec![probes::display(), capture, audio, typing, keyring, ollama, sandbox];
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
-        components.push(probes::global_shortcuts_portal().await);
+        components.extend(probes::wayland_desktop().await);
     }
     components.extend(runners);
     if let Some(dir) = &dir {

@@ -7,6 +7,7 @@ pub mod capture;
 pub mod crash;
 pub mod crash_loop;
 pub mod desktop;
+pub mod desktop_shortcuts;
 pub mod diagnostics;
 pub mod doctor;
 pub mod engine;

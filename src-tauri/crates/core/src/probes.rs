@@ -109,6 +109,72 @@ pub async fn global_shortcuts_portal() -> Probe {
     Probe::no(NAME, "not needed: the system's own global shortcuts are used")
 }
 
+/// On a Wayland session, what `perch doctor` says of the desktop: which it is, and for each
+/// portal Perch uses there, whether it answered (its version) and what Perch does without it.
+pub async fn wayland_desktop() -> Vec<Probe> {
+    use crate::desktop_shortcuts::{Desktop, how_to_bind};
+    let value = std::env::var("XDG_CURRENT_DESKTOP").unwrap_or_default();
+    let desktop = Desktop::named(&value);
+    let named = if value.is_empty() { "unknown (XDG_CURRENT_DESKTOP is not set)".to_owned() } else { value };
+    let mut out = vec![Probe::yes("desktop", format!("{named} on Wayland"))];
+    #[cfg(target_os = "linux")]
+    {
+        let conn = zbus::Connection::session().await.map_err(|e| e.to_string());
+        let version = |interface: &'static str| {
+            let conn = conn.clone();
+            async move { portal_version(&conn?, interface).await }
+        };
+        let (screenshot, remote) = tokio::join!(
+            version("org.freedesktop.portal.Screenshot"),
+            version("org.freedesktop.portal.RemoteDesktop")
+        );
+        out.push(match screenshot {
+            Ok(v) => Probe::yes("screenshot portal", format!("version {v}: captures go through it")),
+            Err(e) => Probe::no(
+                "screenshot portal",
+                format!("not offered ({e}): captures cannot see Wayland windows; install xdg-desktop-portal and your desktop's backend (xdg-desktop-portal-gnome, -kde or -wlr)"),
+            ),
+        });
+        out.push(match remote {
+            Ok(v) => Probe::yes(
+                "remote desktop portal",
+                format!("version {v}: dictate-anywhere types through it (the desktop asks once)"),
+            ),
+            Err(e) => Probe::no(
+                "remote desktop portal",
+                format!("not offered ({e}): dictate-anywhere types with wtype where the compositor lets it (sway and other wlroots desktops), else with ydotool, else the words go to the clipboard"),
+            ),
+        });
+    }
+    let mut shortcuts = global_shortcuts_portal().await;
+    if !shortcuts.available {
+        shortcuts.detail =
+            format!("{} For example: {}", shortcuts.detail, how_to_bind(desktop, "screenshot", "Alt+Period"));
+    }
+    out.push(shortcuts);
+    out
+}
+
+/// The `version` property of a portal interface on the session bus, or why it has none.
+#[cfg(target_os = "linux")]
+async fn portal_version(conn: &zbus::Connection, interface: &str) -> Result<u32, String> {
+    let reply = conn
+        .call_method(
+            Some("org.freedesktop.portal.Desktop"),
+            "/org/freedesktop/portal/desktop",
+            Some("org.freedesktop.DBus.Properties"),
+            "Get",
+            &(interface, "version"),
+        )
+        .await
+        .map_err(|e| match e {
+            zbus::Error::MethodError(name, _, _) => name.to_string(),
+            other => other.to_string(),
+        })?;
+    let value: zbus::zvariant::OwnedValue = reply.body().deserialize().map_err(|e| e.to_string())?;
+    u32::try_from(value).map_err(|e| e.to_string())
+}
+
 /// Whether a microphone can be opened. Blocking (audio back ends are synchronous).
 pub fn audio_input() -> Probe {
     use cpal::traits::{DeviceTrait, HostTrait};
