@@ -170,3 +170,44 @@ async fn dropping_the_binding_closes_its_session() {
     drop(binding);
     poll::until("the session to be closed", WAIT, || async { fake.is_closed(&session).then_some(()) }).await;
 }
+
+fn screenshot_window() -> ShortcutRequest {
+    ShortcutRequest {
+        id: "screenshot_window".into(),
+        description: "Capture the focused window".into(),
+        accelerator: "Alt+Shift+Period".into(),
+    }
+}
+
+/// KDE Plasma 5.27 answers BindShortcuts with success and an empty list, and binds nothing.
+#[tokio::test]
+async fn an_answer_assigning_nothing_is_not_bound_and_says_what_to_do() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::AssignNone).await;
+    let (result, _rx) = bind(&bus, &[screenshot(), screenshot_window()]).await;
+    let error = result.err().expect("an answer binding nothing was taken as bound");
+    assert!(
+        matches!(&error, PortalError::NotAssigned(ids) if ids == &["screenshot", "screenshot_window"]),
+        "{error:?}"
+    );
+    let text = error.to_string();
+    assert!(text.contains("did not assign a key to screenshot, screenshot window"), "{text}");
+    assert!(text.contains("shortcut settings"), "{text}");
+    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
+    assert_eq!(sessions.len(), 1);
+    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
+        .await;
+}
+
+#[tokio::test]
+async fn a_partial_answer_reports_the_ids_left_unbound() {
+    let bus = PrivateBus::start();
+    let _fake = FakePortal::start(&bus, 1, Dialog::AssignOnly(&["screenshot"])).await;
+    let (binding, _rx) = bind(&bus, &[screenshot(), screenshot_window()]).await;
+    let binding = binding.unwrap();
+    assert_eq!(binding.unassigned(), ["screenshot_window"]);
+    assert_eq!(
+        binding.assigned(),
+        [Assigned { id: "screenshot".into(), trigger: Some("ALT+period".into()) }]
+    );
+}

@@ -45,6 +45,11 @@ pub enum PortalError {
         "the desktop's shortcut dialog was cancelled, so {0} is not bound; set the shortcut again in Settings to be asked again"
     )]
     Cancelled(String),
+    #[error(
+        "the desktop did not assign a key to {}: give Perch's shortcuts a key in your desktop's shortcut settings (KDE: System Settings -> Shortcuts -> Perch), or bind `perch screenshot` (or `perch toggle`, `perch selection`, `perch dictate --toggle`) to a key in its keyboard settings",
+        .0.iter().map(|id| id.replace('_', " ")).collect::<Vec<_>>().join(", ")
+    )]
+    NotAssigned(Vec<String>),
     #[error("the desktop refused to bind {0}; check its keyboard settings, or bind `perch screenshot` there")]
     Refused(String),
     #[error("the desktop portal answered in a way Perch does not understand: {0}")]
@@ -89,6 +94,8 @@ pub struct PortalShortcuts {
     conn: Connection,
     session: OwnedObjectPath,
     assigned: Arc<Mutex<Vec<Assigned>>>,
+    /// Asked for but left out of the desktop's answer, so not bound.
+    unassigned: Vec<String>,
     listener: Option<tokio::task::JoinHandle<()>>,
     closed: bool,
 }
@@ -119,7 +126,9 @@ impl PortalShortcuts {
 
     /// Opens a session and binds `shortcuts` in it; `on_event` hears their presses and releases
     /// (on a tokio task) until the session is dropped. Waits for the desktop's answer, which may
-    /// take as long as the user spends in its dialog.
+    /// take as long as the user spends in its dialog. A shortcut the answer leaves out is not
+    /// bound: see [`unassigned`](Self::unassigned); when it leaves out all of them, the error is
+    /// [`PortalError::NotAssigned`] and no session stays open.
     pub async fn bind(
         conn: &Connection,
         shortcuts: &[ShortcutRequest],
@@ -150,6 +159,7 @@ impl PortalShortcuts {
             conn: conn.clone(),
             session: session.clone(),
             assigned: Arc::default(),
+            unassigned: Vec::new(),
             listener: None,
             closed: false,
         };
@@ -178,9 +188,24 @@ impl PortalShortcuts {
         })
         .await
         .and_then(|results| assigned_from(results.get("shortcuts")));
+        // Success with shortcuts left out of the answer binds those not: KDE Plasma 5.27
+        // answers with an empty list and binds nothing.
+        let bound = bound.and_then(|assigned| {
+            let unassigned: Vec<String> = shortcuts
+                .iter()
+                .filter(|s| !assigned.iter().any(|a| a.id == s.id))
+                .map(|s| s.id.clone())
+                .collect();
+            if !unassigned.is_empty() && unassigned.len() == shortcuts.len() {
+                Err(PortalError::NotAssigned(unassigned))
+            } else {
+                Ok((assigned, unassigned))
+            }
+        });
         match bound {
-            Ok(assigned) => {
+            Ok((assigned, unassigned)) => {
                 *lock(&this.assigned) = assigned;
+                this.unassigned = unassigned;
                 let task = signals.forward(session, this.assigned.clone(), Arc::new(on_event));
                 this.listener = Some(tokio::spawn(task));
                 Ok(this)
@@ -195,6 +220,11 @@ impl PortalShortcuts {
     /// What the desktop assigned to each shortcut, kept current by `ShortcutsChanged`.
     pub fn assigned(&self) -> Vec<Assigned> {
         lock(&self.assigned).clone()
+    }
+
+    /// The ids asked for that the desktop's answer left out: they are not bound.
+    pub fn unassigned(&self) -> &[String] {
+        &self.unassigned
     }
 
     /// The session's object path on the bus.
