@@ -8,6 +8,7 @@
 //! the session. Both calls answer through a Request object's `Response` signal; see
 //! [`request`] for how that is awaited without a race.
 
+mod plan;
 mod proxies;
 pub(crate) mod request;
 mod trigger;
@@ -19,6 +20,7 @@ use futures::StreamExt;
 use zbus::Connection;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
 
+pub use plan::{Batch, SessionPlan, Standing};
 use proxies::{GlobalShortcutsProxy, SessionProxy};
 pub use trigger::portal_trigger;
 
