@@ -6,7 +6,7 @@
 //! desktop may show a dialog, and may assign another trigger than the one asked for), then the
 //! session's `Activated` / `Deactivated` signals become [`ShortcutEvent`]s. Dropping it closes
 //! the session. Both calls answer through a Request object's `Response` signal; see
-//! [`request`] for how that is awaited without a race.
+//! `crate::portal::request` for how that is awaited without a race.
 
 mod plan;
 mod proxies;
@@ -20,8 +20,9 @@ use futures::StreamExt;
 use zbus::Connection;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
 
+use crate::portal::{CallError, SessionProxy};
 pub use plan::{Batch, SessionPlan, Standing};
-use proxies::{GlobalShortcutsProxy, SessionProxy};
+use proxies::GlobalShortcutsProxy;
 pub use trigger::portal_trigger;
 
 /// The oldest interface version with everything used here (`BindShortcuts` and the signals).
@@ -58,6 +59,17 @@ pub enum PortalError {
     Protocol(String),
     #[error("the desktop portal failed: {0}")]
     Bus(#[from] zbus::Error),
+}
+
+impl From<CallError> for PortalError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::NoBus(m) => Self::NoBus(m),
+            CallError::NoPortal(m) => Self::NoPortal(m),
+            CallError::Protocol(m) => Self::Protocol(m),
+            CallError::Bus(e) => Self::Bus(e),
+        }
+    }
 }
 
 /// A shortcut to ask the desktop for.
@@ -284,7 +296,7 @@ struct Signals {
     activated: zbus::proxy::SignalStream<'static>,
     deactivated: zbus::proxy::SignalStream<'static>,
     changed: proxies::ShortcutsChangedStream,
-    closed: proxies::ClosedStream,
+    closed: crate::portal::ClosedStream,
 }
 
 impl Signals {
