@@ -38,7 +38,7 @@ async fn the_portal_s_picture_is_read_and_its_scratch_file_deleted() {
 
     let state = fake.state();
     let options = &state.calls[0];
-    assert_eq!(bool::try_from(&options["interactive"]).unwrap(), false, "no dialog asked for");
+    assert!(!bool::try_from(&options["interactive"]).unwrap(), "no dialog asked for");
     assert!(options.contains_key("handle_token"));
     assert!(!state.files[0].exists(), "the portal's file in the temporary folder is left behind");
 }
