@@ -42,6 +42,14 @@ async fn next(rx: &mut mpsc::UnboundedReceiver<ShortcutEvent>) -> ShortcutEvent 
     tokio::time::timeout(WAIT, rx.recv()).await.expect("no shortcut event").expect("events ended")
 }
 
+/// The bind opened one session, and it is closed (the binding failed).
+async fn the_one_session_closes(fake: &FakePortal) {
+    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
+    assert_eq!(sessions.len(), 1);
+    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
+        .await;
+}
+
 #[tokio::test]
 async fn binding_offers_the_translated_trigger_and_reports_what_the_desktop_assigned() {
     let bus = PrivateBus::start();
@@ -114,10 +122,7 @@ async fn a_cancelled_dialog_says_so_and_leaves_no_session_open() {
     let error = result.err().unwrap();
     assert!(matches!(error, PortalError::Cancelled(_)), "{error:?}");
     assert!(error.to_string().contains("dialog was cancelled"), "{error}");
-    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
-    assert_eq!(sessions.len(), 1);
-    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
-        .await;
+    the_one_session_closes(&fake).await;
 }
 
 #[tokio::test]
@@ -193,10 +198,7 @@ async fn an_answer_assigning_nothing_is_not_bound_and_says_what_to_do() {
     let text = error.to_string();
     assert!(text.contains("did not assign a key to screenshot, screenshot window"), "{text}");
     assert!(text.contains("shortcut settings"), "{text}");
-    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
-    assert_eq!(sessions.len(), 1);
-    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
-        .await;
+    the_one_session_closes(&fake).await;
 }
 
 #[tokio::test]
