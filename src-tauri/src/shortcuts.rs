@@ -102,14 +102,43 @@ impl Shortcuts {
         let binding = Binding::new(accelerator.clone(), action);
         #[cfg(target_os = "linux")]
         if wayland_session() {
-            if !accelerator.is_empty() {
-                lock(self).insert(name.to_owned(), binding);
-                portal::want(self, name, &accelerator);
+            // One the desktop cannot be offered stays out of the session, or it would fail
+            // the whole batch.
+            let no_trigger = match perch_core::shortcut_portal::portal_trigger(&accelerator) {
+                _ if accelerator.is_empty() => None,
+                Ok(_) => {
+                    lock(self).insert(name.to_owned(), binding);
+                    portal::want(self, name, &accelerator);
+                    return self.status(name);
+                }
+                Err(reason) => Some(format!("{accelerator:?} cannot be offered to the desktop: {reason}")),
+            };
+            portal::forget(self, name);
+            if let Some(why) = no_trigger {
+                self.fall_back(app, name, binding, &why);
                 return self.status(name);
             }
-            portal::forget(self, name);
         }
         self.grab(app, name, binding)
+    }
+
+    /// Binds through the plugin's X grab (unless `binding` holds one already) after the desktop
+    /// did not bind it (`why`), and says so.
+    #[cfg(target_os = "linux")]
+    fn fall_back(&self, app: &AppHandle, name: &str, binding: Binding, why: &str) {
+        tracing::warn!(name, reason = %why, "falling back to an X grab");
+        if binding.shortcut.is_some() {
+            lock(self).insert(name.to_owned(), binding);
+        } else {
+            self.grab(app, name, binding);
+        }
+        if let Some(b) = lock(self).get_mut(name) {
+            b.problem = Some(match b.problem.take() {
+                // The grab itself failed: both reasons.
+                Some(grab) if b.shortcut.is_none() => format!("{}; {grab}", session_problem(why)),
+                _ => session_problem(why),
+            });
+        }
     }
 
     /// Asks the desktop (Wayland's portal) to bind every shortcut registered through

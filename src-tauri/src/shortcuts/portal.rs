@@ -14,7 +14,7 @@ use perch_core::shortcut_portal::{
 use tauri::{AppHandle, Manager};
 use tauri_plugin_global_shortcut::GlobalShortcutExt;
 
-use super::{Phase, ShortcutStatus, Shortcuts, lock, session_problem};
+use super::{Phase, ShortcutStatus, Shortcuts, lock};
 
 /// The one portal session, and the plan of what it holds.
 #[derive(Default)]
@@ -167,20 +167,7 @@ fn settle(app: &AppHandle, ticket: u64, result: Result<PortalShortcuts, PortalEr
             .collect::<Vec<_>>()
     };
     for (name, binding, why) in not_bound {
-        tracing::warn!(name, reason = %why, "falling back to an X grab");
-        if binding.shortcut.is_some() {
-            // Already grabbed after an earlier answer.
-            lock(&shortcuts).insert(name.clone(), binding);
-        } else {
-            shortcuts.grab(app, &name, binding);
-        }
-        if let Some(b) = lock(&shortcuts).get_mut(&name) {
-            b.problem = Some(match b.problem.take() {
-                // The grab itself failed: both reasons.
-                Some(grab) if b.shortcut.is_none() => format!("{}; {grab}", session_problem(&why)),
-                _ => session_problem(&why),
-            });
-        }
+        shortcuts.fall_back(app, &name, binding, &why);
     }
     shortcuts.settled.notify_waiters();
 }
