@@ -16,6 +16,8 @@ mod shelf;
 #[cfg(target_os = "linux")]
 mod shm;
 #[cfg(target_os = "linux")]
+mod wayland;
+#[cfg(target_os = "linux")]
 mod x11;
 
 use std::path::PathBuf;

@@ -53,6 +53,15 @@ pub fn monitors() -> Result<Vec<MonitorInfo>, CaptureError> {
     let monitors = match backend()? {
         #[cfg(target_os = "linux")]
         Backend::X11 => super::x11::monitors()?,
+        // xcap asks XWayland; without it, the compositor is asked.
+        #[cfg(target_os = "linux")]
+        Backend::Wayland => xcap_monitors(Backend::Wayland).or_else(|xcap| {
+            super::wayland::monitors().map_err(|compositor| {
+                CaptureError::Backend(format!(
+                    "the monitors could not be listed, neither through XWayland ({xcap}) nor by the compositor ({compositor}); check that WAYLAND_DISPLAY names the running session"
+                ))
+            })
+        })?,
         backend => xcap_monitors(backend)?,
     };
     if monitors.is_empty() { Err(CaptureError::NoMonitors) } else { Ok(monitors) }
