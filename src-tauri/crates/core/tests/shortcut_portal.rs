@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use perch_core::shortcut_portal::{Assigned, PortalError, PortalShortcuts, ShortcutEvent, ShortcutRequest};
+use perch_core::shortcut_portal::{
+    Assigned, PortalError, PortalShortcuts, SessionPlan, ShortcutEvent, ShortcutRequest, Standing,
+};
 use tokio::sync::mpsc;
 
 #[path = "support/poll.rs"]
@@ -212,4 +214,35 @@ async fn a_partial_answer_reports_the_ids_left_unbound() {
         binding.assigned(),
         [Assigned { id: "screenshot".into(), trigger: Some("ALT+period".into()) }]
     );
+}
+
+/// The shell's flow without its window: the plan's one batch bound in one session, and the
+/// desktop's answer (KDE Plasma 5.27's, empty or partial) settled back into it.
+#[tokio::test]
+async fn the_plan_binds_every_shortcut_in_one_session_and_falls_back_for_exactly_those_left_out() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::AssignOnly(&["screenshot"])).await;
+    let mut plan = SessionPlan::default();
+    plan.want(screenshot());
+    plan.want(screenshot_window());
+    let batch = plan.batch().unwrap();
+    let (binding, _rx) = bind(&bus, &batch.shortcuts).await;
+    let binding = binding.unwrap();
+    assert_eq!(fake.state().sessions.len(), 1, "one session for all the shortcuts");
+    let not_bound = plan.settle(batch.ticket, Ok(binding.unassigned())).unwrap();
+    assert_eq!(not_bound.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["screenshot_window"]);
+    assert_eq!(plan.standing("screenshot"), Some(&Standing::Bound));
+    // Registered again unchanged (Settings saved): the session is kept.
+    plan.want(screenshot());
+    assert!(plan.batch().is_none());
+
+    // Set again: asked again with the rest, and this time the desktop assigns nothing.
+    fake.state().dialog = Dialog::AssignNone;
+    plan.want(screenshot_window());
+    let again = plan.batch().unwrap();
+    assert_eq!(again.shortcuts.len(), 2);
+    let error = bind(&bus, &again.shortcuts).await.0.err().unwrap();
+    let not_bound = plan.settle(again.ticket, Err(&error)).unwrap();
+    assert_eq!(not_bound.len(), 2);
+    assert!(not_bound.iter().all(|(_, why)| why.contains("did not assign a key")), "{not_bound:?}");
 }
