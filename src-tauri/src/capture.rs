@@ -41,7 +41,8 @@ fn engine(app: &AppHandle) -> CommandResult<Engine> {
     app.state::<AppState>().engine().cloned()
 }
 
-/// Binds the screenshot shortcuts from the settings; returns how each went.
+/// Registers the screenshot shortcuts from the settings (on Wayland, asked of the desktop by
+/// `Shortcuts::apply`); returns how each went.
 pub fn bind_shortcuts(app: &AppHandle, settings: &CaptureSettings) -> Vec<ShortcutStatus> {
     let shortcuts = app.state::<Shortcuts>();
     vec![

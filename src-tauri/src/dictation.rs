@@ -131,7 +131,8 @@ pub fn shortcut_statuses(app: &AppHandle) -> Vec<ShortcutStatus> {
         .to_vec()
 }
 
-/// Binds the push-to-talk shortcut from the settings, replacing the previous one.
+/// Registers the push-to-talk and dictate-anywhere shortcuts from the settings, replacing the
+/// previous ones (on Wayland, asked of the desktop by `Shortcuts::apply`).
 pub fn apply_shortcut(app: &AppHandle, settings: &VoiceSettings) {
     *app.state::<PushToTalk>().mode.lock().unwrap_or_else(|p| p.into_inner()) = settings.push_to_talk_mode;
     let action: Action = Arc::new(|app, phase| on_key(app, phase == Phase::Pressed, start));

@@ -91,6 +91,8 @@ pub fn run() {
                 let settings = tauri::async_runtime::block_on(engine.settings().get());
                 capture::bind_shortcuts(app.handle(), &settings.capture);
                 dictation::apply_shortcut(app.handle(), &settings.voice);
+                // On Wayland, all of them in one request to the desktop.
+                app.state::<shortcuts::Shortcuts>().apply(app.handle());
             }
             update::start_background_checks(app.handle());
             let language = match &engine {

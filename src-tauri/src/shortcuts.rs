@@ -5,9 +5,10 @@
 //! instead of failing silently.
 //!
 //! X11 (and Windows, macOS): tauri's global-shortcut plugin. A Wayland session: the XDG
-//! GlobalShortcuts portal (`portal.rs` over `perch_core::shortcut_portal`), which answers
-//! later, possibly after a dialog; when the desktop has no portal, the plugin's X grab (which
-//! reaches only XWayland windows) and a message saying how to bind `perch screenshot` instead.
+//! GlobalShortcuts portal (`portal.rs` over `perch_core::shortcut_portal`), all shortcuts in
+//! one session asked for by [`Shortcuts::apply`] once they are registered, which answers
+//! later, possibly after a dialog; for each one the desktop does not bind, the plugin's X grab
+//! (which reaches only XWayland windows) and a message saying how to bind it instead.
 
 #[cfg(target_os = "linux")]
 mod portal;
@@ -52,21 +53,11 @@ struct Binding {
     problem: Option<String>,
     /// Held only while something is under way (Esc during a dictation): never in Settings.
     transient: bool,
-    #[cfg(target_os = "linux")]
-    portal: portal::PortalState,
 }
 
 impl Binding {
     fn new(accelerator: String, action: Action) -> Self {
-        Self {
-            accelerator,
-            shortcut: None,
-            action,
-            problem: None,
-            transient: false,
-            #[cfg(target_os = "linux")]
-            portal: portal::PortalState::default(),
-        }
+        Self { accelerator, shortcut: None, action, problem: None, transient: false }
     }
 }
 
@@ -76,6 +67,9 @@ const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 #[derive(Default)]
 pub struct Shortcuts {
     bindings: Mutex<BTreeMap<String, Binding>>,
+    /// The portal session and where each shortcut asked of it stands; locked after `bindings`.
+    #[cfg(target_os = "linux")]
+    portal: Mutex<portal::Portal>,
     /// Woken whenever a binding the desktop was asked for is settled.
     settled: tokio::sync::Notify,
 }
@@ -90,36 +84,88 @@ fn wayland_session() -> bool {
         || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t == "wayland")
 }
 
-/// What the user is told when the desktop did not bind `name`'s `accelerator` (`why`): the X
-/// grab tried instead reaches only XWayland windows, so the way that works is the desktop's own
-/// shortcut settings, named for this desktop.
+/// What the user is told when the desktop did not bind `name`'s `accelerator` (`why`, the
+/// portal's reason): the X grab tried instead reaches only XWayland windows, so the way that
+/// works is the desktop's own shortcut settings, named for this desktop.
 #[cfg(target_os = "linux")]
-fn session_problem(name: &str, accelerator: &str, why: &perch_core::shortcut_portal::PortalError) -> String {
+fn session_problem(name: &str, accelerator: &str, why: &str) -> String {
     use perch_core::desktop_shortcuts::{Desktop, how_to_bind};
-    use perch_core::shortcut_portal::PortalError;
-    let what = match why {
-        PortalError::NoPortal(_) => {
-            format!("This desktop has no GlobalShortcuts portal, so Perch cannot bind {accelerator} itself.")
-        }
-        other => format!("The desktop did not bind {accelerator} for Perch ({other})."),
-    };
-    format!("{what} {}", how_to_bind(Desktop::current(), name, accelerator))
+    let mut why = why.to_owned();
+    if let Some(first) = why.get(..1) {
+        why.replace_range(..1, &first.to_uppercase());
+    }
+    format!("{why}. {}", how_to_bind(Desktop::current(), name, accelerator))
 }
 
 impl Shortcuts {
     /// Binds `name` to `accelerator` (empty: unbinds it), replacing the name's earlier binding.
+    /// On Wayland the desktop is asked by [`Shortcuts::apply`], for all shortcuts at once: call
+    /// it once the shortcuts registered together are.
     pub fn bind(&self, app: &AppHandle, name: &str, accelerator: &str, action: Action) -> ShortcutStatus {
         let accelerator = accelerator.trim().to_owned();
         self.unbind(app, name);
         let binding = Binding::new(accelerator.clone(), action);
         #[cfg(target_os = "linux")]
-        if !accelerator.is_empty() && wayland_session() {
-            let binding = Binding { portal: portal::request(app, name, &accelerator), ..binding };
-            let status = status_of(name, &binding);
-            lock(self).insert(name.to_owned(), binding);
-            return status;
+        if wayland_session() {
+            // One the desktop cannot be offered stays out of the session, or it would fail
+            // the whole batch.
+            let no_trigger = match perch_core::shortcut_portal::portal_trigger(&accelerator) {
+                _ if accelerator.is_empty() => None,
+                Ok(_) => {
+                    lock(self).insert(name.to_owned(), binding);
+                    portal::want(self, name, &accelerator);
+                    return self.status(name);
+                }
+                Err(reason) => Some(format!("{accelerator:?} cannot be offered to the desktop: {reason}")),
+            };
+            portal::forget(self, name);
+            if let Some(why) = no_trigger {
+                self.fall_back(app, name, binding, &why);
+                return self.status(name);
+            }
         }
         self.grab(app, name, binding)
+    }
+
+    /// Binds through the plugin's X grab (unless `binding` holds one already) after the desktop
+    /// did not bind it (`why`), and says so.
+    #[cfg(target_os = "linux")]
+    fn fall_back(&self, app: &AppHandle, name: &str, binding: Binding, why: &str) {
+        tracing::warn!(name, reason = %why, "falling back to an X grab");
+        if binding.shortcut.is_some() {
+            lock(self).insert(name.to_owned(), binding);
+        } else {
+            self.grab(app, name, binding);
+        }
+        // The desktop's way replaces the X grab's own complaint, if any (on XWayland without a
+        // keyboard: "Unable to find keycode"), which is not the user's to act on.
+        if let Some(b) = lock(self).get_mut(name) {
+            b.problem = Some(session_problem(name, &b.accelerator, why));
+        }
+    }
+
+    /// Asks the desktop (Wayland's portal) to bind every shortcut registered through
+    /// [`Shortcuts::bind`], in one session replacing the previous one, if any changed since the
+    /// last call; elsewhere the shortcuts are bound already.
+    pub fn apply(&self, app: &AppHandle) {
+        #[cfg(target_os = "linux")]
+        portal::apply(app);
+        #[cfg(not(target_os = "linux"))]
+        let _ = app;
+    }
+
+    fn status(&self, name: &str) -> ShortcutStatus {
+        let bindings = lock(self);
+        match bindings.get(name) {
+            Some(b) => self.status_of(name, b),
+            None => ShortcutStatus {
+                name: name.to_owned(),
+                accelerator: String::new(),
+                active: false,
+                problem: None,
+                assigned: None,
+            },
+        }
     }
 
     /// Binds through the plugin (an X grab on Linux).
@@ -151,9 +197,8 @@ impl Shortcuts {
         if let Some(problem) = &binding.problem {
             tracing::warn!(name, %accelerator, %problem, "global shortcut not active");
         }
-        let status = status_of(name, &binding);
         lock(self).insert(name.to_owned(), binding);
-        status
+        self.status(name)
     }
 
     /// Holds `accelerator` for `name` until [`Shortcuts::release`], for a key that means
@@ -171,14 +216,13 @@ impl Shortcuts {
         self.unbind(app, name);
     }
 
-    /// Unbinds `name`; a portal session closes as its binding is dropped.
+    /// Unbinds `name` from the plugin; the portal session is changed by the next
+    /// [`Shortcuts::apply`], and only if the shortcut was turned off or changed.
     fn unbind(&self, app: &AppHandle, name: &str) {
         let Some(old) = lock(self).remove(name) else { return };
         if let Some(shortcut) = old.shortcut {
             let _ = app.global_shortcut().unregister(shortcut);
         }
-        #[cfg(target_os = "linux")]
-        old.portal.release();
     }
 
     /// Waits until the desktop has answered every binding asked of it (a portal dialog may be
@@ -189,7 +233,7 @@ impl Shortcuts {
             loop {
                 let notified = self.settled.notified();
                 #[cfg(target_os = "linux")]
-                if lock(self).values().any(|b| b.portal.is_pending()) {
+                if portal::is_pending(self) {
                     notified.await;
                     continue;
                 }
@@ -202,25 +246,25 @@ impl Shortcuts {
 
     /// Every binding, for Settings.
     pub fn statuses(&self) -> Vec<ShortcutStatus> {
-        lock(self).iter().filter(|(_, b)| !b.transient).map(|(name, b)| status_of(name, b)).collect()
+        lock(self).iter().filter(|(_, b)| !b.transient).map(|(name, b)| self.status_of(name, b)).collect()
+    }
+
+    fn status_of(&self, name: &str, b: &Binding) -> ShortcutStatus {
+        #[cfg(target_os = "linux")]
+        if let Some(status) = portal::status(self, name, &b.accelerator) {
+            return status;
+        }
+        ShortcutStatus {
+            name: name.to_owned(),
+            accelerator: b.accelerator.clone(),
+            active: b.shortcut.is_some() && b.problem.is_none(),
+            problem: b.problem.clone(),
+            assigned: None,
+        }
     }
 
     fn action_for(&self, name: &str) -> Option<Action> {
         lock(self).get(name).map(|b| b.action.clone())
-    }
-}
-
-fn status_of(name: &str, b: &Binding) -> ShortcutStatus {
-    #[cfg(target_os = "linux")]
-    if let Some(status) = b.portal.status(name, &b.accelerator) {
-        return status;
-    }
-    ShortcutStatus {
-        name: name.to_owned(),
-        accelerator: b.accelerator.clone(),
-        active: b.shortcut.is_some() && b.problem.is_none(),
-        problem: b.problem.clone(),
-        assigned: None,
     }
 }
 

@@ -96,6 +96,7 @@ pub async fn set_capture_settings(
         .await?
         .capture;
     capture::bind_shortcuts(&app, &saved);
+    app.state::<Shortcuts>().apply(&app);
     app.state::<Shortcuts>().settled().await;
     Ok(app.state::<Shortcuts>().statuses())
 }

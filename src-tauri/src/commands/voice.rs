@@ -63,6 +63,7 @@ pub async fn set_voice_settings(
     let settings =
         state.engine()?.settings().update(|s| s.voice = merge_edit(&s.voice, &base, &voice)).await?;
     crate::dictation::apply_shortcut(&app, &settings.voice);
+    app.state::<crate::shortcuts::Shortcuts>().apply(&app);
     app.state::<crate::shortcuts::Shortcuts>().settled().await;
     Ok(settings)
 }

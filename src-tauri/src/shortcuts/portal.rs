@@ -1,92 +1,111 @@
-//! A Wayland session's shortcuts through the desktop's GlobalShortcuts portal: one portal
-//! session per named action, so each rebinding replaces only its own. The desktop answers
-//! later (possibly after a dialog), so a binding is pending until then; if there is no portal
-//! (or it refuses), the registry falls back to the plugin's X grab with the reason.
+//! A Wayland session's shortcuts through the desktop's GlobalShortcuts portal: all of them in
+//! one portal session, asked for with one `BindShortcuts` call, as the specification and KDE
+//! Plasma (which opens its System Settings for each session) expect. Which shortcuts the
+//! session holds and where each stands is `perch_core::shortcut_portal::SessionPlan`'s; this
+//! module runs its batches. The desktop answers later (possibly after a dialog), so the
+//! shortcuts are pending until then; each one it does not bind (no portal, a refusal, or left
+//! out of its answer) falls back to the plugin's X grab with the reason.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::MutexGuard;
 
-use perch_core::shortcut_portal::{PortalError, PortalShortcuts, ShortcutEvent, ShortcutRequest};
+use perch_core::shortcut_portal::{
+    PortalError, PortalShortcuts, SessionPlan, ShortcutEvent, ShortcutRequest, Standing,
+};
 use tauri::{AppHandle, Manager};
+use tauri_plugin_global_shortcut::GlobalShortcutExt;
 
-use super::{Phase, ShortcutStatus, Shortcuts, lock, session_problem};
+use super::{Phase, ShortcutStatus, Shortcuts, lock};
 
-/// Where a binding stands with the portal.
+/// The one portal session, and the plan of what it holds.
 #[derive(Default)]
-pub(super) enum PortalState {
-    /// Bound through the plugin instead (not Wayland, turned off, or after a fallback).
-    #[default]
-    Unused,
-    /// Asked; `ticket` tells this request's answer from an older one's.
-    Pending {
-        ticket: u64,
-    },
-    Bound(PortalShortcuts),
-    /// The desktop ended the session.
-    Closed,
+pub(super) struct Portal {
+    plan: SessionPlan,
+    session: Option<PortalShortcuts>,
 }
 
-impl PortalState {
-    pub(super) fn is_pending(&self) -> bool {
-        matches!(self, Self::Pending { .. })
-    }
-
-    pub(super) fn status(&self, name: &str, accelerator: &str) -> Option<ShortcutStatus> {
-        let (active, problem, assigned) = match self {
-            Self::Unused => return None,
-            Self::Pending { .. } => (
-                false,
-                Some(format!("Waiting for the desktop to bind {accelerator}; it may ask in a dialog.")),
-                None,
-            ),
-            Self::Bound(session) => {
-                let assigned = session.assigned().into_iter().find(|a| a.id == name).and_then(|a| a.trigger);
-                (true, None, assigned)
-            }
-            Self::Closed => (
-                false,
-                Some(
-                    "The desktop closed Perch's shortcut session; set the shortcut again to bind it.".into(),
-                ),
-                None,
-            ),
-        };
-        Some(ShortcutStatus {
-            name: name.to_owned(),
-            accelerator: accelerator.to_owned(),
-            active,
-            problem,
-            assigned,
-        })
-    }
-
-    /// Closes the portal session, if any, off the caller's thread.
-    pub(super) fn release(self) {
-        if let Self::Bound(session) = self {
-            tauri::async_runtime::spawn(session.close());
-        }
-    }
+fn portal(shortcuts: &Shortcuts) -> MutexGuard<'_, Portal> {
+    shortcuts.portal.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Asks the desktop to bind `accelerator` for `name`; the answer lands in the registry.
-pub(super) fn request(app: &AppHandle, name: &str, accelerator: &str) -> PortalState {
-    static TICKETS: AtomicU64 = AtomicU64::new(1);
-    let ticket = TICKETS.fetch_add(1, Ordering::Relaxed);
-    let shortcut = ShortcutRequest {
+/// `name` is to be bound to `accelerator` through the portal at the next [`apply`].
+pub(super) fn want(shortcuts: &Shortcuts, name: &str, accelerator: &str) {
+    let request = ShortcutRequest {
         id: name.to_owned(),
         description: describe(name),
         accelerator: accelerator.to_owned(),
     };
-    let (app, name) = (app.clone(), name.to_owned());
+    portal(shortcuts).plan.want(request);
+}
+
+/// `name` is no longer bound through the portal (turned off).
+pub(super) fn forget(shortcuts: &Shortcuts, name: &str) {
+    portal(shortcuts).plan.forget(name);
+}
+
+pub(super) fn is_pending(shortcuts: &Shortcuts) -> bool {
+    portal(shortcuts).plan.is_pending()
+}
+
+/// The status of `name` while the portal has it; None when the plugin's status applies (not
+/// asked of the portal, or fallen back to an X grab).
+pub(super) fn status(shortcuts: &Shortcuts, name: &str, accelerator: &str) -> Option<ShortcutStatus> {
+    let portal = portal(shortcuts);
+    let (active, problem, assigned) = match portal.plan.standing(name)? {
+        Standing::NotBound(_) => return None,
+        Standing::Pending => (
+            false,
+            Some(format!("Waiting for the desktop to bind {accelerator}; it may ask in a dialog.")),
+            None,
+        ),
+        Standing::Bound => {
+            let assigned = portal
+                .session
+                .as_ref()
+                .and_then(|s| s.assigned().into_iter().find(|a| a.id == name).and_then(|a| a.trigger));
+            (true, None, assigned)
+        }
+        Standing::Closed => (
+            false,
+            Some("The desktop closed Perch's shortcut session; set the shortcut again to bind it.".into()),
+            None,
+        ),
+    };
+    Some(ShortcutStatus {
+        name: name.to_owned(),
+        accelerator: accelerator.to_owned(),
+        active,
+        problem,
+        assigned,
+    })
+}
+
+/// Asks the desktop for every shortcut wanted, in a new session replacing the old one, if
+/// anything changed since the last batch; the answer lands in the registry.
+pub(super) fn apply(app: &AppHandle) {
+    let shortcuts = app.state::<Shortcuts>();
+    let (batch, old) = {
+        let mut portal = portal(&shortcuts);
+        let Some(batch) = portal.plan.batch() else { return };
+        (batch, portal.session.take())
+    };
+    let app = app.clone();
     tauri::async_runtime::spawn(async move {
+        // Closed first: the new session asks for the same ids, which a desktop may refuse
+        // while another session of Perch holds them.
+        if let Some(old) = old {
+            old.close().await;
+        }
+        if batch.shortcuts.is_empty() {
+            return;
+        }
+        let ticket = batch.ticket;
         let events = {
-            let (app, name) = (app.clone(), Arc::<str>::from(name.as_str()));
-            move |event| on_event(&app, &name, event)
+            let app = app.clone();
+            move |event| on_event(&app, ticket, event)
         };
-        let result = PortalShortcuts::bind_on_session_bus(&[shortcut], events).await;
-        settle(&app, &name, ticket, result);
+        let result = PortalShortcuts::bind_on_session_bus(&batch.shortcuts, events).await;
+        settle(&app, ticket, result);
     });
-    PortalState::Pending { ticket }
 }
 
 fn describe(name: &str) -> String {
@@ -98,56 +117,57 @@ fn describe(name: &str) -> String {
     }
 }
 
-fn on_event(app: &AppHandle, name: &str, event: ShortcutEvent) {
-    let phase = match event {
-        ShortcutEvent::Pressed(id) if id == name => Phase::Pressed,
-        ShortcutEvent::Released(id) if id == name => Phase::Released,
+fn on_event(app: &AppHandle, ticket: u64, event: ShortcutEvent) {
+    let shortcuts = app.state::<Shortcuts>();
+    let (name, phase) = match event {
+        ShortcutEvent::Pressed(id) => (id, Phase::Pressed),
+        ShortcutEvent::Released(id) => (id, Phase::Released),
         ShortcutEvent::Closed => {
-            tracing::warn!(name, "the desktop closed the shortcut portal session");
-            if let Some(binding) = lock(&app.state::<Shortcuts>()).get_mut(name) {
-                binding.portal = PortalState::Closed;
-            }
+            tracing::warn!("the desktop closed the shortcut portal session");
+            portal(&shortcuts).plan.closed(ticket);
             return;
         }
         // The registry reads the new triggers from the session when asked.
         _ => return,
     };
-    if let Some(action) = app.state::<Shortcuts>().action_for(name) {
+    if let Some(action) = shortcuts.action_for(&name) {
         action(app, phase);
     }
 }
 
-/// Records the desktop's answer, unless the binding was replaced meanwhile (then the session,
-/// if any, is dropped and so closed). Without a portal, or refused, the plugin's grab is used.
-fn settle(app: &AppHandle, name: &str, ticket: u64, result: Result<PortalShortcuts, PortalError>) {
+/// Records the desktop's answer to batch `ticket`, unless a later batch replaced it (then the
+/// session, if any, is dropped and so closed). Each shortcut bound lets go of the X grab it
+/// held as a fallback; each one not bound gets one, with the reason.
+fn settle(app: &AppHandle, ticket: u64, result: Result<PortalShortcuts, PortalError>) {
     let shortcuts = app.state::<Shortcuts>();
-    let fallback = {
+    let not_bound = {
         let mut bindings = lock(&shortcuts);
-        match bindings.get_mut(name) {
-            Some(b) if matches!(b.portal, PortalState::Pending { ticket: t } if t == ticket) => {
-                match result {
-                    Ok(session) => {
-                        tracing::info!(name, assigned = ?session.assigned(), "bound through the GlobalShortcuts portal");
-                        b.portal = PortalState::Bound(session);
-                        None
-                    }
-                    Err(e) => {
-                        tracing::warn!(name, error = %e, "the GlobalShortcuts portal did not bind");
-                        b.portal = PortalState::Unused;
-                        bindings.remove(name).map(|b| (b, e))
-                    }
-                }
+        let mut portal = portal(&shortcuts);
+        let Some(not_bound) = portal.plan.settle(ticket, result.as_ref().map(|s| s.unassigned())) else {
+            return;
+        };
+        match result {
+            Ok(session) => {
+                tracing::info!(assigned = ?session.assigned(), unassigned = ?session.unassigned(), "bound through the GlobalShortcuts portal");
+                portal.session = Some(session);
             }
-            _ => None,
+            Err(e) => tracing::warn!(error = %e, "the GlobalShortcuts portal did not bind"),
         }
+        for (name, b) in bindings.iter_mut() {
+            if portal.plan.standing(name) == Some(&Standing::Bound) {
+                if let Some(grab) = b.shortcut.take() {
+                    let _ = app.global_shortcut().unregister(grab);
+                }
+                b.problem = None;
+            }
+        }
+        not_bound
+            .into_iter()
+            .filter_map(|(name, why)| bindings.remove(&name).map(|b| (name, b, why)))
+            .collect::<Vec<_>>()
     };
-    if let Some((binding, why)) = fallback {
-        shortcuts.grab(app, name, binding);
-        // The desktop's way replaces the X grab's own complaint (on XWayland without a
-        // keyboard: "Unable to find keycode"), which is not the user's to act on.
-        if let Some(b) = lock(&shortcuts).get_mut(name) {
-            b.problem = Some(session_problem(name, &b.accelerator, &why));
-        }
+    for (name, binding, why) in not_bound {
+        shortcuts.fall_back(app, &name, binding, &why);
     }
     shortcuts.settled.notify_waiters();
 }

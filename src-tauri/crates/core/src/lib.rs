@@ -24,6 +24,8 @@ pub mod oauth;
 pub mod owner;
 pub mod paths;
 pub mod permissions;
+#[cfg(target_os = "linux")]
+pub mod portal;
 pub mod prices;
 pub mod probes;
 pub mod providers;

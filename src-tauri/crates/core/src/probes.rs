@@ -148,8 +148,11 @@ pub async fn wayland_desktop() -> Vec<Probe> {
     }
     let mut shortcuts = global_shortcuts_portal().await;
     if !shortcuts.available {
-        shortcuts.detail =
-            format!("{} For example: {}", shortcuts.detail, how_to_bind(desktop, "screenshot", "Alt+Period"));
+        shortcuts.detail = format!(
+            "{}. Bind the keys in the desktop's own settings instead (Settings shows how for each); for example: {}",
+            shortcuts.detail,
+            how_to_bind(desktop, "screenshot", "Alt+Period")
+        );
     }
     out.push(shortcuts);
     out

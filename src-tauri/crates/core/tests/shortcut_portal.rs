@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use perch_core::shortcut_portal::{Assigned, PortalError, PortalShortcuts, ShortcutEvent, ShortcutRequest};
+use perch_core::shortcut_portal::{
+    Assigned, PortalError, PortalShortcuts, SessionPlan, ShortcutEvent, ShortcutRequest, Standing,
+};
 use tokio::sync::mpsc;
 
 #[path = "support/poll.rs"]
@@ -40,6 +42,14 @@ async fn bind(
 
 async fn next(rx: &mut mpsc::UnboundedReceiver<ShortcutEvent>) -> ShortcutEvent {
     tokio::time::timeout(WAIT, rx.recv()).await.expect("no shortcut event").expect("events ended")
+}
+
+/// The bind opened one session, and it is closed (the binding failed).
+async fn the_one_session_closes(fake: &FakePortal) {
+    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
+    assert_eq!(sessions.len(), 1);
+    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
+        .await;
 }
 
 #[tokio::test]
@@ -114,10 +124,7 @@ async fn a_cancelled_dialog_says_so_and_leaves_no_session_open() {
     let error = result.err().unwrap();
     assert!(matches!(error, PortalError::Cancelled(_)), "{error:?}");
     assert!(error.to_string().contains("dialog was cancelled"), "{error}");
-    let sessions: Vec<String> = fake.state().sessions.keys().cloned().collect();
-    assert_eq!(sessions.len(), 1);
-    poll::until("the session to be closed", WAIT, || async { fake.is_closed(&sessions[0]).then_some(()) })
-        .await;
+    the_one_session_closes(&fake).await;
 }
 
 #[tokio::test]
@@ -136,7 +143,7 @@ async fn without_a_portal_the_message_points_to_the_desktop_settings() {
     assert!(matches!(error, PortalError::NoPortal(_)), "{error:?}");
     let text = error.to_string();
     assert!(text.contains("does not offer the GlobalShortcuts portal"), "{text}");
-    assert!(text.contains("bind `perch screenshot`"), "{text}");
+    assert!(text.contains("cannot bind keys for the whole desktop itself"), "{text}");
 }
 
 #[tokio::test]
@@ -169,4 +176,73 @@ async fn dropping_the_binding_closes_its_session() {
     assert!(!fake.is_closed(&session));
     drop(binding);
     poll::until("the session to be closed", WAIT, || async { fake.is_closed(&session).then_some(()) }).await;
+}
+
+fn screenshot_window() -> ShortcutRequest {
+    ShortcutRequest {
+        id: "screenshot_window".into(),
+        description: "Capture the focused window".into(),
+        accelerator: "Alt+Shift+Period".into(),
+    }
+}
+
+/// KDE Plasma 5.27 answers BindShortcuts with success and an empty list, and binds nothing.
+#[tokio::test]
+async fn an_answer_assigning_nothing_is_not_bound_and_says_what_to_do() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::AssignNone).await;
+    let (result, _rx) = bind(&bus, &[screenshot(), screenshot_window()]).await;
+    let error = result.err().expect("an answer binding nothing was taken as bound");
+    assert!(
+        matches!(&error, PortalError::NotAssigned(ids) if ids == &["screenshot", "screenshot_window"]),
+        "{error:?}"
+    );
+    let text = error.to_string();
+    assert!(text.contains("did not assign a key to screenshot, screenshot window"), "{text}");
+    assert!(text.contains("shortcut settings"), "{text}");
+    the_one_session_closes(&fake).await;
+}
+
+#[tokio::test]
+async fn a_partial_answer_reports_the_ids_left_unbound() {
+    let bus = PrivateBus::start();
+    let _fake = FakePortal::start(&bus, 1, Dialog::AssignOnly(&["screenshot"])).await;
+    let (binding, _rx) = bind(&bus, &[screenshot(), screenshot_window()]).await;
+    let binding = binding.unwrap();
+    assert_eq!(binding.unassigned(), ["screenshot_window"]);
+    assert_eq!(
+        binding.assigned(),
+        [Assigned { id: "screenshot".into(), trigger: Some("ALT+period".into()) }]
+    );
+}
+
+/// The shell's flow without its window: the plan's one batch bound in one session, and the
+/// desktop's answer (KDE Plasma 5.27's, empty or partial) settled back into it.
+#[tokio::test]
+async fn the_plan_binds_every_shortcut_in_one_session_and_falls_back_for_exactly_those_left_out() {
+    let bus = PrivateBus::start();
+    let fake = FakePortal::start(&bus, 1, Dialog::AssignOnly(&["screenshot"])).await;
+    let mut plan = SessionPlan::default();
+    plan.want(screenshot());
+    plan.want(screenshot_window());
+    let batch = plan.batch().unwrap();
+    let (binding, _rx) = bind(&bus, &batch.shortcuts).await;
+    let binding = binding.unwrap();
+    assert_eq!(fake.state().sessions.len(), 1, "one session for all the shortcuts");
+    let not_bound = plan.settle(batch.ticket, Ok(binding.unassigned())).unwrap();
+    assert_eq!(not_bound.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["screenshot_window"]);
+    assert_eq!(plan.standing("screenshot"), Some(&Standing::Bound));
+    // Registered again unchanged (Settings saved): the session is kept.
+    plan.want(screenshot());
+    assert!(plan.batch().is_none());
+
+    // Set again: asked again with the rest, and this time the desktop assigns nothing.
+    fake.state().dialog = Dialog::AssignNone;
+    plan.want(screenshot_window());
+    let again = plan.batch().unwrap();
+    assert_eq!(again.shortcuts.len(), 2);
+    let error = bind(&bus, &again.shortcuts).await.0.err().unwrap();
+    let not_bound = plan.settle(again.ticket, Err(&error)).unwrap();
+    assert_eq!(not_bound.len(), 2);
+    assert!(not_bound.iter().all(|(_, why)| why.contains("did not assign a key")), "{not_bound:?}");
 }

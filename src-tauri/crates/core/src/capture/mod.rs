@@ -9,10 +9,14 @@ pub mod encode;
 pub mod geometry;
 #[cfg(target_os = "linux")]
 mod pixels;
+#[cfg(target_os = "linux")]
+pub mod portal;
 pub mod screen;
 mod shelf;
 #[cfg(target_os = "linux")]
 mod shm;
+#[cfg(target_os = "linux")]
+mod wayland;
 #[cfg(target_os = "linux")]
 mod x11;
 
@@ -40,9 +44,21 @@ pub enum CaptureError {
     )]
     NoDisplay,
     #[error(
-        "the Wayland session did not give Perch the screen ({0}). Captures on Wayland go through the desktop portal: install xdg-desktop-portal with your desktop's backend (xdg-desktop-portal-gnome, -kde or -wlr) and allow the request"
+        "the Wayland session did not give Perch the screen ({0}). Captures on Wayland go through the desktop's Screenshot portal: install xdg-desktop-portal with your desktop's backend (xdg-desktop-portal-gnome, -kde or -wlr), log in again, and allow the request"
     )]
     WaylandPortal(String),
+    #[error(
+        "the desktop declined to give Perch a screenshot (its Screenshot portal answered that the request was cancelled or denied): when the desktop asks, allow it; if it did not ask, allow screenshots for Perch in the desktop's privacy or app-permission settings, then try again"
+    )]
+    PortalDeclined,
+    #[error(
+        "the desktop's Screenshot portal could not take the screenshot ({0}): check that xdg-desktop-portal and your desktop's backend run (`systemctl --user status xdg-desktop-portal`; xdg-desktop-portal-wlr also needs PipeWire running), then try again"
+    )]
+    PortalFailed(String),
+    #[error(
+        "the desktop's Screenshot portal did not answer within {seconds} s: if the desktop shows a dialog, answer it and try again; otherwise restart the portal (`systemctl --user restart xdg-desktop-portal`)"
+    )]
+    PortalTimedOut { seconds: u64 },
     #[error(
         "macOS has not allowed Perch to record the screen: turn Perch on in System Settings -> Privacy & Security -> Screen Recording, then restart Perch"
     )]
@@ -77,6 +93,9 @@ impl CaptureError {
         match self {
             Self::NoDisplay => "no_display",
             Self::WaylandPortal(_) => "wayland_portal",
+            Self::PortalDeclined => "portal_declined",
+            Self::PortalFailed(_) => "portal_failed",
+            Self::PortalTimedOut { .. } => "portal_timed_out",
             Self::Permission => "permission",
             Self::AllBlack { .. } => "all_black",
             Self::MonitorGone(_) => "monitor_gone",

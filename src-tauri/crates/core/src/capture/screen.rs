@@ -1,7 +1,9 @@
 //! The screen as one API over the platforms: monitors, the pointer, windows, and the pixels of
-//! a desktop rectangle. X11 goes through xcb (see `x11.rs`); Wayland (the screenshot portal
-//! and PipeWire), Windows and macOS through xcap. Every function blocks: call them from a
-//! blocking thread.
+//! a desktop rectangle. X11 goes through xcb (see `x11.rs`); Wayland's pixels through the
+//! desktop's Screenshot portal (`portal.rs`), then, where there is none or it failed, xcap's
+//! other ways (GNOME Shell's screenshot service, wlroots' screencopy); Wayland's monitors and
+//! windows, Windows and macOS through xcap. Every function blocks: call them from a blocking
+//! thread.
 
 use image::RgbaImage;
 use serde::Serialize;
@@ -51,6 +53,15 @@ pub fn monitors() -> Result<Vec<MonitorInfo>, CaptureError> {
     let monitors = match backend()? {
         #[cfg(target_os = "linux")]
         Backend::X11 => super::x11::monitors()?,
+        // xcap asks XWayland; without it, the compositor is asked.
+        #[cfg(target_os = "linux")]
+        Backend::Wayland => xcap_monitors(Backend::Wayland).or_else(|xcap| {
+            super::wayland::monitors().map_err(|compositor| {
+                CaptureError::Backend(format!(
+                    "the monitors could not be listed, neither through XWayland ({xcap}) nor by the compositor ({compositor}); check that WAYLAND_DISPLAY names the running session"
+                ))
+            })
+        })?,
         backend => xcap_monitors(backend)?,
     };
     if monitors.is_empty() { Err(CaptureError::NoMonitors) } else { Ok(monitors) }
@@ -80,6 +91,8 @@ pub fn grab(rect: Rect, monitors: &[MonitorInfo]) -> Result<RgbaImage, CaptureEr
     match backend()? {
         #[cfg(target_os = "linux")]
         Backend::X11 => super::x11::grab(rect),
+        #[cfg(target_os = "linux")]
+        Backend::Wayland => wayland_grab(rect, monitors),
         backend => xcap_grab(rect, monitors, backend),
     }
 }
@@ -174,17 +187,77 @@ fn check_permission() -> Result<(), CaptureError> {
     Ok(())
 }
 
+/// Wayland: the portal's picture of the whole desktop, cut to `rect`. Where there is no portal,
+/// or it failed, xcap's other ways are tried, and a failure names every way's reason; a portal
+/// that declined or did not answer is not asked again through xcap (a second dialog, or a
+/// second wait without a limit).
+#[cfg(target_os = "linux")]
+fn wayland_grab(rect: Rect, monitors: &[MonitorInfo]) -> Result<RgbaImage, CaptureError> {
+    use super::portal::{PortalFailure, screenshot_on_session_bus};
+    let portal_reason = match screenshot_on_session_bus() {
+        Ok(desktop) => return compose(rect, monitors, |info| cut(&desktop, info)),
+        Err(PortalFailure::Answered(e @ CaptureError::PortalFailed(_))) => e,
+        Err(PortalFailure::Answered(e)) => return Err(e),
+        Err(PortalFailure::Absent(m)) => CaptureError::WaylandPortal(format!("no Screenshot portal: {m}")),
+    };
+    xcap_grab(rect, monitors, Backend::Wayland).map_err(|xcap| {
+        let others = format!(
+            "xcap's other ways (GNOME Shell's screenshot service, wlroots' screencopy) failed too, the last with: {}",
+            match &xcap {
+                CaptureError::WaylandPortal(m) | CaptureError::Backend(m) => m.clone(),
+                other => other.to_string(),
+            }
+        );
+        match portal_reason {
+            CaptureError::PortalFailed(m) => CaptureError::PortalFailed(format!("{m}; {others}")),
+            CaptureError::WaylandPortal(m) => CaptureError::WaylandPortal(format!("{m}; {others}")),
+            other => other,
+        }
+    })
+}
+
+/// The part of `desktop` (the portal's picture, in desktop units) that `monitor` covers.
+#[cfg(target_os = "linux")]
+fn cut(desktop: &RgbaImage, monitor: &MonitorInfo) -> Result<RgbaImage, CaptureError> {
+    let area = monitor.rect;
+    let x = (area.x.max(0) as u32).min(desktop.width());
+    let y = (area.y.max(0) as u32).min(desktop.height());
+    let width = area.width.min(desktop.width() - x);
+    let height = area.height.min(desktop.height() - y);
+    if width == 0 || height == 0 {
+        return Err(CaptureError::PortalFailed(format!(
+            "its screenshot ({} x {}) does not show the monitor {}",
+            desktop.width(),
+            desktop.height(),
+            monitor.name
+        )));
+    }
+    Ok(image::imageops::crop_imm(desktop, x, y, width, height).to_image())
+}
+
 fn xcap_grab(rect: Rect, monitors: &[MonitorInfo], backend: Backend) -> Result<RgbaImage, CaptureError> {
     check_permission()?;
     let xcap_monitors = xcap::Monitor::all().map_err(|e| backend_error(e, backend))?;
-    let mut out = RgbaImage::new(rect.width, rect.height);
-    for info in monitors {
-        let Some(part) = info.rect.intersect(&rect) else { continue };
+    compose(rect, monitors, |info| {
         let monitor = xcap_monitors
             .iter()
             .find(|m| m.id().map(|id| id.to_string()).ok().as_deref() == Some(&info.id))
             .ok_or_else(|| CaptureError::MonitorGone(info.name.clone()))?;
-        let shot = monitor.capture_image().map_err(|e| backend_error(e, backend))?;
+        monitor.capture_image().map_err(|e| backend_error(e, backend))
+    })
+}
+
+/// `rect` put together from each monitor's picture (`shot_of`), scaled where a picture is not
+/// in the monitor's desktop units.
+fn compose(
+    rect: Rect,
+    monitors: &[MonitorInfo],
+    mut shot_of: impl FnMut(&MonitorInfo) -> Result<RgbaImage, CaptureError>,
+) -> Result<RgbaImage, CaptureError> {
+    let mut out = RgbaImage::new(rect.width, rect.height);
+    for info in monitors {
+        let Some(part) = info.rect.intersect(&rect) else { continue };
+        let shot = shot_of(info)?;
         // The image is in the monitor's own pixels, whatever units xcap used for positions.
         let sx = f64::from(shot.width()) / f64::from(info.rect.width.max(1));
         let sy = f64::from(shot.height()) / f64::from(info.rect.height.max(1));

@@ -6,8 +6,9 @@
 //! desktop may show a dialog, and may assign another trigger than the one asked for), then the
 //! session's `Activated` / `Deactivated` signals become [`ShortcutEvent`]s. Dropping it closes
 //! the session. Both calls answer through a Request object's `Response` signal; see
-//! [`request`] for how that is awaited without a race.
+//! `crate::portal::request` for how that is awaited without a race.
 
+mod plan;
 mod proxies;
 pub(crate) mod request;
 mod trigger;
@@ -19,7 +20,9 @@ use futures::StreamExt;
 use zbus::Connection;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
 
-use proxies::{GlobalShortcutsProxy, SessionProxy};
+use crate::portal::{CallError, SessionProxy};
+pub use plan::{Batch, SessionPlan, Standing};
+use proxies::GlobalShortcutsProxy;
 pub use trigger::portal_trigger;
 
 /// The oldest interface version with everything used here (`BindShortcuts` and the signals).
@@ -32,11 +35,11 @@ pub enum PortalError {
     #[error("there is no D-Bus session bus, so the desktop portal cannot be reached ({0})")]
     NoBus(String),
     #[error(
-        "this desktop does not offer the GlobalShortcuts portal ({0}); bind `perch screenshot` (or `perch toggle`, `perch selection`, `perch dictate --toggle`) to a key in your desktop's keyboard settings instead"
+        "this desktop does not offer the GlobalShortcuts portal ({0}), so Perch cannot bind keys for the whole desktop itself"
     )]
     NoPortal(String),
     #[error(
-        "this desktop's GlobalShortcuts portal is version {found}; Perch needs version {MIN_VERSION} or later: update xdg-desktop-portal and your desktop's portal backend, or bind `perch screenshot` to a key in your desktop's keyboard settings"
+        "this desktop's GlobalShortcuts portal is version {found}; Perch needs version {MIN_VERSION} or later: update xdg-desktop-portal and your desktop's portal backend"
     )]
     OldVersion { found: u32 },
     #[error("{accelerator:?} cannot be offered to the desktop: {reason}")]
@@ -45,12 +48,28 @@ pub enum PortalError {
         "the desktop's shortcut dialog was cancelled, so {0} is not bound; set the shortcut again in Settings to be asked again"
     )]
     Cancelled(String),
-    #[error("the desktop refused to bind {0}; check its keyboard settings, or bind `perch screenshot` there")]
+    #[error(
+        "the desktop did not assign a key to {}: give Perch's shortcuts a key in your desktop's shortcut settings (KDE: System Settings -> Shortcuts -> Perch)",
+        .0.iter().map(|id| id.replace('_', " ")).collect::<Vec<_>>().join(", ")
+    )]
+    NotAssigned(Vec<String>),
+    #[error("the desktop refused to bind {0}; check its keyboard settings")]
     Refused(String),
     #[error("the desktop portal answered in a way Perch does not understand: {0}")]
     Protocol(String),
     #[error("the desktop portal failed: {0}")]
     Bus(#[from] zbus::Error),
+}
+
+impl From<CallError> for PortalError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::NoBus(m) => Self::NoBus(m),
+            CallError::NoPortal(m) => Self::NoPortal(m),
+            CallError::Protocol(m) => Self::Protocol(m),
+            CallError::Bus(e) => Self::Bus(e),
+        }
+    }
 }
 
 /// A shortcut to ask the desktop for.
@@ -89,6 +108,8 @@ pub struct PortalShortcuts {
     conn: Connection,
     session: OwnedObjectPath,
     assigned: Arc<Mutex<Vec<Assigned>>>,
+    /// Asked for but left out of the desktop's answer, so not bound.
+    unassigned: Vec<String>,
     listener: Option<tokio::task::JoinHandle<()>>,
     closed: bool,
 }
@@ -119,7 +140,9 @@ impl PortalShortcuts {
 
     /// Opens a session and binds `shortcuts` in it; `on_event` hears their presses and releases
     /// (on a tokio task) until the session is dropped. Waits for the desktop's answer, which may
-    /// take as long as the user spends in its dialog.
+    /// take as long as the user spends in its dialog. A shortcut the answer leaves out is not
+    /// bound: see [`unassigned`](Self::unassigned); when it leaves out all of them, the error is
+    /// [`PortalError::NotAssigned`] and no session stays open.
     pub async fn bind(
         conn: &Connection,
         shortcuts: &[ShortcutRequest],
@@ -150,6 +173,7 @@ impl PortalShortcuts {
             conn: conn.clone(),
             session: session.clone(),
             assigned: Arc::default(),
+            unassigned: Vec::new(),
             listener: None,
             closed: false,
         };
@@ -178,9 +202,24 @@ impl PortalShortcuts {
         })
         .await
         .and_then(|results| assigned_from(results.get("shortcuts")));
+        // Success with shortcuts left out of the answer binds those not: KDE Plasma 5.27
+        // answers with an empty list and binds nothing.
+        let bound = bound.and_then(|assigned| {
+            let unassigned: Vec<String> = shortcuts
+                .iter()
+                .filter(|s| !assigned.iter().any(|a| a.id == s.id))
+                .map(|s| s.id.clone())
+                .collect();
+            if !unassigned.is_empty() && unassigned.len() == shortcuts.len() {
+                Err(PortalError::NotAssigned(unassigned))
+            } else {
+                Ok((assigned, unassigned))
+            }
+        });
         match bound {
-            Ok(assigned) => {
+            Ok((assigned, unassigned)) => {
                 *lock(&this.assigned) = assigned;
+                this.unassigned = unassigned;
                 let task = signals.forward(session, this.assigned.clone(), Arc::new(on_event));
                 this.listener = Some(tokio::spawn(task));
                 Ok(this)
@@ -195,6 +234,11 @@ impl PortalShortcuts {
     /// What the desktop assigned to each shortcut, kept current by `ShortcutsChanged`.
     pub fn assigned(&self) -> Vec<Assigned> {
         lock(&self.assigned).clone()
+    }
+
+    /// The ids asked for that the desktop's answer left out: they are not bound.
+    pub fn unassigned(&self) -> &[String] {
+        &self.unassigned
     }
 
     /// The session's object path on the bus.
@@ -252,7 +296,7 @@ struct Signals {
     activated: zbus::proxy::SignalStream<'static>,
     deactivated: zbus::proxy::SignalStream<'static>,
     changed: proxies::ShortcutsChangedStream,
-    closed: proxies::ClosedStream,
+    closed: crate::portal::ClosedStream,
 }
 
 impl Signals {

@@ -1,5 +1,5 @@
 //! Client proxies of the portal interfaces Perch uses, as documented in
-//! <https://flatpak.github.io/xdg-desktop-portal/docs/> (GlobalShortcuts, Request, Session).
+//! <https://flatpak.github.io/xdg-desktop-portal/docs/> (GlobalShortcuts; the Request and Session interfaces are `crate::portal`'s).
 
 use std::collections::HashMap;
 
@@ -45,18 +45,4 @@ pub trait GlobalShortcuts {
 
     #[zbus(property, name = "version")]
     fn version(&self) -> zbus::Result<u32>;
-}
-
-#[proxy(interface = "org.freedesktop.portal.Request", default_service = "org.freedesktop.portal.Desktop")]
-pub trait Request {
-    #[zbus(signal)]
-    fn response(&self, response: u32, results: HashMap<String, OwnedValue>) -> zbus::Result<()>;
-}
-
-#[proxy(interface = "org.freedesktop.portal.Session", default_service = "org.freedesktop.portal.Desktop")]
-pub trait Session {
-    fn close(&self) -> zbus::Result<()>;
-
-    #[zbus(signal)]
-    fn closed(&self, details: HashMap<String, OwnedValue>) -> zbus::Result<()>;
 }

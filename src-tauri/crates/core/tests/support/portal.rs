@@ -67,6 +67,10 @@ pub enum Dialog {
     /// The user accepts; the trigger is `assign`'s if set, else the preferred one.
     #[default]
     Accept,
+    /// Response 0 with an empty `shortcuts` list: KDE Plasma 5.27's answer, which binds nothing.
+    AssignNone,
+    /// Response 0 listing only these ids; the others are not bound.
+    AssignOnly(&'static [&'static str]),
     /// Response 1.
     Cancel,
     /// Response 2.
@@ -331,9 +335,15 @@ impl GlobalShortcuts {
             match dialog {
                 Dialog::Cancel => (1, HashMap::new()),
                 Dialog::Fail => (2, HashMap::new()),
-                Dialog::Accept => {
+                Dialog::Accept | Dialog::AssignNone | Dialog::AssignOnly(_) => {
+                    let kept = |id: &str| match dialog {
+                        Dialog::AssignNone => false,
+                        Dialog::AssignOnly(ids) => ids.contains(&id),
+                        _ => true,
+                    };
                     session.shortcuts = shortcuts
                         .iter()
+                        .filter(|(id, _)| kept(id))
                         .map(|(id, props)| Bound {
                             id: id.clone(),
                             description: text(props, "description"),

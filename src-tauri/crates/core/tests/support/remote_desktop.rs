@@ -219,7 +219,8 @@ impl RemoteDesktop {
                 match state.dialog {
                     Dialog::Cancel => return Ok((1, HashMap::new())),
                     Dialog::Fail => return Ok((2, HashMap::new())),
-                    Dialog::Accept => {}
+                    // The shortcut answers mean nothing to RemoteDesktop: the user accepts.
+                    Dialog::Accept | Dialog::AssignNone | Dialog::AssignOnly(_) => {}
                 }
             }
             let devices = selected.types.unwrap_or(state.available);
