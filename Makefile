@@ -133,17 +133,21 @@ e2e: app-debug
 	rm -rf target/e2e-artifacts
 	tests/e2e/run.sh
 
-# Perch on a real Wayland desktop: sway (headless) with its real portals (wlr for screenshots,
-# GTK for access), PipeWire and XWayland, started by tests/e2e/desktops/sway.sh; the app's
-# window, the shortcut hints, a screenshot through the portal, dictate-anywhere typing into a
-# GTK field and the selection (tests/e2e/desktops/sway.test.js). Screenshots and the desktop's
-# logs in target/desktops-artifacts.
+# Perch on real Wayland desktops, each started headless with its real portals by a script in
+# tests/e2e/desktops: sway 1.7 (wlr and GTK portals, PipeWire, XWayland) and GNOME Shell 43
+# (GNOME's portal, PipeWire, private session and system buses). The app's window, the shortcut
+# hints, a screenshot through the portal, dictate-anywhere typing the whole sentence into a
+# GTK field (on GNOME through the RemoteDesktop portal, its dialog answered), the selection,
+# `perch doctor`. About a minute for both; screenshots and the desktops' logs in
+# target/desktops-artifacts.
 DESKTOPS_ARTIFACTS := $(CURDIR)/target/desktops-artifacts
+DESKTOPS_ENV := E2E_ARTIFACTS=$(DESKTOPS_ARTIFACTS) PERCH_APP=$(APP_DEBUG) FONTCONFIG_FILE=$(CURDIR)/tests/e2e/fonts.conf
 desktops: app-debug
 	rm -rf $(DESKTOPS_ARTIFACTS)
-	E2E_ARTIFACTS=$(DESKTOPS_ARTIFACTS) SWAY_LANE_LOGS=$(DESKTOPS_ARTIFACTS)/sway PERCH_APP=$(APP_DEBUG) \
-		FONTCONFIG_FILE=$(CURDIR)/tests/e2e/fonts.conf \
+	$(DESKTOPS_ENV) SWAY_LANE_LOGS=$(DESKTOPS_ARTIFACTS)/sway \
 		tests/e2e/desktops/sway.sh node --test --test-reporter=spec tests/e2e/desktops/sway.test.js
+	$(DESKTOPS_ENV) GNOME_LANE_LOGS=$(DESKTOPS_ARTIFACTS)/gnome \
+		tests/e2e/desktops/gnome.sh node --test --test-reporter=spec tests/e2e/desktops/gnome.test.js
 
 # The official MCP client conformance suite, both requirement sets, sign-in included, with the
 # `perch` CLI as the client; the unscored extension scenarios a desktop app does not take part

@@ -32,6 +32,9 @@ TEST_PKGS=(
   # The Wayland lane (tests/e2e/desktops/sway.sh): sway headless with XWayland, its portal
   # backends (wlr takes screenshots with grim; GTK answers Access), PipeWire, a virtual keyboard.
   sway xwayland grim wtype pipewire xdg-desktop-portal xdg-desktop-portal-wlr xdg-desktop-portal-gtk
+  # The GNOME lane (tests/e2e/desktops/gnome.sh): GNOME Shell headless, its portal backend, the
+  # session manager for PipeWire it expects.
+  gnome-shell xdg-desktop-portal-gnome wireplumber
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

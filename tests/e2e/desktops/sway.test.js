@@ -5,13 +5,14 @@
 // the whole sentence into a GTK field on Wayland. `perch selection` and `perch doctor` too.
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
-import { ARTIFACTS, CLI, freshDataDir, launch, sleep, swayWindows, waitFor } from "../lib/harness.js";
+import { ARTIFACTS, CLI, sleep, waitFor } from "../lib/harness.js";
+import { swayWindows } from "../lib/desktops.js";
 import { textField } from "../lib/text_field.js";
-import { MODEL, chooseMicrophoneAndModel, virtualMicrophone } from "../lib/voice.js";
+import { chooseMicrophoneAndModel, launchWithMicrophone } from "../lib/voice.js";
 
 const run = promisify(execFile);
 const SENTENCE = "Please take a screenshot of my editor.";
@@ -64,8 +65,7 @@ describe("Perch on sway", () => {
   const cli = (...args) => execFileSync(CLI, args, { env: { ...process.env, PERCH_DATA_DIR: session.dataDir } }).toString();
 
   before(async () => {
-    assert.ok(existsSync(MODEL), `${MODEL} is missing: run make deps`);
-    session = await launch(freshDataDir(), { ALSA_CONFIG_PATH: virtualMicrophone(SENTENCE), PERCH_KEY_STORE: "file" });
+    session = await launchWithMicrophone(SENTENCE);
     stopRelay = relayBindings(session.dataDir);
   });
   let stopRelay = () => {};
@@ -76,7 +76,7 @@ describe("Perch on sway", () => {
 
   it("is a native Wayland window", async () => {
     const perch = await waitFor(async () => (await swayWindows()).find((w) => w.name === "Perch"), "Perch's window in sway's tree");
-    assert.equal(perch.shell, "xdg_shell", `a Wayland client, not XWayland: ${JSON.stringify(perch)}`);
+    assert.equal(perch.wayland, true, `a Wayland client, not XWayland: ${JSON.stringify(perch)}`);
     await (await $("textarea")).waitForDisplayed();
     await grab("window");
     // sway tiles it like every window; the rule README gives floats it at its own size.
@@ -138,7 +138,7 @@ describe("Perch on sway", () => {
       const focusedField = async () => (await swayWindows()).find((w) => w.focused && w.name === "Perch test field");
       // Asked until sway has the window (it may map before its title is set).
       await waitFor(async () => (await run("swaymsg", ['[title="Perch test field"] focus']).catch(() => null)) && focusedField(), "the field to have the focus");
-      assert.equal((await swayWindows()).find((w) => w.name === "Perch test field").shell, "xdg_shell");
+      assert.equal((await swayWindows()).find((w) => w.name === "Perch test field").wayland, true);
       await keys("-M", "ctrl", "-M", "alt", "d", "-m", "alt", "-m", "ctrl");
       // The sentence is about 3 s of speech, played in real time by the virtual microphone.
       await sleep(5000);

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { remote } from "webdriverio";
+import { desktopWindows } from "./desktops.js";
 
 const run = promisify(execFile);
 export const APP = process.env.PERCH_APP;
@@ -207,25 +208,12 @@ export async function xdotool(...args) {
 
 /** Visible top-level windows titled "Perch" (their ids as the window manager knows them). */
 export async function perchWindows() {
-  if (process.env.SWAYSOCK) return (await swayWindows()).filter((w) => w.name === "Perch" && w.visible).map((w) => String(w.id));
+  if (process.env.PERCH_TEST_DESKTOP) {
+    const all = await desktopWindows();
+    return all.filter((w) => w.name === "Perch" && w.visible).map((w) => String(w.id));
+  }
   const out = await xdotool("search", "--onlyvisible", "--name", "^Perch$").catch(() => "");
   return out ? out.split("\n") : [];
-}
-
-/** Under sway (tests/e2e/desktops/sway.sh): every window in its tree, with its shell (xdg_shell
- * for a Wayland client, xwayland for an X one), app id or X class, focus and rectangle. */
-export async function swayWindows() {
-  const tree = JSON.parse((await run("swaymsg", ["-t", "get_tree"])).stdout);
-  const out = [];
-  const walk = (n) => {
-    if (n.pid) {
-      const appId = n.app_id ?? n.window_properties?.class;
-      out.push({ id: n.id, pid: n.pid, name: n.name, appId, shell: n.shell, focused: n.focused, visible: n.visible, rect: n.rect });
-    }
-    for (const c of [...(n.nodes ?? []), ...(n.floating_nodes ?? [])]) walk(c);
-  };
-  walk(tree);
-  return out;
 }
 
 /** The Perch window's position and size as the window manager has it. */

@@ -1,11 +1,11 @@
 // Dictation set-up shared by the specs: a virtual microphone that plays a spoken sentence, and
 // Settings -> Voice pointed at it and at the whisper test model.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { waitFor } from "./harness.js";
+import { freshDataDir, launch, waitFor } from "./harness.js";
 
 export const MODEL = process.env.PERCH_WHISPER_TEST_MODEL ?? join(homedir(), ".cache/perch/models/ggml-tiny.en.bin");
 const MICROPHONE = fileURLToPath(new URL("../../voice/virtual-microphone.sh", import.meta.url));
@@ -30,4 +30,10 @@ export async function chooseMicrophoneAndModel(browser) {
   await file.setValue(MODEL);
   await browser.keys("Enter");
   await waitFor(async () => (await (await $(".card")).getText()).includes("Dictation uses this file"), "the model file to be saved");
+}
+
+/** Perch started on a fresh data folder with a virtual microphone that says `sentence`. */
+export function launchWithMicrophone(sentence) {
+  if (!existsSync(MODEL)) throw new Error(`${MODEL} is missing: run make deps`);
+  return launch(freshDataDir(), { ALSA_CONFIG_PATH: virtualMicrophone(sentence), PERCH_KEY_STORE: "file" });
 }

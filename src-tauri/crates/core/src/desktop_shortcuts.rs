@@ -67,11 +67,38 @@ pub fn sway_keys(accelerator: &str) -> Result<String, String> {
         .join("+"))
 }
 
+/// An accelerator as a person reads it on a keyboard ("Alt+Period" -> "Alt+.", "Ctrl+KeyE" ->
+/// "Ctrl+E"), for the desktops whose settings ask the user to press the keys.
+pub fn readable(accelerator: &str) -> String {
+    accelerator
+        .split('+')
+        .map(|part| {
+            let part = part.trim();
+            let bare = part.strip_prefix("Key").or_else(|| part.strip_prefix("Digit")).unwrap_or(part);
+            match bare {
+                "Period" => ".",
+                "Comma" => ",",
+                "Minus" => "-",
+                "Equal" => "=",
+                "Slash" => "/",
+                "Backslash" => "\\",
+                "Semicolon" => ";",
+                "Quote" => "'",
+                "Backquote" => "`",
+                other => other,
+            }
+            .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
 /// What the user can do on `desktop` so that `accelerator` does what the shortcut `name` does.
 pub fn how_to_bind(desktop: Desktop, name: &str, accelerator: &str) -> String {
     let Some(command) = command_for(name) else {
         return "Push to talk needs a key held down, which only a desktop with the GlobalShortcuts portal reports to Perch; bind `perch dictate --toggle` in your desktop's keyboard settings instead (press once to start, again to stop).".into();
     };
+    let keys = readable(accelerator);
     match desktop {
         Desktop::Sway => match sway_keys(accelerator) {
             Ok(keys) => format!(
@@ -82,12 +109,12 @@ pub fn how_to_bind(desktop: Desktop, name: &str, accelerator: &str) -> String {
             ),
         },
         Desktop::Gnome => format!(
-            "In Settings → Keyboard → View and Customize Shortcuts → Custom Shortcuts, add one with the command `{command}` and the keys {accelerator}."
+            "In Settings → Keyboard → View and Customize Shortcuts → Custom Shortcuts, add one with the command `{command}` and the keys {keys}."
         ),
         Desktop::Kde => format!(
-            "In System Settings → Keyboard → Shortcuts, choose Add New → Command or Script, with the command `{command}` and the keys {accelerator}."
+            "In System Settings → Keyboard → Shortcuts, choose Add New → Command or Script, with the command `{command}` and the keys {keys}."
         ),
-        Desktop::Other => format!("Bind `{command}` to {accelerator} in your desktop's keyboard settings."),
+        Desktop::Other => format!("Bind `{command}` to {keys} in your desktop's keyboard settings."),
     }
 }
 
@@ -114,6 +141,15 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_named_as_a_keyboard_shows_them() {
+        assert_eq!(readable("Alt+Period"), "Alt+.");
+        assert_eq!(readable("Ctrl+Alt+KeyE"), "Ctrl+Alt+E");
+        assert_eq!(readable("Ctrl+Alt+D"), "Ctrl+Alt+D");
+        assert_eq!(readable("Alt+Shift+Period"), "Alt+Shift+.");
+        assert_eq!(readable("Ctrl+Digit7"), "Ctrl+7");
+    }
+
+    #[test]
     fn each_desktop_is_told_the_command_and_where_to_bind_it() {
         let sway = how_to_bind(Desktop::Sway, "screenshot", "Alt+Period");
         assert_eq!(
@@ -122,6 +158,7 @@ mod tests {
         );
         let gnome = how_to_bind(Desktop::Gnome, "dictate_anywhere", "Ctrl+Alt+D");
         assert!(gnome.contains("Custom Shortcuts") && gnome.contains("`perch dictate --toggle`"), "{gnome}");
+        assert!(gnome.ends_with("and the keys Ctrl+Alt+D."), "{gnome}");
         let kde = how_to_bind(Desktop::Kde, "selection", "Ctrl+Alt+E");
         assert!(kde.contains("System Settings") && kde.contains("`perch selection`"), "{kde}");
         let window = how_to_bind(Desktop::Other, "screenshot_window", "Alt+Shift+Period");

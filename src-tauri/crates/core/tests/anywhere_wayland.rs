@@ -50,20 +50,24 @@ async fn each_character_is_a_keysym_pressed_and_released_in_order() {
     assert_eq!(selected[0].persist_mode, Some(2));
     assert_eq!(selected[0].restore_token, None);
     assert_eq!(fake.state().dialogs, 1);
+    // A new session's keyboard is announced with a Shift press and release before any letter
+    // (GNOME 43 lost the first letters without it).
+    let opening = [(0xffe1, 1), (0xffe1, 0)];
+    assert_eq!(fake.keys(), opening);
 
     let typed = keyboard.type_text("Hé, wörld ✓").await.unwrap();
     assert_eq!(typed, 11);
     // Latin-1 as itself, the rest as Unicode keysyms.
     let keysyms = [0x48, 0xe9, 0x2c, 0x20, 0x77, 0xf6, 0x72, 0x6c, 0x64, 0x20, 0x0100_2713];
     let expected: Vec<(i32, u32)> = keysyms.iter().flat_map(|&k| [(k, 1), (k, 0)]).collect();
-    assert_eq!(fake.keys(), expected);
+    assert_eq!(fake.keys()[opening.len()..], expected);
     assert!(fake.state().keys.iter().all(|(session, _, _)| session == keyboard.session_handle()));
 
     // Control characters have no key, line breaks and tabs included: no Return or Tab is
     // ever pressed (text holding them is pasted).
     assert_eq!(keyboard.type_text("a\u{7}\t\nb\r").await.unwrap(), 2);
     assert_eq!(
-        fake.keys()[expected.len()..].iter().step_by(2).map(|k| k.0).collect::<Vec<_>>(),
+        fake.keys()[opening.len() + expected.len()..].iter().step_by(2).map(|k| k.0).collect::<Vec<_>>(),
         [0x61, 0x62]
     );
 
@@ -162,7 +166,7 @@ async fn a_session_the_desktop_ended_gives_a_clear_error() {
     let error = keyboard.type_text("more").await.err().unwrap();
     assert!(matches!(error, AnywhereError::SessionEnded { typed: 0 }), "{error:?}");
     assert!(error.to_string().contains("stopped taking keys after 0 characters"), "{error}");
-    assert_eq!(fake.keys().len(), 4);
+    assert_eq!(fake.keys().len(), 2 + 4, "the opening Shift and \"ok\"");
 }
 
 /// A fake `name` in a directory of its own: records its arguments (one a line) in `argv` and

@@ -484,11 +484,15 @@ pub fn probe() -> crate::probes::Probe {
     let name = "screen capture";
     let result = screen::backend().and_then(|backend| {
         let monitors = screen::monitors()?;
-        // A test grab of the primary monitor: a denied permission or an empty portal answer
-        // shows up as black pixels, not as an error.
-        let primary = monitors.iter().find(|m| m.primary).unwrap_or(&monitors[0]);
-        if encode::is_blank(&screen::grab(primary.rect, &monitors)?) {
-            return Err(CaptureError::AllBlack { hint: all_black_hint() });
+        // A test grab of the primary monitor: a denied permission or an empty answer shows up
+        // as black pixels, not as an error. Not on Wayland, where a grab goes through the
+        // Screenshot portal, which may put a dialog in front of the user (and wait for it):
+        // `perch doctor` must not ask for a permission.
+        if backend != Backend::Wayland {
+            let primary = monitors.iter().find(|m| m.primary).unwrap_or(&monitors[0]);
+            if encode::is_blank(&screen::grab(primary.rect, &monitors)?) {
+                return Err(CaptureError::AllBlack { hint: all_black_hint() });
+            }
         }
         let list: Vec<String> = monitors
             .iter()

@@ -1,0 +1,129 @@
+// Perch under a real GNOME Shell 43 (Wayland, headless) with its real portals
+// (tests/e2e/desktops/gnome.sh): a native window; with no GlobalShortcuts portal Settings says
+// where GNOME binds a command to a key; `perch doctor`; a screenshot through the Screenshot
+// portal with the permission a user's "Allow" stores; dictate-anywhere typing the whole
+// sentence into a GTK field through the RemoteDesktop portal, its dialog answered as a user
+// would, and again with no dialog.
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { after, before, describe, it } from "node:test";
+import { ARTIFACTS, CLI, sleep, waitFor } from "../lib/harness.js";
+import { textField } from "../lib/text_field.js";
+import { gnomeClick, gnomeShell as shell, gnomeWindows } from "../lib/desktops.js";
+import { pixel } from "../lib/screen.js";
+import { chooseMicrophoneAndModel, launchWithMicrophone } from "../lib/voice.js";
+
+const run = promisify(execFile);
+const SENTENCE = "Please take a screenshot of my editor.";
+const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, "").trim();
+
+/** The whole screen as GNOME Shell shows it. */
+async function grab(name) {
+  const file = join(ARTIFACTS, `gnome-${name}.png`);
+  await run("gdbus", ["call", "--session", "-d", "org.gnome.Shell.Screenshot", "-o", "/org/gnome/Shell/Screenshot", "-m", "org.gnome.Shell.Screenshot.Screenshot", "false", "false", file]).catch(() => {});
+  return file;
+}
+
+/**
+ * GNOME 43's "Remote desktop" dialog answered as a user does: "Allow remote interaction" turned
+ * on (its switch turns blue), then Share. Each click is checked on the screen and made again if
+ * it was lost (a click right after the dialog maps can be).
+ */
+async function answerRemoteDesktopDialog() {
+  const dialog = () => gnomeWindows().then((all) => all.find((w) => w.name === "Remote desktop"));
+  await waitFor(dialog, "GNOME's remote desktop dialog", 60_000);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await sleep(500);
+    const open = await dialog();
+    if (!open) return;
+    const { x, y } = open.rect;
+    const shot = await grab(`remote-desktop-dialog-${attempt}`);
+    const [r, g, b] = (await pixel(shot, x + 420, y + 74)).match(/[0-9A-F]{2}/g).map((h) => parseInt(h, 16));
+    if (b > 150 && r < 120) await gnomeClick(x + 453, y + 22); // switched on: Share
+    else await gnomeClick(x + 429, y + 74);
+  }
+  assert.equal(await dialog(), undefined, "the remote desktop dialog answered");
+}
+
+describe("Perch on GNOME", () => {
+  let session;
+  const $ = (s) => session.browser.$(s);
+  const cli = (...args) => execFileSync(CLI, args, { env: { ...process.env, PERCH_DATA_DIR: session.dataDir } }).toString();
+
+  before(async () => {
+    session = await launchWithMicrophone(SENTENCE);
+  });
+  after(async () => {
+    await session?.close();
+  });
+
+  it("is a native Wayland window", async () => {
+    const perch = await waitFor(async () => (await gnomeWindows()).find((w) => w.name === "Perch"), "Perch's window in GNOME Shell");
+    assert.equal(perch.wayland, true, JSON.stringify(perch));
+    await grab("window");
+  });
+
+  it("says where GNOME binds a command to a key, as there is no GlobalShortcuts portal", async () => {
+    await (await $('a[aria-label="Settings"]')).click();
+    const body = async () => (await $("body")).getText();
+    await waitFor(async () => (await body()).includes("Custom Shortcuts"), async () => `the GNOME hint in Settings (has: ${(await body()).slice(0, 800)})`);
+    assert.match(await body(), /Custom Shortcuts, add one with the command `perch screenshot` and the keys Alt\+\./);
+    assert.doesNotMatch(await body(), /Unable to find keycode/, "no X grab error on Wayland");
+    await grab("shortcut-hint");
+  });
+
+  it("`perch doctor` names the desktop and what its portals offer", async () => {
+    const out = cli("doctor");
+    assert.match(out, /ok desktop\s+GNOME on Wayland/);
+    assert.match(out, /ok screenshot portal\s+version \d+/);
+    assert.match(out, /ok remote desktop portal\s+version \d+/);
+  });
+
+  it("captures the screen through the Screenshot portal, with the permission a user's Allow stores", async () => {
+    // What GNOME's "Allow" in its screenshot dialog stores for an application without an app id.
+    await run("gdbus", ["call", "--session", "-d", "org.freedesktop.impl.portal.PermissionStore", "-o", "/org/freedesktop/impl/portal/PermissionStore",
+      "-m", "org.freedesktop.impl.portal.PermissionStore.SetPermission", "screenshot", "true", "screenshot", "", "['yes']"]);
+    await (await $('a[aria-label="Chat"]')).click();
+    const out = cli("screenshot");
+    assert.match(out, /Captured/);
+    const chips = async () => session.browser.$$(".capture-chip");
+    await waitFor(async () => (await chips()).length === 1, "a chip after perch screenshot");
+    await grab("screenshot-chip");
+    await (await $(".capture-chip button[aria-label^='Remove']")).click().catch(() => {});
+  });
+
+  it("dictate-anywhere types the whole sentence into a GTK field through the RemoteDesktop portal, the first time and the next", async () => {
+    await chooseMicrophoneAndModel(session.browser);
+    const field = await textField("Perch test field", "perch-test-field", { backend: "wayland" });
+    const dictate = async (answerDialog) => {
+      await field.setText("");
+      await shell(`global.get_window_actors().map((a) => a.meta_window).find((w) => w.get_title() === "Perch test field").activate(global.get_current_time()); return true;`);
+      await waitFor(async () => (await gnomeWindows()).find((w) => w.focused && w.name === "Perch test field"), "the field to have the focus");
+      // GNOME has no GlobalShortcuts portal: the custom shortcut Settings names runs this.
+      cli("dictate", "--toggle");
+      // The sentence is about 3 s of speech, played in real time by the virtual microphone.
+      await sleep(5000);
+      await grab(`dictating-${answerDialog ? "first" : "next"}`);
+      cli("dictate", "--toggle");
+      if (answerDialog) {
+        // The first typing asks: GNOME's "Remote desktop" dialog, answered as a user does (turn
+        // on "Allow remote interaction", then Share; places measured on GNOME 43's dialog).
+        await answerRemoteDesktopDialog();
+      }
+      await waitFor(() => words(field.text).includes("screenshot of my editor"), () => `the words in the field (has "${field.text}")`, 60_000);
+      await sleep(1000);
+      assert.equal(words(field.text), words(SENTENCE), "every word, the first letters included");
+      assert.equal((await gnomeWindows()).find((w) => w.name === "Remote desktop"), undefined, "no dialog the second time");
+    };
+    try {
+      await dictate(true);
+      await grab("dictated-first");
+      await dictate(false);
+      await grab("dictated-next");
+    } finally {
+      field.close();
+    }
+  });
+});
