@@ -4,9 +4,9 @@
 # inside that desktop: WAYLAND_DISPLAY, DISPLAY (its XWayland), DBUS_SESSION_BUS_ADDRESS and
 # XDG_RUNTIME_DIR point at it. Everything is torn down when the command ends.
 #
-# sway refuses to run as root, so it runs as `nobody`; root's clients (the tests, the app) may
-# use its sockets anyway. xdg-desktop-portal-wlr writes its screenshot to a fixed /tmp/out.png,
-# so two sway lanes never run at once (a lock).
+# sway refuses to run as root, so for root it runs as `nobody` (root's clients, the tests and the
+# app, may use its sockets anyway). xdg-desktop-portal-wlr writes its screenshot to a fixed
+# /tmp/out.png, so two sway lanes never run at once (a lock).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 [[ $# -gt 0 ]] || { echo "usage: $0 COMMAND..." >&2; exit 2; }
@@ -17,18 +17,25 @@ done
 exec 9>/tmp/perch-sway-lane.lock
 flock 9
 
-# Not under /tmp: its runtime folder belongs to sway's user, and a folder nobody else can read
-# there would make the sandbox refuse commands working in /tmp (its repository check fails
-# closed) if a lane were ever killed before cleaning up.
-lane="$(mktemp -d /run/perch-sway.XXXXXX)"
+# sway refuses to run as root: then it runs as `nobody`, in a folder under /run, not /tmp (its
+# runtime folder is nobody's, and a folder others cannot read left in /tmp, were a lane ever
+# killed before cleaning up, would make the sandbox refuse commands working there: its
+# repository check fails closed). Anyone else runs it as themselves.
+if [[ $(id -u) -eq 0 ]]; then
+  lane="$(mktemp -d /run/perch-sway.XXXXXX)"
+  as_sway_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+else
+  lane="$(mktemp -d "${TMPDIR:-/tmp}/perch-sway.XXXXXX")"
+  as_sway_user=()
+fi
 chmod 755 "$lane"
 logs="${SWAY_LANE_LOGS:-$lane/logs}"
 mkdir -p "$logs"
 export XDG_RUNTIME_DIR="$lane/run"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
-chown nobody:nogroup "$XDG_RUNTIME_DIR"
+if [[ $(id -u) -eq 0 ]]; then chown nobody:nogroup "$XDG_RUNTIME_DIR"; fi
 
-lane_cleanup() { pkill -u nobody -f "sway -c $lane/" 2>/dev/null || true; }
+lane_cleanup() { pkill -f "sway -c $lane/" 2>/dev/null || true; }
 lane_name=sway
 # shellcheck source=lane.sh
 . "$(dirname "$0")/lane.sh"
@@ -57,8 +64,7 @@ chmod 755 "$lane/bin" "$lane/bin/perch"
 
 sway_env=(env -i PATH="$lane/bin:$PATH" HOME=/nonexistent XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" SWAY_LANE_COMMANDS="$SWAY_LANE_COMMANDS"
   WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1)
-"${sway_env[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups \
-  sway -c "$lane/config" >"$logs/sway.log" 2>&1 9>&- &
+"${sway_env[@]}" "${as_sway_user[@]}" sway -c "$lane/config" >"$logs/sway.log" 2>&1 9>&- &
 pids+=($!)
 wait_for 20 "sway" sh -c "ls '$XDG_RUNTIME_DIR'/wayland-* | grep -v lock"
 WAYLAND_DISPLAY="$(basename "$(ls "$XDG_RUNTIME_DIR"/wayland-* | grep -v lock | head -1)")"
