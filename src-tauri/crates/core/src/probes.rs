@@ -138,7 +138,7 @@ pub async fn wayland_desktop() -> Vec<Probe> {
         out.push(match remote {
             Ok(v) => Probe::yes(
                 "remote desktop portal",
-                format!("version {v}: dictate-anywhere types through it (the desktop asks once)"),
+                format!("version {v}: dictate-anywhere types through it (the desktop may ask first; before version 2, once each time Perch starts)"),
             ),
             Err(e) => Probe::no(
                 "remote desktop portal",
