@@ -67,7 +67,8 @@ pub fn take(app: &AppHandle) {
     });
 }
 
-fn capitalised(text: &str) -> String {
+/// `text` with its first letter made a capital (an engine message used as a sentence).
+pub(crate) fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

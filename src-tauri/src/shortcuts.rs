@@ -90,11 +90,7 @@ fn wayland_session() -> bool {
 #[cfg(target_os = "linux")]
 fn session_problem(name: &str, accelerator: &str, why: &str) -> String {
     use perch_core::desktop_shortcuts::{Desktop, how_to_bind};
-    let mut why = why.to_owned();
-    if let Some(first) = why.get(..1) {
-        why.replace_range(..1, &first.to_uppercase());
-    }
-    format!("{why}. {}", how_to_bind(Desktop::current(), name, accelerator))
+    format!("{}. {}", crate::selection::capitalised(why), how_to_bind(Desktop::current(), name, accelerator))
 }
 
 impl Shortcuts {

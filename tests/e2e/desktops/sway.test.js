@@ -81,12 +81,10 @@ describe("Perch on sway", () => {
     await grab("window");
     // sway tiles it like every window; the rule README gives floats it at its own size.
     await run("swaymsg", ['[app_id="perch-desktop"] floating enable, sticky enable']);
-    const floating = await waitFor(async () => {
-      const tree = JSON.parse((await run("swaymsg", ["-t", "get_tree"])).stdout);
-      const find = (n) => (n.app_id === "perch-desktop" ? n : [...(n.nodes ?? []), ...(n.floating_nodes ?? [])].map(find).find(Boolean));
-      const node = find(tree);
-      return node?.type === "floating_con" && node.sticky ? node : null;
-    }, "Perch to float");
+    const floating = await waitFor(
+      async () => (await swayWindows()).find((w) => w.name === "Perch" && w.floating && w.sticky),
+      "Perch to float",
+    );
     assert.ok(Math.abs(floating.rect.width - 450) <= 2 && Math.abs(floating.rect.height - 450) <= 40, `its own size: ${JSON.stringify(floating.rect)}`);
     await grab("window-floating");
     // Tiled again, so the other tests see it as sway's default puts it.
