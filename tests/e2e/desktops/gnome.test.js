@@ -71,6 +71,11 @@ describe("Perch on GNOME", () => {
     await waitFor(async () => (await body()).includes("Custom Shortcuts"), async () => `the GNOME hint in Settings (has: ${(await body()).slice(0, 800)})`);
     assert.match(await body(), /Custom Shortcuts, add one with the command `perch screenshot` and the keys Alt\+\./);
     assert.doesNotMatch(await body(), /Unable to find keycode/, "no X grab error on Wayland");
+    // Seen where the user reads it, in the 450x450 window.
+    await session.browser.execute(() =>
+      [...document.querySelectorAll("p, span, div")].find((e) => e.children.length === 0 && e.textContent.includes("Custom Shortcuts"))?.scrollIntoView({ block: "center" }),
+    );
+    await sleep(300);
     await grab("shortcut-hint");
   });
 
