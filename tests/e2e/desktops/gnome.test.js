@@ -6,6 +6,7 @@
 // would, and again with no dialog.
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
@@ -21,6 +22,8 @@ const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, "").trim();
 
 /** The whole screen as GNOME Shell shows it. */
 async function grab(name) {
+  // The dialog's answer is read from these pictures: the folder must be there.
+  mkdirSync(ARTIFACTS, { recursive: true });
   const file = join(ARTIFACTS, `gnome-${name}.png`);
   await run("gdbus", ["call", "--session", "-d", "org.gnome.Shell.Screenshot", "-o", "/org/gnome/Shell/Screenshot", "-m", "org.gnome.Shell.Screenshot.Screenshot", "false", "false", file]).catch(() => {});
   return file;
@@ -69,12 +72,18 @@ describe("Perch on GNOME", () => {
     await (await $('a[aria-label="Settings"]')).click();
     const body = async () => (await $("body")).getText();
     await waitFor(async () => (await body()).includes("Custom Shortcuts"), async () => `the GNOME hint in Settings (has: ${(await body()).slice(0, 800)})`);
-    assert.match(await body(), /Custom Shortcuts, add one with the command `perch screenshot` and the keys Alt\+\./);
+    assert.match(await body(), /Custom Shortcuts, add one for the keys Alt\+\. with the command `perch screenshot`\./);
     assert.doesNotMatch(await body(), /Unable to find keycode/, "no X grab error on Wayland");
     // Seen where the user reads it, in the 450x450 window.
-    await session.browser.execute(() =>
-      [...document.querySelectorAll("p, span, div")].find((e) => e.children.length === 0 && e.textContent.includes("Custom Shortcuts"))?.scrollIntoView({ block: "center" }),
-    );
+    await session.browser.execute(() => {
+      const holding = [...document.querySelectorAll("*")].filter((e) => e.textContent.includes("Custom Shortcuts"));
+      holding.sort((a, b) => a.textContent.length - b.textContent.length);
+      // Its own scrolling area, as the user scrolls it (scrollIntoView would move the window's
+      // page too, title bar and all).
+      let area = holding[0]?.parentElement;
+      while (area && !(area.scrollHeight > area.clientHeight && /auto|scroll/.test(getComputedStyle(area).overflowY))) area = area.parentElement;
+      if (area) area.scrollTop += holding[0].getBoundingClientRect().top - area.getBoundingClientRect().top - 40;
+    });
     await sleep(300);
     await grab("shortcut-hint");
   });

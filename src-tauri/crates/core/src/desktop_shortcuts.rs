@@ -109,12 +109,12 @@ pub fn how_to_bind(desktop: Desktop, name: &str, accelerator: &str) -> String {
             ),
         },
         Desktop::Gnome => format!(
-            "In Settings → Keyboard → View and Customize Shortcuts → Custom Shortcuts, add one with the command `{command}` and the keys {keys}."
+            "In Settings → Keyboard → View and Customize Shortcuts → Custom Shortcuts, add one for the keys {keys} with the command `{command}`."
         ),
         Desktop::Kde => format!(
-            "In System Settings → Keyboard → Shortcuts, choose Add New → Command or Script, with the command `{command}` and the keys {keys}."
+            "In System Settings → Keyboard → Shortcuts, choose Add New → Command or Script, for the keys {keys} with the command `{command}`."
         ),
-        Desktop::Other => format!("Bind `{command}` to {keys} in your desktop's keyboard settings."),
+        Desktop::Other => format!("Bind {keys} to `{command}` in your desktop's keyboard settings."),
     }
 }
 
@@ -158,7 +158,8 @@ mod tests {
         );
         let gnome = how_to_bind(Desktop::Gnome, "dictate_anywhere", "Ctrl+Alt+D");
         assert!(gnome.contains("Custom Shortcuts") && gnome.contains("`perch dictate --toggle`"), "{gnome}");
-        assert!(gnome.ends_with("and the keys Ctrl+Alt+D."), "{gnome}");
+        // The keys never end the sentence: "Alt+.." would read as a typo.
+        assert!(gnome.contains("for the keys Ctrl+Alt+D with"), "{gnome}");
         let kde = how_to_bind(Desktop::Kde, "selection", "Ctrl+Alt+E");
         assert!(kde.contains("System Settings") && kde.contains("`perch selection`"), "{kde}");
         let window = how_to_bind(Desktop::Other, "screenshot_window", "Alt+Shift+Period");

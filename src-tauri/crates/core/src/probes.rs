@@ -102,7 +102,11 @@ pub async fn global_shortcuts_portal() -> Probe {
                     "org.freedesktop.portal.GlobalShortcuts version {v}: Perch binds its shortcuts through it on Wayland"
                 ),
             ),
-            Err(e) => Probe::no(NAME, e.to_string()),
+            // What the bus said, kept for `perch doctor` (Settings shows the sentence alone).
+            Err(e) => match &e {
+                crate::shortcut_portal::PortalError::NoPortal(why) => Probe::no(NAME, format!("{e} ({why})")),
+                _ => Probe::no(NAME, e.to_string()),
+            },
         }
     }
     #[cfg(not(target_os = "linux"))]

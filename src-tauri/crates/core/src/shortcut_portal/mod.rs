@@ -35,7 +35,7 @@ pub enum PortalError {
     #[error("there is no D-Bus session bus, so the desktop portal cannot be reached ({0})")]
     NoBus(String),
     #[error(
-        "this desktop does not offer the GlobalShortcuts portal ({0}), so Perch cannot bind keys for the whole desktop itself"
+        "this desktop does not offer the GlobalShortcuts portal, so Perch cannot bind keys for the whole desktop itself"
     )]
     NoPortal(String),
     #[error(
