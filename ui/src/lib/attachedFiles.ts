@@ -25,6 +25,8 @@ export interface AttachedFiles {
   /** Takes the chips off for sending; `restore` puts them back when the send fails. */
   take: () => FileChip[];
   restore: (files: FileChip[]) => void;
+  /** Another chat's chips in place of these (the composer shows that chat now). */
+  replace: (files: FileChip[]) => void;
 }
 
 export function useAttachedFiles(onImage: (image: ImageInput) => void): AttachedFiles {
@@ -81,6 +83,11 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
   // Chips picked while the send was under way stay, after the ones put back.
   const restore = (back: FileChip[]) =>
     setFiles((list) => [...back, ...list.filter((f) => !back.some((b) => b.path === f.path))]);
+  const replace = (list: FileChip[]) => {
+    setFiles(list);
+    setTooLarge([]);
+    setProblem(null);
+  };
   return {
     files,
     tooLarge,
@@ -92,6 +99,7 @@ export function useAttachedFiles(onImage: (image: ImageInput) => void): Attached
     dismissProblem,
     take,
     restore,
+    replace,
   };
 }
 

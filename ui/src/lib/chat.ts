@@ -87,14 +87,24 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
       let current = runId;
       let answerError: TurnError | null = null;
       let settled: Promise<void> | null = null;
+      // The saved answer is loaded when its chat is the one on screen: the chat it was asked in,
+      // or the new chat it is the first answer of (its run is still the one on screen).
+      const onScreen = (id: string) =>
+        shownConversation.current === id || (shownConversation.current === null && streamingRun.current === current);
       const settle = (id: string) =>
-        (settled ??= (shownConversation.current === null || shownConversation.current === id ? reload(id) : Promise.resolve()).then(() => {
+        (settled ??= (onScreen(id) ? reload(id) : Promise.resolve()).then(() => {
           streamingConversation.current = null;
           if (streamingRun.current === current) streamingRun.current = null;
           setState((s) => (s.streaming?.runId === current ? { ...s, streaming: null, answerError } : s));
         }));
       const channel = new Channel<TurnEvent>();
       channel.onmessage = (event) => {
+        // A run whose chat was left (Ctrl+N) goes on in the engine; here only its end counts,
+        // and its text must not reach the buffer the next answer streams into.
+        if (current !== null && streamingRun.current !== current) {
+          if (event.event === "finished") void settle(event.data.message.conversation_id);
+          return;
+        }
         switch (event.event) {
           case "started":
             streamingConversation.current = event.data.conversation.id;
@@ -202,7 +212,13 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
   // Open the conversation in the URL (unless it is the one being answered into).
   useEffect(() => {
     if (!conversationId) {
-      if (!streamingConversation.current) setState(EMPTY);
+      // A new chat (Ctrl+N), even with an answer still being written in the one left: that
+      // answer goes on and is saved there, but its text, its usage and its Stop are not this
+      // chat's.
+      streamingConversation.current = null;
+      streamingRun.current = null;
+      shownConversation.current = null;
+      setState(EMPTY);
       return;
     }
     if (streamingConversation.current === conversationId) return;

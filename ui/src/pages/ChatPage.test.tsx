@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, fireEvent, render, screen, within } from "../test/render";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter, Route, Routes } from "react-router";
+import { MemoryRouter, Route, Routes, useNavigate } from "react-router";
 import type { Capture, ConversationView, Message, TurnEvent } from "../bindings";
 import { ChatPage } from "./ChatPage";
 import { SettingsProvider } from "../lib/settings";
@@ -76,10 +76,25 @@ function backend(script: (emit: Emit, args: Record<string, unknown>) => Promise<
   return (next: Message[], model?: string) => (saved = view(next, model));
 }
 
-function page(path = "/") {
+/** Buttons that go to a chat, as Ctrl+N and History do. */
+function Go() {
+  const navigate = useNavigate();
+  return (
+    <>
+      {["/", "/chat/c1"].map((to) => (
+        <button key={to} type="button" onClick={() => void navigate(to)}>
+          to {to}
+        </button>
+      ))}
+    </>
+  );
+}
+
+function page(path = "/", withNavigation = false) {
   return render(
     <SettingsProvider>
       <MemoryRouter initialEntries={[path]}>
+        {withNavigation && <Go />}
         <Routes>
           <Route path="/" element={<ChatPage />} />
           <Route path="/chat/:id" element={<ChatPage />} />
@@ -433,6 +448,40 @@ describe("ChatPage", () => {
     await vi.waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32K"));
   });
 
+  it("a new chat opened while an answer streams starts empty, and the answer ends in its own chat", async () => {
+    let release!: () => void;
+    const save = backend(async (emit) => {
+      save([message(1, "user", "Hi"), message(2, "assistant", "Hello"), message(3, "user", "More"), message(4, "assistant", "", { status: "streaming" })]);
+      emit(started(4));
+      emit({ event: "usage", data: { input_tokens: 900, output_tokens: 100 } });
+      emit({ event: "text", data: "Streaming on" });
+      await new Promise<void>((r) => (release = r));
+      save([message(1, "user", "Hi"), message(2, "assistant", "Hello"), message(3, "user", "More"), message(4, "assistant", "Streaming on.")]);
+      emit({ event: "finished", data: { message: message(4, "assistant", "Streaming on."), error: null } });
+    });
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hello")]);
+    page("/chat/c1", true);
+    await userEvent.type(await screen.findByRole("textbox", { name: "Message" }), "More{Enter}");
+    expect(await screen.findByText(/Streaming on/)).toBeInTheDocument();
+    await vi.waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("1K / 32K"));
+    await userEvent.click(screen.getByRole("button", { name: "to /" }));
+    await vi.waitFor(() => expect(screen.queryByText(/Streaming on/)).toBeNull());
+    expect(screen.getByLabelText("Context used")).toHaveTextContent("0 / 32K");
+    expect(screen.queryByRole("button", { name: "Stop" })).toBeNull();
+    // Esc in the new chat stops nothing; the answer ends where it was asked, and what it still
+    // streams does not show here.
+    await userEvent.keyboard("{Escape}");
+    expect(calls.some((c) => c.cmd === "chat_stop")).toBe(false);
+    await act(async () => {
+      const channel = calls.find((c) => c.cmd === "chat_send")!.args.onEvent as { onmessage: Emit };
+      channel.onmessage({ event: "text", data: " and on" });
+      release();
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByText(/Streaming on|and on/)).toBeNull();
+    expect(screen.getByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
+  });
+
   it("finds a conversation's model in the list however it was spelled", async () => {
     const save = backend(() => {});
     // `perch ask --model ollama:Llama3.2:3B` saved the name as typed; the list says llama3.2:3b.
@@ -512,6 +561,7 @@ describe("ChatPage", () => {
       return {
         sent: () => (pending = []),
         set: (next: Capture[]) => (pending = next),
+        pending: () => pending,
       };
     }
 
@@ -549,6 +599,52 @@ describe("ChatPage", () => {
       const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: { images: unknown[] } };
       expect(sent.kind.images).toEqual([{ name: "Monitor LEFT", mime: "image/png", base64: "", capture: "a" }]);
       await vi.waitFor(() => expect(screen.queryByRole("button", { name: "View Monitor LEFT" })).not.toBeInTheDocument());
+    });
+
+    it("a chip stays with the chat it was taken in: another chat does not send it and can bring it", async () => {
+      const held: { shelf?: ReturnType<typeof shelf> } = {};
+      const save = backend((_, args) => {
+        // The engine takes the chips sent, and only those, off the shelf.
+        const images = (args.request as { kind: { images: { capture: string | null }[] } }).kind.images;
+        held.shelf!.set(held.shelf!.pending().filter((c) => !images.some((i) => i.capture === c.id)));
+        save([message(1, "user", "Hi"), message(2, "assistant", "Hello")]);
+      });
+      save([message(1, "user", "Hi"), message(2, "assistant", "Hello")]);
+      held.shelf = shelf([shot("a")]);
+      page("/chat/c1", true);
+      await screen.findByRole("button", { name: "View Monitor LEFT" });
+      // Ctrl+N: the new chat has no chip, and says where it is.
+      await userEvent.click(screen.getByRole("button", { name: "to /" }));
+      expect(await screen.findByText("A screenshot waits in the chat where it was taken.")).toBeInTheDocument();
+      expect(screen.queryByRole("button", { name: "View Monitor LEFT" })).not.toBeInTheDocument();
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Unrelated question{Enter}");
+      const sent = calls.find((c) => c.cmd === "chat_send")!.args.request as { kind: { images: unknown[] } };
+      expect(sent.kind.images).toEqual([]);
+      // Back in the chat it was taken in, it is still there.
+      await userEvent.click(screen.getByRole("button", { name: "to /chat/c1" }));
+      expect(await screen.findByRole("button", { name: "View Monitor LEFT" })).toBeInTheDocument();
+      expect(screen.queryByText(/waits in the chat/)).not.toBeInTheDocument();
+      // Taken to a new chat on purpose: "Bring here".
+      await userEvent.click(screen.getByRole("button", { name: "to /" }));
+      await userEvent.click(await screen.findByRole("button", { name: "Bring here" }));
+      expect(await screen.findByRole("button", { name: "View Monitor LEFT" })).toBeInTheDocument();
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "What is this?{Enter}");
+      const second = calls.filter((c) => c.cmd === "chat_send").at(-1)!.args.request as { kind: { images: unknown[] } };
+      expect(second.kind.images).toEqual([{ name: "Monitor LEFT", mime: "image/png", base64: "", capture: "a" }]);
+    });
+
+    it("pictures and files attached in one chat wait there while another is open", async () => {
+      backend(() => {});
+      filesBackend();
+      page("/chat/c1", true);
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await userEvent.type(box, "@main");
+      await userEvent.click(await screen.findByRole("option", { name: /main\.rs/ }));
+      expect(await screen.findByText("main.rs", { selector: ".file-chip-name" })).toBeInTheDocument();
+      await userEvent.click(screen.getByRole("button", { name: "to /" }));
+      await vi.waitFor(() => expect(screen.queryByText("main.rs", { selector: ".file-chip-name" })).not.toBeInTheDocument());
+      await userEvent.click(screen.getByRole("button", { name: "to /chat/c1" }));
+      expect(await screen.findByText("main.rs", { selector: ".file-chip-name" })).toBeInTheDocument();
     });
 
     it("catches a model without vision before sending and offers the vision models", async () => {

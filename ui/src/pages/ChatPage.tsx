@@ -16,6 +16,7 @@ import { lastConversation } from "../lib/shortcuts";
 import { useQuestions } from "../lib/questions";
 import { useTerminal } from "../lib/terminal";
 import { dismissNotice } from "../lib/dictation";
+import { chatKey, newChatSaved } from "../lib/chatHoldings";
 import { formatNumber } from "../lib/format";
 
 // xterm.js is a quarter of the UI's code; it loads with the first command the panel shows.
@@ -51,6 +52,7 @@ export function ChatPage() {
       const picked = pickedModel(undefined);
       if (picked) pickModel(cid, picked);
       pickModel(undefined, null);
+      newChatSaved(cid);
       navigate(`/chat/${cid}`, { replace: true });
     },
     [navigate],
@@ -261,6 +263,7 @@ export function ChatPage() {
           </button>
         )}
         <Composer
+          chat={chatKey(id)}
           streaming={!!streaming}
           models={models.offered}
           model={model}

@@ -505,3 +505,64 @@ async fn an_event_that_emails_its_guests_is_asked_about_at_every_call_as_mail_is
     let Question::ToolApproval(invitation) = &asked[1] else { panic!() };
     assert_eq!(invitation.arguments["attendees"], json!(["x@evil.example"]));
 }
+
+/// A 1x1 PNG, as a pasted picture arrives.
+fn pasted_picture() -> perch_core::agent::ImageInput {
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(1, 1, image::Rgba([10, 20, 30, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    use base64::Engine as _;
+    perch_core::agent::ImageInput {
+        name: "pasted image".into(),
+        mime: "image/png".into(),
+        base64: base64::engine::general_purpose::STANDARD.encode(png),
+        capture: None,
+    }
+}
+
+#[tokio::test]
+async fn with_an_image_no_tools_are_offered_the_model_and_the_user_learn_why_and_the_next_question_has_them_again()
+ {
+    let s = setup(ApprovalChoice::Once, json!({})).await;
+    // A conversation that used a tool: the model knows its name.
+    s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 2, "b": 3}))]));
+    s.fake.push(Script::answer("5"));
+    let first = run_turn(&s.engine, ask("What is 2 + 3?", None), &Collect::default()).await.unwrap();
+    let conversation = Some(first.conversation_id.clone());
+
+    // A question with an image (tools skipped, the default): the model calls the tool anyway.
+    s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 1, "b": 1}))]));
+    s.fake.push(Script::answer("I cannot use tools now."));
+    let mut with_image = ask("And what is this?", conversation.clone());
+    let perch_core::agent::TurnKind::Ask { images, .. } = &mut with_image.kind else { unreachable!() };
+    images.push(pasted_picture());
+    let sink = Collect::default();
+    let answer = run_turn(&s.engine, with_image, &sink).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    let requests = s.fake.chat_requests();
+    assert!(requests[2].body.get("tools").is_none_or(|t| t.as_array().is_none_or(Vec::is_empty)));
+    let told = tool_messages(&s.fake, 3)[0]["content"].as_str().unwrap().to_owned();
+    assert!(
+        told.contains("demo__add was not run") && told.contains("Offer no tools when an image is attached"),
+        "{told}"
+    );
+    assert!(!told.contains("There is no tool named"), "{told}");
+    // The user reads the same reason on the call's card.
+    let card = sink
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| if let TurnEvent::ToolCall(c) = e { c.output.clone() } else { None })
+        .next_back()
+        .unwrap();
+    assert_eq!(card.text, told);
+    assert!(s.asked.lock().unwrap().len() == 1, "the refused call asked nobody");
+
+    // The next question has no image: tools are back, though the conversation holds one.
+    s.fake.push(Script::answer("ok"));
+    run_turn(&s.engine, ask("Thanks", conversation), &Collect::default()).await.unwrap();
+    let last = s.fake.chat_requests().pop().unwrap();
+    assert!(last.body["tools"].as_array().is_some_and(|t| !t.is_empty()), "tools offered again");
+}

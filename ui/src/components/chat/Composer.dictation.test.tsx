@@ -20,6 +20,7 @@ function renderComposer(onSend = vi.fn(async () => true)) {
   render(
     <SettingsProvider>
       <Composer
+        chat="new"
         streaming={false}
         models={[]}
         model="ollama:llama3"

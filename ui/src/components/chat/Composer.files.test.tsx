@@ -23,6 +23,7 @@ function renderComposer({ streaming = false, onStop = () => {}, onSend = vi.fn(a
   render(
     <SettingsProvider>
       <Composer
+        chat="new"
         streaming={streaming}
         models={[]}
         model="ollama:llama3"

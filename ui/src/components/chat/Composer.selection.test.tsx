@@ -19,6 +19,7 @@ function renderWithSelection(offered: string[]) {
   render(
     <SettingsProvider>
       <Composer
+        chat="new"
         streaming={false}
         models={offered.map(model)}
         model="ollama:llama3"

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
 import type { MessageDescriptor } from "@lingui/core";
-import { msg } from "@lingui/core/macro";
+import { msg, plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo, SelectionInput } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
@@ -11,6 +11,7 @@ import { commands } from "../../ipc";
 import { fileInputs, useAttachedFiles } from "../../lib/attachedFiles";
 import { attempt } from "../../lib/failures";
 import { useCaptures } from "../../lib/captures";
+import { keepsHoldings, swapHoldings } from "../../lib/chatHoldings";
 import { atQuery, removeQuery, useFileSearch } from "../../lib/filePicker";
 import { useWindowDrop } from "../../lib/windowDrop";
 import { formatNumber, formatTokens } from "../../lib/format";
@@ -31,6 +32,8 @@ import { MicButton } from "./MicButton";
 const DRAFT_KEY = "perch.draft";
 
 interface Props {
+  /** The chat on screen (`chatKey`): what the composer holds belongs to it. */
+  chat: string;
   streaming: boolean;
   models: ModelInfo[];
   model: string | null;
@@ -85,9 +88,23 @@ export function Composer(props: Props) {
   const [notice, setNotice] = useState<string | null>(null);
   const [needsVision, setNeedsVision] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
-  const captures = useCaptures();
+  const captures = useCaptures(props.chat);
   const addImage = useCallback((image: ImageInput) => setImages((list) => withImage(list, image)), []);
   const attached = useAttachedFiles(addImage);
+  // Screenshots left in other chats are offered here, until brought or the note is dismissed
+  // (a new one taken elsewhere shows it again).
+  const [elsewhereSeen, setElsewhereSeen] = useState<string[]>([]);
+  const elsewhereShown = captures.elsewhere.filter((c) => !elsewhereSeen.includes(c.id));
+  // Another chat on screen: this one's pictures and files are set aside, that one's come back.
+  const [holdingFor, setHoldingFor] = useState(props.chat);
+  if (holdingFor !== props.chat) {
+    setHoldingFor(props.chat);
+    if (!keepsHoldings(holdingFor, props.chat)) {
+      const back = swapHoldings(holdingFor, props.chat, { images, files: attached.files });
+      setImages(back.images);
+      attached.replace(back.files);
+    }
+  }
   // The `@` picker: open while the cursor in the box ends an `@query`, unless Esc closed it for
   // that `@`.
   const [caret, setCaret] = useState(0);
@@ -430,6 +447,20 @@ export function Composer(props: Props) {
         <ComposerNote warn onDismiss={captures.dismiss}>
           {captures.failure}
         </ComposerNote>
+      )}
+      {elsewhereShown.length > 0 && (
+        <div className="composer-note captures-elsewhere">
+          {t`${plural(elsewhereShown.length, {
+            one: "A screenshot waits in the chat where it was taken.",
+            other: "# screenshots wait in the chats where they were taken.",
+          })}`}{" "}
+          <button type="button" className="link" onClick={captures.bringHere}>
+            <Trans comment="link: move screenshots taken in other chats into this one">Bring here</Trans>
+          </button>{" "}
+          <button type="button" className="link" onClick={() => setElsewhereSeen(captures.elsewhere.map((c) => c.id))}>
+            <Trans comment="link: hide this note">Dismiss</Trans>
+          </button>
+        </div>
       )}
       {dictation.notice && (
         <ComposerNote warn={dictation.notice.kind !== "warning"} onDismiss={dismissNotice}>

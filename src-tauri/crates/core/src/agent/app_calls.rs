@@ -294,6 +294,7 @@ impl Engine {
             sink: &Unseen,
             extra_rules: &[],
             app: Some(&app_name),
+            tools_off: None,
         };
         // Saved like the model's calls, in the card's answer and marked as the app's, so what an
         // app ran is on record (the card lists it, exports include it) whatever the gate decided.

@@ -92,6 +92,41 @@ pub struct CallContext<'a> {
     pub extra_rules: &'a [ToolRule],
     /// The app (MCP Apps) making these calls, named in the question; `None` for the model.
     pub app: Option<&'a str>,
+    /// Why this turn offers no tools, when it offers none.
+    pub tools_off: Option<ToolsOff>,
+}
+
+/// Why a turn offers the model no tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsOff {
+    /// Settings -> Tools -> "Offer MCP tools to models" is off.
+    Disabled,
+    /// The question asked for none (`perch ask --no-tools`).
+    ForThisQuestion,
+    /// The model's listing says it cannot call tools.
+    ModelCannot,
+    /// The question has an image, and Settings -> Tools skips tools then.
+    ImageAttached,
+}
+
+impl ToolsOff {
+    /// Said to the model and shown on the call's card when a model calls a tool anyway (it saw
+    /// tools earlier in the conversation): the user learns why the tool did not run and what to
+    /// change, where "There is no tool named ..." would leave them guessing.
+    fn explain(self, name: &str) -> String {
+        let why = match self {
+            Self::Disabled => "tools are turned off in Settings -> Tools",
+            Self::ForThisQuestion => "this question was asked without tools",
+            Self::ModelCannot => "this model is listed as one that cannot use tools",
+            Self::ImageAttached => {
+                "an image is attached to the question, and Settings -> Tools -> \"Offer no tools \
+                 when an image is attached\" is on (turn it off, or ask without the image)"
+            }
+        };
+        format!(
+            "{name} was not run: no tools are offered for this answer because {why}. Answer without tools."
+        )
+    }
 }
 
 /// One call's result, for the model.
@@ -270,10 +305,12 @@ impl CallContext<'_> {
             record.output = Some(output);
         };
         let Some(tool) = tool else {
-            let output = ToolOutput::error(format!(
-                "There is no tool named {:?}. Use one of the tools you were given.",
-                call.name
-            ));
+            let output = ToolOutput::error(match self.tools_off {
+                Some(off) => off.explain(&call.name),
+                None => {
+                    format!("There is no tool named {:?}. Use one of the tools you were given.", call.name)
+                }
+            });
             finish(&mut record, ToolCallStatus::Error, output.clone());
             self.save(&record).await;
             return CallResult { call, output, denied: false };

@@ -141,8 +141,8 @@ pub async fn run_turn_with(
     // other lookup failures (a server without a model list) do not stop the attempt.
     let mut saving = std::pin::pin!(futures::future::maybe_done(saving));
     let blocked = matches!(&info, Err(e) if blocks_the_answer(e));
-    let (early, offered, chat) = if blocked {
-        (stream::SentEarly::nothing(&*provider), Vec::new(), None)
+    let (early, (offered, tools_off), chat) = if blocked {
+        (stream::SentEarly::nothing(&*provider), (Vec::new(), None), None)
     } else {
         let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
         let tools = tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &question);
@@ -150,7 +150,7 @@ pub async fn run_turn_with(
         let chat = ChatRequest {
             model: id.model.clone(),
             messages: built.messages,
-            tools: tools::specs(&offered),
+            tools: tools::specs(&offered.0),
             think,
             max_output_tokens: None,
             context_window: context_length,
@@ -190,6 +190,7 @@ pub async fn run_turn_with(
                 sink,
                 extra_rules: &options.extra_rules,
                 app: None,
+                tools_off,
             };
             rounds::agent_loop(&early, chat, &offered, &calls, settings.tools.max_rounds, &mut outcome).await;
         }
@@ -347,11 +348,13 @@ async fn alongside<F: Future, T>(mut beside: Pin<&mut MaybeDone<F>>, work: impl 
     .await
 }
 
-/// The tools this turn offers: none when tools are off, the model cannot use them, or images
-/// are attached (a setting); else the top K for the question plus the always-on ones.
 /// How long a turn waits for servers starting for the first time to list their tools.
 const SERVERS_STARTING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// The tools this turn offers: none when tools are off, the model cannot use them, or the
+/// question has an image attached (a setting); else the top K for the question plus the
+/// always-on ones. With none offered, why: a model that calls one anyway (it saw tools earlier
+/// in the conversation) gets that reason, and so does the user, on the call's card.
 async fn tools_for_turn(
     engine: &Engine,
     settings: &crate::settings::Settings,
@@ -359,15 +362,30 @@ async fn tools_for_turn(
     model_can_use_tools: bool,
     request: &[ChatMessage],
     question: &str,
-) -> Vec<tools::OfferedTool> {
-    let has_images =
-        request.iter().any(|m| matches!(m, ChatMessage::User { images, .. } if !images.is_empty()));
-    if !settings.tools.enabled
-        || options.no_tools
-        || !model_can_use_tools
-        || (has_images && settings.tools.skip_with_images)
-    {
-        return Vec::new();
+) -> (Vec<tools::OfferedTool>, Option<tools::ToolsOff>) {
+    // The question's own images, not the conversation's: one screenshot early on must not turn
+    // tools off for every later question.
+    let has_images = request
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            ChatMessage::User { images, .. } => Some(!images.is_empty()),
+            _ => None,
+        })
+        .unwrap_or(false);
+    let off = if !settings.tools.enabled {
+        Some(tools::ToolsOff::Disabled)
+    } else if options.no_tools {
+        Some(tools::ToolsOff::ForThisQuestion)
+    } else if !model_can_use_tools {
+        Some(tools::ToolsOff::ModelCannot)
+    } else if has_images && settings.tools.skip_with_images {
+        Some(tools::ToolsOff::ImageAttached)
+    } else {
+        None
+    };
+    if off.is_some() {
+        return (Vec::new(), off);
     }
     engine.mcp().settle(SERVERS_STARTING_WAIT).await;
     let all = tools::offered_tools(engine.mcp().tools());
@@ -378,7 +396,7 @@ async fn tools_for_turn(
     if let Some(r) = report {
         tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
     }
-    picked
+    (picked, None)
 }
 
 /// Tools always offered, as model names: Settings -> Tools (`server:tool`) and each server's
