@@ -131,6 +131,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             voice::voice_stop,
             voice::voice_cancel,
             voice::voice_shortcut_statuses,
+            crate::indicator::indicator_failure,
             voice::typing_path,
             voice::recent_dictations,
             voice::clear_recent_dictations,

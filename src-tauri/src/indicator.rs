@@ -4,6 +4,7 @@
 //! manager is told it accepts no input focus), it lives only as long as the dictation, and Esc
 //! is held for the whole desktop only while it does, to cancel.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -29,6 +30,7 @@ const CANCEL_HELD: &str = "dictation_cancel_held";
 /// logged, never in the way of the dictation itself.
 pub async fn open(app: &AppHandle) {
     OPENED.fetch_add(1, Ordering::SeqCst);
+    *failure() = None;
     if app.get_webview_window(LABEL).is_none()
         && let Err(e) = build(app)
     {
@@ -98,6 +100,9 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
 /// Passes a dictation's progress to the indicator; it closes once the dictation has ended, a
 /// few seconds after a failure so its reason can be read where the user is looking.
 pub fn forward(app: &AppHandle, update: &DictationUpdate) {
+    if matches!(update.event, DictationEvent::Failed { .. }) {
+        *failure() = Some(update.clone());
+    }
     if app.get_webview_window(LABEL).is_some() {
         let _ = IndicatorUpdate { update: update.clone() }.emit_to(app, LABEL);
     }
@@ -106,6 +111,22 @@ pub fn forward(app: &AppHandle, update: &DictationUpdate) {
         DictationEvent::Failed { .. } => close(app, FAILURE_SHOWN),
         _ => {}
     }
+}
+
+/// The failure of the dictation the indicator was opened for. A dictation that cannot start
+/// (no microphone) fails while the indicator's page is still loading, before it listens: the
+/// page asks for it once it does, so the reason shows where the user is looking.
+static FAILURE: Mutex<Option<DictationUpdate>> = Mutex::new(None);
+
+fn failure() -> std::sync::MutexGuard<'static, Option<DictationUpdate>> {
+    FAILURE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The failure the indicator's page may have missed while it loaded.
+#[tauri::command]
+#[specta::specta]
+pub fn indicator_failure() -> Option<DictationUpdate> {
+    failure().clone()
 }
 
 /// How long a failure stays on the indicator.

@@ -246,6 +246,8 @@ export const commands = {
 	voiceCancel: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_cancel")),
 	/**  How the push-to-talk and dictate-anywhere shortcuts bound, in that order, for Settings. */
 	voiceShortcutStatuses: () => __TAURI_INVOKE<ShortcutStatus[]>("voice_shortcut_statuses"),
+	/**  The failure the indicator's page may have missed while it loaded. */
+	indicatorFailure: () => __TAURI_INVOKE<DictationUpdate | null>("indicator_failure"),
 	/**  How dictate-anywhere types into other applications here, or why it cannot. */
 	typingPath: () => __TAURI_INVOKE<Probe>("typing_path"),
 	/**  The last day's dictate-anywhere dictations, newest first (memory only), for Settings. */

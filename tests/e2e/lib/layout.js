@@ -3,7 +3,8 @@
 //
 // - the page does not scroll sideways, nor does any area in it but code, terminals and fields;
 // - each visible interactive element lies wholly inside the window (or, inside a scrolling
-//   area, is reachable by scrolling it), and is not covered by another element at its centre;
+//   area, is reachable by scrolling it), and is not covered by another element at its centre
+//   or either end;
 // - no text is wider than its own box (cut off, or spilling over its neighbours), unless the
 //   box is meant to scroll or shows an ellipsis, or is only for screen readers (`.sr-only`).
 
@@ -68,15 +69,23 @@ export async function layoutProblems(browser) {
         continue;
       }
       // A link broken over two lines is hit on its first line (its box's centre may be neither).
+      // Its centre and both ends are tried: a floating button once covered only the end of
+      // "Regenerate", and its centre was clear.
       const first = el.getClientRects()[0] ?? r;
-      const x = Math.min(vw - 1, Math.max(0, first.left + first.width / 2));
+      const inset = Math.min(4, first.width / 4);
       const y = Math.min(vh - 1, Math.max(0, first.top + first.height / 2));
-      const hit = document.elementFromPoint(x, y);
-      // A control inside a label (the segmented radios) is reached through its label.
-      const reached = hit && (el === hit || el.contains(hit) || (hit.tagName === "LABEL" && hit.contains(el)) || hit.closest("label")?.contains(el));
-      // Under a header that stays in view (Settings' tabs) it has scrolled away, like any other.
-      const underStickyHeader = hit && !reached && [...ancestors(hit)].some((a) => /sticky|fixed/.test(getComputedStyle(a).position) && !a.contains(el));
-      if (!reached && !underStickyHeader) problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
+      for (const at of [first.left + first.width / 2, first.left + inset, first.right - inset]) {
+        const x = Math.min(vw - 1, Math.max(0, at));
+        const hit = document.elementFromPoint(x, y);
+        // A control inside a label (the segmented radios) is reached through its label.
+        const reached = hit && (el === hit || el.contains(hit) || (hit.tagName === "LABEL" && hit.contains(el)) || hit.closest("label")?.contains(el));
+        // Under a header that stays in view (Settings' tabs) it has scrolled away, like any other.
+        const underStickyHeader = hit && !reached && [...ancestors(hit)].some((a) => /sticky|fixed/.test(getComputedStyle(a).position) && !a.contains(el));
+        if (!reached && !underStickyHeader) {
+          problems.push(`${name(el)} is covered by ${hit ? name(hit) : "nothing"}`);
+          break;
+        }
+      }
     }
 
     // An area that scrolls sideways, other than code, a terminal or a field (meant to): one long

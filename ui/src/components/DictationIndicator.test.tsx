@@ -31,6 +31,14 @@ describe("the dictate-anywhere indicator", () => {
     expect(screen.getByText("The microphone went away.")).toBeInTheDocument();
   });
 
+  it("shows a failure that came while its page was still loading", async () => {
+    const message = "No microphone found (the system's default input \"Default Audio Device\" could not be opened: Host is down). Connect one, or pick another in Settings -> Voice.";
+    onCommand("indicator_failure", () => ({ session: 3, event: { event: "failed", data: { kind: "microphone", message } } }));
+    render(<DictationIndicator />);
+    expect(await screen.findByText(message)).toBeInTheDocument();
+    expect(screen.getByRole("status")).toHaveTextContent("The dictation stopped:");
+  });
+
   it("does not hear the window's own dictation events", async () => {
     render(<DictationIndicator />);
     act(() => emitEvent("voice-update", { update: { session: 1, event: { event: "partial", data: { text: "for the composer" } } } }));

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useLingui } from "@lingui/react/macro";
-import { events } from "../ipc";
+import { commands, events } from "../ipc";
 import { cancelDictation, IDLE, reduce, type DictationState } from "../lib/dictation";
 import { formatDuration } from "../lib/format";
 import { CloseIcon } from "./Icons";
@@ -18,6 +18,11 @@ export function DictationIndicator() {
   const [dictation, setDictation] = useState<DictationState>({ ...IDLE, phase: "starting" });
   useEffect(() => {
     const unlisten = events.indicatorUpdate.listen((e) => setDictation((now) => reduce(now, e.payload.update.event)));
+    // A dictation that could not start failed before this page listened: its reason is asked
+    // for once the listener is in place.
+    void unlisten.then(() =>
+      commands.indicatorFailure().then((missed) => missed && setDictation((now) => reduce(now, missed.event)), () => {}),
+    );
     return () => void unlisten.then((off) => off());
   }, []);
   const { phase, level, seconds, partial, notice } = dictation;

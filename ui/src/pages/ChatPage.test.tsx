@@ -445,7 +445,8 @@ describe("ChatPage", () => {
     const stopped = { status: "stopped" as const, input_tokens: null, output_tokens: null };
     save([message(1, "user", "Hi"), message(2, "assistant", "Hello"), message(3, "user", "More"), message(4, "assistant", "Partly", stopped)]);
     page("/chat/c1");
-    await vi.waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("150 / 32K"));
+    // The last answer with usage counted 150; "More" and "Partly" add about 3.
+    await vi.waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("153 / 32K"));
   });
 
   it("a new chat opened while an answer streams starts empty, and the answer ends in its own chat", async () => {
@@ -480,6 +481,14 @@ describe("ChatPage", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(screen.queryByText(/Streaming on|and on/)).toBeNull();
     expect(screen.getByRole("heading", { name: "Ask anything" })).toBeInTheDocument();
+  });
+
+  it("estimates the context of a first answer stopped before any usage came", async () => {
+    const save = backend(() => {});
+    const stopped = { status: "stopped" as const, input_tokens: null, output_tokens: null };
+    save([message(1, "user", "x".repeat(400)), message(2, "assistant", "y".repeat(400), stopped)]);
+    page("/chat/c1");
+    await vi.waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("200 / 32K"));
   });
 
   it("finds a conversation's model in the list however it was spelled", async () => {

@@ -117,12 +117,16 @@ export function ChatPage() {
   const streaming = state.streaming;
   const last = lastAnswer?.message;
   useAnnouncedAnswer(streaming ? streaming.text : null, last ? { id: last.id, text: last.content } : null);
-  // A stopped or failed answer has no usage of its own: the last one that has holds (at least)
-  // what the model read, where "0" would say the conversation is empty.
-  const counted = [...messages].reverse().find((m) => m.message.role === "assistant" && m.message.input_tokens !== null)?.message;
+  // A stopped or failed answer has no usage of its own: the last one that has holds what the
+  // model read up to it, and what came after is estimated (about four characters a token, as
+  // the composer counts the draft), where "0" would say the conversation is empty.
+  let countedAt = messages.length - 1;
+  while (countedAt >= 0 && !(messages[countedAt].message.role === "assistant" && messages[countedAt].message.input_tokens !== null)) countedAt -= 1;
+  const counted = countedAt >= 0 ? messages[countedAt].message : null;
+  const since = messages.slice(countedAt + 1).reduce((chars, m) => chars + m.message.content.length, 0);
   const used = streaming?.usage
     ? streaming.usage.input_tokens + streaming.usage.output_tokens
-    : (counted?.input_tokens ?? 0) + (counted?.output_tokens ?? 0);
+    : (counted?.input_tokens ?? 0) + (counted?.output_tokens ?? 0) + Math.ceil(since / 4);
   // The context the engine reported holds for the model it ran; another one picked since has
   // its own.
   const limit =
@@ -250,16 +254,11 @@ export function ChatPage() {
           {state.sendError.next && <p className="muted">{state.sendError.next}</p>}
         </div>
       )}
-      {/* The dock keeps the terminal's button just above the composer, however tall it grows. */}
+      {/* The dock keeps "New content below" just above the composer, however tall it grows. */}
       <div className="composer-dock">
         {below && (
           <button type="button" className="new-below" onClick={toBottom}>
             <Trans>↓ New content below</Trans>
-          </button>
-        )}
-        {!showPanel && (
-          <button type="button" className="terminal-toggle" aria-label={t`Show the terminal`} onClick={() => terminal.setPanelOpen(true)}>
-            &gt;_
           </button>
         )}
         <Composer
@@ -274,6 +273,21 @@ export function ChatPage() {
           onStop={stop}
           onEditLast={() => lastUser && setEditing(lastUser.message)}
           onCancelEdit={() => setEditing(null)}
+          tools={
+            // In the composer's row, not floating over the list: floating, it covered the last
+            // answer's Regenerate and the first-run offer.
+            !showPanel && (
+              <button
+                type="button"
+                className="icon-button terminal-toggle"
+                aria-label={t`Show the terminal`}
+                title={t`Show the terminal`}
+                onClick={() => terminal.setPanelOpen(true)}
+              >
+                &gt;_
+              </button>
+            )
+          }
         />
       </div>
     </section>

@@ -551,6 +551,23 @@ impl Engine {
         let crashes =
             self.inner.crash_notices.get_or_init(|| crate::crash::notices(&self.data_dir().crashes_dir()));
         notices.extend(crashes.iter().cloned());
+        // Shown outside Settings -> MCP too: a server missing from every chat's tools, and its
+        // apps from old answers, would otherwise go unexplained.
+        let problems = self.inner.mcp.problems();
+        if let Some(first) = problems.first() {
+            let more = match problems.len() - 1 {
+                0 => String::new(),
+                1 => " (and 1 more problem)".to_owned(),
+                n => format!(" (and {n} more problems)"),
+            };
+            notices.push(StartupNotice {
+                title: "Your MCP servers file has a problem".into(),
+                detail: format!(
+                    "{first}{more}. The servers it names are not available until it is fixed; save the fixed file and Perch reads it again."
+                ),
+                section: Some("MCP".into()),
+            });
+        }
         notices
     }
 }

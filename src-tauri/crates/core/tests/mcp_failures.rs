@@ -137,3 +137,44 @@ async fn a_crashing_servers_error_stays_short_and_quotes_its_stderr_once() {
     assert!(notes >= 3, "{:?}", m.logs("crash"));
     m.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_broken_servers_file_fixed_in_an_editor_is_read_again_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp_servers.json");
+    let fixed = json!({ "mcpServers": { "fixed": { "command": script("empty_result_server.py"), "autoStart": false } } });
+    // A trailing comma, as a hand edit leaves it.
+    std::fs::write(&file, fixed.to_string().replace("}}}", "},}}")).unwrap();
+    let m = McpManager::new(dir.path(), None, Arc::new(Questions::default()));
+    assert!(!m.problems().is_empty(), "the broken file is reported");
+    assert!(m.server("fixed").is_err());
+    let mut events = m.subscribe();
+
+    std::fs::write(&file, serde_json::to_string_pretty(&fixed).unwrap()).unwrap();
+    for _ in 0..100 {
+        if m.server("fixed").is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(m.server("fixed").is_ok(), "the fixed file was read again: {:?}", m.problems());
+    assert!(m.problems().is_empty(), "{:?}", m.problems());
+    assert!(events.try_recv().is_ok(), "the window heard of the change");
+}
+
+#[tokio::test]
+async fn a_broken_servers_file_is_announced_at_start_not_only_in_settings() {
+    use perch_core::paths::{DataDir, DataDirSource, Resolved};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mcp_servers.json"), "{\"mcpServers\": {\"a\": {\"command\": \"x\"},}}")
+        .unwrap();
+    let data =
+        DataDir::prepare(Resolved { path: dir.path().to_path_buf(), source: DataDirSource::Env }).unwrap();
+    let engine = perch_core::Engine::start(data).await.unwrap();
+    let notices = engine.startup_notices();
+    let notice = notices.iter().find(|n| n.section.as_deref() == Some("MCP")).expect("a notice for the file");
+    assert_eq!(notice.title, "Your MCP servers file has a problem");
+    assert!(notice.detail.contains("mcp_servers.json, line 1: not valid JSON"), "{}", notice.detail);
+    assert!(notice.detail.ends_with("save the fixed file and Perch reads it again."), "{}", notice.detail);
+    engine.shutdown(Duration::from_secs(1)).await;
+}

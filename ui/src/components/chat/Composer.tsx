@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent, type ReactNode } from "react";
 import type { MessageDescriptor } from "@lingui/core";
 import { msg, plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
@@ -47,6 +47,8 @@ interface Props {
   onStop: () => void;
   onEditLast: () => void;
   onCancelEdit: () => void;
+  /** The page's own buttons, in the row beside the gauge (the terminal's). */
+  tools?: ReactNode;
 }
 
 /** A picture as the engine takes it; `unnamed` names one pasted without a file name. */
@@ -566,6 +568,7 @@ export function Composer(props: Props) {
             </button>
           </>
         )}
+        {props.tools}
         <span
           className="gauge"
           title={gaugeTitle}

@@ -9,7 +9,7 @@ import { formatNumber } from "../../lib/format";
 import { useQuestions } from "../../lib/questions";
 import { TerminalApproval } from "../terminal/TerminalApproval";
 import { TerminalCard } from "../terminal/TerminalCard";
-import { useHasApp } from "../../lib/mcpApps/appTools";
+import { useHasApp, useMissingServer } from "../../lib/mcpApps/appTools";
 import { useSettings } from "../../lib/settings";
 import { AppFrame } from "./AppFrame";
 import { GoogleSummary, isGoogleCall } from "./GoogleSummary";
@@ -63,6 +63,9 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
   useToolAnnouncements(call);
   const { server, tool } = call;
   const hasApp = useHasApp(server, tool);
+  const missing = useMissingServer(server);
+  const missingLine = missing?.line;
+  const missingWhy = missing?.message;
   const tools = useSettings().settings?.tools;
   const appsOn = tools ? (tools.apps ?? true) && !(tools.apps_off ?? []).includes(server) : false;
   const [asText, setAsText] = useState(false);
@@ -108,6 +111,15 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
         </div>
       )}
       {call.status === "needs_sign_in" && <SignInAction server={call.server} />}
+      {missing && !live && (
+        // Its app (if it has one) and its tools are gone from every chat until the file is
+        // fixed: said here, where the missing app would have been.
+        <p className="tool-note warn" role="note">
+          <Trans>
+            {server} is not loaded: the MCP servers file has a problem (line {missingLine}: {missingWhy}). Fix it in Settings → MCP or in the file; Perch reads it again when it is saved.
+          </Trans>
+        </p>
+      )}
       {ask?.question.kind === "tool_approval" && ask.question.detail && <TerminalApproval ask={ask} detail={ask.question.detail} />}
       {ask && !(ask.question.kind === "tool_approval" && ask.question.detail) && (
         <ApprovalGroup key={ask.id} title={t({ message: `${label} from ${server}`, comment: "a tool and the MCP server it belongs to" })}>

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 mod calls;
+mod edits;
 mod idle;
 mod signing;
 pub use signing::SignInFailure;
@@ -52,6 +53,8 @@ pub struct McpManager {
     builtins: Mutex<Vec<Arc<dyn BuiltinServer>>>,
     /// Where sign-ins are kept (the engine's key store); without it nothing signs in.
     keys: std::sync::OnceLock<Arc<crate::keys::Keys>>,
+    /// The user's file as last read, to notice edits made outside Perch.
+    seen_file: Mutex<edits::Seen>,
 }
 
 /// The secret environment one server gets at start: stored keys or a fresh access token that
@@ -161,8 +164,10 @@ impl McpManager {
             secret_env: Default::default(),
             builtins: Mutex::default(),
             keys: Default::default(),
+            seen_file: Mutex::default(),
         });
-        manager.apply(config::load(data_dir));
+        manager.apply(manager.read_config());
+        edits::watch(Arc::downgrade(&manager), data_dir.join(config::USER_FILE));
         // Lists that a server says changed are fetched again.
         let weak = Arc::downgrade(&manager);
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
@@ -277,6 +282,17 @@ impl McpManager {
         self.slots().into_iter().filter_map(|(_, s)| s.state().peer.clone()).collect()
     }
 
+    /// Reads the configuration, noting which version of the user's file it read. Noted before
+    /// reading: an edit landing between the two is seen as a change and read again.
+    fn read_config(&self) -> LoadedConfig {
+        *self.seen_file() = edits::seen(&self.data_dir.join(config::USER_FILE));
+        config::load(&self.data_dir)
+    }
+
+    fn seen_file(&self) -> std::sync::MutexGuard<'_, edits::Seen> {
+        self.seen_file.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn changed(&self, server: &str) {
         let _ = self.events.send(McpEvent::Changed { server: server.to_owned() });
     }
@@ -324,7 +340,7 @@ impl McpManager {
     /// Reads the configuration again, restarting servers whose command or URL changed and
     /// starting newly added ones that should start.
     pub async fn reload(self: &Arc<Self>) {
-        let restart = self.apply(config::load(&self.data_dir));
+        let restart = self.apply(self.read_config());
         for (name, slot) in self.slots() {
             let config = slot.config();
             let active = {

@@ -133,7 +133,9 @@ fn open(
             .ok_or_else(|| VoiceError::DeviceNotFound { name: name.to_owned() })?,
     };
     let name = device.to_string();
-    let config = device.default_input_config().map_err(|e| map_error(e, &name))?;
+    let chosen = wanted.is_some();
+    let unopened = |e: VoiceError| not_opened(chosen, &name, e);
+    let config = device.default_input_config().map_err(|e| unopened(map_error(e, &name)))?;
     let format = CaptureFormat {
         device: name.clone(),
         sample_rate: config.sample_rate(),
@@ -141,21 +143,44 @@ fn open(
     };
     let stream_config = config.config();
     let stream = match config.sample_format() {
-        SampleFormat::F32 => build::<f32>(&device, &stream_config, events, &name),
-        SampleFormat::F64 => build::<f64>(&device, &stream_config, events, &name),
-        SampleFormat::I8 => build::<i8>(&device, &stream_config, events, &name),
-        SampleFormat::I16 => build::<i16>(&device, &stream_config, events, &name),
-        SampleFormat::I32 => build::<i32>(&device, &stream_config, events, &name),
-        SampleFormat::U8 => build::<u8>(&device, &stream_config, events, &name),
-        SampleFormat::U16 => build::<u16>(&device, &stream_config, events, &name),
-        SampleFormat::U32 => build::<u32>(&device, &stream_config, events, &name),
+        SampleFormat::F32 => build::<f32>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::F64 => build::<f64>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::I8 => build::<i8>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::I16 => build::<i16>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::I32 => build::<i32>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::U8 => build::<u8>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::U16 => build::<u16>(&device, &stream_config, events, &name, chosen),
+        SampleFormat::U32 => build::<u32>(&device, &stream_config, events, &name, chosen),
         other => Err(VoiceError::DeviceFailed {
             device: name.clone(),
             message: format!("its sample format {other} is not supported"),
         }),
-    }?;
-    stream.play().map_err(|e| map_error(e, &name))?;
+    }
+    .map_err(unopened)?;
+    stream.play().map_err(|e| unopened(map_error(e, &name)))?;
     Ok((stream, format))
+}
+
+/// A device that failed before it delivered any sound never worked, so "stopped working (it was
+/// unplugged)" would mislead. The system's default input failing so (a sound server's ALSA
+/// device with no server or no source behind it, as on a machine without a microphone) means
+/// there is no microphone to record from; one the user chose could not be opened.
+fn not_opened(chosen: bool, name: &str, e: VoiceError) -> VoiceError {
+    let reason = match e {
+        VoiceError::DeviceLost { .. } => "it is not available".to_owned(),
+        VoiceError::DeviceFailed { message, .. } => message,
+        other => return other,
+    };
+    if chosen {
+        VoiceError::DeviceFailed {
+            device: name.to_owned(),
+            message: format!("it could not be opened ({reason})"),
+        }
+    } else {
+        VoiceError::NoMicrophone {
+            detail: format!("the system's default input \"{name}\" could not be opened: {reason}"),
+        }
+    }
 }
 
 fn build<T>(
@@ -163,6 +188,7 @@ fn build<T>(
     config: &cpal::StreamConfig,
     events: mpsc::Sender<CaptureEvent>,
     name: &str,
+    chosen: bool,
 ) -> Result<cpal::Stream, VoiceError>
 where
     T: SizedSample + Send + 'static,
@@ -170,10 +196,13 @@ where
 {
     let errors = events.clone();
     let device_name = name.to_owned();
+    let heard = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let heard_before_failing = heard.clone();
     device
         .build_input_stream::<T, _, _>(
             *config,
             move |data: &[T], _| {
+                heard.store(true, std::sync::atomic::Ordering::Relaxed);
                 let samples = data.iter().map(|s| finite(f32::from_sample_(*s))).collect();
                 let _ = events.send(CaptureEvent::Samples(samples));
             },
@@ -183,7 +212,13 @@ where
                     e.kind(),
                     cpal::ErrorKind::Xrun | cpal::ErrorKind::DeviceChanged | cpal::ErrorKind::RealtimeDenied
                 ) {
-                    let _ = errors.send(CaptureEvent::Failed(map_error(e, &device_name)));
+                    let error = map_error(e, &device_name);
+                    let error = if heard_before_failing.load(std::sync::atomic::Ordering::Relaxed) {
+                        error
+                    } else {
+                        not_opened(chosen, &device_name, error)
+                    };
+                    let _ = errors.send(CaptureEvent::Failed(error));
                 }
             },
             None,
@@ -263,5 +298,39 @@ fn map_error(e: cpal::Error, device: &str) -> VoiceError {
         }
         cpal::ErrorKind::HostUnavailable => VoiceError::NoMicrophone { detail: e.to_string() },
         _ => VoiceError::DeviceFailed { device, message: e.to_string() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_default_input_that_never_opened_is_no_microphone_and_a_chosen_one_could_not_be_opened() {
+        let failed = || VoiceError::DeviceFailed {
+            device: "Default Audio Device".into(),
+            message: "ALSA function 'snd_pcm_open' failed with error 'Host is down (112)'".into(),
+        };
+        let default = not_opened(false, "Default Audio Device", failed());
+        assert!(matches!(default, VoiceError::NoMicrophone { .. }), "{default:?}");
+        let said = default.to_string();
+        assert!(
+            said.starts_with("No microphone found (the system's default input \"Default Audio Device\""),
+            "{said}"
+        );
+        assert!(said.contains("Host is down") && !said.contains("stopped working"), "{said}");
+
+        let lost = not_opened(false, "Default Audio Device", VoiceError::DeviceLost { device: "x".into() });
+        assert!(lost.to_string().contains("could not be opened: it is not available"), "{lost}");
+        assert!(!lost.to_string().contains("unplugged"), "{lost}");
+
+        let chosen = not_opened(true, "USB Mic", VoiceError::DeviceLost { device: "USB Mic".into() });
+        assert_eq!(
+            chosen.to_string(),
+            "The microphone \"USB Mic\" could not record: it could not be opened (it is not available)"
+        );
+        // Refusals keep their own words.
+        let denied = not_opened(false, "Mic", VoiceError::PermissionDenied { device: "Mic".into() });
+        assert!(matches!(denied, VoiceError::PermissionDenied { .. }));
     }
 }
