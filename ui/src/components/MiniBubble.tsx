@@ -1,5 +1,4 @@
-import { useEffect, useRef } from "react";
-import { getCurrentWindow } from "@tauri-apps/api/window";
+import { useEffect } from "react";
 import { msg, plural } from "@lingui/core/macro";
 import { useLingui } from "@lingui/react/macro";
 import { i18n } from "../i18n";
@@ -9,9 +8,7 @@ import { hasFinals, useDictation } from "../lib/dictation";
 import { attempt, useFailures } from "../lib/failures";
 import { formatNumber } from "../lib/format";
 import { useQuestions } from "../lib/questions";
-
-// A press that moves further than this drags the bubble; a shorter one is a click.
-const DRAG_THRESHOLD = 4;
+import { useDragToMove } from "../lib/dragToMove";
 
 /**
  * Mini mode: a 52x52 bubble. Click to restore the window; drag to move it. While dictating
@@ -20,7 +17,7 @@ const DRAG_THRESHOLD = 4;
  */
 export function MiniBubble() {
   const { t } = useLingui();
-  const press = useRef<{ x: number; y: number; dragging: boolean } | null>(null);
+  const drag = useDragToMove(() => void restore());
   const { phase, level, notice } = useDictation();
   useEffect(() => {
     if (phase === "idle" && hasFinals()) void restore();
@@ -68,22 +65,7 @@ export function MiniBubble() {
               ? waitingTitle
               : t`Open Perch (${miniKey})`
       }
-      onPointerDown={(e) => {
-        if (e.button === 0) press.current = { x: e.screenX, y: e.screenY, dragging: false };
-      }}
-      onPointerMove={(e) => {
-        const p = press.current;
-        if (!p || p.dragging) return;
-        if (Math.hypot(e.screenX - p.x, e.screenY - p.y) > DRAG_THRESHOLD) {
-          p.dragging = true;
-          void getCurrentWindow().startDragging();
-        }
-      }}
-      onPointerUp={() => {
-        const p = press.current;
-        press.current = null;
-        if (p && !p.dragging) void restore();
-      }}
+      {...drag}
       onKeyDown={(e) => {
         if (e.key === "Enter" || e.key === " ") void restore();
       }}

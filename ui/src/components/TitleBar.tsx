@@ -4,6 +4,7 @@ import { useLingui } from "@lingui/react/macro";
 import { commands } from "../ipc";
 import { attempt, reportFailure } from "../lib/failures";
 import { SHORTCUTS, lastConversation } from "../lib/shortcuts";
+import { useDragToMove } from "../lib/dragToMove";
 import { ChatIcon, CloseIcon, HistoryIcon, MiniIcon, NewChatIcon, ReviewIcon, SettingsIcon } from "./Icons";
 
 const PAGES = [
@@ -13,7 +14,6 @@ const PAGES = [
   { to: "/settings", label: msg`Settings`, icon: <SettingsIcon /> },
 ];
 
-/** The frameless window's title bar: drag anywhere that is not a button. */
 /** How long after the window comes back from the bubble Close ignores clicks: the bubble sits
  * where the window's corner buttons return, so a double click on it would land on Close. */
 export const SETTLE_MS = 600;
@@ -24,6 +24,10 @@ export const restored = { at: Number.NEGATIVE_INFINITY };
 /** Said once, on the first Close without a tray: where Perch went and how to quit. */
 export const NO_TRAY_SAID = "perch.no-tray-said";
 
+// eslint-disable-next-line lingui/no-unlocalized-strings -- a CSS selector
+const notAControl = (target: Element) => !target.closest("button, a");
+
+/** The frameless window's title bar: drag anywhere that is not a button. */
 export function TitleBar({ tray = true }: { tray?: boolean }) {
   const { t } = useLingui();
   const { newChat: newChatKey, mini: miniKey, quit: quitKey } = SHORTCUTS;
@@ -43,10 +47,12 @@ export function TitleBar({ tray = true }: { tray?: boolean }) {
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const onChat = pathname === "/" || pathname.startsWith("/chat/");
+  // Dragged anywhere that is not one of its buttons.
+  const drag = useDragToMove(undefined, notAControl);
   return (
-    <header className="titlebar" data-tauri-drag-region>
-      <span className="brand" data-tauri-drag-region>
-        <img src="/perch.png" alt="" width={16} height={16} data-tauri-drag-region />
+    <header className="titlebar" {...drag}>
+      <span className="brand">
+        <img src="/perch.png" alt="" width={16} height={16} draggable={false} />
         {/* eslint-disable-next-line lingui/no-unlocalized-strings -- the product's name */}
         {"Perch"}
       </span>
