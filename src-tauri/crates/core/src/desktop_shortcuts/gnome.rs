@@ -359,7 +359,7 @@ mod tests {
         assert_eq!(added, [theirs[0].clone(), theirs[1].clone(), ours.clone()]);
         // A second add (an update) leaves the list as it was.
         assert_eq!(with_entry(&added, &ours), added);
-        assert_eq!(with_entry(&[], &ours), [ours.clone()]);
+        assert_eq!(with_entry(&[], &ours), std::slice::from_ref(&ours));
         // Removing takes only Perch's own.
         assert_eq!(without_entry(&added, &ours), theirs);
         assert_eq!(without_entry(&theirs, &ours), theirs);
@@ -424,7 +424,7 @@ mod tests {
 
         gsettings.remove("screenshot").unwrap();
         assert_eq!(gsettings.read("screenshot").unwrap(), None);
-        assert_eq!(gsettings.list().unwrap(), [theirs.clone()]);
+        assert_eq!(gsettings.list().unwrap(), std::slice::from_ref(&theirs));
         assert_eq!(gsettings.entry(&theirs).unwrap().command, "gnome-terminal");
         // Removing what is not there changes nothing.
         gsettings.remove("screenshot").unwrap();
