@@ -58,17 +58,17 @@ async function answerRemoteDesktopDialog() {
 
 /**
  * Scrolls the smallest element matching `selector` and holding `text` into view within its own
- * scrolling area, as the user scrolls it (scrollIntoView would move the window's page too, title
- * bar and all).
+ * scrolling area, `margin` pixels below its top, as the user scrolls it (scrollIntoView would
+ * move the window's page too, title bar and all).
  */
-async function scrollTo(browser, selector, text = "") {
-  await browser.execute((selector, text) => {
+async function scrollTo(browser, selector, text = "", margin = 40) {
+  await browser.execute((selector, text, margin) => {
     const holding = [...document.querySelectorAll(selector)].filter((e) => e.textContent.includes(text));
     holding.sort((a, b) => a.textContent.length - b.textContent.length);
     let area = holding[0]?.parentElement;
     while (area && !(area.scrollHeight > area.clientHeight && /auto|scroll/.test(getComputedStyle(area).overflowY))) area = area.parentElement;
-    if (area) area.scrollTop += holding[0].getBoundingClientRect().top - area.getBoundingClientRect().top - 40;
-  }, selector, text);
+    if (area) area.scrollTop += holding[0].getBoundingClientRect().top - area.getBoundingClientRect().top - margin;
+  }, selector, text, margin);
   await sleep(300);
 }
 
@@ -148,14 +148,14 @@ describe("Perch on GNOME", () => {
     await (await offer.$("button=Add to GNOME's shortcuts")).click();
     const dialog = await offer.$('[role="dialog"]');
     assert.equal(await (await dialog.$("p")).getText(), `Add a custom shortcut to GNOME's keyboard settings: Alt+. runs ${command}?`);
-    await scrollTo(session.browser, '[data-shortcut="screenshot"]');
+    await scrollTo(session.browser, '[data-shortcut="screenshot"]', "", 120);
     await grab("add-shortcut-confirm");
     await (await dialog.$("button=Add")).click();
     const added = await offer.$('[role="status"]');
     await added.waitForDisplayed({ timeout: 15_000 });
     const said = await added.getText();
     assert.ok(said.startsWith(`Added to GNOME's custom shortcuts: Alt+. runs ${command}. Change it in GNOME's Settings`), said);
-    await scrollTo(session.browser, '[data-shortcut="screenshot"]');
+    await scrollTo(session.browser, '[data-shortcut="screenshot"]', "", 120);
     await grab("add-shortcut-added");
 
     // In GNOME's settings, read back in the session: the user's own kept, Perch's added once.
