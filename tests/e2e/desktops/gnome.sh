@@ -6,7 +6,7 @@
 # DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR point at it. Everything is torn down after.
 set -euo pipefail
 [[ $# -gt 0 ]] || { echo "usage: $0 COMMAND..." >&2; exit 2; }
-for p in gnome-shell pipewire wireplumber /usr/libexec/xdg-desktop-portal /usr/libexec/xdg-desktop-portal-gnome; do
+for p in gnome-shell gsettings pipewire wireplumber /usr/libexec/gsd-media-keys /usr/libexec/xdg-desktop-portal /usr/libexec/xdg-desktop-portal-gnome; do
   command -v "$p" >/dev/null || { echo "GNOME lane: $p is missing; run 'make deps'" >&2; exit 1; }
 done
 
