@@ -8,8 +8,8 @@ use tauri_specta::{collect_commands, collect_events};
 use crate::add_link::AddLinkArrived;
 use crate::apps::McpAppStopped;
 use crate::commands::{
-    app, apps, capture, chat, files, google, history, local, logs, models, permissions, review, terminal,
-    tools, update, voice, window,
+    app, apps, capture, chat, desktop, files, google, history, local, logs, models, permissions, review,
+    terminal, tools, update, voice, window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, IndicatorUpdate, McpChanged, NavigateRequested, QuestionEvent,
@@ -110,6 +110,9 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             capture::capture_overlay_cancel,
             capture::shortcut_statuses,
             capture::set_capture_settings,
+            desktop::desktop_shortcut,
+            desktop::desktop_shortcut_add,
+            desktop::desktop_shortcut_remove,
             files::files_search,
             files::files_choose_folder,
             files::files_cancel,

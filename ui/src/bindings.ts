@@ -203,6 +203,16 @@ export const commands = {
 	/**  Saves the capture settings and binds their shortcuts again; returns how binding went. */
 	setCaptureSettings: (base: CaptureSettings, settings: CaptureSettings) => typedError<ShortcutStatus[], CommandError>(__TAURI_INVOKE("set_capture_settings", { base, settings })),
 	/**
+	 *  What Settings offers for the shortcut `name`: nothing unless the desktop is GNOME, the
+	 *  shortcut has keys and a `perch` command, and GNOME's settings can be written; and then
+	 *  only where the desktop did not bind it, or Perch added it before.
+	 */
+	desktopShortcut: (name: string) => typedError<DesktopShortcut | null, CommandError>(__TAURI_INVOKE("desktop_shortcut", { name })),
+	/**  Adds (or updates) Perch's custom shortcut in GNOME for `name`, after the user's yes. */
+	desktopShortcutAdd: (name: string) => typedError<DesktopShortcut | null, CommandError>(__TAURI_INVOKE("desktop_shortcut_add", { name })),
+	/**  Removes Perch's custom shortcut in GNOME for `name`. */
+	desktopShortcutRemove: (name: string) => typedError<DesktopShortcut | null, CommandError>(__TAURI_INVOKE("desktop_shortcut_remove", { name })),
+	/**
 	 *  Searches `root` (a folder chosen in the picker), else the folders in Settings -> Tools, else
 	 *  the home folder. Updates stream to `on_update`; the final list is returned.
 	 */
@@ -686,12 +696,28 @@ export type Delivery =
 /**  Pasted with Ctrl+V, the user's clipboard given back after: text with line breaks or tabs. */
 "paste";
 
+/**  A shortcut's custom shortcut in GNOME: the one Perch would add, and the one it added. */
+export type DesktopShortcut = {
+	/**  The shortcut's name ("screenshot"). */
+	name: string,
+	/**  Its keys as a person reads them ("Alt+."). */
+	keys: string,
+	/**  What Perch adds for it now. */
+	offer: GnomeShortcut,
+	/**  What GNOME has at Perch's entry for it, if anything. */
+	added: GnomeShortcut | null,
+	/**  The keys of `added`, as a person reads them. */
+	added_keys: string | null,
+};
+
 /**  What the window can count on here. */
 export type DesktopStatus = {
 	/**  Windows are composited: transparency is drawn, not black. */
 	composited: boolean,
 	/**  Tray icons are shown, so Close can hide Perch into one. */
 	tray: boolean,
+	/**  Whether the window is kept above the others, or how the desktop does it. */
+	on_top: OnTop,
 };
 
 /**  A saved bundle, for the page: where, how big, and what was taken out. */
@@ -822,6 +848,16 @@ export type FileReference = {
 
 /**  How the model's copy is stored. */
 export type Format = "png" | "jpeg";
+
+/**  A custom shortcut as GNOME keeps it. */
+export type GnomeShortcut = {
+	/**  What GNOME's Settings lists it as. */
+	name: string,
+	/**  GNOME's spelling of the keys ("<Alt>period"). */
+	binding: string,
+	/**  The command line GNOME runs. */
+	command: string,
+};
 
 /**
  *  What the user may allow Perch to do, each one scope (Google's names, in plain words in
@@ -1190,6 +1226,22 @@ export type OAuthClient = {
 	/**  The loopback port the registration's redirect URI names (otherwise a random one). */
 	redirectPort: number | null,
 };
+
+/**  Whether Perch's window stays above the others here, and where not, the desktop's own way. */
+export type OnTop = 
+/**  X11 (and the other systems): the window keeps itself on top. */
+"kept" | 
+/**
+ *  GNOME on Wayland lets no application do it: the window menu (Alt+Space) has Always on
+ *  Top.
+ */
+"gnome_window_menu" | 
+/**  sway: floating windows are above tiled ones; README's `for_window` rule floats Perch. */
+"sway_rule" | 
+/**  KDE Plasma on Wayland: the window menu (Alt+F3) has More Actions -> Keep Above Others. */
+"kde_window_menu" | 
+/**  Another Wayland desktop decides, perhaps through its own window menu. */
+"desktop_decides";
 
 export type OpenQuestion = {
 	id: number,

@@ -4,6 +4,7 @@ pub mod app;
 pub mod apps;
 pub mod capture;
 pub mod chat;
+pub mod desktop;
 pub mod files;
 pub mod google;
 pub mod history;

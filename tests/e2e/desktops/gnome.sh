@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Starts a real GNOME Shell 43 (headless, one virtual monitor) with its real portal backend
-# (xdg-desktop-portal-gnome), PipeWire, a private session bus and a private system bus (GNOME
-# Shell needs one), then runs the given command inside that desktop: WAYLAND_DISPLAY,
+# (xdg-desktop-portal-gnome), the settings daemon's media keys plugin (which runs the custom
+# shortcuts), PipeWire, a private session bus and a private system bus (GNOME Shell needs one),
+# then runs the given command inside that desktop: WAYLAND_DISPLAY,
 # DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR point at it. Everything is torn down after.
 set -euo pipefail
 [[ $# -gt 0 ]] || { echo "usage: $0 COMMAND..." >&2; exit 2; }
-for p in gnome-shell pipewire wireplumber /usr/libexec/xdg-desktop-portal /usr/libexec/xdg-desktop-portal-gnome; do
+for p in gnome-shell gsettings pipewire wireplumber /usr/libexec/gsd-media-keys /usr/libexec/xdg-desktop-portal /usr/libexec/xdg-desktop-portal-gnome; do
   command -v "$p" >/dev/null || { echo "GNOME lane: $p is missing; run 'make deps'" >&2; exit 1; }
 done
 
@@ -85,6 +86,12 @@ gnome-shell --headless --wayland --virtual-monitor 1280x800 --wayland-display "$
 pids+=($!)
 wait_for 60 "GNOME Shell" gdbus call --session -d org.gnome.Shell -o /org/gnome/Shell \
   -m org.freedesktop.DBus.Properties.Get org.gnome.Shell ShellVersion
+# GNOME's custom shortcuts are run by the settings daemon's media-keys plugin (GNOME Shell grabs
+# the keys for it), as in a GNOME session.
+/usr/libexec/gsd-media-keys >"$logs/gsd-media-keys.log" 2>&1 &
+pids+=($!)
+wait_for 30 "GNOME's media keys daemon" gdbus call --session -d org.gnome.SettingsDaemon.MediaKeys \
+  -o /org/gnome/SettingsDaemon/MediaKeys -m org.freedesktop.DBus.Peer.Ping
 /usr/libexec/xdg-desktop-portal --verbose >"$logs/portal.log" 2>&1 &
 pids+=($!)
 wait_for 30 "the desktop portal" gdbus call --session -d org.freedesktop.portal.Desktop \

@@ -1,9 +1,10 @@
 // Perch under a real GNOME Shell 43 (Wayland, headless) with its real portals
-// (tests/e2e/desktops/gnome.sh): a native window; with no GlobalShortcuts portal Settings says
-// where GNOME binds a command to a key; `perch doctor`; a screenshot through the Screenshot
-// portal with the permission a user's "Allow" stores; dictate-anywhere typing the whole
-// sentence into a GTK field through the RemoteDesktop portal, its dialog answered as a user
-// would, and again with no dialog.
+// (tests/e2e/desktops/gnome.sh): a native window, which Settings says is not kept on top and how
+// to do it; with no GlobalShortcuts portal Settings says where GNOME binds a command to a key,
+// and adds GNOME's own custom shortcut on the user's yes, which the keys then run; `perch
+// doctor`; a screenshot through the Screenshot portal with the permission a user's "Allow"
+// stores; dictate-anywhere typing the whole sentence into a GTK field through the RemoteDesktop
+// portal, its dialog answered as a user would, and again with no dialog.
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -12,13 +13,18 @@ import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
 import { ARTIFACTS, CLI, sleep, waitFor } from "../lib/harness.js";
 import { textField } from "../lib/text_field.js";
-import { gnomeClick, gnomeShell as shell, gnomeWindows } from "../lib/desktops.js";
+import { gnomeClick, gnomeKeys, gnomeShell as shell, gnomeWindows } from "../lib/desktops.js";
 import { pixel } from "../lib/screen.js";
 import { chooseMicrophoneAndModel, launchWithMicrophone } from "../lib/voice.js";
 
 const run = promisify(execFile);
 const SENTENCE = "Please take a screenshot of my editor.";
 const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, "").trim();
+const MEDIA_KEYS = "org.gnome.settings-daemon.plugins.media-keys";
+const ENTRIES = "/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings/";
+/** A GSettings value in the lane's session, as `gsettings get` prints it. */
+const gsettings = async (...args) => (await run("gsettings", args)).stdout.trim();
+const entry = (path) => `${MEDIA_KEYS}.custom-keybinding:${path}`;
 
 /** The whole screen as GNOME Shell shows it. */
 async function grab(name) {
@@ -50,6 +56,22 @@ async function answerRemoteDesktopDialog() {
   assert.equal(await dialog(), undefined, "the remote desktop dialog answered");
 }
 
+/**
+ * Scrolls the smallest element matching `selector` and holding `text` into view within its own
+ * scrolling area, `margin` pixels below its top, as the user scrolls it (scrollIntoView would
+ * move the window's page too, title bar and all).
+ */
+async function scrollTo(browser, selector, text = "", margin = 40) {
+  await browser.execute((selector, text, margin) => {
+    const holding = [...document.querySelectorAll(selector)].filter((e) => e.textContent.includes(text));
+    holding.sort((a, b) => a.textContent.length - b.textContent.length);
+    let area = holding[0]?.parentElement;
+    while (area && !(area.scrollHeight > area.clientHeight && /auto|scroll/.test(getComputedStyle(area).overflowY))) area = area.parentElement;
+    if (area) area.scrollTop += holding[0].getBoundingClientRect().top - area.getBoundingClientRect().top - margin;
+  }, selector, text, margin);
+  await sleep(300);
+}
+
 describe("Perch on GNOME", () => {
   let session;
   const $ = (s) => session.browser.$(s);
@@ -75,17 +97,20 @@ describe("Perch on GNOME", () => {
     assert.match(await body(), /Custom Shortcuts, add one for the keys Alt\+\. with the command `perch screenshot`\./);
     assert.doesNotMatch(await body(), /Unable to find keycode/, "no X grab error on Wayland");
     // Seen where the user reads it, in the 450x450 window.
-    await session.browser.execute(() => {
-      const holding = [...document.querySelectorAll("*")].filter((e) => e.textContent.includes("Custom Shortcuts"));
-      holding.sort((a, b) => a.textContent.length - b.textContent.length);
-      // Its own scrolling area, as the user scrolls it (scrollIntoView would move the window's
-      // page too, title bar and all).
-      let area = holding[0]?.parentElement;
-      while (area && !(area.scrollHeight > area.clientHeight && /auto|scroll/.test(getComputedStyle(area).overflowY))) area = area.parentElement;
-      if (area) area.scrollTop += holding[0].getBoundingClientRect().top - area.getBoundingClientRect().top - 40;
-    });
-    await sleep(300);
+    await scrollTo(session.browser, "*", "Custom Shortcuts");
     await grab("shortcut-hint");
+  });
+
+  it("says always on top is not in effect on GNOME, and that Alt+Space gets it", async () => {
+    const line = await $('[data-testid="window-on-top"]');
+    await line.waitForDisplayed();
+    assert.equal(
+      await line.getText(),
+      "Always on top: not in effect, GNOME lets no app keep itself on top. Press Alt+Space in Perch's window and choose Always on Top.",
+    );
+    // What it says is so: GNOME Shell does not keep Perch's window above the others.
+    const perch = (await gnomeWindows()).find((w) => w.name === "Perch");
+    assert.equal(perch.above, false, JSON.stringify(perch));
   });
 
   it("`perch doctor` names the desktop and what its portals offer", async () => {
@@ -106,6 +131,53 @@ describe("Perch on GNOME", () => {
     await waitFor(async () => (await chips()).length === 1, "a chip after perch screenshot");
     await grab("screenshot-chip");
     await (await $(".capture-chip button[aria-label^='Remove']")).click().catch(() => {});
+  });
+
+  it("adds GNOME's own custom shortcut for Alt+. on the user's yes, beside the user's own, and the keys run the installed perch", async () => {
+    // The user's own custom shortcut, as GNOME's Settings writes it.
+    const theirs = `${ENTRIES}custom0/`;
+    await run("gsettings", ["set", entry(theirs), "name", "Terminal"]);
+    await run("gsettings", ["set", entry(theirs), "binding", "<Super>t"]);
+    await run("gsettings", ["set", entry(theirs), "command", "gnome-terminal"]);
+    await run("gsettings", ["set", MEDIA_KEYS, "custom-keybindings", `['${theirs}']`]);
+    const ours = `${ENTRIES}perch-screenshot/`;
+    const command = `${CLI} screenshot`;
+
+    await (await $('a[aria-label="Settings"]')).click();
+    const offer = await $('[data-shortcut="screenshot"]');
+    await (await offer.$("button=Add to GNOME's shortcuts")).click();
+    const dialog = await offer.$('[role="dialog"]');
+    assert.equal(await (await dialog.$("p")).getText(), `Add a custom shortcut to GNOME's keyboard settings: Alt+. runs ${command}?`);
+    await scrollTo(session.browser, '[data-shortcut="screenshot"]', "", 120);
+    await grab("add-shortcut-confirm");
+    await (await dialog.$("button=Add")).click();
+    const added = await offer.$('[role="status"]');
+    await added.waitForDisplayed({ timeout: 15_000 });
+    const said = await added.getText();
+    assert.ok(said.startsWith(`Added to GNOME's custom shortcuts: Alt+. runs ${command}. Change it in GNOME's Settings`), said);
+    await scrollTo(session.browser, '[data-shortcut="screenshot"]', "", 120);
+    await grab("add-shortcut-added");
+
+    // In GNOME's settings, read back in the session: the user's own kept, Perch's added once.
+    assert.equal(await gsettings("get", MEDIA_KEYS, "custom-keybindings"), `['${theirs}', '${ours}']`);
+    assert.equal(await gsettings("get", entry(ours), "binding"), "'<Alt>period'");
+    assert.equal(await gsettings("get", entry(ours), "command"), `'${command}'`);
+    assert.equal(await gsettings("get", entry(theirs), "command"), "'gnome-terminal'");
+
+    // Alt+. pressed in GNOME Shell: GNOME runs the command, which captures into Perch.
+    await (await $('a[aria-label="Chat"]')).click();
+    const chips = async () => (await session.browser.$$(".capture-chip")).length;
+    const before = await chips();
+    await gnomeKeys("Alt_L", "period");
+    await waitFor(async () => (await chips()) === before + 1, "a chip after Alt+. through GNOME's custom shortcut", 30_000);
+    await grab("add-shortcut-pressed");
+    await (await $(".capture-chip button[aria-label^='Remove']")).click().catch(() => {});
+
+    // Taken out again from Settings: only Perch's entry goes.
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await (await $('[data-shortcut="screenshot"]')).$("button=Remove from GNOME's shortcuts")).click();
+    await (await (await $('[data-shortcut="screenshot"]')).$("button=Add to GNOME's shortcuts")).waitForDisplayed();
+    assert.equal(await gsettings("get", MEDIA_KEYS, "custom-keybindings"), `['${theirs}']`);
   });
 
   it("dictate-anywhere types the whole sentence into a GTK field through the RemoteDesktop portal, the first time and the next", async () => {

@@ -91,13 +91,20 @@ describe("Perch on sway", () => {
     await run("swaymsg", ['[app_id="perch-desktop"] floating disable']);
   });
 
-  it("says how to bind the shortcuts in sway's config, as there is no GlobalShortcuts portal", async () => {
+  it("says how to bind the shortcuts in sway's config, as there is no GlobalShortcuts portal, and how to keep Perch on top", async () => {
     await (await $('a[aria-label="Settings"]')).click();
     const body = async () => (await $("body")).getText();
     await waitFor(async () => (await body()).includes("bindsym"), async () => `the sway binding hint in Settings (has: ${(await body()).slice(0, 600)})`);
     const text = await body();
     assert.match(text, /bindsym Mod1\+period exec .*perch screenshot/);
     assert.doesNotMatch(text, /Unable to find keycode/, "no X grab error on Wayland");
+    // No GNOME custom shortcut is offered on sway.
+    assert.doesNotMatch(text, /GNOME's shortcuts/);
+    // Nor is always on top claimed: README's rule is named.
+    assert.equal(
+      await (await $('[data-testid="window-on-top"]')).getText(),
+      'Always on top: sway keeps floating windows above tiled ones. Add for_window [app_id="perch-desktop"] floating enable, sticky enable to your sway config, then run swaymsg reload.',
+    );
     await grab("shortcut-hint");
   });
 

@@ -45,7 +45,7 @@ export function gnomeWindows() {
   return gnomeShell(`return global.get_window_actors().map((a) => {
     const w = a.meta_window; const r = w.get_frame_rect();
     return { id: w.get_id(), pid: w.get_pid(), name: w.get_title(), appId: w.get_wm_class(), wayland: w.get_client_type() === 0,
-      focused: w.has_focus(), visible: a.visible && !w.minimized, rect: { x: r.x, y: r.y, width: r.width, height: r.height } };
+      focused: w.has_focus(), visible: a.visible && !w.minimized, above: w.is_above(), rect: { x: r.x, y: r.y, width: r.width, height: r.height } };
   });`);
 }
 
@@ -66,4 +66,19 @@ export async function gnomeClick(x, y) {
   await gnomeShell(`${device} global.perchPointer.notify_button(now, C.BUTTON_PRIMARY, C.ButtonState.PRESSED); return true;`);
   await pause(100);
   await gnomeShell(`${device} global.perchPointer.notify_button(now, C.BUTTON_PRIMARY, C.ButtonState.RELEASED); return true;`);
+}
+
+/** Keys pressed together through a virtual keyboard in GNOME Shell, as a person presses them:
+ * each down in order, then up in the reverse order (Clutter's key names: "Alt_L", "period"). */
+export async function gnomeKeys(...keys) {
+  const device = `const C = imports.gi.Clutter, now = imports.gi.GLib.get_monotonic_time();
+    global.perchKeyboard ??= C.get_default_backend().get_default_seat().create_virtual_device(C.InputDeviceType.KEYBOARD_DEVICE);`;
+  // As with the pointer, a new device's first event can come before the seat has it.
+  await gnomeShell(`${device} return true;`);
+  await pause(150);
+  const events = [...keys.map((k) => [k, "PRESSED"]), ...keys.toReversed().map((k) => [k, "RELEASED"])];
+  for (const [key, state] of events) {
+    await gnomeShell(`${device} global.perchKeyboard.notify_keyval(now, C.KEY_${key}, C.KeyState.${state}); return true;`);
+    await pause(100);
+  }
 }

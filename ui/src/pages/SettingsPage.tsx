@@ -17,6 +17,7 @@ import { LanguageCard } from "../components/settings/LanguageCard";
 import { UpdatesCard } from "../components/settings/UpdatesCard";
 import { openShortcutSheet } from "../components/ShortcutSheet";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
+import { WindowOnTop } from "../components/settings/WindowOnTop";
 import { TEXT_SIZES, useSettings } from "../lib/settings";
 import { SECTIONS, sectionLabel, type Section } from "../lib/settingsSections";
 import { formatNumber } from "../lib/format";
@@ -173,6 +174,7 @@ function General({ status }: { status: AppStatus }) {
         <p id="text-size-keys" className="muted small">
           <Trans>Ctrl+= and Ctrl+- change it anywhere in Perch; Ctrl+0 goes back to 100%.</Trans>
         </p>
+        <WindowOnTop />
       </fieldset>
       <LanguageCard />
       <CaptureSettingsCard />

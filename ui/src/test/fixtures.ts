@@ -124,7 +124,9 @@ export function conversation(id: string, title: string, updated_at: number): Con
 export function healthyApp(overrides: Partial<AppStatus> = {}) {
   let settings = { ...SETTINGS };
   onCommand("app_status", () => ({ ...STATUS, ...overrides }));
-  onCommand("desktop_status", () => ({ composited: true, tray: true }));
+  onCommand("desktop_status", () => ({ composited: true, tray: true, on_top: "kept" }));
+  // Not GNOME: no custom shortcut offered.
+  onCommand("desktop_shortcut", () => null);
   onCommand("get_window_mode", () => "normal");
   onCommand("get_settings", () => settings);
   onCommand("set_theme", ({ theme }) => (settings = { ...settings, theme: theme as Settings["theme"] }));

@@ -2,7 +2,11 @@
 //! such as openbox, or a remote desktop), transparent pixels are black, so the rounded window
 //! shows black corners and the round bubble a black square; the UI then draws square corners
 //! and an opaque bubble. A system tray: without one, "Close to tray" would hide Perch where
-//! nobody can reach it; the UI closes to the bubble instead.
+//! nobody can reach it; the UI closes to the bubble instead. Always on top: only X11 lets an
+//! application keep its own window above the others; on Wayland Settings says how the
+//! desktop's own way does it.
+
+use crate::desktop_shortcuts::Desktop;
 
 /// What the window can count on here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, specta::Type)]
@@ -11,12 +15,57 @@ pub struct DesktopStatus {
     pub composited: bool,
     /// Tray icons are shown, so Close can hide Perch into one.
     pub tray: bool,
+    /// Whether the window is kept above the others, or how the desktop does it.
+    pub on_top: OnTop,
+}
+
+/// Whether Perch's window stays above the others here, and where not, the desktop's own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTop {
+    /// X11 (and the other systems): the window keeps itself on top.
+    Kept,
+    /// GNOME on Wayland lets no application do it: the window menu (Alt+Space) has Always on
+    /// Top.
+    GnomeWindowMenu,
+    /// sway: floating windows are above tiled ones; README's `for_window` rule floats Perch.
+    SwayRule,
+    /// KDE Plasma on Wayland: the window menu (Alt+F3) has More Actions -> Keep Above Others.
+    KdeWindowMenu,
+    /// Another Wayland desktop decides, perhaps through its own window menu.
+    DesktopDecides,
+}
+
+/// Whether the window can keep itself on top on `desktop`: only when it is not a Wayland
+/// window (`wayland`: GTK draws it through Wayland), as Wayland gives that to the compositor.
+pub fn on_top(desktop: Desktop, wayland: bool) -> OnTop {
+    if !wayland {
+        return OnTop::Kept;
+    }
+    match desktop {
+        Desktop::Gnome => OnTop::GnomeWindowMenu,
+        Desktop::Sway => OnTop::SwayRule,
+        Desktop::Kde => OnTop::KdeWindowMenu,
+        Desktop::Other => OnTop::DesktopDecides,
+    }
+}
+
+/// Whether GTK draws Perch's windows through Wayland: a Wayland display is there, and
+/// `GDK_BACKEND` does not send GTK to XWayland.
+pub fn wayland_window() -> bool {
+    cfg!(target_os = "linux")
+        && std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
+        && !std::env::var("GDK_BACKEND").is_ok_and(|b| b.trim_start().starts_with("x11"))
 }
 
 /// Asks the display and the session bus; never on the way to the window's first paint (the
 /// bus may be slow to answer, or not at all).
 pub async fn status() -> DesktopStatus {
-    DesktopStatus { composited: composited(None), tray: has_tray().await }
+    DesktopStatus {
+        composited: composited(None),
+        tray: has_tray().await,
+        on_top: on_top(Desktop::current(), wayland_window()),
+    }
 }
 
 /// Whether windows are composited on the display named by `DISPLAY` (or `display`): the X11
@@ -96,4 +145,19 @@ async fn status_notifier_watched() -> Option<bool> {
     let dbus = zbus::fdo::DBusProxy::new(&bus).await.ok()?;
     let name = zbus::names::BusName::try_from("org.kde.StatusNotifierWatcher").ok()?;
     dbus.name_has_owner(name).await.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_window_outside_wayland_keeps_itself_on_top() {
+        assert_eq!(on_top(Desktop::Gnome, false), OnTop::Kept);
+        assert_eq!(on_top(Desktop::Other, false), OnTop::Kept);
+        assert_eq!(on_top(Desktop::Gnome, true), OnTop::GnomeWindowMenu);
+        assert_eq!(on_top(Desktop::Sway, true), OnTop::SwayRule);
+        assert_eq!(on_top(Desktop::Kde, true), OnTop::KdeWindowMenu);
+        assert_eq!(on_top(Desktop::Other, true), OnTop::DesktopDecides);
+    }
 }

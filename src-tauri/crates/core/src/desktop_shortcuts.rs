@@ -4,6 +4,8 @@
 //! desktop Perch runs on, which command that is and exactly how to bind it there, so the user is
 //! told what to do instead of only that the key does not work.
 
+pub mod gnome;
+
 use crate::shortcut_portal::portal_trigger;
 
 /// The desktops whose own shortcut settings Perch can name.

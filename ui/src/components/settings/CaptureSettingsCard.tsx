@@ -5,6 +5,7 @@ import { Trans, useLingui } from "@lingui/react/macro";
 import type { CaptureMode, CaptureSettings, ShortcutStatus } from "../../bindings";
 import { commands } from "../../ipc";
 import { useSettings } from "../../lib/settings";
+import { DesktopShortcutOffer } from "./DesktopShortcutOffer";
 import { QuickActions } from "./QuickActions";
 
 const MODES: { value: CaptureMode; label: MessageDescriptor; hint: MessageDescriptor }[] = [
@@ -192,9 +193,11 @@ function ShortcutField(props: {
             : t({ message: "None", comment: "no shortcut set" })}
       </button>
       {status?.problem ? (
-        <small className="warn" role="alert">
-          {status.problem}
-        </small>
+        <DesktopShortcutOffer status={status}>
+          <small className="warn" role="alert">
+            {status.problem}
+          </small>
+        </DesktopShortcutOffer>
       ) : (
         status?.active && (
           <small className="muted">

@@ -8,6 +8,7 @@ import { call, commands, errorMessage } from "../../ipc";
 import { formatBytes, formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 import { AnywhereExtras, TextCleanup } from "./DictationExtras";
+import { DesktopShortcutOffer } from "./DesktopShortcutOffer";
 
 /** The languages whisper is told to expect (codes as whisper knows them). */
 const LANGUAGES: [string, MessageDescriptor][] = [
@@ -410,26 +411,31 @@ function ShortcutField(props: {
     setDraft(null);
   };
   const active = props.status?.assigned ?? props.status?.accelerator;
+  // A div, not a label around it all: the offer below holds buttons of its own.
   return (
-    <label className="field">
-      {props.label}
-      <input
-        aria-label={props.name}
-        placeholder={props.placeholder}
-        value={draft ?? props.value}
-        onChange={(e) => setDraft(e.target.value)}
-        onBlur={commit}
-        onKeyDown={(e) => e.key === "Enter" && commit()}
-      />
+    <div className="field">
+      <label>
+        {props.label}
+        <input
+          aria-label={props.name}
+          placeholder={props.placeholder}
+          value={draft ?? props.value}
+          onChange={(e) => setDraft(e.target.value)}
+          onBlur={commit}
+          onKeyDown={(e) => e.key === "Enter" && commit()}
+        />
+      </label>
       {props.status?.problem ? (
-        <span className="error small" role="alert">
-          {props.status.problem}
-        </span>
+        <DesktopShortcutOffer status={props.status}>
+          <span className="error small" role="alert">
+            {props.status.problem}
+          </span>
+        </DesktopShortcutOffer>
       ) : props.status?.active ? (
         <small className="muted">
           <Trans>Active: {active}</Trans>
         </small>
       ) : null}
-    </label>
+    </div>
   );
 }
