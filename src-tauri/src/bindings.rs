@@ -115,6 +115,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             desktop::desktop_shortcut_remove,
             files::files_search,
             files::files_choose_folder,
+            files::files_choose_file,
             files::files_cancel,
             files::files_attach,
             local::local_overview,

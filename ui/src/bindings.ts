@@ -219,6 +219,12 @@ export const commands = {
 	filesSearch: (query: string, root: string | null, onUpdate: Channel<SearchUpdate>) => typedError<SearchUpdate, CommandError>(__TAURI_INVOKE("files_search", { query, root, onUpdate })),
 	/**  Asks the user for a folder to search instead of the usual ones; `None` when cancelled. */
 	filesChooseFolder: () => typedError<string | null, CommandError>(__TAURI_INVOKE("files_choose_folder")),
+	/**
+	 *  Asks the user for one file of the given kind (a GGUF model: "GGUF model", ["gguf"]), in a
+	 *  dialog titled `title`; `None` when cancelled. Only the chosen path comes back: reading it is
+	 *  up to the command it is then given to.
+	 */
+	filesChooseFile: (title: string, kind: string, extensions: string[]) => typedError<string | null, CommandError>(__TAURI_INVOKE("files_choose_file", { title, kind, extensions })),
 	/**  Stops the running search (the picker closed). */
 	filesCancel: () => typedError<null, CommandError>(__TAURI_INVOKE("files_cancel")),
 	/**

@@ -46,6 +46,27 @@ pub async fn files_choose_folder(app: tauri::AppHandle) -> CommandResult<Option<
     Ok(picked.and_then(|p| p.into_path().ok()).map(|p| p.to_string_lossy().into_owned()))
 }
 
+/// Asks the user for one file of the given kind (a GGUF model: "GGUF model", ["gguf"]), in a
+/// dialog titled `title`; `None` when cancelled. Only the chosen path comes back: reading it is
+/// up to the command it is then given to.
+#[tauri::command]
+#[specta::specta]
+pub async fn files_choose_file(
+    app: tauri::AppHandle,
+    title: String,
+    kind: String,
+    extensions: Vec<String>,
+) -> CommandResult<Option<String>> {
+    use tauri_plugin_dialog::DialogExt;
+    let picked = tokio::task::spawn_blocking(move || {
+        let extensions: Vec<&str> = extensions.iter().map(String::as_str).collect();
+        app.dialog().file().set_title(title).add_filter(kind, &extensions).blocking_pick_file()
+    })
+    .await
+    .map_err(|e| CommandError::new(ErrorKind::Window, e.to_string()))?;
+    Ok(picked.and_then(|p| p.into_path().ok()).map(|p| p.to_string_lossy().into_owned()))
+}
+
 /// Stops the running search (the picker closed).
 #[tauri::command]
 #[specta::specta]

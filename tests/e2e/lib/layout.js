@@ -74,11 +74,15 @@ export async function layoutProblems(browser) {
       const first = el.getClientRects()[0] ?? r;
       const inset = Math.min(4, first.width / 4);
       const y = Math.min(vh - 1, Math.max(0, first.top + first.height / 2));
-      for (const at of [first.left + first.width / 2, first.left + inset, first.right - inset]) {
+      for (const [i, at] of [first.left + first.width / 2, first.left + inset, first.right - inset].entries()) {
         const x = Math.min(vw - 1, Math.max(0, at));
         const hit = document.elementFromPoint(x, y);
-        // A control inside a label (the segmented radios) is reached through its label.
-        const reached = hit && (el === hit || el.contains(hit) || (hit.tagName === "LABEL" && hit.contains(el)) || hit.closest("label")?.contains(el));
+        // A control inside a label (the segmented radios) is reached through its label. At an
+        // end, a rounded corner or a clipped edge gives the point to an element around the
+        // control: only something that is not around it covers it there.
+        const reached =
+          hit &&
+          (el === hit || el.contains(hit) || (hit.tagName === "LABEL" && hit.contains(el)) || hit.closest("label")?.contains(el) || (i > 0 && hit.contains(el)));
         // Under a header that stays in view (Settings' tabs) it has scrolled away, like any other.
         const underStickyHeader = hit && !reached && [...ancestors(hit)].some((a) => /sticky|fixed/.test(getComputedStyle(a).position) && !a.contains(el));
         if (!reached && !underStickyHeader) {

@@ -112,6 +112,22 @@ describe("Settings -> Models -> On this computer", () => {
     await waitFor(() => expect(screen.queryByRole("row", { name: "Model mistral-7b" })).not.toBeInTheDocument());
   });
 
+  it("picks a GGUF file with the system's chooser, then adds it", async () => {
+    setup();
+    onCommand("files_choose_file", () => "/models/mistral-7b.Q4_K_M.gguf");
+    await userEvent.click(await screen.findByRole("button", { name: "Browse…" }));
+    const asked = calls.find((c) => c.cmd === "files_choose_file")!.args;
+    expect(asked).toEqual({ title: "Add a GGUF file", kind: "GGUF models", extensions: ["gguf"] });
+    const path = screen.getByRole("textbox", { name: "GGUF file" });
+    await waitFor(() => expect(path).toHaveValue("/models/mistral-7b.Q4_K_M.gguf"));
+    await userEvent.click(screen.getByRole("button", { name: "Add file" }));
+    expect(await screen.findByRole("row", { name: "Model mistral-7b" })).toBeInTheDocument();
+    // Cancelled: nothing changes.
+    onCommand("files_choose_file", () => null);
+    await userEvent.click(screen.getByRole("button", { name: "Browse…" }));
+    expect(path).toHaveValue("");
+  });
+
   it("saves the context length and keep-alive, and unloads a loaded model", async () => {
     setup({
       runtime: { state: "ready", pid: 4242, model: "qwen3-0.6b", context_length: 4096, threads: 2, message: null, restarts: 0 },

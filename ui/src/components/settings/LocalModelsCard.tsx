@@ -316,6 +316,16 @@ function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<str
     }
     setBusy(false);
   };
+  // The system's file chooser, showing GGUF files: the path goes in the field, to be added.
+  const browse = async () => {
+    setError(null);
+    try {
+      const picked = await call(commands.filesChooseFile(t`Add a GGUF file`, t`GGUF models`, ["gguf"]));
+      if (picked) setPath(picked);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
   return (
     <div className="field">
       <Trans>Add a GGUF file</Trans>
@@ -327,6 +337,9 @@ function AddFile({ onAdd }: { onAdd: (path: string, name: string) => Promise<str
           onChange={(e) => setPath(e.target.value)}
           onKeyDown={(e) => e.key === "Enter" && void add()}
         />
+        <button type="button" onClick={() => void browse()}>
+          <Trans comment="button: pick a file in the system's file chooser">Browse…</Trans>
+        </button>
         <input aria-label={t`Model name`} placeholder={t`name (optional)`} value={name} onChange={(e) => setName(e.target.value)} />
         <button type="button" disabled={!path.trim() || busy} onClick={() => void add()}>
           <Trans>Add file</Trans>

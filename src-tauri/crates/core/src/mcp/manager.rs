@@ -289,7 +289,7 @@ impl McpManager {
         config::load(&self.data_dir)
     }
 
-    fn seen_file(&self) -> std::sync::MutexGuard<'_, edits::Seen> {
+    fn seen_file(&self) -> MutexGuard<'_, edits::Seen> {
         self.seen_file.lock().unwrap_or_else(|p| p.into_inner())
     }
 
