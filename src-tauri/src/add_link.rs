@@ -116,7 +116,26 @@ fn receive(app: &AppHandle, link: &str) {
     if let Err(e) = window::set_mode(app, WindowMode::Normal).and_then(|()| window::show(app)) {
         tracing::warn!(error = %e, "could not show the window for an add-server link");
     }
+    hide_tooltip(app);
     let _ = AddLinkArrived { id }.emit(app);
+}
+
+/// A tooltip GTK showed where the pointer rests (a title bar button's) would stay over the
+/// dialog until the pointer moves: WebKit updates it only on pointer motion. It is hidden here,
+/// as WebKit hides one itself (no tooltip, then a query); the next motion over an element with a
+/// title shows one again.
+fn hide_tooltip(app: &AppHandle) {
+    #[cfg(target_os = "linux")]
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.with_webview(|webview| {
+            use gtk::prelude::WidgetExt;
+            let widget = webview.inner();
+            widget.set_has_tooltip(false);
+            widget.trigger_tooltip_query();
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = app;
 }
 
 #[cfg(test)]

@@ -5,11 +5,21 @@
 // hidden), or the address, and opens with the focus on Cancel. Cancel leaves the servers file as
 // it was; Add saves the entry. A link naming a server the user has is refused, and Esc closes.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { APP, freshDataDir, launch, screenshot, waitFor } from "../lib/harness.js";
+import { APP, freshDataDir, geometry, launch, screenshot, waitFor, xdotool } from "../lib/harness.js";
+
+/** GTK tooltip windows shown on the display now (override-redirect popups typed TOOLTIP). */
+function tooltipsShown() {
+  const out = execFileSync("sh", [
+    "-c",
+    'for w in $(xwininfo -root -children | sed -n "s/^ *\\(0x[0-9a-f]*\\) .*/\\1/p"); do ' +
+      'xwininfo -id "$w" | grep -q "Map State: IsViewable" && xprop -id "$w" _NET_WM_WINDOW_TYPE | grep -q TOOLTIP && echo "$w"; done; true',
+  ]);
+  return String(out).split("\n").filter(Boolean);
+}
 
 /** Starts the app again with `link`, as a browser or `xdg-open` would; resolves with its exit code. */
 function deliver(link, dataDir) {
@@ -103,6 +113,31 @@ describe("add-server links", () => {
     await session.browser.keys("Escape");
     await waitFor(async () => !(await (await $('[role="dialog"]')).isExisting()), "the dialog to close");
     assert.equal(readFileSync(serversFile, "utf8"), before, "the user's server is left alone");
+  });
+
+  it("a tooltip shown where the pointer rests does not stay over the dialog", async () => {
+    // The pointer rests on the title bar's Settings button until its tooltip shows, as when a
+    // link arrives while the user's pointer happens to lie on Perch.
+    const { x, y } = await geometry();
+    const button = await $('a[aria-label="Settings"]');
+    const at = await session.browser.execute((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left + r.width / 2, top: r.top + r.height / 2 };
+    }, button);
+    await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top)));
+    await xdotool("mousemove_relative", "--", "1", "0");
+    await waitFor(async () => tooltipsShown().length > 0, "the Settings button's tooltip", 10_000);
+    assert.equal(await deliver("perch://mcp/add?name=e2e-tip&url=https%3A%2F%2Fexample.com%2Fmcp", dataDir), 0);
+    const d = await dialog();
+    await waitFor(async () => tooltipsShown().length === 0, "the tooltip to go when the dialog shows", 5_000);
+    await screenshot("add-link-no-tooltip");
+    await (await d.$("button=Cancel")).click();
+    await waitFor(async () => !(await (await $('[role="dialog"]')).isExisting()), "the dialog to close");
+    // Tooltips still work afterwards: resting on the button again shows its tooltip.
+    await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top + 200)));
+    await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top)));
+    await xdotool("mousemove_relative", "--", "1", "0");
+    await waitFor(async () => tooltipsShown().length > 0, "the tooltip to show again", 10_000);
   });
 
   it("says why a link cannot be used", async () => {
