@@ -164,8 +164,12 @@ describe("terminal", () => {
   it("refuses a blocked command without asking and says why on the card", async () => {
     await runCommand("cd ~ && rm -rf .", "to clean up");
     await ask("Clean up my home folder");
-    await waitFor(async () => (await (await lastCard()).getText()).includes("Blocked by Perch"), "the blocked card");
-    const card = await (await lastCard()).getText();
+    // The text is read where it is waited for: the streamed answer's card is replaced by the
+    // saved one, and a card looked up a moment before may be gone (seen with the machine busy).
+    const card = await waitFor(async () => {
+      const text = await (await lastCard()).getText();
+      return text.includes("Blocked by Perch") && text;
+    }, "the blocked card");
     assert.match(card, /it deletes .*a system or home folder/);
     assert.ok(!(await (await $('[aria-label="Approve this command"]')).isExisting()), "no question for a blocked command");
     await screenshot("terminal-blocked");
