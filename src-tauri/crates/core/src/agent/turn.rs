@@ -146,11 +146,11 @@ pub async fn run_turn_with(
     } else {
         let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
         let tools = tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &question);
-        let offered = alongside(saving.as_mut(), tools).await;
+        let (offered, tools_off) = alongside(saving.as_mut(), tools).await;
         let chat = ChatRequest {
             model: id.model.clone(),
             messages: built.messages,
-            tools: tools::specs(&offered.0),
+            tools: tools::specs(&offered),
             think,
             max_output_tokens: None,
             context_window: context_length,
@@ -160,7 +160,7 @@ pub async fn run_turn_with(
         } else {
             stream::SentEarly::send(&*provider, chat.clone())
         };
-        (early, offered, Some(chat))
+        (early, (offered, tools_off), Some(chat))
     };
     early.alongside(saving.as_mut()).await;
     let Some(saved) = saving.as_mut().take_output() else {
