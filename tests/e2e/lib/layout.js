@@ -2,11 +2,13 @@
 // every text can be read. Run in the page; returns the problems found, in words.
 //
 // - the page does not scroll sideways, nor does any area in it but code, terminals and fields;
+// - no box that is not meant to scroll has been scrolled (its content shifted out of reach);
 // - each visible interactive element lies wholly inside the window (or, inside a scrolling
 //   area, is reachable by scrolling it), and is not covered by another element at its centre
 //   or either end;
 // - no text is wider than its own box (cut off, or spilling over its neighbours), unless the
-//   box is meant to scroll or shows an ellipsis, or is only for screen readers (`.sr-only`).
+//   box is meant to scroll or shows an ellipsis, or is only for screen readers (`.sr-only`);
+// - a select shows the start of its chosen option, at least six characters of it.
 
 /** Runs the checks in the page; `[]` when the layout is sound. */
 export async function layoutProblems(browser) {
@@ -92,6 +94,17 @@ export async function layoutProblems(browser) {
       }
     }
 
+    // An area that is not meant to scroll but has been scrolled (a script's or the focus's
+    // scrollIntoView moves boxes whose overflow is hidden too): what it holds is shifted out of
+    // sight with no scroll bar to bring it back.
+    for (const el of [root, ...document.querySelectorAll("body, body *")]) {
+      if (el.scrollTop === 0 && el.scrollLeft === 0) continue;
+      const st = getComputedStyle(el);
+      if (/(auto|scroll)/.test(st.overflowY) || /(auto|scroll)/.test(st.overflowX) || el.closest("pre, code, table, .xterm, input, textarea, select")) continue;
+      const what = el === root ? "the page" : `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className ? `.${String(el.className).split(" ")[0]}` : ""}`;
+      problems.push(`${what} does not scroll but is scrolled by ${el.scrollLeft},${el.scrollTop} px (${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight})`);
+    }
+
     // An area that scrolls sideways, other than code, a terminal or a field (meant to): one long
     // line in a code block once pushed the whole message list sideways, its buttons 300 px off.
     for (const el of document.querySelectorAll("body *")) {
@@ -99,6 +112,26 @@ export async function layoutProblems(browser) {
       if (!shown(el) || el.closest("pre, code, table, .xterm, input, textarea, select")) continue;
       const what = `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(" ")[0]}` : ""}`;
       problems.push(`${what} scrolls sideways (${el.scrollWidth}px in ${el.clientWidth}px)`);
+    }
+
+    // A select shows its chosen option's text itself: a narrow one showed two letters of an
+    // Arabic word, and a model's id (left to right) in a right-to-left page showed its end, not
+    // its start. Each must show at least its first six characters (all, if shorter), from the
+    // start. Measured with the select's own font; the arrow's room is taken as 20 px.
+    const canvas = document.createElement("canvas").getContext("2d");
+    for (const el of document.querySelectorAll("select")) {
+      if (!shown(el) || el.closest("[inert]") || el.multiple || el.size > 1) continue;
+      const text = (el.selectedOptions[0]?.textContent ?? "").trim();
+      if (!text) continue;
+      const st = getComputedStyle(el);
+      canvas.font = st.font;
+      const room = el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20;
+      const whole = canvas.measureText(text).width;
+      const start = canvas.measureText([...text].slice(0, 6).join("")).width;
+      if (room < start - 1) problems.push(`${name(el)} shows too little of "${text.slice(0, 30)}" (${Math.round(room)}px for ${Math.round(start)}px)`);
+      else if (whole > room + 1 && st.direction === "rtl" && /^[A-Za-z0-9]/.test(text)) {
+        problems.push(`${name(el)} cuts the start of "${text.slice(0, 30)}" (left to right text in a right-to-left select)`);
+      }
     }
 
     // Text wider than its own box: each text's lines measured against the nearest box around

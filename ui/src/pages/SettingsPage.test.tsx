@@ -82,6 +82,28 @@ describe("SettingsPage", () => {
     expect(screen.getByRole("tab", { name: "General" })).toHaveAttribute("aria-selected", "false");
   });
 
+  it("opens another tab at its top, not at the depth the last one was scrolled to", async () => {
+    healthyApp();
+    render(
+      <MemoryRouter initialEntries={["/settings"]}>
+        <SettingsProvider>
+          <main className="page">
+            <SettingsPage status={STATUS} />
+          </main>
+        </SettingsProvider>
+      </MemoryRouter>,
+    );
+    await screen.findByRole("tab", { name: "General", selected: true });
+    const page = screen.getByRole("main");
+    page.scrollTop = 600;
+    await userEvent.click(screen.getByRole("tab", { name: "Models" }));
+    expect(page.scrollTop).toBe(0);
+    // The tab already open keeps the place being read.
+    page.scrollTop = 200;
+    await userEvent.click(screen.getByRole("tab", { name: "Models" }));
+    expect(page.scrollTop).toBe(200);
+  });
+
   it("moves between sections with the arrow keys, one Tab stop for the tabs", async () => {
     healthyApp();
     renderSettings();

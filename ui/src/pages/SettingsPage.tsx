@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from "react";
+import { useRef, useState, type KeyboardEvent } from "react";
 import { useSearchParams } from "react-router";
 import type { MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
@@ -57,7 +57,13 @@ export function SettingsPage({ status }: { status: AppStatus }) {
   const [picked, setPicked] = useState<{ asked: string | null; section: Section } | null>(null);
   // eslint-disable-next-line lingui/no-unlocalized-strings -- a section's id
   const section = picked?.asked === asked ? picked.section : (SECTIONS.find((s) => s === asked) ?? "General");
-  const setSection = (s: Section) => setPicked({ asked, section: s });
+  const page = useRef<HTMLElement>(null);
+  const setSection = (s: Section) => {
+    // Another tab opens at its top, under the tabs, not at the depth the last one was read to.
+    const area = page.current?.closest<HTMLElement>(".page");
+    if (area && s !== section) area.scrollTop = 0;
+    setPicked({ asked, section: s });
+  };
   const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
     const at = SECTIONS.indexOf(section);
     const to =
@@ -79,7 +85,7 @@ export function SettingsPage({ status }: { status: AppStatus }) {
   useHoldsUnsentWork(true);
 
   return (
-    <section className="settings" aria-label={t`Settings`}>
+    <section className="settings" aria-label={t`Settings`} ref={page}>
       {/* The tabs and a failed save stay in view however far the page is scrolled. */}
       <div className="settings-head">
         {/* Tabs as the ARIA pattern has them: one Tab stop, the arrows (and Home, End) move

@@ -529,7 +529,17 @@ export function Composer(props: Props) {
         onPaste={onPaste}
       />
       <div className="composer-bar">
-        <select aria-label={t`Model`} title={model ?? t`No model`} value={model ?? ""} onChange={(e) => onModel(e.target.value)} disabled={streaming}>
+        {/* Styled by class, not by its label, which is translated. A model's id is not language:
+            left to right in every page, so a right-to-left page cuts its end, not its start. */}
+        <select
+          className="model-select"
+          dir={model ? "ltr" : undefined}
+          aria-label={t`Model`}
+          title={model ?? t`No model`}
+          value={model ?? ""}
+          onChange={(e) => onModel(e.target.value)}
+          disabled={streaming}
+        >
           {!model && (
             <option value="">
               <Trans>No model</Trans>
@@ -545,6 +555,7 @@ export function Composer(props: Props) {
         {capture && (
           <>
             <select
+              className="capture-mode"
               aria-label={t`Capture mode`}
               title={shortcut ? t`What ${shortcut} captures` : t`What the screenshot shortcut captures`}
               value={capture.mode}
