@@ -12,13 +12,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use perch_core::anywhere::recent::{Outcome, RecentDictations};
-use perch_core::anywhere::{self, Delivered};
 use perch_core::voice::{
     AudioSource, DictationEvent, DictationSink, DictationUpdate, PushToTalkMode, VoiceErrorKind,
     VoiceSettings,
 };
 use perch_core::window_state::WindowMode;
+use perch_typing::recent::{Outcome, RecentDictations};
+use perch_typing::{self as typing, Delivered};
 use tauri::{AppHandle, Manager};
 use tauri_specta::Event;
 
@@ -75,7 +75,7 @@ fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
     if app.get_webview_window("main").is_some_and(|w| w.is_focused().unwrap_or(false)) {
         return WindowSink(app.clone()).send(update);
     }
-    let why = match anywhere::type_into_focused(text, std::process::id(), never) {
+    let why = match typing::type_into_focused(text, std::process::id(), never) {
         Ok(Delivered::Perch) => return WindowSink(app.clone()).send(update),
         Ok(Delivered::Typed { app: into, chars }) => {
             tracing::info!(chars, "typed a dictation into the focused application");
@@ -84,10 +84,10 @@ fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
         Err(why) => why,
     };
     // Nothing said is lost: the words go on the clipboard, and the window says why.
-    let copied = anywhere::clipboard::put_private(text).is_ok();
+    let copied = typing::clipboard::put_private(text).is_ok();
     tracing::warn!(error = %why, copied, "a dictation could not be typed into the focused application");
     // A terminal pastes with Ctrl+Shift+V (Ctrl+V there is a key for the shell).
-    let keys = if matches!(why, anywhere::AnywhereError::Terminal(_)) { "Ctrl+Shift+V" } else { "Ctrl+V" };
+    let keys = if matches!(why, typing::TypingError::Terminal(_)) { "Ctrl+Shift+V" } else { "Ctrl+V" };
     let next = if copied {
         recent.add(text, Outcome::Copied { reason: why.to_string() });
         format!("The words are on the clipboard: paste them yourself with {keys}.")

@@ -76,7 +76,7 @@ pub fn run() {
             app.manage(shortcuts::Shortcuts::default());
             app.manage(capture::CaptureState::default());
             app.manage(dictation::PushToTalk::default());
-            app.manage(perch_core::anywhere::recent::RecentDictations::default());
+            app.manage(perch_typing::recent::RecentDictations::default());
             app.manage(selection::PendingSelection::default());
             app.manage(hidden_page::HiddenPage::default());
             app.manage(commands::logs::LogsState::default());

@@ -1,15 +1,15 @@
 //! Act on the selection: a global shortcut takes the text selected in the focused application
 //! (`perch_core::anywhere`) and opens Perch with it as a chip in the composer; an answer can
 //! then be typed back in its place, as plain text and never into a terminal or a never-type
-//! application (`anywhere::may_type`), once the window has shown exactly what will be typed.
+//! application (`perch_typing::may_type`), once the window has shown exactly what will be typed.
 //! The selection waits here (the page may be unloaded while Perch is hidden) until the window
 //! takes it; it is kept in memory only, since a selection may be a password, and nothing is
 //! sent anywhere until the user sends a question with it.
 
 use std::sync::{Arc, Mutex};
 
-use perch_core::anywhere::{self, Replacement, SelectedText};
 use perch_core::window_state::WindowMode;
+use perch_typing::{self as typing, Replacement, SelectedText};
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
 use tauri_specta::Event;
@@ -45,7 +45,7 @@ pub fn take(app: &AppHandle) {
     tauri::async_runtime::spawn(async move {
         // Where Perch never types, it never presses Ctrl+C to find a selection either.
         let never = never_type(&app).await;
-        let read = tauri::async_runtime::spawn_blocking(move || anywhere::take_selection(&never)).await;
+        let read = tauri::async_runtime::spawn_blocking(move || typing::take_selection(&never)).await;
         let taken = match read {
             Ok(Ok(selection)) => TakenSelection { selection: Some(selection), problem: None },
             Ok(Err(e)) => TakenSelection { selection: None, problem: Some(capitalised(&e.to_string())) },
@@ -100,7 +100,7 @@ pub async fn selection_replacement(
     answer: String,
 ) -> crate::error::CommandResult<Replacement> {
     let never = never_type(&app).await;
-    tauri::async_runtime::spawn_blocking(move || anywhere::replacement(&selection, &answer, &never))
+    tauri::async_runtime::spawn_blocking(move || typing::replacement(&selection, &answer, &never))
         .await
         .map_err(|e| crate::error::CommandError::new(crate::error::ErrorKind::External, e.to_string()))
 }
@@ -128,13 +128,12 @@ pub async fn selection_replace(
 ) -> crate::error::CommandResult<Replaced> {
     let never = never_type(&app).await;
     let name = if selection.app.is_empty() { "the application".to_owned() } else { selection.app.clone() };
-    let done = tauri::async_runtime::spawn_blocking(move || {
-        anywhere::replace_selection(&selection, &answer, &never)
-    })
-    .await;
+    let done =
+        tauri::async_runtime::spawn_blocking(move || typing::replace_selection(&selection, &answer, &never))
+            .await;
     let why = match done {
-        Ok(Ok(anywhere::Replaced::Typed(_))) => return Ok(Replaced::Typed),
-        Ok(Ok(anywhere::Replaced::OnClipboard(why))) => why,
+        Ok(Ok(typing::Replaced::Typed(_))) => return Ok(Replaced::Typed),
+        Ok(Ok(typing::Replaced::OnClipboard(why))) => why,
         Ok(Err(why)) => {
             return Err(crate::error::CommandError::new(
                 crate::error::ErrorKind::External,
@@ -149,7 +148,7 @@ pub async fn selection_replace(
     };
     tracing::info!(%why, "the answer was not typed over the selection");
     // A terminal pastes with Ctrl+Shift+V (Ctrl+V there is a key for the shell).
-    let keys = if matches!(why, anywhere::AnywhereError::Terminal(_)) { "Ctrl+Shift+V" } else { "Ctrl+V" };
+    let keys = if matches!(why, typing::TypingError::Terminal(_)) { "Ctrl+Shift+V" } else { "Ctrl+V" };
     Ok(Replaced::OnClipboard {
         message: format!(
             "{}. The text is on the clipboard instead: paste it into {name} yourself with {keys}.",

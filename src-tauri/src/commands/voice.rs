@@ -96,7 +96,7 @@ pub fn voice_cancel(state: State<'_, AppState>) -> CommandResult<u32> {
 #[tauri::command]
 #[specta::specta]
 pub async fn typing_path() -> perch_core::probes::Probe {
-    tauri::async_runtime::spawn_blocking(perch_core::anywhere::probe).await.unwrap_or_else(|e| {
+    tauri::async_runtime::spawn_blocking(perch_typing::probe).await.unwrap_or_else(|e| {
         perch_core::probes::Probe {
             name: "typing into other apps".into(),
             available: false,
@@ -116,14 +116,14 @@ pub fn voice_shortcut_statuses(app: AppHandle) -> Vec<crate::shortcuts::Shortcut
 #[tauri::command]
 #[specta::specta]
 pub fn recent_dictations(
-    recent: State<'_, perch_core::anywhere::recent::RecentDictations>,
-) -> Vec<perch_core::anywhere::recent::RecentDictation> {
+    recent: State<'_, perch_typing::recent::RecentDictations>,
+) -> Vec<perch_typing::recent::RecentDictation> {
     recent.list()
 }
 
 /// Forgets the recent dictations.
 #[tauri::command]
 #[specta::specta]
-pub fn clear_recent_dictations(recent: State<'_, perch_core::anywhere::recent::RecentDictations>) {
+pub fn clear_recent_dictations(recent: State<'_, perch_typing::recent::RecentDictations>) {
     recent.clear();
 }

@@ -95,13 +95,13 @@ pub async fn run() -> DoctorReport {
         })
     };
     let (audio, keyring, ollama, runners, capture, sandbox, typing) = tokio::join!(
-        blocking(probes::audio_input, "audio input"),
+        blocking(crate::voice::device::probe, "audio input"),
         blocking(probes::keyring, "keyring"),
         probes::ollama(&ollama_url),
         probes::package_runners(),
         blocking(crate::capture::probe, "screen capture"),
         terminal_sandbox(),
-        blocking(crate::anywhere::probe, "typing into other apps"),
+        blocking(perch_typing::probe, "typing into other apps"),
     );
     let mut components = vec![probes::display(), capture, audio, typing, keyring, ollama, sandbox];
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {

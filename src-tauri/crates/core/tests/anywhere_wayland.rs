@@ -8,8 +8,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use perch_core::anywhere::AnywhereError;
-use perch_core::anywhere::wayland::{self, CommandTypist, PortalKeyboard};
+use perch_typing::TypingError;
+use perch_typing::wayland::{self, CommandTypist, PortalKeyboard};
 
 #[path = "support/poll.rs"]
 mod poll;
@@ -26,13 +26,13 @@ const WAIT: Duration = Duration::from_secs(10);
 async fn open(
     bus: &PrivateBus,
     token: Option<&str>,
-) -> Result<(PortalKeyboard, Option<String>), AnywhereError> {
+) -> Result<(PortalKeyboard, Option<String>), TypingError> {
     PortalKeyboard::open_on(&bus.connect().await, token).await
 }
 
-fn reason(e: AnywhereError) -> String {
+fn reason(e: TypingError) -> String {
     match e {
-        AnywhereError::NoTypingPath(reason) => reason,
+        TypingError::NoTypingPath(reason) => reason,
         other => panic!("expected NoTypingPath, got {other:?}"),
     }
 }
@@ -130,7 +130,7 @@ async fn without_a_portal_or_its_keyboard_the_reason_is_named() {
     assert!(!wayland::portal_keyboard_available_on(&conn).await);
     let error = reason(open(&bus, None).await.err().unwrap());
     assert!(error.starts_with("this desktop offers no remote-desktop portal"), "{error}");
-    let shown = AnywhereError::NoTypingPath(error).to_string();
+    let shown = TypingError::NoTypingPath(error).to_string();
     assert!(shown.starts_with("this desktop has no way for Perch to type"), "{shown}");
 
     let fake = FakeRemoteDesktop::start(&bus, POINTER, Dialog::Accept).await;
@@ -164,7 +164,7 @@ async fn a_session_the_desktop_ended_gives_a_clear_error() {
     // Ended before the first key: nothing typed, so the caller may open a new session and type
     // it all (after some keys it must not, or the start would be typed twice).
     let error = keyboard.type_text("more").await.err().unwrap();
-    assert!(matches!(error, AnywhereError::SessionEnded { typed: 0 }), "{error:?}");
+    assert!(matches!(error, TypingError::SessionEnded { typed: 0 }), "{error:?}");
     assert!(error.to_string().contains("stopped taking keys after 0 characters"), "{error}");
     assert_eq!(fake.keys().len(), 2 + 4, "the opening Shift and \"ok\"");
 }
@@ -185,10 +185,10 @@ fn fake_program(name: &str, then: &str) -> (tempfile::TempDir, PathBuf) {
 /// Runs the typist. Another test thread forking while the script was open for writing can make
 /// exec fail with ETXTBSY for a moment (a known race of writing then running a file in a
 /// threaded process), so that one error is retried.
-fn run(typist: CommandTypist, program: &Path, text: &str) -> Result<usize, AnywhereError> {
+fn run(typist: CommandTypist, program: &Path, text: &str) -> Result<usize, TypingError> {
     for _ in 0..20 {
         match wayland::type_with_program(typist, program, text) {
-            Err(AnywhereError::NoTypingPath(r)) if r.contains("Text file busy") => {
+            Err(TypingError::NoTypingPath(r)) if r.contains("Text file busy") => {
                 std::thread::sleep(Duration::from_millis(50));
             }
             other => return other,
@@ -241,7 +241,7 @@ fn ctrl_v_and_ctrl_c_are_pressed_in_each_programs_own_terms() {
         let mut pressed = wayland::press_ctrl_with(typist, &program, letter);
         for _ in 0..20 {
             match &pressed {
-                Err(AnywhereError::NoTypingPath(r)) if r.contains("Text file busy") => {
+                Err(TypingError::NoTypingPath(r)) if r.contains("Text file busy") => {
                     std::thread::sleep(Duration::from_millis(50));
                     pressed = wayland::press_ctrl_with(typist, &program, letter);
                 }

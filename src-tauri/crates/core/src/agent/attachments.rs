@@ -110,7 +110,7 @@ pub async fn save_selections(
     selections: &[super::SelectionInput],
 ) -> Result<(), ChatError> {
     for s in selections {
-        let block = crate::anywhere::selection_block(&s.app, &s.text).into_bytes();
+        let block = perch_typing::selection_block(&s.app, &s.text).into_bytes();
         let name =
             if s.app.is_empty() { "selected text".to_owned() } else { format!("selected in {}", s.app) };
         save_file(engine, message_id, "file", block, FILE_BLOCK_MIME, &name, Some(&name)).await?;

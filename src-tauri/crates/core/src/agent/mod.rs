@@ -43,7 +43,7 @@ pub struct ImageInput {
 
 /// Text selected in another application and brought into Perch with the selection shortcut: the
 /// model reads it as content to work on, marked as coming from that application
-/// (`anywhere::selection_block`).
+/// (`perch_typing::selection_block`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 pub struct SelectionInput {
     pub text: String,

@@ -450,9 +450,9 @@ fn validate(kind: &TurnKind) -> Result<(), ChatError> {
     }
     if let TurnKind::Ask { selections, .. } = kind {
         let bytes: usize = selections.iter().map(|s| s.text.len()).sum();
-        if bytes > crate::anywhere::SELECTION_LIMIT {
-            let limit = crate::anywhere::SELECTION_LIMIT as u64;
-            let why = crate::anywhere::AnywhereError::SelectionTooLarge { bytes: bytes as u64, limit };
+        if bytes > perch_typing::SELECTION_LIMIT {
+            let limit = perch_typing::SELECTION_LIMIT as u64;
+            let why = perch_typing::TypingError::SelectionTooLarge { bytes: bytes as u64, limit };
             return Err(ChatError::Invalid(why.to_string()));
         }
     }
@@ -525,8 +525,8 @@ mod tests {
             files: Vec::new(),
             selections: vec![super::super::SelectionInput { text: "x".repeat(bytes), app: "Notes".into() }],
         };
-        let err = validate(&selected(crate::anywhere::SELECTION_LIMIT + 1)).unwrap_err().to_string();
+        let err = validate(&selected(perch_typing::SELECTION_LIMIT + 1)).unwrap_err().to_string();
         assert!(err.contains("attach it with @"), "{err}");
-        assert!(validate(&selected(crate::anywhere::SELECTION_LIMIT)).is_ok());
+        assert!(validate(&selected(perch_typing::SELECTION_LIMIT)).is_ok());
     }
 }

@@ -192,7 +192,7 @@ impl LocalModels {
     ) -> Result<LocalModel, LocalError> {
         let token = CancellationToken::new();
         self.downloads.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), token.clone());
-        let client = crate::providers::http::client(&Default::default());
+        let client = perch_foundation::http::client();
         let options = Fetch { base_override: self.mirror.as_deref(), cancel: Some(&token) };
         let fetched =
             perch_download::fetch(&client, std::slice::from_ref(file), self.dir(), options, progress).await;

@@ -25,30 +25,14 @@ pub struct Timeouts {
 impl Default for Timeouts {
     fn default() -> Self {
         Self {
-            connect: Duration::from_secs(2),
+            connect: perch_foundation::http::CONNECT_TIMEOUT,
             first_byte: Duration::from_secs(300),
             idle: Duration::from_secs(60),
         }
     }
 }
 
-/// Makes rustls' ring provider the process default, once. reqwest is built without a bundled
-/// provider (no aws-lc C build), so building a client before this panics; hence every client
-/// comes from [`client_builder`], which calls it.
-pub(crate) fn install_tls_provider() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // Fails only when another provider is already installed, which is just as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
-/// The one way Perch (the engine, its tests and benchmarks) starts a reqwest client: with the
-/// TLS provider installed and Perch's user agent.
-pub fn client_builder() -> reqwest::ClientBuilder {
-    install_tls_provider();
-    reqwest::Client::builder().user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))
-}
+pub use perch_foundation::http::{client_builder, install_tls_provider};
 
 /// A new client for a model service, with its connect timeout. Building one loads the TLS
 /// roots and starts an empty connection pool, so the engine reuses its clients ([`Clients`]).

@@ -1,0 +1,19 @@
+//! perch-foundation: what every part of Perch stands on and none of them owns. Where data
+//! lives (`paths`) and which process owns an answer (`owner`); logging; API keys in the
+//! keyring or an encrypted file; finding programs as the user's shell would (`shell_path`); the
+//! user's language; whether the network is metered; the one way an HTTP client is made; what a
+//! probe of the machine answers; telling a crash from a crash loop; the window's geometry.
+//!
+//! It depends on no other Perch crate, and no capability crate's types appear here.
+
+pub mod crash_loop;
+pub mod http;
+pub mod keys;
+pub mod locale;
+pub mod logging;
+pub mod network;
+pub mod owner;
+pub mod paths;
+pub mod probe;
+pub mod shell_path;
+pub mod window_state;
