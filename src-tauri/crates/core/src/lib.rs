@@ -6,11 +6,9 @@ pub mod crash;
 pub mod diagnostics;
 pub mod doctor;
 pub mod engine;
-pub mod google;
 pub mod local;
 pub mod logs;
 pub mod mcp;
-pub mod oauth;
 pub mod permissions;
 pub mod prices;
 pub mod probes;
@@ -30,7 +28,10 @@ pub use perch_portals::{desktop, desktop_shortcuts};
 // The capabilities that became crates of their own, under the names the engine's users know.
 #[cfg(target_os = "linux")]
 pub use perch_portals::{portal, shortcut_portal};
-pub use {perch_capture as capture, perch_files as files, perch_voice as voice};
+pub use {
+    perch_capture as capture, perch_files as files, perch_google as google, perch_oauth as oauth,
+    perch_voice as voice,
+};
 
 pub use engine::{Engine, StartError};
 

@@ -153,7 +153,7 @@ pub const IDENTITY_SCOPES: [&str; 2] = ["openid", "email"];
 /// Google's endpoints for the connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GoogleEndpoints {
-    pub oauth: crate::oauth::flow::Endpoints,
+    pub oauth: perch_oauth::flow::Endpoints,
     pub revoke: String,
     /// What the tokens are for: the record is kept against it, and the server's API root.
     pub api: String,
@@ -168,7 +168,7 @@ pub const TEST_BASE_ENV: &str = "PERCH_GOOGLE_BASE";
 impl GoogleEndpoints {
     pub fn google() -> Self {
         Self {
-            oauth: crate::oauth::flow::Endpoints {
+            oauth: perch_oauth::flow::Endpoints {
                 authorize: "https://accounts.google.com/o/oauth2/v2/auth".into(),
                 token: "https://oauth2.googleapis.com/token".into(),
             },
@@ -192,7 +192,7 @@ impl GoogleEndpoints {
     /// Every endpoint under one base, as the fake serves them.
     pub fn under(base: &str) -> Self {
         Self {
-            oauth: crate::oauth::flow::Endpoints {
+            oauth: perch_oauth::flow::Endpoints {
                 authorize: format!("{base}/o/oauth2/v2/auth"),
                 token: format!("{base}/token"),
             },

@@ -13,11 +13,11 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{GoogleClient, GoogleEndpoints, IDENTITY_SCOPES, RECORD_NAME, Service};
-use crate::keys::Keys;
-use crate::oauth::OpenUrl;
-use crate::oauth::flow::{self, FlowError};
-use crate::oauth::loopback::{CallbackError, LoopbackError};
-use crate::oauth::store::{SignInEntry, SignInRecord, StoreError};
+use perch_foundation::keys::Keys;
+use perch_oauth::OpenUrl;
+use perch_oauth::flow::{self, FlowError};
+use perch_oauth::loopback::{CallbackError, LoopbackError};
+use perch_oauth::store::{SignInEntry, SignInRecord, StoreError};
 
 /// An access token with less left than this is refreshed before it is handed out.
 const REFRESH_AHEAD: Duration = Duration::from_secs(10 * 60);
@@ -266,7 +266,7 @@ impl Connection {
     pub async fn disconnect(&self) -> Result<bool, StoreError> {
         let Some(record) = self.record().await? else { return Ok(false) };
         let revoked = if record.has_tokens() {
-            match crate::oauth::revoke::revoke(&record).await {
+            match perch_oauth::revoke::revoke(&record).await {
                 Ok(done) => done,
                 Err(e) => {
                     tracing::warn!(error = %e, "could not revoke the Google connection at Google");

@@ -15,7 +15,7 @@ use rmcp::transport::auth::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::keys::{Keys, Secret};
+use perch_foundation::keys::{Keys, Secret};
 
 /// Everything kept for one sign-in.
 #[derive(Clone, Serialize, Deserialize)]
@@ -96,7 +96,7 @@ impl std::fmt::Debug for SignInEntry {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("the key store failed: {0}")]
-    Keys(#[from] crate::keys::KeyError),
+    Keys(#[from] perch_foundation::keys::KeyError),
     #[error("the stored sign-in for {0} is damaged; sign in again")]
     Damaged(String),
     #[error("the key store could not be reached: {0}")]

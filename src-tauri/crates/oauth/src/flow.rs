@@ -182,7 +182,7 @@ async fn token_request<'a>(
         form.push(("client_secret", secret));
     }
     let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
-    let http = crate::providers::http::client_builder()
+    let http = perch_foundation::http::client_builder()
         .timeout(TOKEN_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -26,7 +26,7 @@ pub async fn revoke(record: &SignInRecord) -> Result<bool, RevokeError> {
         Some(refresh) => (refresh.secret().as_str(), "refresh_token"),
         None => (tokens.access_token().secret().as_str(), "access_token"),
     };
-    let client = crate::providers::http::client_builder()
+    let client = perch_foundation::http::client_builder()
         .timeout(Duration::from_secs(15))
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::oauth::flow::ClientIdentity;
+use perch_oauth::flow::ClientIdentity;
 
 /// Google's client IDs end so.
 const ID_SUFFIX: &str = ".apps.googleusercontent.com";

@@ -192,7 +192,7 @@ mod tests {
 
     async fn get(uri: &str) -> (u16, String) {
         let response =
-            crate::providers::http::client_builder().build().unwrap().get(uri).send().await.unwrap();
+            perch_foundation::http::client_builder().build().unwrap().get(uri).send().await.unwrap();
         (response.status().as_u16(), response.text().await.unwrap())
     }
 
