@@ -2,10 +2,12 @@
 //! lives (`paths`) and which process owns an answer (`owner`); logging; API keys in the
 //! keyring or an encrypted file; finding programs as the user's shell would (`shell_path`); the
 //! user's language; whether the network is metered; the one way an HTTP client is made; what a
-//! probe of the machine answers; telling a crash from a crash loop; the window's geometry.
+//! probe of the machine answers; telling a crash from a crash loop; the window's geometry; a
+//! block of the user's material that its own text cannot close early.
 //!
 //! It depends on no other Perch crate, and no capability crate's types appear here.
 
+pub mod blocks;
 pub mod crash_loop;
 pub mod http;
 pub mod keys;
