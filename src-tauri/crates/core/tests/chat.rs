@@ -2,8 +2,7 @@
 //! The turn against the fake Ollama: streaming into the sink and the database, stop, broken
 //! streams, an unreachable Ollama, regenerate and edit, images, and context windowing.
 
-#[path = "support/poll.rs"]
-mod poll;
+use perch_test_support::poll;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

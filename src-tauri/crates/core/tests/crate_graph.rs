@@ -23,6 +23,7 @@ const TIERS: &[(&str, &[&str])] = &[
             "perch-mcp-stdio",
             "perch-fake-llm",
             "perch-fake-google",
+            "perch-test-support",
         ],
     ),
     (

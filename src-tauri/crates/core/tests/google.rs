@@ -6,8 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/logs.rs"]
-mod logs;
+use perch_test_support::logs;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

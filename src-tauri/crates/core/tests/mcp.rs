@@ -5,9 +5,6 @@
 //! `make deps`. Crashes, hangs and garbage are real processes too.
 #![cfg(unix)]
 
-#[path = "support/poll.rs"]
-mod poll;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,8 +5,7 @@
 //! `@modelcontextprotocol/server-everything` from npm.
 #![cfg(unix)]
 
-#[path = "support/poll.rs"]
-mod poll;
+use perch_test_support::poll;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

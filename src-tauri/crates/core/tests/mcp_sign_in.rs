@@ -5,10 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/logs.rs"]
-mod logs;
-#[path = "support/poll.rs"]
-mod poll;
+use perch_test_support::logs;
+use perch_test_support::poll;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -3,8 +3,7 @@
 //! text, thinking, tool calls, usage, errors before and during the stream, malformed chunks,
 //! characters split across network chunks, dropped and stalled connections.
 
-#[path = "support/poll.rs"]
-mod poll;
+use perch_test_support::poll;
 
 use std::time::Duration;
 

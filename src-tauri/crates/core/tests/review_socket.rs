@@ -3,8 +3,7 @@
 //! clients at once, and the socket's own safety (permissions, stale and live sockets).
 #![cfg(unix)]
 
-#[path = "support/poll.rs"]
-mod poll;
+use perch_test_support::poll;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

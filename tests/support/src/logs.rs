@@ -1,7 +1,7 @@
 //! Everything logged in a test binary, at debug level for every crate (Perch logs info by
 //! default; `PERCH_LOG=debug` is what a user sends when asked for more), so a test can assert
 //! that a secret never reaches the logs.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::sync::Mutex;
 

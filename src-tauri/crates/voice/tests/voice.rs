@@ -8,9 +8,9 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use perch_core::voice::models::ModelStore;
-use perch_core::voice::text::word_error_rate;
-use perch_core::voice::{
+use perch_voice::models::ModelStore;
+use perch_voice::text::word_error_rate;
+use perch_voice::{
     AudioSource, DictationEvent, DictationSink, DictationUpdate, Voice, VoiceError, VoiceErrorKind,
     VoiceSettings,
 };
@@ -328,7 +328,7 @@ async fn the_model_is_released_after_the_idle_time_and_kept_within_it() {
     let voice = voice(dir.path());
     let wav = dir.path().join("speech.wav");
     speak(SENTENCES[3], &wav);
-    let (samples, _) = perch_core::voice::wav::read_wav(&wav).unwrap();
+    let (samples, _) = perch_voice::wav::read_wav(&wav).unwrap();
     let keep = VoiceSettings { keep_model_secs: 1, ..settings() };
     assert_eq!(voice.loaded_model(), None, "nothing is loaded before dictation is used");
     voice.transcribe(&keep, None, samples.clone()).await.unwrap();
@@ -368,14 +368,14 @@ async fn downloads_are_checked_against_the_catalogue_checksum() {
     let dir = tempfile::tempdir().unwrap();
     let store = ModelStore::new(dir.path().join("whisper"));
     // A file of the right size but not the published model: refused and deleted.
-    let model = perch_core::voice::models::CatalogModel::find("tiny.en").unwrap();
+    let model = perch_voice::models::CatalogModel::find("tiny.en").unwrap();
     let base = serve(vec![0u8; model.file.size as usize], 1).await;
     let token = tokio_util::sync::CancellationToken::new();
     let mut seen = Vec::new();
     let err = store.download("tiny.en", Some(&base), &token, |p| seen.push(p)).await.unwrap_err();
     assert!(err.to_string().contains("does not match its checksum"), "{err}");
     assert!(seen.len() > 2 && seen.last().unwrap().done >= model.file.size, "progress was reported");
-    assert_eq!(store.view(model).state, perch_core::voice::models::ModelState::Absent);
+    assert_eq!(store.view(model).state, perch_voice::models::ModelState::Absent);
     // A stopped download keeps its part for the next attempt.
     let base = serve(vec![1u8; model.file.size as usize], 1).await;
     token.cancel();
@@ -389,14 +389,14 @@ async fn downloads_are_checked_against_the_catalogue_checksum() {
 /// then reporting a microphone that "stopped working".
 #[test]
 fn the_null_device_is_no_microphone() {
-    let devices = perch_core::voice::device::list_devices().unwrap();
+    let devices = perch_voice::device::list_devices().unwrap();
     assert!(
         devices.iter().all(|d| !d.name.starts_with("Discard all samples") && d.name != "null"),
         "{devices:?}"
     );
     if devices.is_empty() {
         let (tx, _rx) = std::sync::mpsc::channel();
-        match perch_core::voice::device::start(None, tx) {
+        match perch_voice::device::start(None, tx) {
             Err(e @ VoiceError::NoMicrophone { .. }) => {
                 assert!(e.to_string().starts_with("No microphone found"), "{e}");
             }

@@ -8,7 +8,7 @@
 //!   `Start` needs devices selected. The "dialog" is shown unless a valid restore token was
 //!   given; each token works once, and a new one is given when `persist_mode` is not 0;
 //! - `NotifyKeyboardKeysym` needs a started session granted the keyboard, and is recorded.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,7 +17,7 @@ use zbus::message::Header;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue};
 use zbus::{Connection, fdo, interface};
 
-use super::portal::{
+use crate::portal::{
     Dialog, OwnedSession, PrivateBus, ROOT, SessionObject, escaped_sender, respond, serve, token, value,
 };
 

@@ -1,5 +1,5 @@
 //! A private X server for the tests that need one: Xvfb with openbox on a free display number.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

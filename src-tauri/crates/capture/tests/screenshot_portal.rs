@@ -6,13 +6,11 @@
 
 use std::time::Duration;
 
-use perch_core::capture::CaptureError;
-use perch_core::capture::portal::{PortalFailure, screenshot};
+use perch_capture::CaptureError;
+use perch_capture::portal::{PortalFailure, screenshot};
 
-#[path = "support/screenshot.rs"]
-mod fake;
-#[path = "support/portal.rs"]
-mod portal;
+use perch_test_support::portal;
+use perch_test_support::screenshot as fake;
 
 use fake::{FakeScreenshot, Shot};
 use portal::PrivateBus;

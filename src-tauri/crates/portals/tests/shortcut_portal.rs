@@ -5,15 +5,13 @@
 
 use std::time::Duration;
 
-use perch_core::shortcut_portal::{
+use perch_portals::shortcut_portal::{
     Assigned, PortalError, PortalShortcuts, SessionPlan, ShortcutEvent, ShortcutRequest, Standing,
 };
 use tokio::sync::mpsc;
 
-#[path = "support/poll.rs"]
-mod poll;
-#[path = "support/portal.rs"]
-mod portal;
+use perch_test_support::poll;
+use perch_test_support::portal;
 
 use portal::{Dialog, FakePortal, PrivateBus};
 

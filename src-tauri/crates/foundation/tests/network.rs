@@ -1,10 +1,9 @@
 //! The metered-connection probe against a NetworkManager served on a real private D-Bus daemon.
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/portal.rs"]
-mod portal;
+use perch_test_support::portal;
 
-use perch_core::network::metered_on;
+use perch_foundation::network::metered_on;
 use portal::PrivateBus;
 use zbus::interface;
 

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use image::{Rgba, RgbaImage};
-use perch_core::capture::{CaptureError, CaptureSettings, Captures, Rect, Target, screen};
+use perch_capture::{CaptureError, CaptureSettings, Captures, Rect, Target, screen};
 
 const W: u32 = 1280;
 const H: u32 = 800;
@@ -31,8 +31,7 @@ fn pattern() -> RgbaImage {
     })
 }
 
-#[path = "support/xvfb.rs"]
-mod xvfb;
+use perch_test_support::xvfb;
 use xvfb::wait_until;
 
 fn run(display: &str, program: &str, args: &[&str]) -> bool {
@@ -87,7 +86,7 @@ fn captures_on_a_real_x_server() {
     }
     compositor_is_read_from_the_x_server(&display);
     selection_is_read_from_the_x_server(&display, "_NET_SYSTEM_TRAY_S", &|d| {
-        perch_core::desktop::tray_on_x11(Some(d)) == Some(true)
+        perch_portals::desktop::tray_on_x11(Some(d)) == Some(true)
     });
 }
 
@@ -95,7 +94,7 @@ fn captures_on_a_real_x_server() {
 /// compositing manager does, makes it composited, until it goes away.
 fn compositor_is_read_from_the_x_server(display: &str) {
     selection_is_read_from_the_x_server(display, "_NET_WM_CM_S", &|d| {
-        perch_core::desktop::composited(Some(d))
+        perch_portals::desktop::composited(Some(d))
     });
 }
 
@@ -162,7 +161,7 @@ fn inner_checks() {
     // One monitor, the whole screen, exactly the picture.
     let monitors = screen::monitors().unwrap();
     assert_eq!(monitors.len(), 1, "{monitors:?}");
-    let probe = perch_core::capture::probe();
+    let probe = perch_capture::probe();
     assert!(probe.available, "{}", probe.detail);
     let transport = if std::env::var_os("PERCH_X11_NO_MITSHM").is_some() { "GetImage" } else { "MIT-SHM" };
     assert_eq!(probe.detail, format!("X11 through {transport}: screen 1280x800"));
@@ -231,7 +230,7 @@ fn inner_checks() {
     assert!(run(&display, "xsetroot", &["-solid", "black"]));
     let black = runtime.block_on(captures.capture(Target::Cursor { point: Some((5, 5)) }, &settings));
     assert!(matches!(black, Err(CaptureError::AllBlack { .. })), "{black:?}");
-    let probe = perch_core::capture::probe();
+    let probe = perch_capture::probe();
     assert!(!probe.available && probe.detail.contains("all black"), "perch doctor says so: {}", probe.detail);
     assert_eq!(captures.pending().len(), before);
 
@@ -245,7 +244,7 @@ fn without_a_display_capture_says_so() {
     if std::env::var_os(INNER).is_some() || std::env::var_os("PERCH_CAPTURE_TEST_NO_DISPLAY").is_some() {
         if std::env::var_os("PERCH_CAPTURE_TEST_NO_DISPLAY").is_some() {
             assert!(matches!(screen::monitors(), Err(CaptureError::NoDisplay)));
-            let probe = perch_core::capture::probe();
+            let probe = perch_capture::probe();
             assert!(!probe.available);
             assert!(probe.detail.contains("no display"), "{}", probe.detail);
         }

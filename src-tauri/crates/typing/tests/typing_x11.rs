@@ -14,8 +14,7 @@ use std::time::{Duration, Instant};
 
 use perch_typing::{self as typing, Focus, Replaced};
 
-#[path = "support/xvfb.rs"]
-mod xvfb;
+use perch_test_support::xvfb;
 use xvfb::output as run;
 
 const INNER: &str = "PERCH_ANYWHERE_TEST_INNER";

@@ -1,6 +1,6 @@
 //! Waiting in tests: poll for the condition instead of sleeping a fixed time, and a port that
 //! refuses connections for as long as the test holds it.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::future::Future;
 use std::time::Duration;

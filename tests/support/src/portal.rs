@@ -13,7 +13,7 @@
 //!   `Close` removes it.
 //!
 //! `remote_desktop.rs` serves the RemoteDesktop portal with the same bus, Request and token rules.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};

@@ -2,7 +2,7 @@
 //! rules (the Response from another task, after the method returned). Answer 0 writes a real
 //! PNG into a fresh file in the temporary folder, as KDE's and wlroots' backends do, and names
 //! it by a `file://` uri.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use zbus::message::Header;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 use zbus::{Connection, fdo, interface};
 
-use super::portal::{PrivateBus, ROOT, Request, escaped_sender, respond, serve, token, value};
+use crate::portal::{PrivateBus, ROOT, Request, escaped_sender, respond, serve, token, value};
 
 /// How the fake answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,12 +11,9 @@ use std::time::Duration;
 use perch_typing::TypingError;
 use perch_typing::wayland::{self, CommandTypist, PortalKeyboard};
 
-#[path = "support/poll.rs"]
-mod poll;
-#[path = "support/portal.rs"]
-mod portal;
-#[path = "support/remote_desktop.rs"]
-mod remote_desktop;
+use perch_test_support::poll;
+use perch_test_support::portal;
+use perch_test_support::remote_desktop;
 
 use portal::{Dialog, PrivateBus};
 use remote_desktop::{FakeRemoteDesktop, KEYBOARD, POINTER};
