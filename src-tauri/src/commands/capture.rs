@@ -5,7 +5,6 @@ use base64::Engine as _;
 use perch_core::capture::{Capture, CaptureMode, CaptureSettings};
 use perch_core::settings::merge_edit;
 use tauri::{AppHandle, Manager, State};
-use tauri_plugin_clipboard_manager::ClipboardExt;
 
 use crate::capture::{self, OverlayInfo, OverlayPick};
 use crate::error::{CommandError, CommandResult, ErrorKind};
@@ -45,12 +44,13 @@ pub async fn capture_view(state: State<'_, AppState>, id: String) -> CommandResu
 /// Puts the original capture on the clipboard.
 #[tauri::command]
 #[specta::specta]
-pub async fn capture_copy(app: AppHandle, state: State<'_, AppState>, id: String) -> CommandResult<()> {
+pub async fn capture_copy(state: State<'_, AppState>, id: String) -> CommandResult<()> {
     let pixels = state.engine()?.captures().original_pixels(&id).await?;
     let (w, h) = pixels.dimensions();
-    let image = tauri::image::Image::new_owned(pixels.into_raw(), w, h);
-    app.clipboard()
-        .write_image(&image)
+    // The one clipboard Perch has (typing's), not a plugin's second handle on it.
+    tauri::async_runtime::spawn_blocking(move || perch_typing::clipboard::put_image(w, h, pixels.into_raw()))
+        .await
+        .map_err(|e| CommandError::new(ErrorKind::External, format!("copying the image stopped: {e}")))?
         .map_err(|e| CommandError::new(ErrorKind::External, format!("the clipboard refused the image: {e}")))
 }
 

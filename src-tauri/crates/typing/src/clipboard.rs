@@ -142,8 +142,22 @@ pub fn put_private(text: &str) -> Result<(), TypingError> {
     with_system_board(|board| board.set(Some(text)))?.map_err(TypingError::Clipboard)
 }
 
+/// Puts a picture on the clipboard (`rgba`: its rows of RGBA pixels), a screenshot's Copy:
+/// through the process's one handle, which keeps serving it on X11.
+#[cfg(target_os = "linux")]
+pub fn put_image(width: u32, height: u32, rgba: Vec<u8>) -> Result<(), TypingError> {
+    let image = arboard::ImageData { width: width as usize, height: height as usize, bytes: rgba.into() };
+    with_system_board(|board| board.0.set_image(image))?.map_err(|e| TypingError::Clipboard(e.to_string()))
+}
+
 #[cfg(target_os = "linux")]
 impl SystemBoard {
+    /// The picture on the clipboard, if there is one: its width, height and RGBA pixels.
+    pub fn image(&mut self) -> Option<(usize, usize, Vec<u8>)> {
+        let image = self.0.get_image().ok()?;
+        Some((image.width, image.height, image.bytes.into_owned()))
+    }
+
     /// The primary selection's text (what is selected, on Wayland where the compositor shares
     /// it through its data-control protocol), if any.
     pub fn primary_text(&mut self) -> Option<String> {

@@ -161,6 +161,8 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
     field.send("select-all");
     std::thread::sleep(Duration::from_millis(300));
     run_inner("inner_copy_checks", &display, &pid);
+    // A screenshot's Copy: the picture, as another client reads it.
+    run_inner("inner_image_checks", &display, &[]);
 
     // A Markdown answer of several lines, over a selection in this single-line field: refused
     // while the field is on the never-type list (nothing typed, the text on the clipboard),
@@ -179,6 +181,19 @@ fn types_into_a_focused_gtk_field_on_a_real_x_server() {
     terminal.read(Duration::from_secs(1), None);
     assert_eq!(terminal.text, ERROR_LINE, "nothing was typed into the terminal");
     assert_eq!(terminal.activations, 0, "no Return was pressed in the terminal");
+}
+
+#[test]
+#[ignore = "run by types_into_a_focused_gtk_field_on_a_real_x_server on its own display"]
+fn inner_image_checks() {
+    use typing::clipboard::SystemBoard;
+    // Three by two, every pixel its own, alpha included: a picture cannot pass by accident.
+    let rgba: Vec<u8> = (0..6u8).flat_map(|i| [i * 40, 255 - i * 40, i * 7, 255 - i]).collect();
+    typing::clipboard::put_image(3, 2, rgba.clone()).unwrap();
+    // Read through a handle of its own: another connection to the X server, as a paste is.
+    let (width, height, pixels) = SystemBoard::open().unwrap().image().expect("a picture on the clipboard");
+    assert_eq!((width, height), (3, 2));
+    assert_eq!(pixels, rgba);
 }
 
 /// Pasted at the field's cursor, after the replacement.
