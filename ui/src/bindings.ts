@@ -1647,7 +1647,7 @@ export type Selection = {
 /**
  *  Text selected in another application and brought into Perch with the selection shortcut: the
  *  model reads it as content to work on, marked as coming from that application
- *  (`anywhere::selection_block`).
+ *  (`perch_typing::selection_block`).
  */
 export type SelectionInput = {
 	text: string,
