@@ -22,6 +22,8 @@ describe("long lines in every list", () => {
   let session;
   let dataDir;
   const $ = (s) => session.browser.$(s);
+  /** The text of the first element `selector` finds, read in the page ("" when there is none). */
+  const textOf = (selector) => session.browser.execute((s) => document.querySelector(s)?.textContent ?? "", selector);
 
   let found = [];
   async function sound(state) {
@@ -61,11 +63,11 @@ describe("long lines in every list", () => {
     await row.waitForDisplayed();
     await sound(`${tag}-history`);
     await row.click();
-    await waitFor(async () => (await $$text(".message.assistant:last-of-type")).includes("example.com"), "the long chat");
+    await waitFor(async () => (await textOf(".message.assistant:last-of-type")).includes("example.com"), "the long chat");
     await (await $(".message.assistant:last-of-type")).moveTo();
     await sound(`${tag}-chat`);
     await settingsTab("Permissions");
-    await waitFor(async () => (await $$text("main")).includes("a-folder-with-a-long-name"), "the long command under Permissions");
+    await waitFor(async () => (await textOf("main")).includes("a-folder-with-a-long-name"), "the long command under Permissions");
     await sound(`${tag}-permissions`);
     await settingsTab("MCP");
     await (await $('fieldset[aria-label*="remote-long"]')).waitForDisplayed({ timeout: 15_000 });
@@ -77,7 +79,6 @@ describe("long lines in every list", () => {
     await sound(`${tag}-catalogue`);
     await summary.click();
   }
-  const $$text = (selector) => session.browser.execute((s) => document.querySelector(s)?.textContent ?? "", selector);
 
   before(async () => {
     fake = await startFakeLlm("ollama");
@@ -103,7 +104,7 @@ describe("long lines in every list", () => {
     await box.waitForEnabled();
     await box.setValue(`What is at ${address}?`);
     await session.browser.keys("Enter");
-    await waitFor(async () => (await $$text(".message.assistant:last-of-type")).includes("for more."), "the answer with a long line");
+    await waitFor(async () => (await textOf(".message.assistant:last-of-type")).includes("for more."), "the answer with a long line");
     const id = await session.browser.execute(() => location.hash.replace(/^#\/chat\//, ""));
     assert.match(id, /^[0-9a-f-]{36}$/);
     // What Permissions lists, written to the app's store as "Always allow", "Allow in this chat"
