@@ -82,6 +82,17 @@ describe("local models", () => {
     // out of the window.
     const problems = await layoutProblems(session.browser);
     assert.deepEqual(problems, [], `layout with a GGUF added:\n  ${problems.join("\n  ")}`);
+    // A 135M model sampled at random falls, about one time in sixty, into repeating itself until
+    // its context is full (a minute and more on a busy machine): the answer below is bounded.
+    const longest = await $('input[aria-label="Longest answer in tokens (0: no limit)"]');
+    await longest.setValue("64");
+    await session.browser.keys("Enter");
+    // Saved: still there after leaving Settings and coming back.
+    await (await $('a[aria-label="Chat"]')).click();
+    await (await $('a[aria-label="Settings"]')).click();
+    await (await $("button=Models")).click();
+    const kept = await $('input[aria-label="Longest answer in tokens (0: no limit)"]');
+    await waitFor(async () => (await kept.getValue()) === "64", async () => `the limit kept (has ${await kept.getValue()})`);
   });
 
   it("answers from the local model, with no Ollama and no key", async () => {

@@ -130,6 +130,14 @@ export function LocalModelsCard() {
         max={1 << 20}
         onSave={(memory_limit_mb) => save({ memory_limit_mb })}
       />
+      {/* A small model can fall into repeating itself until its context is full; a limit ends
+          such an answer without the user having to stop it. */}
+      <NumberField
+        label={t`Longest answer in tokens (0: no limit)`}
+        value={options.max_answer_tokens}
+        max={1 << 20}
+        onSave={(max_answer_tokens) => save({ max_answer_tokens })}
+      />
       {local.error && (
         <p className="error small" role="alert">
           {local.error}
