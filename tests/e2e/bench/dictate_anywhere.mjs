@@ -29,7 +29,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { appLog, appPid, treePss } from "../lib/proc.js";
-import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, waitFor, xdotool } from "../lib/harness.js";
+import { CLI, freshDataDir, freshRuntimeDir, launch, perchWindows, sleep, visibleWindows, waitFor, xdotool } from "../lib/harness.js";
 import { textField } from "../lib/text_field.js";
 
 const RUNS = Number(process.env.RUNS ?? 10);
@@ -76,7 +76,7 @@ const invoke = (command, args = {}) =>
 
 /** The dictate-anywhere indicator is on screen. */
 const indicatorShown = async () =>
-  (await xdotool("search", "--onlyvisible", "--name", "^Perch dictation$").catch(() => "")) !== "";
+  (await visibleWindows("^Perch dictation$")).length > 0;
 
 let field;
 let seed;

@@ -206,14 +206,31 @@ export async function xdotool(...args) {
   return stdout.trim();
 }
 
+/**
+ * Visible top-level windows whose name matches `pattern` (a regular expression, as xdotool
+ * reads it), their ids as the window manager knows them.
+ */
+export async function visibleWindows(pattern) {
+  // xdotool walks every window and dies on an X error when one goes during the walk (a
+  // tooltip, a menu): that says nothing about the windows asked for, so the walk is tried
+  // again. It exits 1 with nothing on stderr when no window matches.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const out = await xdotool("search", "--onlyvisible", "--name", pattern);
+      return out ? out.split("\n") : [];
+    } catch (e) {
+      if (!String(e.stderr).includes("X Error") || attempt === 5) return [];
+    }
+  }
+}
+
 /** Visible top-level windows titled "Perch" (their ids as the window manager knows them). */
 export async function perchWindows() {
   if (process.env.PERCH_TEST_DESKTOP) {
     const all = await desktopWindows();
     return all.filter((w) => w.name === "Perch" && w.visible).map((w) => String(w.id));
   }
-  const out = await xdotool("search", "--onlyvisible", "--name", "^Perch$").catch(() => "");
-  return out ? out.split("\n") : [];
+  return visibleWindows("^Perch$");
 }
 
 /** The Perch window's position and size as the window manager has it. */

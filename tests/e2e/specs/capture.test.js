@@ -17,6 +17,7 @@ import {
   perchWindows,
   screenshot,
   startFakeLlm,
+  visibleWindows,
   waitFor,
   xdotool,
 } from "../lib/harness.js";
@@ -40,8 +41,7 @@ describe("screenshots", () => {
 
   /** Overlay windows on screen (one per monitor while selecting). */
   const overlays = async () => {
-    const out = await xdotool("search", "--onlyvisible", "--name", "^Perch capture$").catch(() => "");
-    return out ? out.split("\n") : [];
+    return visibleWindows("^Perch capture$");
   };
 
   /** Waits until the overlay shows the frozen screen, dimmed (its page and picture loaded). */
@@ -175,8 +175,10 @@ describe("screenshots", () => {
   it("window mode captures the window clicked", async () => {
     const child = await colourWindow(tmp, { title: "capture-target", x: 150, y: 120, width: 240, height: 160, colour: "#B01EB0" });
     try {
-      await waitFor(async () => (await xdotool("search", "--onlyvisible", "--name", "^capture-target$").catch(() => "")) !== "", "the target window");
-      const id = (await xdotool("search", "--onlyvisible", "--name", "^capture-target$")).split("\n")[0];
+      const [id] = await waitFor(async () => {
+        const ids = await visibleWindows("^capture-target$");
+        return ids.length > 0 && ids;
+      }, "the target window");
       const g = Object.fromEntries((await xdotool("getwindowgeometry", "--shell", id)).split("\n").map((l) => l.split("=")));
       await setMode("window");
       await pressShortcut();

@@ -23,6 +23,7 @@ import {
   launch,
   perchWindows,
   screenshot,
+  visibleWindows,
   waitFor,
   xdotool,
 } from "../lib/harness.js";
@@ -154,7 +155,7 @@ describe("a hidden window", () => {
       /ended unexpectedly 3 times in a row, each within 60 s of loading; not loading it again until the window is shown/,
     );
     const dialog = await waitFor(
-      async () => (await xdotool("search", "--onlyvisible", "--name", "keeps crashing").catch(() => "")).split("\n")[0],
+      async () => (await visibleWindows("keeps crashing"))[0],
       "a dialog saying the window keeps crashing",
     );
     await screenshot("hidden-page-keeps-crashing");

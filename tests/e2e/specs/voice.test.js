@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { CLI, freshDataDir, launch, perchWindows, screenshot, waitFor, xdotool } from "../lib/harness.js";
+import { CLI, freshDataDir, launch, perchWindows, screenshot, visibleWindows, waitFor, xdotool } from "../lib/harness.js";
 import { textField } from "../lib/text_field.js";
 import { MODEL, chooseMicrophoneAndModel, virtualMicrophone } from "../lib/voice.js";
 
@@ -18,8 +18,7 @@ const SENTENCE = "Please take a screenshot of my editor.";
 
 /** The dictate-anywhere indicator's windows on screen (none, or one). */
 async function indicatorWindows() {
-  const out = await xdotool("search", "--onlyvisible", "--name", "^Perch dictation$").catch(() => "");
-  return out ? out.split("\n") : [];
+  return visibleWindows("^Perch dictation$");
 }
 
 /** The indicator's window once it is on screen (null until then, for `waitFor`). */
