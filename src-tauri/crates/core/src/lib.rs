@@ -13,11 +13,9 @@ pub mod permissions;
 pub mod prices;
 pub mod probes;
 pub mod providers;
-pub mod questions;
 pub mod review;
 pub mod settings;
 pub mod socket_requests;
-pub mod store;
 pub mod terminal;
 
 // The foundation's modules, where the engine's code and its users have always found them.
@@ -25,6 +23,8 @@ pub use perch_foundation::{
     crash_loop, keys, locale, logging, network, owner, paths, shell_path, window_state,
 };
 pub use perch_portals::{desktop, desktop_shortcuts};
+pub use perch_store as store;
+pub use perch_tools::questions;
 // The capabilities that became crates of their own, under the names the engine's users know.
 #[cfg(target_os = "linux")]
 pub use perch_portals::{portal, shortcut_portal};

@@ -26,9 +26,10 @@ const TIERS: &[(&str, &[&str])] = &[
             "perch-test-support",
         ],
     ),
+    ("the words of tool calls: what the capabilities that offer tools and the store share", &["perch-tools"]),
     (
         "building blocks: what several capabilities share",
-        &["perch-portals", "perch-oauth", "perch-retrieval", "perch-llm"],
+        &["perch-portals", "perch-oauth", "perch-retrieval", "perch-llm", "perch-store"],
     ),
     (
         "capabilities and the MCP servers: one each, never one on another",

@@ -4,18 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use perch_sandbox::{Enforcement, Policy};
-use serde::Serialize;
 
-/// The sandbox a command runs in, as the approval card, Settings and `perch doctor` say it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
-pub struct SandboxView {
-    /// Writes outside the allowed folders are refused by the kernel.
-    pub enforced: bool,
-    pub network_blocked: bool,
-    pub writable: Vec<String>,
-    /// One sentence for the card.
-    pub summary: String,
-}
+pub use perch_tools::questions::SandboxView;
 
 /// Why commands cannot run in the full sandbox here: each case says what is wrong, and the UI
 /// and `perch doctor` can tell a missing launcher from a kernel that lacks a feature.

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::super::handler::PerchClient;
+use super::super::output::from_result;
 use super::super::{CallError, CallOrigin, Progress, ToolOutput, Vetting};
 use super::{McpManager, Slot};
 use crate::questions::ApprovalChoice;
@@ -153,7 +154,7 @@ impl McpManager {
                             .and_then(|m| m.0.get(CREDENTIALS_REFUSED_META))
                             .and_then(Value::as_bool)
                             .unwrap_or(false);
-                    let output = ToolOutput::from_result(result);
+                    let output = from_result(result);
                     return Ok(if refused {
                         Attempt::CredentialsRefused(output)
                     } else {

@@ -104,7 +104,7 @@ pub struct NewMessage {
     pub input_tokens: Option<i64>,
     pub output_tokens: Option<i64>,
     pub alternative_of: Option<i64>,
-    /// The process streaming this answer (see [`crate::owner`]); none for finished messages.
+    /// The process streaming this answer (see `perch_foundation::owner`); none for finished messages.
     pub owner: Option<String>,
 }
 

@@ -2,7 +2,7 @@
 //! saved as it ends so a reopened conversation shows its terminal again, and the remembered
 //! approvals ("always allow this command"), kept by hash.
 //!
-//! An approval's hash is the SHA-256 of [`crate::terminal::Assessment::key`]: the whole
+//! An approval's hash is the SHA-256 of the terminal's `Assessment::key`: the whole
 //! normalised line and its folder. Rows saved when the key was each program with its first
 //! two arguments keep their old hash, which no line produces any more: they match nothing,
 //! and their commands are asked about again (Settings still lists them until revoked).
@@ -209,40 +209,5 @@ impl Store {
             })
         })
         .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::super::Integrity;
-    use super::*;
-    use crate::terminal::policy::{approval_hash, assess};
-
-    #[tokio::test]
-    async fn an_approval_covers_the_whole_line_in_its_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, _) = Store::open(&dir.path().join("perch.db"), Integrity::Full).await.unwrap();
-        let home = Path::new("/home/u");
-        let approve = |line: &str, cwd: &str| assess(line, Path::new(cwd), home);
-        for a in [approve("git diff", "/home/u/a"), approve("cat notes.txt", "/home/u/a")] {
-            store.remember_approval(&a.hash(), &a.label).await.unwrap();
-        }
-        // A row from when the key was the program and its first two arguments.
-        store.remember_approval(&approval_hash("make"), "make").await.unwrap();
-        let remembered = async |line: &str, cwd: &str| {
-            store.is_approval_remembered(&approve(line, cwd).hash()).await.unwrap()
-        };
-        assert!(remembered("git  'diff'", "/home/u/a").await);
-        assert!(!remembered("git diff", "/home/u/b").await, "another folder");
-        assert!(!remembered("git diff --stat", "/home/u/a").await, "another argument");
-        assert!(!remembered("GIT_EXTERNAL_DIFF=x git diff", "/home/u/a").await);
-        assert!(remembered("cat notes.txt", "/home/u/a").await);
-        assert!(!remembered("cat notes.txt > src/main.rs", "/home/u/a").await);
-        assert!(!remembered("make", "/home/u/a").await, "old rows match nothing");
-        let labels: Vec<String> =
-            store.remembered_approvals().await.unwrap().into_iter().map(|r| r.label).collect();
-        assert!(labels.contains(&"git diff, in ~/a".to_owned()), "{labels:?}");
     }
 }

@@ -1,4 +1,4 @@
-//! The `settings` table: key -> JSON text. Typing and defaults live in [`crate::settings`].
+//! The `settings` table: key -> JSON text. Typing and defaults live in the engine's settings.
 
 use rusqlite::params;
 

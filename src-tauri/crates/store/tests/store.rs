@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use perch_core::settings::{SettingsHandle, ThemePreference};
-use perch_core::store::{
+use perch_store::{
     HIGHLIGHT_END, HIGHLIGHT_START, Integrity, LATEST_VERSION, MessageStatus, NewMessage, Role, Store,
     StoreError, migrations,
 };
@@ -261,21 +260,4 @@ async fn search_matches_word_beginnings_newest_first_and_marks_them() {
         assert!(store.search(hostile, 10).await.is_ok(), "{hostile}");
     }
     assert!(store.search("   ", 10).await.unwrap().is_empty());
-}
-
-#[tokio::test]
-async fn settings_survive_a_reopen_and_bad_rows_fall_back() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("perch.db");
-    {
-        let store = open(&db).await;
-        let settings = SettingsHandle::load(store.clone()).await.unwrap();
-        settings.update(|s| s.theme = ThemePreference::Dark).await.unwrap();
-        store.put_setting("providers", r#"{"ollama_url": "not a url"}"#.into()).await.unwrap();
-        store.put_setting("someday_setting", "true".into()).await.unwrap();
-    }
-    let store = open(&db).await;
-    let settings = SettingsHandle::load(store).await.unwrap().get().await;
-    assert_eq!(settings.theme, ThemePreference::Dark);
-    assert_eq!(settings.providers.ollama_url.as_str(), perch_core::settings::DEFAULT_OLLAMA_URL);
 }

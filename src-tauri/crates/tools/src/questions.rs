@@ -75,7 +75,7 @@ pub enum ApprovalDetail {
         cwd: String,
         /// The model's reason for running it.
         reason: Option<String>,
-        sandbox: crate::terminal::SandboxView,
+        sandbox: SandboxView,
         /// Why Perch asks although it might not (the parser could not reduce the line, no sandbox).
         why_asked: Option<String>,
         /// Whether "Always allow this command" is offered (not for lines Perch cannot check).
@@ -87,6 +87,17 @@ pub enum ApprovalDetail {
     Session { reason: String, folder: String },
     /// Text typed into a running command.
     Input { text: String, command: String },
+}
+
+/// The sandbox a command runs in, as the approval card, Settings and `perch doctor` say it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+pub struct SandboxView {
+    /// Writes outside the allowed folders are refused by the kernel.
+    pub enforced: bool,
+    pub network_blocked: bool,
+    pub writable: Vec<String>,
+    /// One sentence for the card.
+    pub summary: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]

@@ -1,15 +1,19 @@
-//! Tool servers built into Perch (the terminal): no child process, the same catalog. Their
-//! tools are listed with the MCP servers' and called through the manager, so retrieval,
-//! always-on tools, rules and cards treat them alike; the approval gate asks each one to
+//! One call of a tool: where it comes from ([`CallOrigin`]), the progress it reports, why it
+//! did not produce a result ([`CallError`]), and the tool servers built into Perch
+//! ([`BuiltinServer`], the terminal): no child process, the same catalog. Their tools are
+//! listed with the MCP servers' and called through the MCP manager, so retrieval, always-on
+//! tools, rules and cards treat them alike; the approval gate asks each one to
 //! [`BuiltinServer::vet`] a call first, which is how a server decides what to ask about.
 
 use futures::future::BoxFuture;
+use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{CallError, Progress, ToolOutput, ToolView};
+use crate::output::ToolOutput;
 use crate::questions::{ApprovalChoice, ApprovalDetail};
+use crate::view::ToolView;
 
 /// Where a call comes from: the answer and the tool call it belongs to (empty for calls
 /// made directly, such as `perch mcp call`).
@@ -66,4 +70,37 @@ pub trait BuiltinServer: Send + Sync {
         cancel: &'a CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> BoxFuture<'a, Result<ToolOutput, CallError>>;
+}
+
+/// Progress a server reports on a running call.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// Why a call did not produce a result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CallError {
+    #[error("there is no MCP server named {0:?}")]
+    UnknownServer(String),
+    /// No such server, and the configuration files have problems that may be why.
+    #[error("there is no usable MCP server named {server:?}: {problems}")]
+    Misconfigured { server: String, problems: String },
+    #[error("{server} is not running ({status})")]
+    NotRunning { server: String, status: String },
+    #[error("{server} has no tool named {tool:?}")]
+    UnknownTool { server: String, tool: String },
+    #[error("{server} did not answer within {secs} s, so the call was cancelled")]
+    Timeout { server: String, secs: u32 },
+    #[error("stopped")]
+    Cancelled,
+    #[error("{server} stopped while the call ran (it crashed or was closed)")]
+    Closed { server: String },
+    #[error("{server}: {message}")]
+    Protocol { server: String, message: String },
+    /// The server wants the user to sign in (or to grant more, `scope`) first.
+    #[error("{server} needs you to sign in{}", .scope.as_ref().map(|s| format!(" and allow {s}")).unwrap_or_default())]
+    NeedsSignIn { server: String, scope: Option<String> },
 }
