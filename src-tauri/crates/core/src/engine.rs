@@ -145,11 +145,11 @@ impl Engine {
         };
         engine.inner.mcp.set_sampler(Arc::new(sampler));
         engine.inner.terminal.set_enabled(engine.settings().get().await.terminal.enabled);
+        let host = TerminalHost { settings: engine.inner.settings.clone(), runs: engine.inner.runs.clone() };
         let terminal = crate::terminal::tools::TerminalServer::new(
             engine.inner.terminal.clone(),
-            engine.inner.settings.clone(),
+            Arc::new(host),
             engine.inner.store.clone(),
-            engine.inner.runs.clone(),
         );
         engine.inner.mcp.add_builtin(Arc::new(terminal));
         Ok(engine)
@@ -569,5 +569,21 @@ impl Engine {
             });
         }
         notices
+    }
+}
+
+/// What the terminal's tools read from the engine: its settings and its answers.
+struct TerminalHost {
+    settings: Arc<SettingsHandle>,
+    runs: Arc<Runs>,
+}
+
+impl crate::terminal::tools::TerminalHost for TerminalHost {
+    fn settings(&self) -> futures::future::BoxFuture<'_, crate::terminal::TerminalSettings> {
+        Box::pin(async move { self.settings.get().await.terminal })
+    }
+
+    fn run_ended(&self, run_id: &str) -> Option<tokio_util::sync::CancellationToken> {
+        self.runs.ended(run_id)
     }
 }

@@ -16,7 +16,6 @@ pub mod providers;
 pub mod review;
 pub mod settings;
 pub mod socket_requests;
-pub mod terminal;
 
 // The foundation's modules, where the engine's code and its users have always found them.
 pub use perch_foundation::{
@@ -24,6 +23,7 @@ pub use perch_foundation::{
 };
 pub use perch_portals::{desktop, desktop_shortcuts};
 pub use perch_store as store;
+pub use perch_terminal as terminal;
 pub use perch_tools::questions;
 // The capabilities that became crates of their own, under the names the engine's users know.
 #[cfg(target_os = "linux")]

@@ -23,18 +23,26 @@ const TIERS: &[(&str, &[&str])] = &[
             "perch-mcp-stdio",
             "perch-fake-llm",
             "perch-fake-google",
-            "perch-test-support",
         ],
     ),
     ("the words of tool calls: what the capabilities that offer tools and the store share", &["perch-tools"]),
     (
         "building blocks: what several capabilities share",
-        &["perch-portals", "perch-oauth", "perch-retrieval", "perch-llm", "perch-store"],
+        &[
+            "perch-portals",
+            "perch-oauth",
+            "perch-retrieval",
+            "perch-llm",
+            "perch-store",
+            "perch-files",
+            // Only ever a dev-dependency; here because it builds and probes the sandbox launcher.
+            "perch-test-support",
+        ],
     ),
     (
         "capabilities and the MCP servers: one each, never one on another",
         &[
-            "perch-files",
+            "perch-terminal",
             "perch-capture",
             "perch-voice",
             "perch-typing",
@@ -55,7 +63,7 @@ const ENGINE: &str = "perch-core";
 /// The engine's capabilities (the MCP servers beside them are programs of their own, and the
 /// review server's test talks to a real engine).
 const CAPABILITIES: &[&str] =
-    &["perch-files", "perch-capture", "perch-voice", "perch-typing", "perch-google"];
+    &["perch-terminal", "perch-capture", "perch-voice", "perch-typing", "perch-google"];
 
 fn tier_of(name: &str) -> Option<usize> {
     TIERS.iter().position(|(_, crates)| crates.contains(&name))

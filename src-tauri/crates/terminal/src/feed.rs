@@ -182,7 +182,7 @@ async fn sleep_until(due: Option<Instant>) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::store::terminal::TerminalEvent;
+    use perch_store::terminal::TerminalEvent;
 
     fn output(job: u32, data: &str) -> TerminalUpdate {
         TerminalUpdate::Output { job, data: data.to_owned() }

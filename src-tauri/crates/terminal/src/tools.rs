@@ -15,12 +15,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::policy::{self, Check, Context, Decision};
 use super::{Session, Terminal, TerminalSettings, exec, find};
-use crate::agent::runs::Runs;
-use crate::mcp::{BuiltinServer, CallError, CallOrigin, Progress, ToolOutput, ToolView, Vetting};
-use crate::questions::{ApprovalChoice, ApprovalDetail};
-use crate::settings::SettingsHandle;
-use crate::store::Store;
-use crate::store::terminal::TerminalEvent;
+use perch_store::Store;
+use perch_store::terminal::TerminalEvent;
+use perch_tools::questions::{ApprovalChoice, ApprovalDetail};
+use perch_tools::{BuiltinServer, CallError, CallOrigin, Progress, ToolOutput, ToolView, Vetting};
 
 pub use super::settings::SERVER;
 
@@ -28,23 +26,27 @@ pub use super::settings::SERVER;
 const NOT_ALLOWED: &str = "This command was not run: it is not allowed on this computer. Do not try to \
     reach the same result another way; tell the user what you wanted to do and why.";
 
-/// The terminal as an MCP-style built-in server. It holds the few things it reaches, each also
-/// the engine's, and not the engine itself: dependencies run from the engine to the terminal.
+/// What the terminal's tools read from the engine above them, which implements it: the
+/// dependency runs from the engine to the terminal, never back.
+pub trait TerminalHost: Send + Sync {
+    /// The terminal settings now (the user may change them between two calls).
+    fn settings(&self) -> BoxFuture<'_, TerminalSettings>;
+    /// A token that fires when the answer `run_id` has ended (what it started is then cleaned
+    /// up); `None` when no such answer is running.
+    fn run_ended(&self, run_id: &str) -> Option<CancellationToken>;
+}
+
+/// The terminal as an MCP-style built-in server. It holds the terminal, the history database
+/// (conversations' folders, remembered approvals) and its host.
 pub struct TerminalServer {
     terminal: Arc<Terminal>,
-    settings: Arc<SettingsHandle>,
+    host: Arc<dyn TerminalHost>,
     store: Store,
-    runs: Arc<Runs>,
 }
 
 impl TerminalServer {
-    pub fn new(
-        terminal: Arc<Terminal>,
-        settings: Arc<SettingsHandle>,
-        store: Store,
-        runs: Arc<Runs>,
-    ) -> Self {
-        Self { terminal, settings, store, runs }
+    pub fn new(terminal: Arc<Terminal>, host: Arc<dyn TerminalHost>, store: Store) -> Self {
+        Self { terminal, host, store }
     }
 }
 
@@ -186,7 +188,7 @@ impl TerminalServer {
     /// The terminal and the terminal settings this call is held to: the conversation's own
     /// working folder, where it was given one, in place of Settings'.
     async fn parts(&self, origin: &CallOrigin) -> (Arc<Terminal>, TerminalSettings) {
-        let mut settings = self.settings.get().await.terminal;
+        let mut settings = self.host.settings().await;
         if let Some(cid) = &origin.conversation_id {
             match self.store.conversation_folder(cid).await {
                 Ok(Some(folder)) => settings.working_folder = folder,
@@ -363,7 +365,7 @@ impl TerminalServer {
         }
         let timeout = settings.timeout_for(arguments.get("timeout").and_then(Value::as_u64));
         if let Some(run) = &origin.run_id
-            && let Some(ended) = self.runs.ended(run)
+            && let Some(ended) = self.host.run_ended(run)
         {
             terminal.watch_run(run, ended);
         }
@@ -435,7 +437,7 @@ impl TerminalServer {
         let Some(folder) = chosen_folder(&settings) else {
             return Ok(ToolOutput::error(NO_FOLDER));
         };
-        if let Some(ended) = self.runs.ended(run) {
+        if let Some(ended) = self.host.run_ended(run) {
             terminal.watch_run(run, ended);
         }
         terminal.start_session(

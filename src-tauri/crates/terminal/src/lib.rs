@@ -1,4 +1,4 @@
-//! The terminal the model uses, only as the user allows. Six layers, of which the model is
+//! perch-terminal: the terminal the model uses, only as the user allows. Six layers, of which the model is
 //! told only the last: the blocklist on the parsed command line ([`blocklist`], [`parse`],
 //! [`wrappers`]); lines the parser cannot reduce to plain words asked about and never
 //! auto-approved; the PATH guard ([`guard`]); a hard timeout killing the whole process group
@@ -31,9 +31,9 @@ use serde::Serialize;
 use tokio::sync::{OnceCell, broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::{CallOrigin, Progress};
-use crate::store::Store;
-use crate::store::terminal::TerminalEvent;
+use perch_store::Store;
+use perch_store::terminal::TerminalEvent;
+use perch_tools::{CallOrigin, Progress};
 pub use policy::{Assessment, Check, Decision, assess, decide};
 pub use sandbox::{SandboxUnavailable, SandboxView};
 pub use settings::{AskLevel, TerminalSettings};
@@ -92,7 +92,7 @@ pub enum TerminalError {
     #[error("{0}")]
     BadFolder(String),
     #[error("the folder could not be saved: {0}")]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] perch_store::StoreError),
 }
 
 /// A session: commands that pass layers 1-5 run without per-command questions until the
@@ -341,7 +341,7 @@ impl Terminal {
         };
         // The login shell's PATH, as MCP servers get: started from a desktop menu, Perch's own
         // PATH lacks what profiles add (nvm, cargo, ~/.local/bin).
-        let path = crate::shell_path::login_path().await;
+        let path = perch_foundation::shell_path::login_path().await;
         let spec = exec::Spec {
             argv,
             cwd: cwd.to_path_buf(),

@@ -15,14 +15,14 @@
 //! seed, `PERCH_DIFF_CASES` another count) so a failure is found again by the same run.
 #![cfg(target_os = "linux")]
 
-mod support;
+use perch_test_support::sandbox as support;
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use perch_core::terminal::parse::{Analysis, Word, analyse};
+use perch_terminal::parse::{Analysis, Word, analyse};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 

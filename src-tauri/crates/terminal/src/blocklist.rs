@@ -746,7 +746,7 @@ fn rsync_sweep(args: &[Word], cwd: Option<&Path>, home: &Path, found: &mut Vec<F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terminal::parse::analyse;
+    use crate::parse::analyse;
 
     fn blocked(line: &str) -> Option<String> {
         let a = analyse(line, Path::new("/home/u/src/app"), Path::new("/home/u"));

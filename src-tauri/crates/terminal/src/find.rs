@@ -7,8 +7,8 @@ use globset::{GlobBuilder, GlobMatcher};
 use tokio_util::sync::CancellationToken;
 
 use super::sandbox::SandboxView;
-use crate::files::walk::{self, WalkOptions};
-use crate::mcp::ToolOutput;
+use perch_files::walk::{self, WalkOptions};
+use perch_tools::ToolOutput;
 
 /// At most this many files are listed.
 const MAX_FOUND: usize = 200;
