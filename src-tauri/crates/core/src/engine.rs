@@ -296,17 +296,26 @@ impl Engine {
     pub fn model_cache(&self) -> &ModelCache {
         &self.inner.models
     }
-    /// The HTTP clients every provider and download of this engine reuses.
+    /// A model's capabilities, cached for ten minutes.
+    pub async fn model_info(
+        &self,
+        provider: &dyn crate::providers::Provider,
+        id: &crate::providers::ModelId,
+    ) -> Result<crate::providers::ModelInfo, crate::providers::ProviderError> {
+        self.inner.models.model_info(provider, id).await
+    }
     /// The providers these settings configure, with the engine's keys, clients and local models.
     pub fn registry(&self, settings: &crate::settings::Settings) -> crate::providers::Registry {
         crate::providers::Registry::with_local(
-            settings,
+            &settings.providers,
+            &settings.local,
             self.inner.keys.clone(),
             self.inner.http.clone(),
             self.inner.local.clone(),
         )
     }
 
+    /// The HTTP clients every provider and download of this engine reuses.
     pub fn http_clients(&self) -> &crate::providers::http::Clients {
         &self.inner.http
     }

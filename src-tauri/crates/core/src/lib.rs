@@ -6,14 +6,11 @@ pub mod crash;
 pub mod diagnostics;
 pub mod doctor;
 pub mod engine;
-pub mod local;
 pub mod logs;
 pub mod mcp;
 pub mod permissions;
 pub mod prices;
 pub mod probes;
-pub mod providers;
-pub mod review;
 pub mod settings;
 pub mod socket_requests;
 
@@ -22,15 +19,14 @@ pub use perch_foundation::{
     crash_loop, keys, locale, logging, network, owner, paths, shell_path, window_state,
 };
 pub use perch_portals::{desktop, desktop_shortcuts};
-pub use perch_store as store;
-pub use perch_terminal as terminal;
-pub use perch_tools::questions;
-// The capabilities that became crates of their own, under the names the engine's users know.
 #[cfg(target_os = "linux")]
 pub use perch_portals::{portal, shortcut_portal};
+pub use perch_tools::questions;
+// The parts that became crates of their own, under the names the engine's users know.
 pub use {
-    perch_capture as capture, perch_files as files, perch_google as google, perch_oauth as oauth,
-    perch_voice as voice,
+    perch_capture as capture, perch_files as files, perch_google as google, perch_local as local,
+    perch_oauth as oauth, perch_providers as providers, perch_review as review, perch_store as store,
+    perch_terminal as terminal, perch_voice as voice,
 };
 
 pub use engine::{Engine, StartError};

@@ -35,37 +35,36 @@ const TIERS: &[(&str, &[&str])] = &[
             "perch-llm",
             "perch-store",
             "perch-files",
+            "perch-local",
             // Only ever a dev-dependency; here because it builds and probes the sandbox launcher.
             "perch-test-support",
         ],
     ),
-    (
-        "capabilities and the MCP servers: one each, never one on another",
-        &[
-            "perch-terminal",
-            "perch-capture",
-            "perch-voice",
-            "perch-typing",
-            "perch-google",
-            "perch-mcp-demo",
-            "perch-mcp-filesystem",
-            "perch-mcp-google",
-            "perch-mcp-review",
-            "perch-mcp-web",
-        ],
-    ),
+    ("capabilities and the MCP servers: one each, never one on another", CAPABILITIES),
     ("the engine: wires the capabilities", &["perch-core", "perch-mcp"]),
     ("the command line", &["perch-cli"]),
     ("the desktop shell", &["perch-desktop"]),
 ];
 
 const ENGINE: &str = "perch-core";
-/// The engine's capabilities (the MCP servers beside them are programs of their own, and the
-/// review server's test talks to a real engine).
-const CAPABILITIES: &[&str] =
-    &["perch-terminal", "perch-capture", "perch-voice", "perch-typing", "perch-google"];
+/// The engine's capabilities.
+const CAPABILITIES: &[&str] = &[
+    "perch-terminal",
+    "perch-mcp-client",
+    "perch-review",
+    "perch-providers",
+    "perch-capture",
+    "perch-voice",
+    "perch-typing",
+    "perch-google",
+];
+/// The bundled MCP servers: programs of their own, in the capabilities' tier (the review
+/// server's test talks to a real engine, so the engine rule below is not theirs).
+const MCP_SERVERS: &[&str] =
+    &["perch-mcp-demo", "perch-mcp-filesystem", "perch-mcp-google", "perch-mcp-review", "perch-mcp-web"];
 
 fn tier_of(name: &str) -> Option<usize> {
+    let name = if MCP_SERVERS.contains(&name) { CAPABILITIES[0] } else { name };
     TIERS.iter().position(|(_, crates)| crates.contains(&name))
 }
 

@@ -90,7 +90,7 @@ impl Sampler for ModelSampler {
                 });
             }
             let (keys, http, local) = sources;
-            let registry = Registry::with_local(&settings, keys, http, local);
+            let registry = Registry::with_local(&settings.providers, &settings.local, keys, http, local);
             let provider = registry.provider(&id.provider).await.map_err(|e| e.to_string())?;
             let request = ChatRequest {
                 model: id.model.clone(),

@@ -5,9 +5,9 @@
 //! server name, so under a known name they would apply to the link's program at once, without
 //! the user ever having allowed it anything.
 
-use super::add_link::ProposedServer;
-use super::config::{self, ConfigError};
 use crate::Engine;
+use perch_mcp_client::add_link::ProposedServer;
+use perch_mcp_client::config::{self, ConfigError};
 
 /// Why a link's server was not added.
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +21,7 @@ pub enum AddLinkError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
-    Edit(#[from] super::EditError),
+    Edit(#[from] perch_mcp_client::EditError),
     #[error(transparent)]
     Permissions(#[from] crate::permissions::PermissionError),
 }

@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::config::{ServerConfig, Transport};
-use super::manager::{Freshness, SecretEnv, ServerSecrets};
 use crate::google;
 use crate::keys::Keys;
+use perch_mcp_client::config::{ServerConfig, Transport};
+use perch_mcp_client::manager::{Freshness, SecretEnv, ServerSecrets};
 
 pub use crate::keys::WEB_SEARCH_KEYS;
 
