@@ -3,7 +3,8 @@
 //! keyring or an encrypted file; finding programs as the user's shell would (`shell_path`); the
 //! user's language; whether the network is metered; the one way an HTTP client is made; what a
 //! probe of the machine answers; telling a crash from a crash loop; the window's geometry; a
-//! block of the user's material that its own text cannot close early.
+//! block of the user's material that its own text cannot close early; the one list of
+//! environment variables that change what runs (`run_env`).
 //!
 //! It depends on no other Perch crate, and no capability crate's types appear here.
 
@@ -17,5 +18,6 @@ pub mod network;
 pub mod owner;
 pub mod paths;
 pub mod probe;
+pub mod run_env;
 pub mod shell_path;
 pub mod window_state;

@@ -20,7 +20,8 @@
 //! from Perch's own environment when the server starts, which would send Perch's variables to
 //! whoever wrote the link), and a link may not set environment variables that change which
 //! programs or libraries run (`LD_PRELOAD`, `PATH`, `NODE_OPTIONS`, a package registry...),
-//! since the confirmation shows their values masked.
+//! since the confirmation shows their values masked (`perch_foundation::run_env`, the list the
+//! terminal's guard refuses too).
 
 use std::collections::BTreeMap;
 
@@ -331,56 +332,6 @@ fn check_text(part: &str, value: &str) -> Result<(), LinkError> {
     Ok(())
 }
 
-/// Variables that decide which programs, libraries or packages run, refused since the
-/// confirmation masks values.
-const REFUSED_ENV: &[&str] = &[
-    "PATH",
-    "HOME",
-    "SHELL",
-    "BASH_ENV",
-    "ENV",
-    "ZDOTDIR",
-    "IFS",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "NODE_EXTRA_CA_CERTS",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "PYTHONSTARTUP",
-    "PYTHONUSERBASE",
-    "PERL5OPT",
-    "PERL5LIB",
-    "PERLLIB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS",
-    "CLASSPATH",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "REQUESTS_CA_BUNDLE",
-    "CURL_CA_BUNDLE",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "ALL_PROXY",
-    "NO_PROXY",
-];
-const REFUSED_ENV_PREFIXES: &[&str] = &[
-    "LD_",
-    "DYLD_",
-    "NPM_CONFIG_",
-    "YARN_",
-    "PNPM_",
-    "BUN_",
-    "DENO_",
-    "UV_",
-    "PIP_",
-    "CARGO_",
-    "RUSTUP_",
-    "GIT_",
-];
-
 fn check_env_name(name: &str) -> Result<(), LinkError> {
     let mut chars = name.chars();
     let well_formed = name.len() <= MAX_KEY_CHARS
@@ -389,8 +340,7 @@ fn check_env_name(name: &str) -> Result<(), LinkError> {
     if !well_formed {
         return Err(refused("env", format!("{name:?} is not a variable name")));
     }
-    let upper = name.to_ascii_uppercase();
-    if REFUSED_ENV.contains(&upper.as_str()) || REFUSED_ENV_PREFIXES.iter().any(|p| upper.starts_with(p)) {
+    if perch_foundation::run_env::link_refuses(name) {
         return Err(refused(
             "env",
             format!(

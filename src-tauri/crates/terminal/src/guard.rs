@@ -2,67 +2,14 @@
 //! hooked (PATH, the dynamic loader, shell start-up hooks, the variables through which git,
 //! pagers, editors and interpreters run other programs) is refused. And the environment a
 //! command runs with is built from an allow-list, so keys, tokens and the handles of the
-//! user's session (the session bus, the ssh agent, the display) never reach it.
+//! user's session (the session bus, the ssh agent, the display) never reach it. The list of
+//! guarded variables is `perch_foundation::run_env`'s, the one links to MCP servers obey too.
 
 use std::ffi::OsStr;
 use std::sync::OnceLock;
 
-/// Variables that decide which program or library runs, or what a shell or tool runs first.
-/// `X*` is every name that starts with X, `*X` every name that ends with X, `*X*` every name
-/// that contains X; case is ignored.
-pub const GUARDED: &[&str] = &[
-    "PATH",
-    // The dynamic loader (glibc, musl, macOS).
-    "LD_*",
-    "DYLD_*",
-    "GCONV_PATH",
-    "HOSTALIASES",
-    // Shells: start-up files, hooks, exported functions, word splitting.
-    "BASH_ENV",
-    "ENV",
-    "BASH_FUNC_*",
-    "PROMPT_COMMAND",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "PS4",
-    "IFS",
-    "CDPATH",
-    "GLOBIGNORE",
-    "BASH_LOADABLES_PATH",
-    "ZDOTDIR",
-    // git reads dozens of these, several of which run programs (GIT_EXTERNAL_DIFF,
-    // GIT_SSH_COMMAND, GIT_PAGER, GIT_ASKPASS, GIT_EXEC_PATH) or add configuration that does
-    // (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL).
-    "GIT_*",
-    // Programs other programs start: any `*_COMMAND` (GIT_SSH_COMMAND, PROMPT_COMMAND,
-    // FZF_DEFAULT_COMMAND), pagers (PAGER, MANPAGER, SYSTEMD_PAGER), editors (EDITOR,
-    // VISUAL, SUDO_EDITOR), password prompts, less's input filters, cargo's compiler wrappers.
-    "*_COMMAND",
-    "*PAGER",
-    "*EDITOR",
-    "VISUAL",
-    "*ASKPASS",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    // Interpreters' start-up code and module paths.
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "PYTHONHOME",
-    "PYTHONINSPECT",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "RUBYOPT",
-    "RUBYLIB",
-    "PERL5OPT",
-    "PERL5LIB",
-    "PERLLIB",
-    "PERL5DB",
-    "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS",
-    "JDK_JAVA_OPTIONS",
-];
+use perch_foundation::run_env::any;
+pub use perch_foundation::run_env::{GUARDED, matches};
 
 /// Variables a command never gets, even when the user names them in Settings: keys and
 /// tokens, and the handles through which a process reaches the user's session (the session
@@ -103,21 +50,6 @@ fn fixed(path: &str) -> [(&'static str, String); 5] {
         ("PAGER", "cat".to_owned()),
         ("GIT_PAGER", "cat".to_owned()),
     ]
-}
-
-/// Whether `name` matches `pattern` (see [`GUARDED`] for the pattern form), ignoring case.
-pub fn matches(pattern: &str, name: &str) -> bool {
-    let (pattern, name) = (pattern.to_ascii_uppercase(), name.to_ascii_uppercase());
-    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
-        (Some(_), Some(_)) if pattern.len() >= 2 => name.contains(&pattern[1..pattern.len() - 1]),
-        (Some(suffix), None) => name.ends_with(suffix),
-        (None, Some(prefix)) => name.starts_with(prefix),
-        _ => name == pattern,
-    }
-}
-
-fn any(patterns: &[&str], name: &str) -> bool {
-    patterns.iter().any(|p| matches(p, name))
 }
 
 /// Why the line is refused, when it changes a guarded variable.
@@ -220,14 +152,6 @@ mod tests {
         for name in ["ENVIRONMENT", "MY_PATH", "GITHUB_REF", "COMMANDS", "CARGO_TERM_COLOR", "PYTHON"] {
             assert_eq!(assigned(name), None, "{name} is guarded");
         }
-    }
-
-    #[test]
-    fn patterns_match_prefixes_suffixes_and_parts() {
-        assert!(matches("LC_*", "lc_all") && !matches("LC_*", "XLC_ALL"));
-        assert!(matches("*_KEY", "OPENAI_API_KEY") && !matches("*_KEY", "KEYBOARD"));
-        assert!(matches("*PASSWORD*", "db_password_file") && !matches("*PASSWORD*", "PASSWD"));
-        assert!(matches("HOME", "home") && !matches("HOME", "HOMEBREW"));
     }
 
     fn env_of(vars: &[(&str, &str)], extra: &[&str]) -> Vec<(String, String)> {
