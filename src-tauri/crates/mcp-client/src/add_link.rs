@@ -577,6 +577,12 @@ mod tests {
             "NPM_CONFIG_REGISTRY",
             "UV_INDEX_URL",
             "BASH_ENV",
+            // Programs other programs start, refused like the terminal's guard refuses them.
+            "GIT_SSH_COMMAND",
+            "PAGER",
+            "EDITOR",
+            "GCONV_PATH",
+            "RUSTC_WRAPPER",
         ] {
             let result = parse(&link(&format!("name=x&command=npx&env={name}%3D%2Ftmp%2Fx")));
             assert_eq!(refused_part(result), "env", "{name}");
