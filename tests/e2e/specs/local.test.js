@@ -93,6 +93,8 @@ describe("local models", () => {
     await (await $("button=Models")).click();
     const kept = await $('input[aria-label="Longest answer in tokens (0: no limit)"]');
     await waitFor(async () => (await kept.getValue()) === "64", async () => `the limit kept (has ${await kept.getValue()})`);
+    await kept.scrollIntoView({ block: "center" });
+    await screenshot("local-longest-answer");
   });
 
   it("answers from the local model, with no Ollama and no key", async () => {
