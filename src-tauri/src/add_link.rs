@@ -121,17 +121,20 @@ fn receive(app: &AppHandle, link: &str) {
 }
 
 /// A tooltip GTK showed where the pointer rests (a title bar button's) would stay over the
-/// dialog until the pointer moves: WebKit updates it only on pointer motion. It is hidden here,
-/// as WebKit hides one itself (no tooltip, then a query); the next motion over an element with a
-/// title shows one again.
+/// dialog until the pointer moves: WebKit updates it only on pointer motion. It is hidden here
+/// as WebKit hides one itself (no tooltip, then a query), and the widget's "has a tooltip" is
+/// put back at once: WebKit sets it only when the text under the pointer changes, so leaving it
+/// off would keep every later tooltip of the same text from showing.
 fn hide_tooltip(app: &AppHandle) {
     #[cfg(target_os = "linux")]
     if let Some(window) = app.get_webview_window("main") {
         let _ = window.with_webview(|webview| {
             use gtk::prelude::WidgetExt;
             let widget = webview.inner();
+            let had_tooltip = widget.has_tooltip();
             widget.set_has_tooltip(false);
             widget.trigger_tooltip_query();
+            widget.set_has_tooltip(had_tooltip);
         });
     }
     #[cfg(not(target_os = "linux"))]
