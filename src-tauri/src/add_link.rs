@@ -3,7 +3,7 @@
 //! later launch (on Linux a link starts a new process, which hands its arguments over). Each link
 //! is read by the engine (`mcp::add_link::parse`), kept here until the user answers, and the
 //! window comes up with the confirmation. Add saves the proposal kept here, never one the page
-//! sends, through the engine (`mcp::add_link_save`), which refuses a name that a server or a
+//! sends, through the engine (`perch_core::engine::add_link_save`), which refuses a name that a server or a
 //! permission already has; the user's `mcp_servers.json` stays the one record of their servers.
 
 use std::sync::Mutex;

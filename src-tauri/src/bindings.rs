@@ -6,7 +6,6 @@
 use tauri_specta::{collect_commands, collect_events};
 
 use crate::add_link::AddLinkArrived;
-use crate::apps::McpAppStopped;
 use crate::commands::{
     app, apps, capture, chat, desktop, files, google, history, local, logs, models, permissions, review,
     terminal, tools, update, voice, window,
@@ -16,6 +15,7 @@ use crate::events::{
     ReviewArrived, SelectionTaken, VoiceUpdate, WindowModeChanged,
 };
 use crate::update::UpdateChanged;
+use crate::window::apps::McpAppStopped;
 
 pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
     tauri_specta::Builder::<tauri::Wry>::new()

@@ -249,6 +249,17 @@ impl From<perch_download::DownloadError> for CommandError {
     }
 }
 
+impl From<perch_update::UpdateError> for CommandError {
+    fn from(e: perch_update::UpdateError) -> Self {
+        use perch_update::UpdateError as E;
+        let kind = match &e {
+            E::NothingToDownload | E::NotDownloaded | E::CannotInstallHere(_) => ErrorKind::Invalid,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
 impl From<tauri::Error> for CommandError {
     fn from(e: tauri::Error) -> Self {
         Self::new(ErrorKind::Window, e.to_string())
@@ -256,6 +267,12 @@ impl From<tauri::Error> for CommandError {
 }
 
 pub type CommandResult<T> = Result<T, CommandError>;
+
+/// `text` with its first letter made a capital (an engine message used as a sentence).
+pub(crate) fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,6 @@
 //! Perch's desktop shell: wiring only. The engine lives in perch-core; commands in commands/.
 
 mod add_link;
-mod apps;
 mod bindings;
 mod capture;
 mod commands;
@@ -9,7 +8,6 @@ mod csp;
 mod dictation;
 mod error;
 mod events;
-mod hidden_page;
 mod indicator;
 mod page_process;
 mod reviews;
@@ -29,7 +27,7 @@ use perch_core::{Engine, StartError, logging};
 use tauri::{Manager, RunEvent};
 
 use crate::state::AppState;
-use crate::window::WindowController;
+use crate::window::{WindowController, apps, hidden_page};
 
 pub fn run() {
     let started_at = Instant::now();
@@ -79,7 +77,7 @@ pub fn run() {
             app.manage(selection::PendingSelection::default());
             app.manage(hidden_page::HiddenPage::default());
             app.manage(commands::logs::LogsState::default());
-            app.manage(update::Updates::default());
+            app.manage(update::create(app.handle()));
             window::create(app.handle())?;
             add_link::start(app);
             if let Some(engine) = &engine {

@@ -48,7 +48,9 @@ pub fn take(app: &AppHandle) {
         let read = tauri::async_runtime::spawn_blocking(move || typing::take_selection(&never)).await;
         let taken = match read {
             Ok(Ok(selection)) => TakenSelection { selection: Some(selection), problem: None },
-            Ok(Err(e)) => TakenSelection { selection: None, problem: Some(capitalised(&e.to_string())) },
+            Ok(Err(e)) => {
+                TakenSelection { selection: None, problem: Some(crate::error::capitalised(&e.to_string())) }
+            }
             Err(e) => TakenSelection {
                 selection: None,
                 problem: Some(format!("Reading the selection failed: {e}")),
@@ -65,12 +67,6 @@ pub fn take(app: &AppHandle) {
         }
         let _ = SelectionTaken {}.emit(&app);
     });
-}
-
-/// `text` with its first letter made a capital (an engine message used as a sentence).
-pub(crate) fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The selection the shortcut took, once (the window asks when it hears `SelectionTaken`, and
@@ -152,7 +148,7 @@ pub async fn selection_replace(
     Ok(Replaced::OnClipboard {
         message: format!(
             "{}. The text is on the clipboard instead: paste it into {name} yourself with {keys}.",
-            capitalised(&why.to_string())
+            crate::error::capitalised(&why.to_string())
         ),
     })
 }

@@ -90,7 +90,7 @@ fn wayland_session() -> bool {
 #[cfg(target_os = "linux")]
 fn session_problem(name: &str, accelerator: &str, why: &str) -> String {
     use perch_core::desktop_shortcuts::{Desktop, how_to_bind};
-    format!("{}. {}", crate::selection::capitalised(why), how_to_bind(Desktop::current(), name, accelerator))
+    format!("{}. {}", crate::error::capitalised(why), how_to_bind(Desktop::current(), name, accelerator))
 }
 
 impl Shortcuts {

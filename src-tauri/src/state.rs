@@ -7,7 +7,6 @@ use std::time::Instant;
 use perch_core::review::server::ServerError;
 use perch_core::{Engine, StartError};
 
-use crate::commands::review::ReviewSocketStatus;
 use crate::error::CommandError;
 
 /// The engine, or why it could not start. The window opens either way, so a broken data
@@ -40,4 +39,11 @@ impl AppState {
         };
         *self.review_socket.lock().unwrap_or_else(|p| p.into_inner()) = status;
     }
+}
+
+/// Whether the review socket runs, where, and why not.
+#[derive(Debug, Clone, Default, serde::Serialize, specta::Type)]
+pub struct ReviewSocketStatus {
+    pub path: Option<String>,
+    pub error: Option<String>,
 }

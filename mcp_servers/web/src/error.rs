@@ -73,7 +73,7 @@ impl WebError {
         if error.is_timeout() {
             Self::Timeout(timeout_secs)
         } else if error.is_redirect() {
-            Self::TooManyRedirects(crate::fetch::MAX_REDIRECTS)
+            Self::TooManyRedirects(crate::MAX_REDIRECTS)
         } else {
             // The chain's innermost message says what failed (refused, reset, TLS).
             let mut message = error.to_string();

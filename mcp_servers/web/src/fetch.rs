@@ -9,10 +9,9 @@ use futures::StreamExt;
 use reqwest::Url;
 use reqwest::header::CONTENT_TYPE;
 
+use crate::MAX_REDIRECTS;
 use crate::error::WebError;
 use crate::guard::{GuardedResolver, Policy};
-
-pub const MAX_REDIRECTS: usize = 10;
 
 /// The limits for one fetch (from the command line).
 #[derive(Debug, Clone)]

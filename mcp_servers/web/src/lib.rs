@@ -8,3 +8,7 @@ pub mod guard;
 pub mod pdf;
 pub mod search;
 pub mod server;
+
+/// The redirects a fetch follows (reqwest's own default, which the search's client keeps):
+/// past it, or back to a page already seen, the fetch fails as too many redirects.
+pub const MAX_REDIRECTS: usize = 10;

@@ -2,7 +2,7 @@
 //! frame itself never calls these: the page's bridge (`ui/src/lib/mcpApps`) does, after checking
 //! each message; these commands check again against the session.
 
-use perch_core::agent::app_calls::AppOpen;
+use perch_core::engine::app_calls::AppOpen;
 use perch_core::mcp::apps::sessions::AppError;
 use perch_core::store::tool_calls::ToolCallRecord;
 use serde::Serialize;
@@ -34,10 +34,10 @@ pub async fn mcp_app_open(
     }
     let opened = engine.open_app(&call_id).await;
     if let Ok(opened) = &opened {
-        crate::apps::watch_memory(&app, &opened.session);
+        crate::window::apps::watch_memory(&app, &opened.session);
     }
     let host_version = app.package_info().version.to_string();
-    Ok(opened.map(|app| OpenedApp { url: crate::apps::frame_url(&app.token), app, host_version }))
+    Ok(opened.map(|app| OpenedApp { url: crate::window::apps::frame_url(&app.token), app, host_version }))
 }
 
 /// One request from an app; its answer or its JSON-RPC error.

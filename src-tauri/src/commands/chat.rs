@@ -32,7 +32,7 @@ pub async fn chat_send(
     on_event: Channel<TurnEvent>,
 ) -> CommandResult<Message> {
     let engine = state.engine()?.clone();
-    Ok(run_turn(&engine, request, &ChannelSink(on_event)).await?)
+    Ok(run_turn(engine.agent(), request, &ChannelSink(on_event)).await?)
 }
 
 /// Follows the answer being written in a conversation, for a chat view that comes back to it
@@ -65,7 +65,7 @@ pub async fn attachment_image(
     conversation_id: String,
     id: i64,
 ) -> CommandResult<String> {
-    Ok(perch_core::agent::attachments::image_url(state.engine()?, &conversation_id, id).await?)
+    Ok(perch_core::agent::attachments::image_url(state.engine()?.agent(), &conversation_id, id).await?)
 }
 
 /// Stops an answer; what arrived is kept, marked stopped.
@@ -117,7 +117,7 @@ pub async fn conversation_export(
     .await
     .map_err(|e| CommandError::new(ErrorKind::Window, e.to_string()))?;
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else { return Ok(None) };
-    thread::export(&engine, &detail.conversation.id, &path).await.map_err(|e| match e {
+    thread::export(engine.agent(), &detail.conversation.id, &path).await.map_err(|e| match e {
         thread::ExportError::Store(e) => e.into(),
         e => CommandError::new(ErrorKind::Storage, e.to_string()),
     })?;

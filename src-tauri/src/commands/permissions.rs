@@ -1,7 +1,7 @@
 //! Settings -> Permissions: every permission given (tool rules, grants for a conversation,
 //! commands always allowed, conversations' folders, sessions), added and revoked in one place.
 
-use perch_core::permissions::{self, Permission, PermissionError};
+use perch_core::engine::permissions::{self, Permission, PermissionError};
 use perch_core::settings::RuleDecision;
 use tauri::State;
 

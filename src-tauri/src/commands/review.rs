@@ -2,18 +2,10 @@ use perch_core::agent::references;
 use perch_core::review::references::FileReference;
 use perch_core::review::{CommitOutcome, ReviewDocument, ReviewVersion, editor};
 use perch_core::settings::{ReviewSettings, Settings, merge_edit};
-use serde::Serialize;
 use tauri::State;
 
 use crate::error::CommandResult;
-use crate::state::AppState;
-
-/// Whether the review socket runs, where, and why not.
-#[derive(Debug, Clone, Default, Serialize, specta::Type)]
-pub struct ReviewSocketStatus {
-    pub path: Option<String>,
-    pub error: Option<String>,
-}
+use crate::state::{AppState, ReviewSocketStatus};
 
 #[tauri::command]
 #[specta::specta]
@@ -49,7 +41,7 @@ pub async fn chat_references(
     state: State<'_, AppState>,
     message_id: i64,
 ) -> CommandResult<Vec<FileReference>> {
-    Ok(references::check(state.engine()?, message_id).await?)
+    Ok(references::check(state.engine()?.agent(), message_id).await?)
 }
 
 /// Opens a reference of chat answer `message_id` in the user's editor (checked again).
@@ -62,7 +54,7 @@ pub async fn chat_open_reference(
 ) -> CommandResult<()> {
     let engine = state.engine()?;
     let template = editor_template(engine).await?;
-    Ok(references::open(engine, message_id, &target, &template, &engine.child_env()).await?)
+    Ok(references::open(engine.agent(), message_id, &target, &template, &engine.child_env()).await?)
 }
 
 /// Settings -> Reviews -> Editor command, or the editor found on this machine.

@@ -2,7 +2,7 @@
 //! questions (tool approvals, elicitation, sampling).
 
 use perch_core::agent::picker::{DownloadProgress, ModelStatus};
-use perch_core::mcp::add_link_save;
+use perch_core::engine::add_link_save;
 use perch_core::mcp::catalog::{CATALOG, CatalogEntry};
 use perch_core::mcp::sign_in::SignInView;
 use perch_core::mcp::{ConfigProblem, ServerView};
@@ -208,8 +208,8 @@ pub async fn set_tool_settings(
     }
     if (before.apps, &before.apps_off) != (settings.tools.apps, &settings.tools.apps_off) {
         for session in engine.apply_apps_setting().await {
-            let reason = crate::apps::AppStopReason::TurnedOff;
-            let _ = crate::apps::McpAppStopped { session, reason }.emit(&app);
+            let reason = crate::window::apps::AppStopReason::TurnedOff;
+            let _ = crate::window::apps::McpAppStopped { session, reason }.emit(&app);
         }
     }
     Ok(settings)

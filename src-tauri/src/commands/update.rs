@@ -1,31 +1,31 @@
 //! Settings -> General -> Updates: check, download (its signature verified), install now or on
-//! quitting. Each waits for the user's click; see `crate::update`.
+//! quitting. Each waits for the user's click; see `perch_update`.
 
 use perch_core::settings::Settings;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Manager, State};
 
 use crate::error::{CommandError, CommandResult, ErrorKind};
 use crate::state::AppState;
-use crate::update::{self, UpdatePhase, UpdateStatus};
+use crate::update::{UpdatePhase, UpdateStatus, Updates};
 
 #[tauri::command]
 #[specta::specta]
-pub fn update_status(app: AppHandle) -> UpdateStatus {
-    update::status(&app)
+pub fn update_status(updates: State<'_, Updates>) -> UpdateStatus {
+    updates.status()
 }
 
 /// "Check now": a failure is shown, unlike the quiet check at start.
 #[tauri::command]
 #[specta::specta]
-pub async fn update_check(app: AppHandle) -> CommandResult<UpdateStatus> {
-    update::check(&app, false).await
+pub async fn update_check(updates: State<'_, Updates>) -> CommandResult<UpdateStatus> {
+    Ok(updates.check(false).await?)
 }
 
 /// Downloads the release on offer; progress arrives as `UpdateChanged` events.
 #[tauri::command]
 #[specta::specta]
-pub async fn update_download(app: AppHandle) -> CommandResult<UpdateStatus> {
-    update::download(&app).await
+pub async fn update_download(updates: State<'_, Updates>) -> CommandResult<UpdateStatus> {
+    Ok(updates.download().await?)
 }
 
 /// Installs the verified download now and restarts Perch into it, or (`on_quit`) when Perch
@@ -33,7 +33,7 @@ pub async fn update_download(app: AppHandle) -> CommandResult<UpdateStatus> {
 #[tauri::command]
 #[specta::specta]
 pub async fn update_install(app: AppHandle, on_quit: bool) -> CommandResult<UpdateStatus> {
-    let status = update::install(&app, on_quit).await?;
+    let status = app.state::<Updates>().install(on_quit).await?;
     if matches!(status.phase, UpdatePhase::Installed) {
         // Through the event loop, so the engine shuts down as at any quit.
         app.request_restart();
@@ -46,7 +46,7 @@ pub async fn update_install(app: AppHandle, on_quit: bool) -> CommandResult<Upda
 #[specta::specta]
 pub fn update_show_package(app: AppHandle) -> CommandResult<()> {
     use tauri_plugin_opener::OpenerExt;
-    let UpdatePhase::Ready { saved: Some(path), .. } = update::status(&app).phase else {
+    let UpdatePhase::Ready { saved: Some(path), .. } = app.state::<Updates>().status().phase else {
         return Err(CommandError::new(ErrorKind::NotFound, "No update package is saved."));
     };
     app.opener()

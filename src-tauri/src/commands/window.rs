@@ -4,7 +4,7 @@ use tauri::{AppHandle, State};
 
 use crate::error::CommandResult;
 use crate::state::AppState;
-use crate::{hidden_page, window};
+use crate::window::{self, hidden_page};
 
 #[tauri::command]
 #[specta::specta]

@@ -9,7 +9,6 @@
 //! ([`FakeGoogle::set_consent`]) let tests reach the paths a real account rarely takes.
 
 mod calendar;
-mod compose;
 mod errors;
 mod gmail;
 mod http;
@@ -17,9 +16,9 @@ mod mailbox;
 mod mime;
 mod oauth;
 mod query;
-mod quick;
 mod recur;
 mod seed_calendar;
+mod server;
 mod when;
 
 use std::collections::BTreeMap;
@@ -171,7 +170,7 @@ impl FakeGoogle {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
         let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State::new()));
-        let task = tokio::spawn(http::serve(listener, state.clone()));
+        let task = tokio::spawn(server::serve(listener, state.clone()));
         Ok(FakeGoogle { addr, state, task })
     }
 

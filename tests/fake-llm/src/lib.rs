@@ -8,6 +8,7 @@
 
 mod http;
 pub mod rules;
+pub mod signatures;
 mod wire;
 
 use std::collections::VecDeque;

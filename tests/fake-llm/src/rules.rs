@@ -11,34 +11,11 @@
 //!   `parametersJsonSchema` takes JSON Schema describing an object; the two exclude each other.
 //! - OpenAI: every tool call of an assistant message is answered by a `tool` message with its
 //!   id, and `tool` messages answer only such calls.
-//!
-//! Signatures are a hash of what they sign, so a changed byte fails as it does at the service.
 
 use serde_json::{Value, json};
 
+use crate::signatures::{redacted_is_intact, sign, sign_call};
 use crate::wire::{Dialect, error_body};
-
-/// The signature the fake puts on `content` (thinking text, a function call, redacted data).
-pub fn sign(content: &str) -> String {
-    // FNV-1a, twice with different seeds, hex: stable across runs and platforms.
-    let hash =
-        |seed: u64| content.bytes().fold(seed, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    format!("fake-sig-{:016x}{:016x}", hash(0xcbf2_9ce4_8422_2325), hash(0x8422_2325_cbf2_9ce4))
-}
-
-/// The signature of a Gemini function call: over its name and arguments.
-pub fn sign_call(name: &str, args: &Value) -> String {
-    sign(&format!("{name}\u{0}{args}"))
-}
-
-/// Redacted thinking as the fake sends it: opaque data that carries its own check.
-pub fn redacted(payload: &str) -> String {
-    format!("{payload}.{}", sign(payload))
-}
-
-fn redacted_is_intact(data: &str) -> bool {
-    data.rsplit_once('.').is_some_and(|(payload, sig)| sign(payload) == sig)
-}
 
 /// Ollama's context window when a request sets none (below 24 GiB of VRAM).
 pub const OLLAMA_DEFAULT_CONTEXT: u64 = 4096;
@@ -281,6 +258,7 @@ fn openai(body: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signatures::redacted;
 
     fn anthropic_round(first: Value) -> Value {
         json!({ "thinking": { "type": "enabled", "budget_tokens": 1024 }, "messages": [

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::rules::{redacted, sign, sign_call};
+use crate::signatures::{redacted, sign, sign_call};
 use crate::{FakeModel, Step};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

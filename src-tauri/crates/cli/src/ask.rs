@@ -134,7 +134,7 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
     // a worker, and handing every chunk across threads cost more than the engine's own work.
     let mut turn = tokio::spawn({
         let engine = engine.clone();
-        async move { run_turn_with(&engine, request, &sink, options).await }
+        async move { run_turn_with(engine.agent(), request, &sink, options).await }
     });
     let answer = tokio::select! {
         answer = &mut turn => answer??,

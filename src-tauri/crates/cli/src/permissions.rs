@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 use perch_core::Engine;
-use perch_core::permissions::{self, Permission};
+use perch_core::engine::permissions::{self, Permission};
 use perch_core::settings::RuleDecision;
 
 use crate::output::print_json;

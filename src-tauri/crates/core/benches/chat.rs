@@ -102,7 +102,7 @@ async fn through_engine(engine: &Engine) -> (usize, f64, f64) {
     tokio::spawn(async move {
         let sink = Count { texts: AtomicUsize::new(0), first: std::sync::Mutex::new(None) };
         let start = Instant::now();
-        run_turn(&engine, ask(), &sink).await.unwrap();
+        run_turn(engine.agent(), ask(), &sink).await.unwrap();
         let seconds = start.elapsed().as_secs_f64();
         let first = sink.first.lock().unwrap().map_or(seconds, |f| (f - start).as_secs_f64());
         (sink.texts.load(Ordering::Relaxed), seconds, first)

@@ -8,7 +8,7 @@ use chrono::{DateTime, Local, Utc};
 
 pub use perch_crash::{CrashReport, DIR_ENV, list, mark_seen, read};
 
-use crate::engine::StartupNotice;
+use crate::notices::StartupNotice;
 use crate::paths::{self, ResolveInputs};
 use crate::probes::Probe;
 

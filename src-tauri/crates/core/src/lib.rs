@@ -8,7 +8,7 @@ pub mod doctor;
 pub mod engine;
 pub mod logs;
 pub mod mcp;
-pub mod permissions;
+pub mod notices;
 pub mod prices;
 pub mod probes;
 pub mod settings;

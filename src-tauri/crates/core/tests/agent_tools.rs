@@ -100,7 +100,7 @@ async fn an_approved_call_runs_and_its_result_goes_back_to_the_model() {
     });
     s.fake.push(Script::answer("The sum is 5."));
     let sink = Collect::default();
-    let answer = run_turn(&s.engine, ask("What is 2 + 3?", None), &sink).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("What is 2 + 3?", None), &sink).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     assert_eq!(answer.content, "Let me add. The sum is 5.");
 
@@ -141,7 +141,7 @@ async fn a_question_asked_as_the_servers_start_for_the_first_time_is_offered_the
     engine.mcp().start_auto();
     fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 2, "b": 3}))]));
     fake.push(Script::answer("The sum is 5."));
-    let answer = run_turn(&engine, ask("What is 2 + 3?", None), &Collect::default()).await.unwrap();
+    let answer = run_turn(engine.agent(), ask("What is 2 + 3?", None), &Collect::default()).await.unwrap();
     let first = &fake.chat_requests()[0].body;
     let offered: Vec<&str> =
         first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
@@ -157,7 +157,7 @@ async fn a_denied_call_is_explained_to_the_model_and_asking_again_ends_the_turn(
     s.fake.push(calls_then(vec![divide()]));
     s.fake.push(calls_then(vec![divide()]));
     s.fake.push(Script::answer("never reached"));
-    let answer = run_turn(&s.engine, ask("Divide 1 by 3", None), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("Divide 1 by 3", None), &Collect::default()).await.unwrap();
     let told = tool_messages(&s.fake, 1)[0]["content"].as_str().unwrap().to_owned();
     assert!(
         told.contains("declined") && told.contains("ask the user what they would like to change"),
@@ -177,8 +177,8 @@ async fn conversation_grants_hold_for_that_conversation_only() {
         s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 1, "b": 1}))]));
         s.fake.push(Script::answer("2"));
     }
-    let first = run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
-    run_turn(&s.engine, ask("again", Some(first.conversation_id.clone())), &Collect::default())
+    let first = run_turn(s.engine.agent(), ask("1+1", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("again", Some(first.conversation_id.clone())), &Collect::default())
         .await
         .unwrap();
     assert_eq!(s.asked.lock().unwrap().len(), 1, "the second call in the conversation is not asked about");
@@ -190,7 +190,7 @@ async fn conversation_grants_hold_for_that_conversation_only() {
                 .is_some_and(|c| c.contains("[tool call demo:add {\"a\":1,\"b\":1} -> Done: \"2\"]"))
     });
     assert!(remembered, "a later turn sees the earlier tool call: {resumed}");
-    run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("1+1", None), &Collect::default()).await.unwrap();
     assert_eq!(s.asked.lock().unwrap().len(), 2, "a new conversation asks again");
 }
 
@@ -199,12 +199,12 @@ async fn always_and_never_become_rules() {
     let s = setup(ApprovalChoice::Always, json!({})).await;
     s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 1, "b": 1}))]));
     s.fake.push(Script::answer("2"));
-    run_turn(&s.engine, ask("1+1", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("1+1", None), &Collect::default()).await.unwrap();
     let rules = s.engine.settings().get().await.tools.rules;
     assert_eq!((rules[0].pattern.as_str(), rules[0].decision), ("demo:add", RuleDecision::Allow));
     s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 2, "b": 2}))]));
     s.fake.push(Script::answer("4"));
-    run_turn(&s.engine, ask("2+2", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("2+2", None), &Collect::default()).await.unwrap();
     assert_eq!(s.asked.lock().unwrap().len(), 1, "an allow rule does not ask");
 
     let s = setup(ApprovalChoice::Never, json!({})).await;
@@ -212,8 +212,8 @@ async fn always_and_never_become_rules() {
         s.fake.push(calls_then(vec![tool_call("demo__divide", json!({"a": 1, "b": 2}))]));
         s.fake.push(Script::answer("ok"));
     }
-    run_turn(&s.engine, ask("1/2", None), &Collect::default()).await.unwrap();
-    run_turn(&s.engine, ask("1/2 again", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("1/2", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("1/2 again", None), &Collect::default()).await.unwrap();
     assert_eq!(s.asked.lock().unwrap().len(), 1, "a deny rule does not ask");
     let told = tool_messages(&s.fake, 3)[0]["content"].as_str().unwrap().to_owned();
     assert!(told.contains("does not allow"), "{told}");
@@ -230,7 +230,8 @@ async fn command_line_rules_allow_without_asking_and_bad_calls_are_explained() {
     ]));
     s.fake.push(Script::answer("done"));
     let options = TurnOptions { extra_rules: tools::approve_rules(&["demo:*".into()]), no_tools: false };
-    let answer = run_turn_with(&s.engine, ask("maths", None), &Collect::default(), options).await.unwrap();
+    let answer =
+        run_turn_with(s.engine.agent(), ask("maths", None), &Collect::default(), options).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     assert!(s.asked.lock().unwrap().is_empty());
     let results: Vec<String> =
@@ -256,7 +257,7 @@ async fn the_round_bound_stops_the_loop_and_the_last_request_offers_no_tools() {
     for i in 0..3 {
         s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": i, "b": 1}))]));
     }
-    let answer = run_turn(&s.engine, ask("count forever", None), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("count forever", None), &Collect::default()).await.unwrap();
     let requests = s.fake.chat_requests();
     assert_eq!(requests.len(), 3);
     assert!(requests[1].body["tools"].as_array().is_some_and(|t| !t.is_empty()));
@@ -281,7 +282,7 @@ async fn many_tools_are_narrowed_to_the_top_k_and_the_always_on_ones() {
         .await
         .unwrap();
     s.fake.push(Script::answer("ok"));
-    run_turn(&s.engine, ask("Divide 10 by 4, a division of two numbers", None), &Collect::default())
+    run_turn(s.engine.agent(), ask("Divide 10 by 4, a division of two numbers", None), &Collect::default())
         .await
         .unwrap();
     let offered: Vec<String> = s.fake.chat_requests()[0].body["tools"]
@@ -309,7 +310,7 @@ async fn stop_during_a_slow_tool_cancels_it_and_saves_a_consistent_answer() {
     request.run_id = Some("r1".into());
     let turn = tokio::spawn({
         let (engine, sink) = (s.engine.clone(), sink.clone());
-        async move { run_turn(&engine, request, &sink).await }
+        async move { run_turn(engine.agent(), request, &sink).await }
     });
     // Wait for progress from the running tool, then stop.
     for _ in 0..200 {
@@ -419,14 +420,14 @@ async fn a_tool_that_destroys_is_asked_about_at_every_call_even_when_allowed_for
         s.fake.push(calls_then(vec![tool_call("gmail__gmail_search", json!({ "query": "in:inbox" }))]));
         s.fake.push(Script::answer("done"));
     }
-    let first = run_turn(&s.engine, ask("trash it", None), &Collect::default()).await.unwrap();
-    run_turn(&s.engine, ask("search", Some(first.conversation_id.clone())), &Collect::default())
+    let first = run_turn(s.engine.agent(), ask("trash it", None), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("search", Some(first.conversation_id.clone())), &Collect::default())
         .await
         .unwrap();
-    run_turn(&s.engine, ask("trash it", Some(first.conversation_id.clone())), &Collect::default())
+    run_turn(s.engine.agent(), ask("trash it", Some(first.conversation_id.clone())), &Collect::default())
         .await
         .unwrap();
-    run_turn(&s.engine, ask("search", Some(first.conversation_id.clone())), &Collect::default())
+    run_turn(s.engine.agent(), ask("search", Some(first.conversation_id.clone())), &Collect::default())
         .await
         .unwrap();
     // Trash is asked about both times; the search, allowed for the chat once, is not asked again.
@@ -470,7 +471,8 @@ async fn an_event_that_emails_its_guests_is_asked_about_at_every_call_as_mail_is
     for script in [create(&alone), create(&alone), create(&invite), create(&invite)] {
         s.fake.push(script);
         s.fake.push(Script::answer("done"));
-        let done = run_turn(&s.engine, ask("plan", conversation.clone()), &Collect::default()).await.unwrap();
+        let done =
+            run_turn(s.engine.agent(), ask("plan", conversation.clone()), &Collect::default()).await.unwrap();
         conversation = Some(done.conversation_id);
     }
     let focus = google.events().into_iter().find(|e| e["summary"] == "Focus time").unwrap();
@@ -478,7 +480,7 @@ async fn an_event_that_emails_its_guests_is_asked_about_at_every_call_as_mail_is
     for script in [calls_then(vec![tool_call("calendar__calendar_update_event", change)]), create(&untold)] {
         s.fake.push(script);
         s.fake.push(Script::answer("done"));
-        run_turn(&s.engine, ask("plan", conversation.clone()), &Collect::default()).await.unwrap();
+        run_turn(s.engine.agent(), ask("plan", conversation.clone()), &Collect::default()).await.unwrap();
     }
     // The event alone, allowed for the chat, is not asked about again, nor are the guests added
     // untold; each invitation and the change are, and no grant for the chat is offered.
@@ -528,7 +530,7 @@ async fn with_an_image_no_tools_are_offered_the_model_and_the_user_learn_why_and
     // A conversation that used a tool: the model knows its name.
     s.fake.push(calls_then(vec![tool_call("demo__add", json!({"a": 2, "b": 3}))]));
     s.fake.push(Script::answer("5"));
-    let first = run_turn(&s.engine, ask("What is 2 + 3?", None), &Collect::default()).await.unwrap();
+    let first = run_turn(s.engine.agent(), ask("What is 2 + 3?", None), &Collect::default()).await.unwrap();
     let conversation = Some(first.conversation_id.clone());
 
     // A question with an image (tools skipped, the default): the model calls the tool anyway.
@@ -538,7 +540,7 @@ async fn with_an_image_no_tools_are_offered_the_model_and_the_user_learn_why_and
     let perch_core::agent::TurnKind::Ask { images, .. } = &mut with_image.kind else { unreachable!() };
     images.push(pasted_picture());
     let sink = Collect::default();
-    let answer = run_turn(&s.engine, with_image, &sink).await.unwrap();
+    let answer = run_turn(s.engine.agent(), with_image, &sink).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     let requests = s.fake.chat_requests();
     assert!(requests[2].body.get("tools").is_none_or(|t| t.as_array().is_none_or(Vec::is_empty)));
@@ -562,7 +564,7 @@ async fn with_an_image_no_tools_are_offered_the_model_and_the_user_learn_why_and
 
     // The next question has no image: tools are back, though the conversation holds one.
     s.fake.push(Script::answer("ok"));
-    run_turn(&s.engine, ask("Thanks", conversation), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("Thanks", conversation), &Collect::default()).await.unwrap();
     let last = s.fake.chat_requests().pop().unwrap();
     assert!(last.body["tools"].as_array().is_some_and(|t| !t.is_empty()), "tools offered again");
 }

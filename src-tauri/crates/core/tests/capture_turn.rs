@@ -144,7 +144,8 @@ async fn inner_turns() {
             },
             run_id: None,
         };
-        let answer = run_turn(&engine, request, &Ignore).await.unwrap_or_else(|e| panic!("{dialect:?}: {e}"));
+        let answer =
+            run_turn(engine.agent(), request, &Ignore).await.unwrap_or_else(|e| panic!("{dialect:?}: {e}"));
 
         let sent = fake.chat_requests().pop().unwrap();
         let (mime, data) = image_in(dialect, &sent.body);
@@ -194,7 +195,7 @@ async fn a_capture_that_is_gone_fails_the_question_before_anything_is_sent() {
         },
         run_id: None,
     };
-    let err = run_turn(&engine, request, &Ignore).await.unwrap_err();
+    let err = run_turn(engine.agent(), request, &Ignore).await.unwrap_err();
     assert!(err.to_string().contains("there is no capture 0123456789ab"), "{err}");
     assert!(fake.chat_requests().is_empty());
 }

@@ -78,7 +78,7 @@ async fn an_answer_streams_to_the_sink_and_is_saved_with_its_thinking_and_tokens
         token_delay_ms: 0,
     });
     let sink = Collect::default();
-    let answer = run_turn(&s.engine, ask("Hi there"), &sink).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("Hi there"), &sink).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     assert_eq!(answer.content, "Hello! How can I help?");
     assert_eq!(answer.thinking.as_deref(), Some("The user greets me."));
@@ -108,7 +108,7 @@ async fn a_stop_that_arrives_before_the_run_is_not_lost() {
     assert!(!s.engine.runs().cancel("run-early"), "no such run yet");
     let mut request = ask("Tell me a long story");
     request.run_id = Some("run-early".into());
-    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Stopped);
     assert_eq!(answer.content, "");
     assert!(s.fake.chat_requests().is_empty(), "the model was never asked");
@@ -127,7 +127,7 @@ async fn stop_ends_the_stream_and_keeps_the_partial_answer_as_stopped() {
     request.run_id = Some("run-1".into());
     let turn = tokio::spawn({
         let sink = sink.clone();
-        async move { run_turn(&engine, request, &sink).await }
+        async move { run_turn(engine.agent(), request, &sink).await }
     });
     while sink.count_text() < 5 {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -153,7 +153,7 @@ async fn stop_ends_the_stream_and_keeps_the_partial_answer_as_stopped() {
 async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
     let s = setup().await;
     s.fake.push(Script::answer("first"));
-    let first = run_turn(&s.engine, ask("Start"), &Collect::default()).await.unwrap();
+    let first = run_turn(s.engine.agent(), ask("Start"), &Collect::default()).await.unwrap();
     let cid = first.conversation_id.clone();
     assert!(s.engine.live_turns().attach(&cid).is_none(), "nothing is being answered yet");
 
@@ -163,7 +163,7 @@ async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
     request.conversation_id = Some(cid.clone());
     let turn = tokio::spawn({
         let (engine, sink) = (s.engine.clone(), sink.clone());
-        async move { run_turn(&engine, request, &sink).await }
+        async move { run_turn(engine.agent(), request, &sink).await }
     });
     while sink.count_text() < 10 {
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -173,7 +173,7 @@ async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
     // A second question into the same conversation is refused, and saves nothing.
     let mut second = ask("And another thing");
     second.conversation_id = Some(cid.clone());
-    match run_turn(&s.engine, second, &Collect::default()).await {
+    match run_turn(s.engine.agent(), second, &Collect::default()).await {
         Err(ChatError::Invalid(why)) => assert!(why.contains("still being written"), "{why}"),
         other => panic!("a second turn ran into an open one: {other:?}"),
     }
@@ -201,7 +201,7 @@ async fn a_view_that_comes_back_mid_answer_gets_what_it_missed_then_the_rest() {
     s.fake.push(Script::answer("ok"));
     let mut again = ask("And now?");
     again.conversation_id = Some(cid);
-    run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), again, &Collect::default()).await.unwrap();
 }
 
 /// Ollama runs a model at its own small window unless told, and cuts a longer prompt's start
@@ -213,7 +213,7 @@ async fn ollama_runs_at_the_window_the_prompt_was_built_for() {
     s.fake.push(Script::answer("Read it all."));
     let question = format!("START {}", "word ".repeat(5_000));
     let sink = Collect::default();
-    run_turn(&s.engine, ask(&question), &sink).await.unwrap();
+    run_turn(s.engine.agent(), ask(&question), &sink).await.unwrap();
     let sent = s.fake.chat_requests().pop().unwrap();
     // The fake's qwen3-vl is trained for 32k; the default cap is 16k.
     assert_eq!(sent.body["options"]["num_ctx"], 16_384);
@@ -229,7 +229,7 @@ async fn ollama_runs_at_the_window_the_prompt_was_built_for() {
     // A lower cap in Settings: the window and the budget follow it.
     s.engine.settings().update(|st| st.providers.ollama_context = 8_192).await.unwrap();
     s.fake.push(Script::answer("ok"));
-    run_turn(&s.engine, ask("Short one"), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("Short one"), &Collect::default()).await.unwrap();
     assert_eq!(s.fake.chat_requests().pop().unwrap().body["options"]["num_ctx"], 8_192);
 }
 
@@ -245,7 +245,7 @@ async fn a_broken_stream_keeps_the_partial_answer_with_the_error() {
         token_delay_ms: 0,
     });
     let sink = Collect::default();
-    let answer = run_turn(&s.engine, ask("Go"), &sink).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("Go"), &sink).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Error);
     assert_eq!(answer.content, "Half an answer");
     assert!(answer.error.as_deref().unwrap().contains("closed before the answer was complete"));
@@ -260,7 +260,7 @@ async fn ollama_not_running_is_an_error_card_and_the_question_is_kept() {
     let url = BaseUrl::try_from(format!("http://127.0.0.1:{port}")).unwrap();
     s.engine.settings().update(|st| st.providers.ollama_url = url).await.unwrap();
     let sink = Collect::default();
-    let answer = run_turn(&s.engine, ask("Are you there?"), &sink).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("Are you there?"), &sink).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Error);
     assert!(answer.error.unwrap().contains("ollama serve"));
     let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
@@ -272,7 +272,7 @@ async fn a_missing_model_lists_the_installed_ones() {
     let s = setup().await;
     let mut request = ask("hello");
     request.model = "ollama:mistral:7b".into();
-    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     let error = answer.error.unwrap();
     assert!(error.contains("mistral:7b") && error.contains("qwen3-vl:8b-instruct, llama3.2:3b"), "{error}");
 }
@@ -284,7 +284,7 @@ async fn an_untagged_ollama_name_is_its_latest_tag_and_the_history_keeps_it_as_t
     s.fake.push(Script::answer("Hi."));
     let mut request = ask("hello");
     request.model = "ollama:Llama3.2".into();
-    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
     assert_eq!(answer.model.as_deref(), Some("ollama:Llama3.2"));
     let detail = s.engine.store().conversation(&answer.conversation_id).await.unwrap();
@@ -294,7 +294,7 @@ async fn an_untagged_ollama_name_is_its_latest_tag_and_the_history_keeps_it_as_t
     let before = shows();
     let mut again = ask("again");
     again.model = "ollama:llama3.2:latest".into();
-    let answer = run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), again, &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
     assert_eq!(shows(), before);
 }
@@ -303,7 +303,7 @@ async fn an_untagged_ollama_name_is_its_latest_tag_and_the_history_keeps_it_as_t
 async fn regenerate_keeps_the_old_answer_as_an_alternative() {
     let s = setup().await;
     s.fake.push(Script::answer("First answer."));
-    let first = run_turn(&s.engine, ask("Question?"), &Collect::default()).await.unwrap();
+    let first = run_turn(s.engine.agent(), ask("Question?"), &Collect::default()).await.unwrap();
     s.fake.push(Script::answer("Second answer."));
     let request = TurnRequest {
         conversation_id: Some(first.conversation_id.clone()),
@@ -311,7 +311,7 @@ async fn regenerate_keeps_the_old_answer_as_an_alternative() {
         kind: TurnKind::Regenerate { message_id: first.id },
         run_id: None,
     };
-    let second = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let second = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     assert_eq!(second.alternative_of, Some(first.id));
     let detail = s.engine.store().conversation(&first.conversation_id).await.unwrap();
     let visible: Vec<&str> = thread::visible(&detail.messages).iter().map(|m| m.content.as_str()).collect();
@@ -326,7 +326,7 @@ async fn regenerate_keeps_the_old_answer_as_an_alternative() {
 async fn editing_the_last_question_sends_the_new_one_and_keeps_the_old() {
     let s = setup().await;
     s.fake.push(Script::answer("Paris."));
-    let first = run_turn(&s.engine, ask("Capital of France?"), &Collect::default()).await.unwrap();
+    let first = run_turn(s.engine.agent(), ask("Capital of France?"), &Collect::default()).await.unwrap();
     let detail = s.engine.store().conversation(&first.conversation_id).await.unwrap();
     let question = detail.messages[0].id;
     s.fake.push(Script::answer("Berlin."));
@@ -336,7 +336,7 @@ async fn editing_the_last_question_sends_the_new_one_and_keeps_the_old() {
         kind: TurnKind::Edit { message_id: question, text: "Capital of Germany?".into() },
         run_id: None,
     };
-    run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     let detail = s.engine.store().conversation(&first.conversation_id).await.unwrap();
     let visible: Vec<&str> = thread::visible(&detail.messages).iter().map(|m| m.content.as_str()).collect();
     assert_eq!(visible, ["Capital of Germany?", "Berlin."]);
@@ -366,10 +366,10 @@ async fn an_export_carries_its_images_beside_it() {
         files: Vec::new(),
         selections: Vec::new(),
     };
-    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     let out = tempfile::tempdir().unwrap();
     let path = out.path().join("My chat.md");
-    thread::export(&s.engine, &answer.conversation_id, &path).await.unwrap();
+    thread::export(s.engine.agent(), &answer.conversation_id, &path).await.unwrap();
     let md = std::fs::read_to_string(&path).unwrap();
     let copied: Vec<_> =
         std::fs::read_dir(out.path().join("My chat_files")).unwrap().map(|e| e.unwrap().path()).collect();
@@ -382,11 +382,13 @@ async fn an_export_carries_its_images_beside_it() {
     assert_eq!(std::fs::read(&copied[0]).unwrap(), std::fs::read(original).unwrap());
     // The chat shows the sent image large from the same file.
     let attachments = s.engine.store().attachments(&answer.conversation_id).await.unwrap();
-    let url = attachments::image_url(&s.engine, &answer.conversation_id, attachments[0].id).await.unwrap();
+    let url =
+        attachments::image_url(s.engine.agent(), &answer.conversation_id, attachments[0].id).await.unwrap();
     assert_eq!(url, "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==");
-    assert!(attachments::image_url(&s.engine, "another", attachments[0].id).await.is_err());
+    assert!(attachments::image_url(s.engine.agent(), "another", attachments[0].id).await.is_err());
     // Nowhere to write: a clear error, nothing half-written.
-    let err = thread::export(&s.engine, &answer.conversation_id, &out.path().join("missing/dir/x.md")).await;
+    let err =
+        thread::export(s.engine.agent(), &answer.conversation_id, &out.path().join("missing/dir/x.md")).await;
     assert!(err.unwrap_err().to_string().contains("could not be written"));
 }
 
@@ -400,7 +402,7 @@ async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
         files: Vec::new(),
         selections: Vec::new(),
     };
-    let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request.clone(), &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     let sent = s.fake.chat_requests().pop().unwrap();
     assert_eq!(sent.body["messages"][1]["images"][0], "iVBORw0KGgoAAAANSUhEUg==");
@@ -416,7 +418,7 @@ async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
         kind: TurnKind::Regenerate { message_id: answer.id },
         run_id: None,
     };
-    run_turn(&s.engine, again, &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), again, &Collect::default()).await.unwrap();
     assert_eq!(
         s.fake.chat_requests().pop().unwrap().body["messages"][1]["images"][0],
         "iVBORw0KGgoAAAANSUhEUg=="
@@ -424,7 +426,7 @@ async fn images_go_to_vision_models_and_are_refused_before_sending_to_others() {
 
     let before = s.engine.store().list_conversations(100, 0).await.unwrap().len();
     request.model = "ollama:llama3.2:3b".into();
-    let err = run_turn(&s.engine, request, &Collect::default()).await.unwrap_err();
+    let err = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap_err();
     assert!(matches!(err, ChatError::Provider(ProviderError::NoVision { .. })), "{err:?}");
     assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before, "nothing was saved");
 }
@@ -442,7 +444,7 @@ async fn a_conversation_longer_than_the_context_sends_a_window_and_a_summary() {
         let mut request = ask(&format!("Point {i}: remember ticket #{}", 100 + i));
         request.model = "ollama:tiny".into();
         request.conversation_id = conversation.clone();
-        let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+        let answer = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
         conversation = Some(answer.conversation_id);
     }
     let sent = s.fake.chat_requests().pop().unwrap();
@@ -465,7 +467,7 @@ async fn cloud_providers_without_a_key_say_where_to_add_one() {
     if std::env::var_os("ANTHROPIC_API_KEY").is_some() {
         return;
     }
-    let err = run_turn(&s.engine, request, &Collect::default()).await.unwrap_err();
+    let err = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap_err();
     assert!(err.to_string().contains("ANTHROPIC_API_KEY"), "{err}");
 }
 
@@ -526,15 +528,15 @@ async fn an_answers_file_references_open_from_the_users_folders_only() {
     std::fs::write(repo.join("src/auth.rs"), "fn check() {}\n").unwrap();
     std::fs::write(tmp.path().join("secret.txt"), "no").unwrap();
     s.fake.push(Script::answer("See [`src/auth.rs:45`][], [`../secret.txt:1`][] and [`src/gone.rs:2`][]."));
-    let answer = run_turn(&s.engine, ask("Where?"), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("Where?"), &Collect::default()).await.unwrap();
     use perch_core::agent::references;
 
-    let unset = references::check(&s.engine, answer.id).await.unwrap();
+    let unset = references::check(s.engine.agent(), answer.id).await.unwrap();
     assert!(unset.iter().all(|r| r.problem.as_deref().unwrap().contains("Settings -> Tools -> Folders")));
 
     let root = repo.display().to_string();
     s.engine.settings().update(|st| st.tools.roots = vec![root]).await.unwrap();
-    let checked = references::check(&s.engine, answer.id).await.unwrap();
+    let checked = references::check(s.engine.agent(), answer.id).await.unwrap();
     let problems: Vec<(&str, Option<&str>)> =
         checked.iter().map(|r| (r.target.as_str(), r.problem.as_deref())).collect();
     assert_eq!(problems[0], ("src/auth.rs:45", None));
@@ -543,7 +545,7 @@ async fn an_answers_file_references_open_from_the_users_folders_only() {
 
     let log = tmp.path().join("editor.txt");
     let editor = format!(r#"sh -c 'printf "%s|%s" "$1" "$2" > {}' editor {{file}} {{line}}"#, log.display());
-    references::open(&s.engine, answer.id, "src/auth.rs:45", &editor, &[]).await.unwrap();
+    references::open(s.engine.agent(), answer.id, "src/auth.rs:45", &editor, &[]).await.unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while std::fs::read_to_string(&log).unwrap_or_default().is_empty() {
         assert!(std::time::Instant::now() < deadline, "the editor never ran");
@@ -553,7 +555,7 @@ async fn an_answers_file_references_open_from_the_users_folders_only() {
     assert_eq!(std::fs::read_to_string(&log).unwrap(), expected);
 
     for refused in ["../secret.txt:1", "src/gone.rs:2", "src/other.rs:1"] {
-        let e = references::open(&s.engine, answer.id, refused, &editor, &[]).await.unwrap_err();
+        let e = references::open(s.engine.agent(), answer.id, refused, &editor, &[]).await.unwrap_err();
         assert!(matches!(e, perch_core::review::ReviewError::Reference(_)), "{refused}: {e}");
     }
     assert_eq!(std::fs::read_to_string(&log).unwrap(), expected, "nothing else was opened");
@@ -574,7 +576,7 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
         files: vec![file(&code)],
         selections: Vec::new(),
     };
-    let answer = run_turn(&s.engine, request.clone(), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request.clone(), &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
     let block = format!("<file path=\"{}\">\npub fn answer() -> u32 {{\n    42\n}}\n</file>", code.display());
     let sent = s.fake.chat_requests().pop().unwrap();
@@ -593,14 +595,14 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     std::fs::remove_file(&code).unwrap();
     let mut next = ask("And doubled?");
     next.conversation_id = Some(answer.conversation_id.clone());
-    run_turn(&s.engine, next, &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), next, &Collect::default()).await.unwrap();
     let sent = s.fake.chat_requests().pop().unwrap();
     assert!(sent.body["messages"][1]["content"].as_str().unwrap().starts_with(&block));
     assert_eq!(sent.body["messages"][3]["content"], "And doubled?");
 
     // A file that disappeared since it was picked refuses the question before anything is saved.
     let before = s.engine.store().list_conversations(100, 0).await.unwrap().len();
-    let err = run_turn(&s.engine, request, &Collect::default()).await.unwrap_err();
+    let err = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap_err();
     assert!(matches!(err, ChatError::File(_)), "{err:?}");
     assert!(err.to_string().contains("no longer exists"), "{err}");
     assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before);
@@ -619,11 +621,11 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
         selections: Vec::new(),
     };
     s.engine.runs().cancel("stop-while-reading");
-    let err = run_turn(&s.engine, stopped.clone(), &Collect::default()).await.unwrap_err();
+    let err = run_turn(s.engine.agent(), stopped.clone(), &Collect::default()).await.unwrap_err();
     assert!(matches!(err, ChatError::File(FilesError::Stopped { .. })), "{err:?}");
     assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before);
     stopped.run_id = None;
-    let answer = run_turn(&s.engine, stopped, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), stopped, &Collect::default()).await.unwrap();
     let sent = s.fake.chat_requests().pop().unwrap();
     let question = sent.body["messages"][1]["content"].as_str().unwrap();
     assert!(question.contains("lines=\"1-10 of 200000\""), "{question}");

@@ -79,7 +79,7 @@ async fn eventually<T>(secs: u64, what: &str, mut check: impl FnMut() -> Option<
 async fn a_local_model_answers_through_the_turn_with_usage_and_no_cost() {
     let s = setup(|_| {}).await;
     let sink = Collect::default();
-    let answer = run_turn(&s.engine, ask("What is the capital of France?"), &sink).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("What is the capital of France?"), &sink).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete, "{:?}", answer.error);
     assert!(!answer.content.trim().is_empty());
     assert!(sink.texts() >= 2, "streamed in pieces");
@@ -94,7 +94,7 @@ async fn a_local_model_answers_through_the_turn_with_usage_and_no_cost() {
     let pid = s.engine.local().runtime().status().pid.unwrap();
     let mut follow = ask("And of Italy?");
     follow.conversation_id = Some(answer.conversation_id.clone());
-    let second = run_turn(&s.engine, follow, &Collect::default()).await.unwrap();
+    let second = run_turn(s.engine.agent(), follow, &Collect::default()).await.unwrap();
     assert_eq!(second.status, MessageStatus::Complete);
     assert_eq!(s.engine.local().runtime().status().pid, Some(pid));
 
@@ -116,7 +116,7 @@ async fn stop_keeps_what_arrived_and_the_model_answers_again() {
     let engine = s.engine.clone();
     let turn = tokio::spawn({
         let sink = sink.clone();
-        async move { run_turn(&engine, request, &sink).await }
+        async move { run_turn(engine.agent(), request, &sink).await }
     });
     eventually(120, "the answer to start", || (sink.texts() >= 3).then_some(())).await;
     assert!(s.engine.runs().cancel(&run_id));
@@ -127,17 +127,20 @@ async fn stop_keeps_what_arrived_and_the_model_answers_again() {
         (s.engine.local().runtime().status().state == RuntimeState::Ready).then_some(())
     })
     .await;
-    let next = run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();
+    let next = run_turn(s.engine.agent(), ask("Say hello."), &Collect::default()).await.unwrap();
     assert_eq!(next.status, MessageStatus::Complete, "{:?}", next.error);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_question_longer_than_the_context_is_refused_clearly() {
     let s = setup(|l| l.context_length = 256).await;
-    let answer =
-        run_turn(&s.engine, ask(&"Please read this sentence carefully. ".repeat(80)), &Collect::default())
-            .await
-            .unwrap();
+    let answer = run_turn(
+        s.engine.agent(),
+        ask(&"Please read this sentence carefully. ".repeat(80)),
+        &Collect::default(),
+    )
+    .await
+    .unwrap();
     assert_eq!(answer.status, MessageStatus::Error);
     let error = answer.error.unwrap();
     assert!(error.contains("longer than local:smollm2 can read"), "{error}");
@@ -160,7 +163,7 @@ async fn damaged_files_and_models_too_large_are_refused_before_loading() {
     assert!(e.to_string().contains("is damaged"), "{e}");
 
     // 100 MiB is less than the model needs: refused, and the sidecar never started.
-    let answer = run_turn(&s.engine, ask("hi"), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("hi"), &Collect::default()).await.unwrap();
     let error = answer.error.unwrap();
     assert!(error.contains("needs about") && error.contains("the limit set in Settings"), "{error}");
     assert_eq!(s.engine.local().runtime().status().pid, None);
@@ -174,7 +177,7 @@ async fn damaged_files_and_models_too_large_are_refused_before_loading() {
     assert!(listed.problem.unwrap().contains("cut short"));
     let mut request = ask("hi");
     request.model = "local:copy".into();
-    let answer = run_turn(&s.engine, request, &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap();
     assert!(answer.error.unwrap().contains("cut short"));
 }
 
@@ -192,7 +195,7 @@ async fn a_sidecar_killed_mid_answer_is_reported_and_started_again() {
     let engine = s.engine.clone();
     let turn = tokio::spawn({
         let sink = sink.clone();
-        async move { run_turn(&engine, ask("Write a long story about a lighthouse keeper."), &sink).await }
+        async move { run_turn(engine.agent(), ask("Write a long story about a lighthouse keeper."), &sink).await }
     });
     eventually(120, "the answer to start", || (sink.texts() >= 2).then_some(())).await;
     let pid = s.engine.local().runtime().status().pid.unwrap();
@@ -211,14 +214,14 @@ async fn a_sidecar_killed_mid_answer_is_reported_and_started_again() {
     .await;
     assert_ne!(status.pid, Some(pid));
     assert!(status.message.unwrap().contains("stopped unexpectedly"));
-    let next = run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();
+    let next = run_turn(s.engine.agent(), ask("Say hello."), &Collect::default()).await.unwrap();
     assert_eq!(next.status, MessageStatus::Complete, "{:?}", next.error);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_engines_shutdown_ends_the_local_runtime() {
     let s = setup(|_| {}).await;
-    run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("Say hello."), &Collect::default()).await.unwrap();
     let pid = s.engine.local().runtime().status().pid.unwrap();
     assert!(Path::new(&format!("/proc/{pid}")).exists());
     s.engine.shutdown(Duration::from_secs(2)).await;
@@ -270,7 +273,7 @@ async fn a_runtime_that_dies_loading_every_time_is_a_crash_loop() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_model_is_unloaded_and_its_memory_freed() {
     let s = setup(|l| l.keep_alive_secs = 1).await;
-    run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();
+    run_turn(s.engine.agent(), ask("Say hello."), &Collect::default()).await.unwrap();
     let runtime = s.engine.local().runtime();
     let pid = runtime.status().pid.unwrap();
     let held = runtime.memory().unwrap();
@@ -285,7 +288,7 @@ async fn an_idle_model_is_unloaded_and_its_memory_freed() {
     eventually(10, "the process to be gone", || (!Path::new(&format!("/proc/{pid}")).exists()).then_some(()))
         .await;
     // Used again, it starts again.
-    let answer = run_turn(&s.engine, ask("Say hello."), &Collect::default()).await.unwrap();
+    let answer = run_turn(s.engine.agent(), ask("Say hello."), &Collect::default()).await.unwrap();
     assert_eq!(answer.status, MessageStatus::Complete);
 }
 

@@ -81,14 +81,14 @@ async fn setup() -> Setup {
 /// Sends `text` as the user in `conversation` (a new one when None); the answer.
 async fn ask(s: &Setup, conversation: Option<&str>, text: &str) -> perch_core::store::Message {
     let request = TurnRequest::ask("ollama:qwen3-vl:8b-instruct", conversation, text);
-    run_turn(&s.engine, request, &Quiet).await.unwrap()
+    run_turn(s.engine.agent(), request, &Quiet).await.unwrap()
 }
 
 /// The conversation exported as Markdown.
 async fn exported(s: &Setup, conversation: &str) -> String {
     let out = tempfile::tempdir().unwrap();
     let path = out.path().join("conversation.md");
-    thread::export(&s.engine, conversation, &path).await.unwrap();
+    thread::export(s.engine.agent(), conversation, &path).await.unwrap();
     std::fs::read_to_string(&path).unwrap()
 }
 

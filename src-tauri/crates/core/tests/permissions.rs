@@ -8,7 +8,7 @@ mod support;
 
 use std::path::PathBuf;
 
-use perch_core::permissions::{self, PermissionError, PermissionKind};
+use perch_core::engine::permissions::{self, PermissionError, PermissionKind};
 use perch_core::settings::RuleDecision;
 use perch_core::terminal::Session;
 use perch_core::terminal::policy::assess;
@@ -94,8 +94,8 @@ async fn what_perch_blocks_or_cannot_check_is_never_allowed_ahead() {
 /// file and the rules stay as they were. A new name adds.
 #[tokio::test]
 async fn a_link_never_takes_a_name_that_a_server_or_a_permission_has() {
+    use perch_core::engine::add_link_save::{AddLinkError, add};
     use perch_core::mcp::add_link::parse;
-    use perch_core::mcp::add_link_save::{AddLinkError, add};
     use perch_core::mcp::{ConfigError, Transport};
 
     let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();

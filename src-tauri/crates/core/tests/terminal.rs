@@ -263,13 +263,13 @@ async fn a_conversation_given_its_own_folder_runs_and_writes_there_only() {
     assert!(work.join("made.txt").is_file());
 
     // Listed with the permissions, and revoked there: the conversation falls back to Settings'.
-    let listed = perch_core::permissions::list(&engine).await.unwrap();
+    let listed = perch_core::engine::permissions::list(&engine).await.unwrap();
     let folder = listed
         .iter()
-        .find(|p| p.kind == perch_core::permissions::PermissionKind::ConversationFolder)
+        .find(|p| p.kind == perch_core::engine::permissions::PermissionKind::ConversationFolder)
         .unwrap();
     assert!(folder.label.contains("site") && folder.scope.contains("Site"), "{folder:?}");
-    perch_core::permissions::revoke(&engine, &folder.id).await.unwrap();
+    perch_core::engine::permissions::revoke(&engine, &folder.id).await.unwrap();
     assert_eq!(store.conversation_folder(&chat.id).await.unwrap(), None);
     std::fs::remove_file(work.join("made.txt")).unwrap();
     let out = run(&chat.id).await;
@@ -443,7 +443,7 @@ async fn the_card_asks_with_the_command_and_always_allow_is_remembered() {
         ));
         c.fake.push(Script::answer("Done."));
     }
-    run_turn(&c.engine, ask("run the command to test"), &Collect::default()).await.unwrap();
+    run_turn(c.engine.agent(), ask("run the command to test"), &Collect::default()).await.unwrap();
     assert!(tool_result(&c.fake, 1).contains("remembered"), "{}", tool_result(&c.fake, 1));
     {
         let asked = c.asked.lock().unwrap();
@@ -463,7 +463,7 @@ async fn the_card_asks_with_the_command_and_always_allow_is_remembered() {
     let label = &remembered[0].label;
     assert!(label.starts_with("echo remembered, in ") && label.ends_with("/work"), "{label}");
     assert_eq!(remembered[0].hash.len(), 64);
-    run_turn(&c.engine, ask("run it again"), &Collect::default()).await.unwrap();
+    run_turn(c.engine.agent(), ask("run it again"), &Collect::default()).await.unwrap();
     assert_eq!(c.asked.lock().unwrap().len(), 1, "the remembered command ran without a question");
     assert!(tool_result(&c.fake, 3).contains("remembered"));
     c.engine.store().revoke_approval(Some(&remembered[0].hash)).await.unwrap();
@@ -478,7 +478,7 @@ async fn session_mode_runs_without_questions_and_ends_with_the_answer() {
     c.fake.push(turn_calling("terminal__run_command", json!({ "command": "echo in-session" })));
     c.fake.push(turn_calling("terminal__run_command", json!({ "command": "echo second" })));
     c.fake.push(Script::answer("Done."));
-    let answer = run_turn(&c.engine, ask("build it"), &Collect::default()).await.unwrap();
+    let answer = run_turn(c.engine.agent(), ask("build it"), &Collect::default()).await.unwrap();
     let asked = c.asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1, "only the session was asked about: {asked:?}");
     assert!(
@@ -504,7 +504,7 @@ async fn session_mode_runs_without_questions_and_ends_with_the_answer() {
     // A new answer asks again.
     c.fake.push(turn_calling("terminal__run_command", json!({ "command": "echo after" })));
     c.fake.push(Script::answer("Done."));
-    run_turn(&c.engine, ask("again"), &Collect::default()).await.unwrap();
+    run_turn(c.engine.agent(), ask("again"), &Collect::default()).await.unwrap();
     assert_eq!(c.asked.lock().unwrap().len(), 2);
 }
 
@@ -517,7 +517,7 @@ async fn blocked_and_denied_commands_never_run_and_are_recorded() {
         json!({ "command": format!("touch {} && rm -rf ~", marker.display()) }),
     ));
     c.fake.push(Script::answer("I could not."));
-    let answer = run_turn(&c.engine, ask("clean up"), &Collect::default()).await.unwrap();
+    let answer = run_turn(c.engine.agent(), ask("clean up"), &Collect::default()).await.unwrap();
     assert!(c.asked.lock().unwrap().is_empty(), "a blocked command is never asked about");
     let result = tool_result(&c.fake, 1);
     assert!(
@@ -531,7 +531,7 @@ async fn blocked_and_denied_commands_never_run_and_are_recorded() {
     c.fake.push(Script::answer("Declined."));
     let mut second = ask("make a file");
     second.conversation_id = Some(answer.conversation_id.clone());
-    run_turn(&c.engine, second, &Collect::default()).await.unwrap();
+    run_turn(c.engine.agent(), second, &Collect::default()).await.unwrap();
     assert_eq!(c.asked.lock().unwrap().len(), 1);
     assert!(!marker.exists(), "nothing ran");
     let events = c.engine.store().terminal_events(&answer.conversation_id).await.unwrap();

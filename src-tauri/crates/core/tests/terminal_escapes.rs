@@ -39,7 +39,7 @@ async fn model_runs(c: &Chat, lines: &[&str]) {
         c.fake.push(turn_calling("terminal__run_command", json!({ "command": line })));
     }
     c.fake.push(perch_fake_llm::Script::answer("Done."));
-    run_turn(&c.engine, ask("run them"), &Collect::default()).await.unwrap();
+    run_turn(c.engine.agent(), ask("run them"), &Collect::default()).await.unwrap();
 }
 
 fn asked_commands(c: &Chat) -> Vec<String> {
@@ -112,7 +112,7 @@ async fn a_control_key_that_runs_the_typed_line_is_asked_about_in_session_mode()
     c.fake.push(input("touch typed-with-enter\r"));
     c.fake.push(input("exit\n"));
     c.fake.push(perch_fake_llm::Script::answer("Done."));
-    run_turn(&c.engine, ask("use a shell"), &Collect::default()).await.unwrap();
+    run_turn(c.engine.agent(), ask("use a shell"), &Collect::default()).await.unwrap();
     let asked = c.asked.lock().unwrap().clone();
     let typed: Vec<&str> = asked
         .iter()

@@ -14,7 +14,7 @@ use perch_core::agent::{TurnEvent, TurnOptions, TurnRequest, TurnSink, run_turn_
 use perch_core::paths::{DataDir, DataDirSource, Resolved};
 use perch_core::settings::BaseUrl;
 use perch_core::store::MessageStatus;
-use perch_fake_llm::rules::sign;
+use perch_fake_llm::signatures::sign;
 use perch_fake_llm::{Dialect, FakeLlm, Script, Step};
 use serde_json::{Value, json};
 
@@ -80,7 +80,7 @@ async fn turn(
 ) -> perch_core::store::Message {
     let request = TurnRequest::ask(model(dialect), conversation.as_deref(), text);
     let options = TurnOptions { extra_rules: tools::approve_rules(&["demo:*".into()]), no_tools: false };
-    run_turn_with(engine, request, &Collect::default(), options).await.unwrap()
+    run_turn_with(engine.agent(), request, &Collect::default(), options).await.unwrap()
 }
 
 #[tokio::test]

@@ -103,10 +103,3 @@ async fn open(path: &Path) -> std::io::Result<Box<dyn Stream>> {
     let client = tokio::net::windows::named_pipe::ClientOptions::new().open(path)?;
     Ok(Box::new(client))
 }
-
-/// The pipe Perch serves on Windows, per user.
-#[cfg(windows)]
-pub fn default_pipe_name() -> String {
-    let user = std::env::var("USERNAME").unwrap_or_else(|_| "user".into());
-    format!(r"\\.\pipe\perch-review-{user}")
-}

@@ -39,7 +39,7 @@ pub fn discovery_candidates() -> Vec<PathBuf> {
         out.push(from_file);
     }
     #[cfg(windows)]
-    out.push(PathBuf::from(crate::client::default_pipe_name()));
+    out.push(PathBuf::from(default_pipe_name()));
     out.dedup();
     out
 }
@@ -48,4 +48,11 @@ fn read_discovery_file(file: &std::path::Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(file).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value.get("path")?.as_str().map(PathBuf::from)
+}
+
+/// The pipe Perch serves on Windows, per user.
+#[cfg(windows)]
+pub fn default_pipe_name() -> String {
+    let user = std::env::var("USERNAME").unwrap_or_else(|_| "user".into());
+    format!(r"\\.\pipe\perch-review-{user}")
 }

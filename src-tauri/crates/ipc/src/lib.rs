@@ -12,6 +12,8 @@ mod discovery;
 mod protocol;
 
 pub use client::{Client, ClientError};
+#[cfg(windows)]
+pub use discovery::default_pipe_name;
 pub use discovery::{
     DISCOVERY_FILE, ENV_PATH, SOCKET_NAME, default_data_dir, discovery_candidates, runtime_socket_path,
 };

@@ -14,21 +14,9 @@ use perch_llm_protocol::wire::{ChatParams, ErrorKind, Reply, RequestId, Stop, Us
 
 use crate::Out;
 use crate::cancel::Cancels;
+use crate::failure::Failure;
 use crate::output::{self, Parser, Piece};
 use crate::prompt::{Origin, Template};
-
-/// A request that could not be answered, as the protocol reports it.
-#[derive(Debug)]
-pub struct Failure {
-    pub kind: ErrorKind,
-    pub message: String,
-}
-
-impl Failure {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
-    }
-}
 
 pub struct Session<'m> {
     model: &'m LlamaModel,

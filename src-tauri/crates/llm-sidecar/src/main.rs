@@ -4,6 +4,7 @@
 //! when stdin closes, so it never outlives the app that started it.
 
 mod cancel;
+mod failure;
 mod generate;
 mod logs;
 mod output;

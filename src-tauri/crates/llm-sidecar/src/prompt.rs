@@ -18,7 +18,7 @@ use perch_llm_protocol::template::{self, TemplateFeatures};
 use perch_llm_protocol::wire::{ErrorKind, Message, Role, TemplateSource};
 use serde_json::{Value, json};
 
-use crate::generate::Failure;
+use crate::failure::Failure;
 
 const CHATML: &str = "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
 

@@ -14,7 +14,8 @@ use perch_llm_protocol::wire::{ErrorKind, LoadParams, ModelReport, Reply, Reques
 
 use crate::Out;
 use crate::cancel::Cancels;
-use crate::generate::{Failure, Session};
+use crate::failure::Failure;
+use crate::generate::Session;
 use crate::logs::Recent;
 
 pub struct Server<'a> {

@@ -1,9 +1,26 @@
-//! A tool's result as an MCP server sends it, read into what Perch keeps ([`ToolOutput`]).
+//! A tool's result as an MCP server sends it, read into what Perch keeps ([`ToolOutput`]), and
+//! what Perch kept given back in that shape (to an app in a tool card).
 
 use perch_tools::output::MAX_APP_STRUCTURED;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
 pub use perch_tools::{ToolImage, ToolOutput};
+
+/// A kept result as MCP's `CallToolResult` (the text, the images, the structured part).
+pub fn to_result_json(output: &ToolOutput) -> serde_json::Value {
+    let mut content = vec![serde_json::json!({ "type": "text", "text": output.text })];
+    content.extend(
+        output
+            .images
+            .iter()
+            .map(|i| serde_json::json!({ "type": "image", "data": i.base64, "mimeType": i.mime })),
+    );
+    let mut v = serde_json::json!({ "content": content, "isError": output.is_error });
+    if let Some(s) = &output.structured {
+        v["structuredContent"] = s.clone();
+    }
+    v
+}
 
 /// A server's result: its text blocks joined, images kept apart (and image resources with
 /// them), anything else named in a line, and its structured part kept for an app.

@@ -8,7 +8,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -44,10 +44,17 @@ impl Field {
             .env("GDK_BACKEND", "x11")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the GTK text field (python3-gi: run `make deps`)");
         let stdout = child.stdout.take().unwrap();
+        // Kept to say why, should the field never show (it failed once on a busy machine).
+        let mut stderr = child.stderr.take().unwrap();
+        let complaints = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            text
+        });
         let input = child.stdin.take().unwrap();
         children.0.push(child);
         let (tx, said) = mpsc::channel();
@@ -58,7 +65,10 @@ impl Field {
                 }
             }
         });
-        let ready = said.recv_timeout(Duration::from_secs(20)).expect("the text field to show");
+        let ready = said.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|e| {
+            let _ = children.0.last_mut().map(Child::kill);
+            panic!("the text field to show: {e}; it said: {}", complaints.join().unwrap_or_default())
+        });
         let pid: u32 = ready.strip_prefix("ready ").unwrap().trim().parse().unwrap();
         let found = run(display, "xdotool", &["search", "--sync", "--name", &format!("^{title}$")]).unwrap();
         let window = found.lines().next().unwrap().to_owned();

@@ -10,9 +10,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+use super::Agent;
 use super::context::estimate_tokens;
 use super::{ChatError, FileInput, ImageInput};
-use crate::Engine;
 use crate::files::{self, FileKind, FilesError, Limits, MAX_IMAGE_BYTES, TextFile};
 use crate::providers::ImageData;
 use crate::store::{Message, NewAttachment, Role};
@@ -76,15 +76,15 @@ fn extension(mime: &str) -> &'static str {
     }
 }
 
-pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]) -> Result<(), ChatError> {
+pub async fn save_images(agent: &Agent, message_id: i64, images: &[ImageInput]) -> Result<(), ChatError> {
     let mut sent_captures = Vec::new();
     for image in images {
         if let Some(id) = &image.capture {
             // A capture: the model's copy is the image; the original is kept beside it.
-            let files = engine.captures().files(id).await.map_err(|e| ChatError::Invalid(e.to_string()))?;
-            save_file(engine, message_id, "image", files.model, files.mime, &image.name, None).await?;
+            let files = agent.captures().files(id).await.map_err(|e| ChatError::Invalid(e.to_string()))?;
+            save_file(agent, message_id, "image", files.model, files.mime, &image.name, None).await?;
             // Stored as a file (not an image the model reads again), so the model never gets it twice.
-            save_file(engine, message_id, "file", files.original, "image/png", &image.name, None).await?;
+            save_file(agent, message_id, "file", files.original, "image/png", &image.name, None).await?;
             sent_captures.push(id.clone());
             continue;
         }
@@ -94,18 +94,18 @@ pub async fn save_images(engine: &Engine, message_id: i64, images: &[ImageInput]
         let bytes = STANDARD
             .decode(image.base64.trim())
             .map_err(|_| ChatError::Invalid(format!("{} could not be read as an image", image.name)))?;
-        save_file(engine, message_id, "image", bytes, &image.mime, &image.name, None).await?;
+        save_file(agent, message_id, "image", bytes, &image.mime, &image.name, None).await?;
     }
     // Sent captures leave the shelf: their files now live in the conversation's attachments.
     for id in sent_captures {
-        let _ = engine.captures().remove(&id);
+        let _ = agent.captures().remove(&id);
     }
     Ok(())
 }
 
 /// Stores each selection as the block the model reads, named by its application.
 pub async fn save_selections(
-    engine: &Engine,
+    agent: &Agent,
     message_id: i64,
     selections: &[super::SelectionInput],
 ) -> Result<(), ChatError> {
@@ -113,14 +113,14 @@ pub async fn save_selections(
         let block = perch_typing::selection_block(&s.app, &s.text).into_bytes();
         let name =
             if s.app.is_empty() { "selected text".to_owned() } else { format!("selected in {}", s.app) };
-        save_file(engine, message_id, "file", block, FILE_BLOCK_MIME, &name, Some(&name)).await?;
+        save_file(agent, message_id, "file", block, FILE_BLOCK_MIME, &name, Some(&name)).await?;
     }
     Ok(())
 }
 
 /// Stores one file under its content hash (once, however often it is attached) and its row.
 async fn save_file(
-    engine: &Engine,
+    agent: &Agent,
     message_id: i64,
     kind: &str,
     bytes: Vec<u8>,
@@ -133,7 +133,7 @@ async fn save_file(
     }
     let hash = format!("{:x}", Sha256::digest(&bytes));
     let file = format!("{hash}.{}", extension(mime));
-    let path = engine.data_dir().attachments_dir().join(&file);
+    let path = agent.data_dir().attachments_dir().join(&file);
     let len = bytes.len() as i64;
     if !path.exists() {
         tokio::fs::write(&path, bytes)
@@ -141,7 +141,7 @@ async fn save_file(
             .map_err(|e| ChatError::Invalid(format!("{name} could not be saved: {e}")))?;
     }
     let row = NewAttachment { kind, path: &file, mime, bytes: len, sha256: &hash, name: original };
-    engine.store().add_attachment(message_id, row).await?;
+    agent.store().add_attachment(message_id, row).await?;
     Ok(())
 }
 
@@ -168,11 +168,11 @@ pub async fn read_files(inputs: &[FileInput], stop: &CancellationToken) -> Resul
 }
 
 /// Stores each file as the block the model reads, named by its path.
-pub async fn save_text_files(engine: &Engine, message_id: i64, read: &[TextFile]) -> Result<(), ChatError> {
+pub async fn save_text_files(agent: &Agent, message_id: i64, read: &[TextFile]) -> Result<(), ChatError> {
     for file in read {
         let path = file.path.to_string_lossy();
         let block = file.block().into_bytes();
-        save_file(engine, message_id, "file", block, FILE_BLOCK_MIME, &path, Some(&path)).await?;
+        save_file(agent, message_id, "file", block, FILE_BLOCK_MIME, &path, Some(&path)).await?;
     }
     Ok(())
 }
@@ -180,11 +180,11 @@ pub async fn save_text_files(engine: &Engine, message_id: i64, read: &[TextFile]
 /// Questions as the model reads them: each one's file blocks before its text. Every provider
 /// gets them this way, in every later turn too. A stored block that went missing is skipped.
 pub async fn with_file_blocks(
-    engine: &Engine,
+    agent: &Agent,
     conversation: &str,
     messages: Vec<Message>,
 ) -> Result<Vec<Message>, ChatError> {
-    let blocks: Vec<_> = engine
+    let blocks: Vec<_> = agent
         .store()
         .attachments(conversation)
         .await?
@@ -198,7 +198,7 @@ pub async fn with_file_blocks(
     for mut m in messages {
         let mut text = String::new();
         for a in blocks.iter().filter(|a| a.message_id == m.id && m.role == Role::User) {
-            match tokio::fs::read_to_string(engine.data_dir().attachments_dir().join(&a.path)).await {
+            match tokio::fs::read_to_string(agent.data_dir().attachments_dir().join(&a.path)).await {
                 Ok(block) => text.push_str(&format!("{block}\n\n")),
                 Err(e) => tracing::warn!(file = %a.path, error = %e, "an attached file is missing"),
             }
@@ -212,14 +212,14 @@ pub async fn with_file_blocks(
 }
 
 /// An edited question keeps the images of the one it replaces.
-pub async fn copy_attachments(engine: &Engine, from: i64, to: i64) -> Result<(), ChatError> {
-    let conversation = engine.store().call(move |c| {
+pub async fn copy_attachments(agent: &Agent, from: i64, to: i64) -> Result<(), ChatError> {
+    let conversation = agent.store().call(move |c| {
         Ok(c.query_row("SELECT conversation_id FROM messages WHERE id = ?1", [from], |r| {
             r.get::<_, String>(0)
         })?)
     });
     for a in
-        engine.store().attachments(&conversation.await?).await?.into_iter().filter(|a| a.message_id == from)
+        agent.store().attachments(&conversation.await?).await?.into_iter().filter(|a| a.message_id == from)
     {
         let hash = a.path.split('.').next().unwrap_or("");
         let row = NewAttachment {
@@ -230,21 +230,21 @@ pub async fn copy_attachments(engine: &Engine, from: i64, to: i64) -> Result<(),
             sha256: hash,
             name: a.name.as_deref(),
         };
-        engine.store().add_attachment(to, row).await?;
+        agent.store().add_attachment(to, row).await?;
     }
     Ok(())
 }
 
 /// One image sent in a conversation, as a data URL for the chat's large view of it.
-pub async fn image_url(engine: &Engine, conversation: &str, id: i64) -> Result<String, ChatError> {
-    let image = engine
+pub async fn image_url(agent: &Agent, conversation: &str, id: i64) -> Result<String, ChatError> {
+    let image = agent
         .store()
         .attachments(conversation)
         .await?
         .into_iter()
         .find(|a| a.id == id && a.kind == "image")
         .ok_or_else(|| ChatError::Invalid(format!("this conversation has no image {id}")))?;
-    let bytes = tokio::fs::read(engine.data_dir().attachments_dir().join(&image.path))
+    let bytes = tokio::fs::read(agent.data_dir().attachments_dir().join(&image.path))
         .await
         .map_err(|e| ChatError::Invalid(format!("the image is no longer on this computer ({e})")))?;
     Ok(format!("data:{};base64,{}", image.mime, STANDARD.encode(bytes)))
@@ -252,16 +252,16 @@ pub async fn image_url(engine: &Engine, conversation: &str, id: i64) -> Result<S
 
 /// The images of one message, encoded for a provider. Missing files are skipped with a warning.
 pub async fn load_images(
-    engine: &Engine,
+    agent: &Agent,
     conversation: &str,
     message_id: i64,
 ) -> Result<Vec<ImageData>, ChatError> {
     let mut out = Vec::new();
-    for a in engine.store().attachments(conversation).await? {
+    for a in agent.store().attachments(conversation).await? {
         if a.message_id != message_id || a.kind != "image" {
             continue;
         }
-        match tokio::fs::read(engine.data_dir().attachments_dir().join(&a.path)).await {
+        match tokio::fs::read(agent.data_dir().attachments_dir().join(&a.path)).await {
             Ok(bytes) => out.push(ImageData { mime: a.mime, base64: STANDARD.encode(bytes) }),
             Err(e) => tracing::warn!(file = %a.path, error = %e, "an attached image is missing"),
         }

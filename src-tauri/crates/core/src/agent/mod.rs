@@ -3,7 +3,6 @@
 //! every provider (`rounds`): when the stream ends with tool calls they run (see `tools`) and the
 //! model is asked again. What a turn reports goes to a `TurnSink` as `TurnEvent`s (`events`).
 
-pub mod app_calls;
 pub mod attachments;
 pub mod context;
 mod events;
@@ -18,14 +17,161 @@ pub mod thread;
 pub mod tools;
 mod turn;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 pub use events::{TurnError, TurnEvent, TurnFinished, TurnSink, TurnStarted};
 use rounds::Outcome;
 pub use turn::{run_turn, run_turn_with, title_from};
 
-use crate::providers::ProviderError;
-use crate::store::StoreError;
+use crate::capture::Captures;
+use crate::keys::Keys;
+use crate::local::LocalModels;
+use crate::mcp::McpManager;
+use crate::mcp::apps::sessions::AppSessions;
+use crate::owner::ProcessOwner;
+use crate::paths::DataDir;
+use crate::providers::http::Clients;
+use crate::providers::{ModelCache, ProviderError};
+use crate::questions::Questions;
+use crate::settings::SettingsHandle;
+use crate::store::{Store, StoreError};
+
+/// What answering works with: the history, the settings, the providers' keys and clients, the
+/// tools and the questions they ask, the screenshots waiting, and the answers in flight. The
+/// engine builds it from the parts it shares with the rest of Perch and hands it to every turn,
+/// so the agent never reaches for the agent.
+#[derive(Debug)]
+pub struct Agent {
+    data_dir: DataDir,
+    store: Store,
+    settings: Arc<SettingsHandle>,
+    keys: Arc<Keys>,
+    http: Clients,
+    local: Arc<LocalModels>,
+    questions: Arc<Questions>,
+    mcp: Arc<McpManager>,
+    captures: Arc<Captures>,
+    owner: Option<ProcessOwner>,
+    models: ModelCache,
+    runs: Arc<runs::Runs>,
+    live: live::LiveTurns,
+    picker: picker::ToolPicker,
+    apps: Arc<AppSessions>,
+}
+
+/// The parts an [`Agent`] shares with the engine that builds it.
+pub struct AgentParts {
+    pub data_dir: DataDir,
+    pub store: Store,
+    pub settings: Arc<SettingsHandle>,
+    pub keys: Arc<Keys>,
+    pub http: Clients,
+    pub local: Arc<LocalModels>,
+    pub questions: Arc<Questions>,
+    pub mcp: Arc<McpManager>,
+    pub captures: Arc<Captures>,
+    /// Marks this process's streaming answers, so another process can tell them from ones an
+    /// exit cut off.
+    pub owner: Option<ProcessOwner>,
+}
+
+impl Agent {
+    pub fn new(parts: AgentParts) -> Self {
+        let picker = picker::ToolPicker::new(parts.data_dir.root(), parts.http.clone());
+        Self {
+            data_dir: parts.data_dir,
+            store: parts.store,
+            settings: parts.settings,
+            keys: parts.keys,
+            http: parts.http,
+            local: parts.local,
+            questions: parts.questions,
+            mcp: parts.mcp,
+            captures: parts.captures,
+            owner: parts.owner,
+            models: ModelCache::default(),
+            runs: Arc::default(),
+            live: live::LiveTurns::default(),
+            picker,
+            apps: Arc::default(),
+        }
+    }
+
+    pub fn data_dir(&self) -> &DataDir {
+        &self.data_dir
+    }
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+    pub fn settings(&self) -> &Arc<SettingsHandle> {
+        &self.settings
+    }
+    pub fn keys(&self) -> &Arc<Keys> {
+        &self.keys
+    }
+    /// The HTTP clients every provider and download reuses.
+    pub fn http_clients(&self) -> &Clients {
+        &self.http
+    }
+    /// Local models and the sidecar that runs them.
+    pub fn local(&self) -> &Arc<LocalModels> {
+        &self.local
+    }
+    /// Questions waiting for the user (tool approvals, elicitation, sampling).
+    pub fn questions(&self) -> &Arc<Questions> {
+        &self.questions
+    }
+    pub fn mcp(&self) -> &Arc<McpManager> {
+        &self.mcp
+    }
+    /// Screen captures waiting for a question, and the frozen screen while selecting.
+    pub fn captures(&self) -> &Arc<Captures> {
+        &self.captures
+    }
+    /// The id this process's streaming answers record as their owner.
+    pub fn owner_id(&self) -> Option<&str> {
+        self.owner.as_ref().map(ProcessOwner::id)
+    }
+    pub fn model_cache(&self) -> &ModelCache {
+        &self.models
+    }
+    /// A model's capabilities, cached for ten minutes.
+    pub async fn model_info(
+        &self,
+        provider: &dyn crate::providers::Provider,
+        id: &crate::providers::ModelId,
+    ) -> Result<crate::providers::ModelInfo, ProviderError> {
+        self.models.model_info(provider, id).await
+    }
+    /// The providers these settings configure, with the agent's keys, clients and local models.
+    pub fn registry(&self, settings: &crate::settings::Settings) -> crate::providers::Registry {
+        crate::providers::Registry::with_local(
+            &settings.providers,
+            &settings.local,
+            self.keys.clone(),
+            self.http.clone(),
+            self.local.clone(),
+        )
+    }
+    /// Runs in flight, to stop one or all.
+    pub fn runs(&self) -> &Arc<runs::Runs> {
+        &self.runs
+    }
+    /// Turns being answered, for a view that comes back to one.
+    pub fn live_turns(&self) -> &live::LiveTurns {
+        &self.live
+    }
+    /// Top-K tool retrieval (and the embedded model it may use).
+    pub fn tool_picker(&self) -> &picker::ToolPicker {
+        &self.picker
+    }
+    /// The apps (MCP Apps) open in tool cards.
+    pub fn app_sessions(&self) -> &Arc<AppSessions> {
+        &self.apps
+    }
+}
 
 /// The longest message Perch accepts; a bigger paste is refused with this number.
 pub const MAX_MESSAGE_CHARS: usize = 1_000_000;

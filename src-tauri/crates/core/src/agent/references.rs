@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::Engine;
+use super::Agent;
 use crate::review::ReviewError;
 use crate::review::editor;
 use crate::review::references::{self, FileReference, ReferenceError};
@@ -14,13 +14,13 @@ use crate::review::references::{self, FileReference, ReferenceError};
 const FOLDERS: &str = "your folders (Settings -> Tools -> Folders)";
 
 /// The references in answer `message_id`, each checked.
-pub async fn check(engine: &Engine, message_id: i64) -> Result<Vec<FileReference>, ReviewError> {
-    let content = engine.store().message(message_id).await?.content;
+pub async fn check(agent: &Agent, message_id: i64) -> Result<Vec<FileReference>, ReviewError> {
+    let content = agent.store().message(message_id).await?.content;
     let found = references::extract(&content);
     if found.is_empty() {
         return Ok(found);
     }
-    let roots = engine.settings().get().await.tools.roots;
+    let roots = agent.settings().get().await.tools.roots;
     tokio::task::spawn_blocking(move || {
         let bases = folders(&roots);
         found
@@ -37,18 +37,18 @@ pub async fn check(engine: &Engine, message_id: i64) -> Result<Vec<FileReference
 
 /// Opens reference `target` of answer `message_id` in the editor `template` names.
 pub async fn open(
-    engine: &Engine,
+    agent: &Agent,
     message_id: i64,
     target: &str,
     template: &str,
     envs: &[(String, String)],
 ) -> Result<(), ReviewError> {
-    let content = engine.store().message(message_id).await?.content;
+    let content = agent.store().message(message_id).await?.content;
     let reference = references::extract(&content)
         .into_iter()
         .find(|r| r.target == target)
         .ok_or_else(|| ReferenceError::Unknown { target: target.to_owned(), source_name: "answer" })?;
-    let roots = engine.settings().get().await.tools.roots;
+    let roots = agent.settings().get().await.tools.roots;
     let checked = reference.clone();
     let file = tokio::task::spawn_blocking(move || resolve(&folders(&roots), &checked))
         .await

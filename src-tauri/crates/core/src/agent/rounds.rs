@@ -31,7 +31,7 @@ pub(super) async fn agent_loop(
         let stream::Step { calls: asked, thinking } = stream::stream_answer(
             provider,
             chat.clone(),
-            calls.engine.store(),
+            calls.agent.store(),
             calls.message_id,
             calls.cancel,
             calls.sink,

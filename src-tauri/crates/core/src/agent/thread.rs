@@ -168,15 +168,15 @@ fn tool_call_markdown(call: &crate::store::tool_calls::ToolCallRecord) -> String
 
 /// Writes a conversation to `path` as Markdown, its images copied beside it into
 /// `<name>_files/` and linked from there, so the file opens whole anywhere.
-pub async fn export(engine: &crate::Engine, id: &str, path: &std::path::Path) -> Result<(), ExportError> {
-    let store = engine.store();
+pub async fn export(agent: &super::Agent, id: &str, path: &std::path::Path) -> Result<(), ExportError> {
+    let store = agent.store();
     let detail = store.conversation(id).await?;
     let attachments = store.attachments(&detail.conversation.id).await?;
     let stem =
         path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "conversation".into());
     let folder_name = format!("{stem}_files");
     let folder = path.with_file_name(&folder_name);
-    let source = engine.data_dir().attachments_dir();
+    let source = agent.data_dir().attachments_dir();
     let images: Vec<&Attachment> = attachments.iter().filter(|a| a.kind != "file").collect();
     if !images.is_empty() {
         // Beside the file, never creating the folder the user picked it in.

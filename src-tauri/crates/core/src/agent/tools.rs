@@ -8,8 +8,8 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::Agent;
 use super::{TurnEvent, TurnSink};
-use crate::Engine;
 use crate::mcp::{CallError, CallOrigin, ToolOutput, ToolView, Vetting};
 use crate::providers::{ToolCall, ToolSpec};
 use crate::questions::{Answer, ApprovalChoice, ApprovalQuestion, Question};
@@ -81,7 +81,7 @@ pub fn check_arguments(schema: &Value, arguments: &Value) -> Result<(), String> 
 
 /// What one turn's tool calls share.
 pub struct CallContext<'a> {
-    pub engine: &'a Engine,
+    pub agent: &'a Agent,
     pub settings: &'a ToolSettings,
     pub conversation_id: &'a str,
     pub message_id: i64,
@@ -180,7 +180,7 @@ impl CallContext<'_> {
         // Asked about at every call, with no grant for the chat offered or kept.
         let destructive = tool.tool.destructive_for(&record.arguments);
         // Built-in servers vet their calls first (the terminal's blocklist, sessions, memory).
-        let detail = match self.engine.mcp().vet(&origin, server, name, &record.arguments).await {
+        let detail = match self.agent.mcp().vet(&origin, server, name, &record.arguments).await {
             Vetting::Refuse(reason) => return Gate::Refuse(reason),
             Vetting::NoQuestion if rule == Some(RuleDecision::Deny) => return denied_by_rule(),
             Vetting::NoQuestion => return Gate::Run,
@@ -204,7 +204,7 @@ impl CallContext<'_> {
                         }
                         if !destructive
                             && self
-                                .engine
+                                .agent
                                 .store()
                                 .is_granted(self.conversation_id, server, name)
                                 .await
@@ -230,7 +230,7 @@ impl CallContext<'_> {
             detail,
             app: self.app.map(str::to_owned),
         });
-        let choice = match self.engine.questions().ask(question, self.cancel).await {
+        let choice = match self.agent.questions().ask(question, self.cancel).await {
             Some(Answer::Approval { choice }) => choice,
             _ if self.cancel.is_cancelled() => return Gate::Refuse("Stopped by the user.".into()),
             _ => {
@@ -242,13 +242,13 @@ impl CallContext<'_> {
         let pattern = format!("{server}:{name}");
         // A built-in server remembers (or records) the answer its own way.
         let handled =
-            builtin && self.engine.mcp().answered(&origin, server, name, &record.arguments, choice).await;
+            builtin && self.agent.mcp().answered(&origin, server, name, &record.arguments, choice).await;
         let remembered = match choice {
             _ if handled => Ok(()),
             // A destructive tool is asked about at every call: no grant for the chat is kept.
             ApprovalChoice::Conversation if destructive => Ok(()),
             ApprovalChoice::Conversation => self
-                .engine
+                .agent
                 .store()
                 .grant_tool(self.conversation_id, server, name)
                 .await
@@ -256,7 +256,7 @@ impl CallContext<'_> {
             ApprovalChoice::Always | ApprovalChoice::Never => {
                 let decision =
                     if choice == ApprovalChoice::Always { RuleDecision::Allow } else { RuleDecision::Deny };
-                self.engine
+                self.agent
                     .settings()
                     .update(|s| {
                         s.tools.rules.retain(|r| r.pattern != pattern);
@@ -283,7 +283,7 @@ impl CallContext<'_> {
 
     async fn save(&self, record: &ToolCallRecord) {
         if let Err(e) = self
-            .engine
+            .agent
             .store()
             .update_tool_call(&record.id, record.status, record.output.as_ref(), record.duration_ms)
             .await
@@ -339,7 +339,7 @@ impl CallContext<'_> {
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let arguments = call.arguments.as_object().cloned();
         let origin = self.origin(&record);
-        let calling = self.engine.mcp().call_tool_from(
+        let calling = self.agent.mcp().call_tool_from(
             &origin,
             &tool.server,
             &tool.tool.name,
@@ -375,8 +375,8 @@ impl CallContext<'_> {
         };
         // A tool with an app: the app is given the whole result, which the card does not keep.
         if status == ToolCallStatus::Done && tool.tool.ui.as_ref().is_some_and(|u| u.resource_uri.is_some()) {
-            let whole = super::app_calls::result_json(&output);
-            if let Err(e) = self.engine.store().set_app_result(&record.id, &whole).await {
+            let whole = crate::mcp::output::to_result_json(&output);
+            if let Err(e) = self.agent.store().set_app_result(&record.id, &whole).await {
                 tracing::warn!(error = %e, "could not save a result for its app");
             }
         }
@@ -413,7 +413,7 @@ impl CallContext<'_> {
                 app_of: None,
                 app_context: None,
             };
-            if let Err(e) = self.engine.store().add_tool_call(record.clone()).await {
+            if let Err(e) = self.agent.store().add_tool_call(record.clone()).await {
                 tracing::warn!(error = %e, "could not save a tool call");
             }
             self.sink.send(TurnEvent::ToolCall(Box::new(record.clone())));

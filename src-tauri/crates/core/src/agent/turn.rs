@@ -8,11 +8,11 @@ use std::pin::Pin;
 
 use futures::future::MaybeDone;
 
+use super::Agent;
 use super::{
     ChatError, MAX_MESSAGE_CHARS, Outcome, TurnError, TurnEvent, TurnFinished, TurnKind, TurnOptions,
     TurnRequest, TurnSink, TurnStarted, attachments, context, rounds, stream, thread, tools,
 };
-use crate::Engine;
 use crate::files::TextFile;
 use crate::providers::{ChatMessage, ChatRequest, ModelId, ProviderError};
 use crate::store::{
@@ -25,45 +25,45 @@ pub const BUSY: &str =
 
 /// Runs one turn to its end. Returns the saved answer (complete, stopped or failed).
 pub async fn run_turn(
-    engine: &Engine,
+    agent: &Agent,
     request: TurnRequest,
     sink: &dyn TurnSink,
 ) -> Result<Message, ChatError> {
-    run_turn_with(engine, request, sink, TurnOptions::default()).await
+    run_turn_with(agent, request, sink, TurnOptions::default()).await
 }
 
 pub async fn run_turn_with(
-    engine: &Engine,
+    agent: &Agent,
     request: TurnRequest,
     sink: &dyn TurnSink,
     options: TurnOptions,
 ) -> Result<Message, ChatError> {
     // First, so a Stop during the lookups below is not lost (a Stop even earlier is kept by
     // `Runs` until this line).
-    let run = engine.runs().start(request.run_id.clone());
+    let run = agent.runs().start(request.run_id.clone());
     // One turn per conversation; a view that went away can attach to this one again.
-    let _live = engine
+    let _live = agent
         .live_turns()
         .begin(&run.id, request.conversation_id.as_deref())
         .map_err(|_| ChatError::Invalid(BUSY.into()))?;
-    let sink = &super::live::LiveSink { turns: engine.live_turns(), run_id: &run.id, inner: sink };
+    let sink = &super::live::LiveSink { turns: agent.live_turns(), run_id: &run.id, inner: sink };
     let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
     validate(&request.kind)?;
     let files = match &request.kind {
         TurnKind::Ask { files, .. } => attachments::read_files(files, &run.token).await?,
         _ => Vec::new(),
     };
-    let settings = engine.settings().get().await;
-    let registry = engine.registry(&settings);
+    let settings = agent.settings().get().await;
+    let registry = agent.registry(&settings);
     let provider = registry.provider(&id.provider).await?;
-    let info = engine.model_info(&*provider, &id).await;
+    let info = agent.model_info(&*provider, &id).await;
     if let (TurnKind::Ask { images, .. }, Ok(info)) = (&request.kind, &info)
         && !images.is_empty()
         && !info.capabilities.vision
     {
         return Err(ProviderError::NoVision { model: request.model.clone() }.into());
     }
-    let store = engine.store();
+    let store = agent.store();
     let today = chrono::Local::now().format("%A %-d %B %Y").to_string();
     let system =
         context::system_prompt(&today, crate::locale::user_language(settings.language.as_deref()).as_deref());
@@ -76,7 +76,7 @@ pub async fn run_turn_with(
     };
     // What its apps told the model so far is read now: their bound starts again.
     if let Some(cid) = &request.conversation_id {
-        engine.app_sessions().turn_began(cid);
+        agent.app_sessions().turn_began(cid);
     }
     // The context. A question with nothing attached adds only its text to it: the request goes
     // out before the question is saved, and it is saved (with its conversation, if new) while
@@ -92,12 +92,12 @@ pub async fn run_turn_with(
     };
     let (built, question, asked) = match plain {
         Some(text) => {
-            let built = context_before(engine, history.as_ref(), text, &system, context_length).await?;
+            let built = context_before(agent, history.as_ref(), text, &system, context_length).await?;
             (built, text.clone(), Asked::Pending { text, conversation: history.map(|h| h.conversation) })
         }
         None => {
-            let saved = save_question(engine, &request, history, &files).await?;
-            let built = context_of(engine, &saved, &system, context_length).await?;
+            let saved = save_question(agent, &request, history, &files).await?;
+            let built = context_of(agent, &saved, &system, context_length).await?;
             (built, latest_question(&saved.detail.messages), Asked::Saved(Box::new(saved)))
         }
     };
@@ -106,7 +106,7 @@ pub async fn run_turn_with(
     let mut answer = NewMessage::text(Role::Assistant, "");
     answer.model = Some(request.model.clone());
     answer.status = MessageStatus::Streaming;
-    answer.owner = engine.owner_id().map(str::to_owned);
+    answer.owner = agent.owner_id().map(str::to_owned);
     // What `Started` reports: the question (saved now, when it has nothing attached) and the
     // answer's row, inserted as `streaming` with this process as its owner.
     let saving = async {
@@ -145,7 +145,7 @@ pub async fn run_turn_with(
         (stream::SentEarly::nothing(&*provider), (Vec::new(), None), None)
     } else {
         let can_use_tools = info.as_ref().map_or(true, |i| i.capabilities.tools);
-        let tools = tools_for_turn(engine, &settings, &options, can_use_tools, &built.messages, &question);
+        let tools = tools_for_turn(agent, &settings, &options, can_use_tools, &built.messages, &question);
         let (offered, tools_off) = alongside(saving.as_mut(), tools).await;
         let chat = ChatRequest {
             model: id.model.clone(),
@@ -181,7 +181,7 @@ pub async fn run_turn_with(
         None => outcome.error = info.err(),
         Some(chat) => {
             let calls = tools::CallContext {
-                engine,
+                agent,
                 settings: &settings.tools,
                 conversation_id: &conversation_id,
                 message_id: assistant.id,
@@ -234,7 +234,7 @@ struct Saved {
 /// (with its questions' attached files) and the question. What [`context_of`] reads back once
 /// the question is saved, without the reads: the question has no attachments to find.
 async fn context_before(
-    engine: &Engine,
+    agent: &Agent,
     history: Option<&ConversationDetail>,
     text: &str,
     system: &str,
@@ -246,7 +246,7 @@ async fn context_before(
             .into_iter()
             .map(|m| context::with_tool_notes(m, &detail.tool_calls))
             .collect();
-        noted = attachments::with_file_blocks(engine, &detail.conversation.id, visible).await?;
+        noted = attachments::with_file_blocks(agent, &detail.conversation.id, visible).await?;
     }
     // A new question is never an alternative: the thread with it is the thread, then it.
     noted.push(Message::unsaved(Role::User, text));
@@ -257,12 +257,12 @@ async fn context_before(
 /// Saves the question (or finds the answer being replaced) in its conversation (`history`, or
 /// a new one).
 async fn save_question(
-    engine: &Engine,
+    agent: &Agent,
     request: &TurnRequest,
     history: Option<ConversationDetail>,
     files: &[TextFile],
 ) -> Result<Saved, ChatError> {
-    let store = engine.store();
+    let store = agent.store();
     let (mut detail, new) = match history {
         Some(detail) => (detail, false),
         None => {
@@ -285,9 +285,9 @@ async fn save_question(
             TurnKind::Ask { text, images, selections, .. } => {
                 let m =
                     store.add_message(&conversation_id, NewMessage::text(Role::User, text.clone())).await?;
-                attachments::save_images(engine, m.id, images).await?;
-                attachments::save_text_files(engine, m.id, files).await?;
-                attachments::save_selections(engine, m.id, selections).await?;
+                attachments::save_images(agent, m.id, images).await?;
+                attachments::save_text_files(agent, m.id, files).await?;
+                attachments::save_selections(agent, m.id, selections).await?;
                 Ok::<_, ChatError>((Some(m), None))
             }
             TurnKind::Edit { message_id, text } => {
@@ -295,7 +295,7 @@ async fn save_question(
                 let mut edited = NewMessage::text(Role::User, text.clone());
                 edited.alternative_of = Some(thread::group_of(old));
                 let m = store.add_message(&conversation_id, edited).await?;
-                attachments::copy_attachments(engine, old.id, m.id).await?;
+                attachments::copy_attachments(agent, old.id, m.id).await?;
                 Ok((Some(m), None))
             }
             TurnKind::Regenerate { message_id } => {
@@ -314,7 +314,7 @@ async fn save_question(
 /// The context from the thread as it now stands (without the answer being replaced), with the
 /// question's images and every question's attached files.
 async fn context_of(
-    engine: &Engine,
+    agent: &Agent,
     saved: &Saved,
     system: &str,
     context_length: Option<u32>,
@@ -328,12 +328,12 @@ async fn context_of(
     // Two reads of the store, asked for together.
     let images = async {
         match question {
-            Some(qid) => attachments::load_images(engine, conversation_id, qid).await,
+            Some(qid) => attachments::load_images(agent, conversation_id, qid).await,
             None => Ok(Vec::new()),
         }
     };
     let (images, noted) =
-        tokio::try_join!(images, attachments::with_file_blocks(engine, conversation_id, noted))?;
+        tokio::try_join!(images, attachments::with_file_blocks(agent, conversation_id, noted))?;
     let noted: Vec<&Message> = noted.iter().collect();
     Ok(context::build(system, &noted, images, context_length))
 }
@@ -356,7 +356,7 @@ const SERVERS_STARTING_WAIT: std::time::Duration = std::time::Duration::from_sec
 /// always-on ones. With none offered, why: a model that calls one anyway (it saw tools earlier
 /// in the conversation) gets that reason, and so does the user, on the call's card.
 async fn tools_for_turn(
-    engine: &Engine,
+    agent: &Agent,
     settings: &crate::settings::Settings,
     options: &TurnOptions,
     model_can_use_tools: bool,
@@ -387,12 +387,12 @@ async fn tools_for_turn(
     if off.is_some() {
         return (Vec::new(), off);
     }
-    engine.mcp().settle(SERVERS_STARTING_WAIT).await;
-    let all = tools::offered_tools(engine.mcp().tools());
-    let always_on = always_on_tools(engine, &settings.tools);
+    agent.mcp().settle(SERVERS_STARTING_WAIT).await;
+    let all = tools::offered_tools(agent.mcp().tools());
+    let always_on = always_on_tools(agent, &settings.tools);
     let ollama = crate::providers::ollama_url(&settings.providers);
     let (picked, report) =
-        engine.tool_picker().pick(&settings.tools, &ollama, all, &always_on, question).await;
+        agent.tool_picker().pick(&settings.tools, &ollama, all, &always_on, question).await;
     if let Some(r) = report {
         tracing::debug!(retriever = %r.used, fallback = ?r.fallback_reason, tools = picked.len(), "tools picked");
     }
@@ -401,14 +401,14 @@ async fn tools_for_turn(
 
 /// Tools always offered, as model names: Settings -> Tools (`server:tool`) and each server's
 /// `alwaysOn` list.
-fn always_on_tools(engine: &Engine, settings: &crate::settings::ToolSettings) -> Vec<String> {
+fn always_on_tools(agent: &Agent, settings: &crate::settings::ToolSettings) -> Vec<String> {
     let mut names: Vec<String> = settings
         .always_on
         .iter()
         .filter_map(|s| s.split_once(':'))
         .map(|(server, tool)| tools::model_name(server.trim(), tool.trim()))
         .collect();
-    for server in engine.mcp().list() {
+    for server in agent.mcp().list() {
         names.extend(server.config.always_on.iter().map(|t| tools::model_name(&server.config.name, t)));
     }
     names

@@ -6,16 +6,19 @@
 //!   the Content Security Policy the frame gets from what the resource declares ([`csp`]);
 //! - the open frames ([`sessions`]): each a random token the desktop serves the page under once,
 //!   and what an app may ask of its own server (tools whose visibility includes the app, its
-//!   resources) with the limits that stop a runaway app.
+//!   resources) with the limits that stop a runaway app;
+//! - when Perch stops the open apps on its own: the page grew past its budget, or hung
+//!   ([`watch`]).
 //!
 //! The desktop serves the page and relays the app's requests; the UI's bridge speaks the
 //! postMessage protocol. An app's tool call goes through the same approval gate as a model's
-//! (`agent::app_calls`).
+//! (`perch_core::engine::app_calls`).
 
 pub mod cache;
 pub mod csp;
 pub mod resource;
 pub mod sessions;
+pub mod watch;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

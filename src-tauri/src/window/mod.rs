@@ -1,6 +1,10 @@
 //! The floating window: creation with restored bounds, mini mode, hide-to-tray, and saving
 //! the placement. Geometry decisions are perch-core's pure functions; this file reads
-//! monitors and applies results.
+//! monitors and applies results. The window's page while it is hidden (`hidden_page`) and the
+//! MCP Apps' frames inside it (`apps`) are the window's too.
+
+pub mod apps;
+pub mod hidden_page;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -63,23 +67,23 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         .maximizable(false)
         .focused(true)
         .visible(false)
-        .initialization_script_for_all_frames(crate::apps::FRAME_GUARD_SCRIPT)
+        .initialization_script_for_all_frames(apps::FRAME_GUARD_SCRIPT)
         // The window and its frames (an MCP app's) stay on Perch's pages.
         .on_navigation({
             let app = app.clone();
-            move |url| crate::apps::may_navigate(&app, url)
+            move |url| apps::may_navigate(&app, url)
         })
         .on_page_load(|window, load| {
             if load.event() == tauri::webview::PageLoadEvent::Finished {
-                crate::apps::page_loaded(window.app_handle());
-                crate::hidden_page::loaded(window.app_handle());
+                apps::page_loaded(window.app_handle());
+                hidden_page::loaded(window.app_handle());
             }
         })
         .build()?;
     // Before any app can open: an app's frame must not connect where its policy forbids.
     crate::speculation::turn_off(&window);
     apply_mode_constraints(&window, mode)?;
-    crate::hidden_page::watch_crashes(&window);
+    hidden_page::watch_crashes(&window);
     window.show()?;
     let handle = app.clone();
     window.on_window_event(move |event| match event {
@@ -198,7 +202,7 @@ fn apply_mode_constraints(window: &WebviewWindow, mode: WindowMode) -> tauri::Re
 pub fn hide(app: &AppHandle) -> tauri::Result<()> {
     snapshot(app);
     main_window(app)?.hide()?;
-    crate::hidden_page::hidden(app);
+    hidden_page::hidden(app);
     Ok(())
 }
 
@@ -207,7 +211,7 @@ pub fn hide(app: &AppHandle) -> tauri::Result<()> {
 pub fn show(app: &AppHandle) -> tauri::Result<()> {
     let window = main_window(app)?;
     let was_hidden = !window.is_visible()?;
-    crate::hidden_page::shown(app);
+    hidden_page::shown(app);
     window.show()?;
     window.unminimize()?;
     if was_hidden && let Some((x, y)) = last_origin(app) {

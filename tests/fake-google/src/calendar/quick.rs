@@ -5,7 +5,7 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp, ToSpan};
 use serde_json::{Value, json};
 
-use crate::calendar::{self, CALENDAR, READONLY, WRITE_EVENTS};
+use super::{CALENDAR, READONLY, WRITE_EVENTS};
 use crate::http::{Request, Response};
 use crate::when;
 use crate::{State, errors};
@@ -177,7 +177,7 @@ pub(crate) fn parse(text: &str, today: Date) -> Parsed {
 
 /// `POST calendars/{id}/events/quickAdd?text=...`.
 pub(crate) fn quick_add(s: &mut State, request: &Request) -> Response {
-    if let Err(refusal) = calendar::check(s, request, WRITE_EVENTS, "Events.QuickAdd") {
+    if let Err(refusal) = super::check(s, request, WRITE_EVENTS, "Events.QuickAdd") {
         return refusal;
     }
     let Some(text) = request.param("text").filter(|t| !t.trim().is_empty()) else {
@@ -220,7 +220,7 @@ pub(crate) fn quick_add(s: &mut State, request: &Request) -> Response {
     if let Some(location) = parsed.location {
         event["location"] = json!(location);
     }
-    match calendar::create(s, event) {
+    match super::create(s, event) {
         Ok(stored) => Response::json(200, &when::render(&stored, &zone)),
         Err(refusal) => refusal,
     }
@@ -258,7 +258,7 @@ fn busy(s: &State, from: Timestamp, to: Timestamp) -> Vec<(Timestamp, Timestamp)
 
 /// `POST freeBusy`.
 pub(crate) fn free_busy(s: &mut State, request: &Request) -> Response {
-    if let Err(refusal) = calendar::check(s, request, FREEBUSY, "Freebusy.Query") {
+    if let Err(refusal) = super::check(s, request, FREEBUSY, "Freebusy.Query") {
         return refusal;
     }
     let Some(body) = request.json().filter(Value::is_object) else {

@@ -5,7 +5,7 @@
 //! server name, so under a known name they would apply to the link's program at once, without
 //! the user ever having allowed it anything.
 
-use crate::Engine;
+use super::Engine;
 use perch_mcp_client::add_link::ProposedServer;
 use perch_mcp_client::config::{self, ConfigError};
 
@@ -23,7 +23,7 @@ pub enum AddLinkError {
     #[error(transparent)]
     Edit(#[from] perch_mcp_client::EditError),
     #[error(transparent)]
-    Permissions(#[from] crate::permissions::PermissionError),
+    Permissions(#[from] super::permissions::PermissionError),
 }
 
 /// Whether a link may add a server named `name`: `Ok` when no server and no permission has
@@ -32,7 +32,7 @@ pub async fn check_name(engine: &Engine, name: &str) -> Result<(), AddLinkError>
     if let Some(existing) = config::taken_name(engine.data_dir().root(), name)? {
         return Err(ConfigError::NameTaken { existing }.into());
     }
-    let permissions = crate::permissions::naming_server(engine, name).await?;
+    let permissions = super::permissions::naming_server(engine, name).await?;
     if !permissions.is_empty() {
         return Err(AddLinkError::NamedByPermissions { name: name.to_owned(), permissions });
     }

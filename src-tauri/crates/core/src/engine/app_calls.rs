@@ -10,9 +10,9 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::tools::{CallContext, Gate, OfferedTool, check_arguments, model_name};
-use super::{TurnEvent, TurnSink};
-use crate::Engine;
+use super::Engine;
+use crate::agent::tools::{CallContext, Gate, OfferedTool, check_arguments, model_name};
+use crate::agent::{TurnEvent, TurnSink};
 use crate::mcp::apps::cache::PageKey;
 use crate::mcp::apps::csp::{self, RefusedDomain};
 use crate::mcp::apps::resource::{self, AppPage};
@@ -58,19 +58,6 @@ fn tool_json(tool: &ToolView) -> Value {
         json!({ "name": tool.name, "description": tool.description, "inputSchema": tool.input_schema });
     if let Some(title) = &tool.title {
         v["title"] = json!(title);
-    }
-    v
-}
-
-/// A kept result as MCP's `CallToolResult` (the text, the images, the structured part).
-pub fn result_json(output: &ToolOutput) -> Value {
-    let mut content = vec![json!({ "type": "text", "text": output.text })];
-    content.extend(
-        output.images.iter().map(|i| json!({ "type": "image", "data": i.base64, "mimeType": i.mime })),
-    );
-    let mut v = json!({ "content": content, "isError": output.is_error });
-    if let Some(s) = &output.structured {
-        v["structuredContent"] = s.clone();
     }
     v
 }
@@ -140,7 +127,7 @@ impl Engine {
             // The whole result when it was saved for the app, else what the card kept.
             tool_result: match self.store().app_result(call_id).await {
                 Ok(Some(whole)) => Some(whole),
-                _ => call.output.as_ref().map(result_json),
+                _ => call.output.as_ref().map(crate::mcp::output::to_result_json),
             },
             prefers_border: page.ui.as_ref().and_then(|u| u.prefers_border),
             connect_domains: policy.connect,
@@ -285,7 +272,7 @@ impl Engine {
             .unwrap_or_else(|| place.tool.clone());
         let run_id = format!("app:{session}");
         let calls = CallContext {
-            engine: self,
+            agent: self.agent(),
             settings: &settings.tools,
             conversation_id: &place.conversation_id,
             message_id: place.message_id,
@@ -353,7 +340,7 @@ impl Engine {
             Ok(output) => {
                 let status = if output.is_error { ToolCallStatus::Error } else { ToolCallStatus::Done };
                 self.save_app_call(&record, status, Some(&kept(&output)), took).await;
-                Ok(result_json(&output))
+                Ok(crate::mcp::output::to_result_json(&output))
             }
             Err(CallError::Cancelled) => {
                 self.save_app_call(&record, ToolCallStatus::Cancelled, None, took).await;

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::Engine;
+use super::Engine;
 use crate::settings::{RuleDecision, ToolRule};
 use crate::terminal::policy::{self, Check};
 

@@ -10,8 +10,12 @@
 //! response header here, as in Tauri's own isolation frame.
 
 use std::sync::Mutex;
-use std::time::Duration;
+#[cfg(target_os = "linux")]
+use std::time::Instant;
 
+#[cfg(target_os = "linux")]
+use perch_core::mcp::apps::watch::{Liveness, Probe};
+use perch_core::mcp::apps::watch::{MemoryWatch, WATCH_EVERY};
 use tauri::http::{Response, StatusCode, header};
 use tauri::{AppHandle, Manager, Runtime, Url};
 use tauri_specta::Event;
@@ -19,14 +23,6 @@ use tauri_specta::Event;
 use crate::state::AppState;
 
 pub const SCHEME: &str = "perch-app";
-/// How much the page may grow over its size when the first app opened before apps are stopped.
-const MEMORY_BUDGET: u64 = 160 * 1024 * 1024;
-const WATCH_EVERY: Duration = Duration::from_secs(2);
-/// How long the page may leave a script of Perch's unanswered, with apps open, before it is
-/// taken for hung. A page that answers at all answers in milliseconds; this leaves room for a
-/// loaded machine.
-#[cfg(target_os = "linux")]
-const HUNG_AFTER: Duration = Duration::from_secs(10);
 
 /// An app was stopped by Perch (not by its card): the card says why and shows the text.
 #[derive(Debug, Clone, serde::Serialize, specta::Type, tauri_specta::Event)]
@@ -146,71 +142,65 @@ fn dev_server(url: &Url) -> bool {
     url.host_str() == Some("localhost") && url.port() == Some(5173)
 }
 
-/// Whether the page still runs scripts: a trivial one is sent to it and must be answered within
-/// [`HUNG_AFTER`]. An app runs in the page's own web process (WebKitGTK gives a sandboxed frame
-/// no process of its own), so an app whose script never returns holds up the whole window.
+/// The page's probes: a trivial script sent on each look, whose answer tells a live page from a
+/// hung one (the rule: `perch_core::mcp::apps::watch::Liveness`).
 #[cfg(target_os = "linux")]
 #[derive(Default)]
-struct Liveness {
-    /// The probe out now: when it was sent, and whether it came back.
-    out: Option<(std::time::Instant, std::sync::Arc<std::sync::atomic::AtomicBool>)>,
+struct PageProbe {
+    rule: Liveness,
+    /// Set when the probe out now comes back.
+    answered: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[cfg(target_os = "linux")]
-impl Liveness {
-    /// True once a probe has gone unanswered for [`HUNG_AFTER`]; otherwise sends the next one
-    /// when the last came back.
+impl PageProbe {
+    /// True once a probe has gone unanswered too long; otherwise sends the next one when the
+    /// last came back.
     fn hung(&mut self, app: &AppHandle) -> bool {
         use std::sync::atomic::{AtomicBool, Ordering};
-        if let Some((sent, answered)) = &self.out {
-            if !answered.load(Ordering::SeqCst) {
-                let hung = sent.elapsed() >= HUNG_AFTER;
-                if hung {
-                    self.out = None;
+        match self.rule.look(Instant::now(), self.answered.load(Ordering::SeqCst)) {
+            Probe::Waiting => false,
+            Probe::Hung => true,
+            Probe::SendNext => {
+                let Ok(window) = crate::window::main_window(app) else { return false };
+                let answered = std::sync::Arc::new(AtomicBool::new(false));
+                let flag = answered.clone();
+                let sent = window.with_webview(move |webview| {
+                    use webkit2gtk::WebViewExt;
+                    // An error (the page is between loads) is an answer too: only silence is a hang.
+                    webview.inner().evaluate_javascript(
+                        "0",
+                        None,
+                        None,
+                        None::<&webkit2gtk::gio::Cancellable>,
+                        move |_| {
+                            flag.store(true, Ordering::SeqCst);
+                        },
+                    );
+                });
+                if sent.is_ok() {
+                    self.answered = answered;
+                    self.rule.sent(Instant::now());
                 }
-                return hung;
+                false
             }
-            self.out = None;
         }
-        let Ok(window) = crate::window::main_window(app) else { return false };
-        let answered = std::sync::Arc::new(AtomicBool::new(false));
-        let flag = answered.clone();
-        let sent = window.with_webview(move |webview| {
-            use webkit2gtk::WebViewExt;
-            // An error (the page is between loads) is an answer too: only silence is a hang.
-            webview.inner().evaluate_javascript(
-                "0",
-                None,
-                None,
-                None::<&webkit2gtk::gio::Cancellable>,
-                move |_| {
-                    flag.store(true, Ordering::SeqCst);
-                },
-            );
-        });
-        if sent.is_ok() {
-            self.out = Some((std::time::Instant::now(), answered));
-        }
-        false
     }
 }
 
-/// Stops every open app when the page's memory grows more than [`MEMORY_BUDGET`] over what it
-/// was when the oldest of them opened, or when the page stops answering (then loaded again in a
-/// new process, without those apps). The apps run in the page's own web process, so this
-/// whole-page figure is what can be watched; a stopped app's frame is removed by its card,
-/// which frees its memory at the next collection. Measuring from the oldest open app (not from
-/// the first app ever) keeps the memory of apps already closed, which WebKit gives back slowly,
-/// from being charged to the ones open now. Linux only: the figure is read from `/proc`
-/// (elsewhere `page_memory` has none and nothing is stopped).
+/// Stops every open app when the page's memory grows past its budget (`MemoryWatch`), or when
+/// the page stops answering (then loaded again in a new process, without those apps). A stopped
+/// app's frame is removed by its card, which frees its memory at the next collection. Linux
+/// only: the figure is read from `/proc` (elsewhere `page_memory` has none and nothing is
+/// stopped).
 pub fn watch_memory(app: &AppHandle, session: &str) {
     // Each open app with the page's memory when it opened.
-    static OPENED_AT: Mutex<Vec<(String, u64)>> = Mutex::new(Vec::new());
+    static OPENED_AT: Mutex<MemoryWatch> = Mutex::new(MemoryWatch::new());
     // Whether a watcher runs; it decides to end while holding this, after seeing no open app,
     // so an app opened meanwhile either is seen by it or starts a new one.
     static WATCHING: Mutex<bool> = Mutex::new(false);
     if let Some(memory) = crate::page_process::page_memory() {
-        OPENED_AT.lock().unwrap_or_else(|p| p.into_inner()).push((session.to_owned(), memory));
+        OPENED_AT.lock().unwrap_or_else(|p| p.into_inner()).opened(session, memory);
     }
     {
         let mut watching = WATCHING.lock().unwrap_or_else(|p| p.into_inner());
@@ -222,7 +212,7 @@ pub fn watch_memory(app: &AppHandle, session: &str) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         #[cfg(target_os = "linux")]
-        let mut liveness = Liveness::default();
+        let mut probe = PageProbe::default();
         loop {
             tokio::time::sleep(WATCH_EVERY).await;
             let state = app.state::<AppState>();
@@ -239,22 +229,21 @@ pub fn watch_memory(app: &AppHandle, session: &str) {
             }
             // A page released while hidden runs nothing; it closes its apps when it loads again.
             #[cfg(target_os = "linux")]
-            if !crate::hidden_page::released(&app) && liveness.hung(&app) {
+            if !crate::window::hidden_page::released(&app) && probe.hung(&app) {
                 let stopped = engine.app_sessions().close_hung();
                 tracing::warn!(
                     apps = stopped.len(),
                     "the page stopped answering with apps open: they are stopped and the page is loaded again in a new process"
                 );
-                crate::hidden_page::reload_hung(&app);
+                crate::window::hidden_page::reload_hung(&app);
                 continue;
             }
-            let base = {
+            let Some(now) = crate::page_process::page_memory() else { continue };
+            let (over, base) = {
                 let mut opened = OPENED_AT.lock().unwrap_or_else(|p| p.into_inner());
-                opened.retain(|(session, _)| open.contains(session));
-                opened.iter().map(|(_, memory)| *memory).min()
+                (opened.over_budget(&open, now), opened.base().unwrap_or_default())
             };
-            let (Some(base), Some(now)) = (base, crate::page_process::page_memory()) else { continue };
-            if now > base + MEMORY_BUDGET {
+            if over {
                 tracing::warn!(
                     base_mib = base / (1 << 20),
                     now_mib = now / (1 << 20),

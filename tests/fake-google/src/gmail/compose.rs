@@ -7,7 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use crate::gmail::{COMPOSE, MAIL, MODIFY, SEND, authorize};
+use super::{COMPOSE, MAIL, MODIFY, SEND, authorize};
 use crate::http::{Request, Response};
 use crate::mime::{self, Part};
 use crate::{Sent, State, errors};

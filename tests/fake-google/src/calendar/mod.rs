@@ -2,6 +2,8 @@
 //! update, delete), the time zone setting and the calendar list, each method behind the scopes
 //! Google documents for it. quickAdd and freeBusy are in [`crate::quick`].
 
+mod quick;
+
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Map, Value, json};
@@ -84,7 +86,7 @@ pub(crate) fn route(s: &mut State, request: &Request) -> Response {
     match (request.method.as_str(), segments.as_slice()) {
         ("GET", ["users", "me", "settings", "timezone"]) => setting(s, request),
         ("GET", ["users", "me", "calendarList"]) => calendar_list(s, request),
-        ("POST", ["freeBusy"]) => crate::quick::free_busy(s, request),
+        ("POST", ["freeBusy"]) => quick::free_busy(s, request),
         (_, ["calendars", calendar_id, "events", ..]) if !is_primary(calendar_id) => {
             match check(s, request, READ_EVENTS, "Events") {
                 Err(refusal) => refusal,
@@ -93,7 +95,7 @@ pub(crate) fn route(s: &mut State, request: &Request) -> Response {
         }
         ("GET", ["calendars", _, "events"]) => list(s, request),
         ("POST", ["calendars", _, "events"]) => insert(s, request),
-        ("POST", ["calendars", _, "events", "quickAdd"]) => crate::quick::quick_add(s, request),
+        ("POST", ["calendars", _, "events", "quickAdd"]) => quick::quick_add(s, request),
         ("GET", ["calendars", _, "events", id]) => get(s, request, id),
         ("PATCH", ["calendars", _, "events", id]) => change(s, request, id, true),
         ("PUT", ["calendars", _, "events", id]) => change(s, request, id, false),

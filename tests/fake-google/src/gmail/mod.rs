@@ -2,6 +2,8 @@
 //! threads, labels and the profile, in Gmail's JSON shapes, each method behind the scopes Google
 //! documents for it. Sending and drafts are in [`crate::compose`].
 
+mod compose;
+
 use base64::Engine;
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
 use serde_json::{Value, json};
@@ -55,8 +57,8 @@ pub(crate) fn route(s: &mut State, request: &Request) -> Response {
     }
     let method = request.method.as_str();
     match (method, segments) {
-        ("POST", ["messages", "send"]) => crate::compose::send(s, request, upload),
-        ("POST", ["drafts"]) => crate::compose::create_draft(s, request, upload),
+        ("POST", ["messages", "send"]) => compose::send(s, request, upload),
+        ("POST", ["drafts"]) => compose::create_draft(s, request, upload),
         _ if upload => errors::not_found(),
         ("GET", ["profile"]) => profile(s, request),
         ("GET", ["messages"]) => list_messages(s, request),

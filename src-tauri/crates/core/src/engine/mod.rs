@@ -1,14 +1,20 @@
-//! The engine: the data dir, the store and the settings, opened once and shared.
+//! The engine: the data dir, the store and the settings, opened once and shared, and every
+//! capability wired to them. The agent gets its parts from here (`crate::agent::Agent`); what
+//! an app shown in a tool card may do is in `app_calls`.
+
+pub mod add_link_save;
+pub mod app_calls;
+pub mod permissions;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::agent::runs::Runs;
+use crate::agent::{Agent, AgentParts};
 use crate::keys::Keys;
 use crate::mcp::McpManager;
+pub use crate::notices::StartupNotice;
 use crate::owner::{self, ProcessOwner};
 use crate::paths::{DataDir, PathsError};
 use crate::providers::ModelCache;
@@ -38,30 +44,17 @@ pub struct Engine {
 
 #[derive(Debug)]
 struct Inner {
-    data_dir: DataDir,
-    store: Store,
-    settings: Arc<SettingsHandle>,
+    /// The history, the settings, the keys, the providers, the MCP servers, the questions and
+    /// the captures, shared with the rest of the engine through its accessors.
+    agent: Agent,
     opened: OpenReport,
     reviews: SharedReviews,
     review_server: Mutex<Option<ReviewServer>>,
-    keys: Arc<Keys>,
-    runs: Arc<Runs>,
-    live: crate::agent::live::LiveTurns,
-    models: ModelCache,
-    http: crate::providers::http::Clients,
-    questions: Arc<Questions>,
-    mcp: Arc<McpManager>,
-    picker: crate::agent::picker::ToolPicker,
     /// The `@` picker's search: a new one cancels the one before.
     file_search: crate::files::Picker,
-    local: Arc<crate::local::LocalModels>,
     voice: Arc<crate::voice::Voice>,
-    owner: Option<ProcessOwner>,
-    captures: Arc<crate::capture::Captures>,
     control: Arc<crate::socket_requests::AppControl>,
     terminal: Arc<crate::terminal::Terminal>,
-    /// The tool cards' apps open now (MCP Apps).
-    apps: Arc<crate::mcp::apps::sessions::AppSessions>,
     /// Apps' pages already read.
     app_pages: crate::mcp::apps::cache::PageCache,
     google: crate::google::Connection,
@@ -70,15 +63,6 @@ struct Inner {
     /// The crash reports the first `startup_notices` announced (announcing marks them shown),
     /// kept so that later callers (a reloaded window) get the same ones.
     crash_notices: std::sync::OnceLock<Vec<StartupNotice>>,
-}
-
-/// What happened at start that a person should hear about.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct StartupNotice {
-    pub title: String,
-    pub detail: String,
-    /// The Settings section that shows more (`Logs` for a crash report), if any.
-    pub section: Option<String>,
 }
 
 impl Engine {
@@ -106,63 +90,66 @@ impl Engine {
         mcp.set_secret_env(crate::mcp::secrets::from_keys(keys.clone(), google.clone()));
         mcp.set_keys(keys.clone());
         let terminal = Arc::new(crate::terminal::Terminal::new(store.clone(), data_dir.root()));
-        let http = crate::providers::http::Clients::default();
-        let inner = Inner {
+        let voice = Arc::new(crate::voice::Voice::new(data_dir_root));
+        let agent = Agent::new(AgentParts {
+            local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
             data_dir,
             store,
             settings,
+            keys,
+            http: crate::providers::http::Clients::default(),
+            questions,
+            mcp,
+            captures: Arc::new(captures),
+            owner,
+        });
+        let inner = Inner {
+            agent,
             opened,
             reviews,
             review_server: Mutex::new(None),
-            keys,
-            runs: Arc::default(),
-            live: Default::default(),
-            models: ModelCache::default(),
-            http: http.clone(),
-            questions,
-            mcp,
-            picker: crate::agent::picker::ToolPicker::new(data_dir_root, http.clone()),
             file_search: crate::files::Picker::default(),
-            local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
-            voice: Arc::new(crate::voice::Voice::new(data_dir_root)),
-            owner,
-            captures: Arc::new(captures),
+            voice,
             control: Arc::default(),
             terminal,
-            apps: Arc::default(),
             app_pages: Default::default(),
             google,
             google_connecting: Mutex::default(),
             crash_notices: std::sync::OnceLock::new(),
         };
         let engine = Self { inner: Arc::new(inner) };
+        let agent = &engine.inner.agent;
         let sampler = crate::agent::sampling::ModelSampler {
-            settings: engine.inner.settings.clone(),
-            questions: engine.inner.questions.clone(),
-            keys: engine.inner.keys.clone(),
-            http: engine.inner.http.clone(),
-            local: engine.inner.local.clone(),
+            settings: agent.settings().clone(),
+            questions: agent.questions().clone(),
+            keys: agent.keys().clone(),
+            http: agent.http_clients().clone(),
+            local: agent.local().clone(),
         };
-        engine.inner.mcp.set_sampler(Arc::new(sampler));
+        agent.mcp().set_sampler(Arc::new(sampler));
         engine.inner.terminal.set_enabled(engine.settings().get().await.terminal.enabled);
-        let host = TerminalHost { settings: engine.inner.settings.clone(), runs: engine.inner.runs.clone() };
+        let host = TerminalHost { settings: agent.settings().clone(), runs: agent.runs().clone() };
         let terminal = crate::terminal::tools::TerminalServer::new(
             engine.inner.terminal.clone(),
             Arc::new(host),
-            engine.inner.store.clone(),
+            agent.store().clone(),
         );
-        engine.inner.mcp.add_builtin(Arc::new(terminal));
+        agent.mcp().add_builtin(Arc::new(terminal));
         Ok(engine)
     }
 
+    /// What answering works with (every turn takes it).
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
     pub fn data_dir(&self) -> &DataDir {
-        &self.inner.data_dir
+        self.inner.agent.data_dir()
     }
     pub fn store(&self) -> &Store {
-        &self.inner.store
+        self.inner.agent.store()
     }
     pub fn settings(&self) -> &SettingsHandle {
-        &self.inner.settings
+        self.inner.agent.settings()
     }
     pub fn open_report(&self) -> &OpenReport {
         &self.inner.opened
@@ -186,7 +173,7 @@ impl Engine {
     }
 
     pub fn keys(&self) -> &Arc<Keys> {
-        &self.inner.keys
+        self.inner.agent.keys()
     }
 
     /// The Google connection (Settings -> Connections, `perch google`).
@@ -287,14 +274,14 @@ impl Engine {
     }
     /// Runs in flight, to stop one or all.
     pub fn runs(&self) -> &Runs {
-        &self.inner.runs
+        self.inner.agent.runs()
     }
     /// Turns being answered, for a view that comes back to one.
     pub fn live_turns(&self) -> &crate::agent::live::LiveTurns {
-        &self.inner.live
+        self.inner.agent.live_turns()
     }
     pub fn model_cache(&self) -> &ModelCache {
-        &self.inner.models
+        self.inner.agent.model_cache()
     }
     /// A model's capabilities, cached for ten minutes.
     pub async fn model_info(
@@ -302,41 +289,35 @@ impl Engine {
         provider: &dyn crate::providers::Provider,
         id: &crate::providers::ModelId,
     ) -> Result<crate::providers::ModelInfo, crate::providers::ProviderError> {
-        self.inner.models.model_info(provider, id).await
+        self.inner.agent.model_info(provider, id).await
     }
     /// The providers these settings configure, with the engine's keys, clients and local models.
     pub fn registry(&self, settings: &crate::settings::Settings) -> crate::providers::Registry {
-        crate::providers::Registry::with_local(
-            &settings.providers,
-            &settings.local,
-            self.inner.keys.clone(),
-            self.inner.http.clone(),
-            self.inner.local.clone(),
-        )
+        self.inner.agent.registry(settings)
     }
 
     /// The HTTP clients every provider and download of this engine reuses.
     pub fn http_clients(&self) -> &crate::providers::http::Clients {
-        &self.inner.http
+        self.inner.agent.http_clients()
     }
     /// The id this process's streaming answers record as their owner.
     pub fn owner_id(&self) -> Option<&str> {
-        self.inner.owner.as_ref().map(ProcessOwner::id)
+        self.inner.agent.owner_id()
     }
 
     /// Questions waiting for the user (tool approvals, elicitation, sampling).
     pub fn questions(&self) -> &Arc<Questions> {
-        &self.inner.questions
+        self.inner.agent.questions()
     }
 
     /// Top-K tool retrieval (and the embedded model it may use).
     pub fn tool_picker(&self) -> &crate::agent::picker::ToolPicker {
-        &self.inner.picker
+        self.inner.agent.tool_picker()
     }
 
     /// Local models and the sidecar that runs them.
     pub fn local(&self) -> &Arc<crate::local::LocalModels> {
-        &self.inner.local
+        self.inner.agent.local()
     }
 
     /// Searches for files to attach (see [`crate::files::search_roots`] for where), streaming
@@ -367,7 +348,7 @@ impl Engine {
 
     /// Screen captures waiting for a question, and the frozen screen while selecting.
     pub fn captures(&self) -> &Arc<crate::capture::Captures> {
-        &self.inner.captures
+        self.inner.agent.captures()
     }
 
     /// App requests from the socket (show, toggle, screenshot), for the window to answer.
@@ -387,7 +368,7 @@ impl Engine {
 
     /// The apps (MCP Apps) open in tool cards.
     pub fn app_sessions(&self) -> &Arc<crate::mcp::apps::sessions::AppSessions> {
-        &self.inner.apps
+        self.inner.agent.app_sessions()
     }
 
     /// Apps' pages already read (MCP Apps).
@@ -396,16 +377,16 @@ impl Engine {
     }
 
     pub fn mcp(&self) -> &Arc<McpManager> {
-        &self.inner.mcp
+        self.inner.agent.mcp()
     }
 
     /// Starts the MCP servers marked auto-start, with the roots from the settings.
     pub async fn start_mcp_servers(&self) {
         let roots = self.settings().get().await.tools.roots.iter().map(PathBuf::from).collect();
-        self.inner.mcp.set_roots(roots).await;
+        self.mcp().set_roots(roots).await;
         self.apply_apps_setting().await;
-        self.inner.mcp.set_env(self.child_env());
-        self.inner.mcp.start_auto();
+        self.mcp().set_env(self.child_env());
+        self.mcp().start_auto();
     }
 
     /// Tells the MCP manager which servers hear of MCP Apps (Settings -> Tools), closes the
@@ -413,15 +394,15 @@ impl Engine {
     /// answer changed (a server learns it when it starts). Returns the closed sessions.
     pub async fn apply_apps_setting(&self) -> Vec<String> {
         let tools = self.settings().get().await.tools;
-        let changed = self.inner.mcp.set_apps(tools.apps, &tools.apps_off);
+        let changed = self.mcp().set_apps(tools.apps, &tools.apps_off);
         let mut closed = Vec::new();
-        for server in self.inner.mcp.list() {
+        for server in self.mcp().list() {
             if !tools.apps_for(&server.config.name) {
-                closed.extend(self.inner.apps.close_server(&server.config.name));
+                closed.extend(self.app_sessions().close_server(&server.config.name));
             }
         }
         for server in &changed {
-            if let Err(e) = self.inner.mcp.restart(server).await {
+            if let Err(e) = self.mcp().restart(server).await {
                 tracing::warn!(server, error = %e, "could not restart a server after its apps setting changed");
             }
         }
@@ -430,7 +411,7 @@ impl Engine {
 
     /// Stops every MCP server and waits for them to exit (killing those that do not).
     pub async fn stop_mcp_servers(&self) {
-        self.inner.mcp.shutdown().await;
+        self.mcp().shutdown().await;
     }
 
     pub fn reviews(&self) -> &SharedReviews {
@@ -469,7 +450,7 @@ impl Engine {
             tracing::warn!(error = %e, "could not write the review socket's discovery file");
         }
         *self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()) = Some(server);
-        self.inner.mcp.set_env(self.child_env());
+        self.mcp().set_env(self.child_env());
         Ok(Some(path))
     }
 
@@ -492,11 +473,11 @@ impl Engine {
 
     /// Stops every answer in flight and waits (up to `wait`) until each has saved what arrived.
     async fn stop_all_runs(&self, wait: Duration) {
-        if self.inner.runs.cancel_all() == 0 {
+        if self.runs().cancel_all() == 0 {
             return;
         }
         let deadline = std::time::Instant::now() + wait;
-        while self.inner.runs.active() > 0 && std::time::Instant::now() < deadline {
+        while self.runs().active() > 0 && std::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
@@ -536,7 +517,7 @@ impl Engine {
         if left > 0 {
             tracing::warn!(left, "terminal commands still ending at exit");
         }
-        tokio::join!(self.stop_mcp_servers(), self.inner.local.runtime().stop());
+        tokio::join!(self.stop_mcp_servers(), self.local().runtime().stop());
         self.inner.voice.shutdown();
         // Dropping the server closes it and removes its socket.
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
@@ -562,7 +543,7 @@ impl Engine {
         notices.extend(crashes.iter().cloned());
         // Shown outside Settings -> MCP too: a server missing from every chat's tools, and its
         // apps from old answers, would otherwise go unexplained.
-        let problems = self.inner.mcp.problems();
+        let problems = self.mcp().problems();
         if let Some(first) = problems.first() {
             let more = match problems.len() - 1 {
                 0 => String::new(),
