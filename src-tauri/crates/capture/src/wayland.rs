@@ -27,11 +27,22 @@ pub(crate) struct Output {
     pub logical_size: Option<(i32, i32)>,
 }
 
+/// Why the compositor could not be asked for its monitors.
+#[derive(Debug, thiserror::Error)]
+pub enum NotAsked {
+    #[error("no Wayland display to ask ({0})")]
+    NoDisplay(String),
+    #[error("the compositor's globals ({0})")]
+    Globals(String),
+    #[error("the compositor did not answer ({0})")]
+    NoAnswer(String),
+}
+
 /// The monitors, or why the compositor could not be asked.
-pub fn monitors() -> Result<Vec<MonitorInfo>, String> {
-    let conn = Connection::connect_to_env().map_err(|e| format!("no Wayland display to ask ({e})"))?;
+pub fn monitors() -> Result<Vec<MonitorInfo>, NotAsked> {
+    let conn = Connection::connect_to_env().map_err(|e| NotAsked::NoDisplay(e.to_string()))?;
     let (globals, mut queue) =
-        registry_queue_init::<Outputs>(&conn).map_err(|e| format!("the compositor's globals ({e})"))?;
+        registry_queue_init::<Outputs>(&conn).map_err(|e| NotAsked::Globals(e.to_string()))?;
     let qh = queue.handle();
     let manager: Option<ZxdgOutputManagerV1> = globals.bind(&qh, 2..=3, ()).ok();
     let mut state = Outputs::default();
@@ -45,7 +56,7 @@ pub fn monitors() -> Result<Vec<MonitorInfo>, String> {
         }
     }
     // One round trip delivers the bound objects' first events.
-    queue.roundtrip(&mut state).map_err(|e| format!("the compositor did not answer ({e})"))?;
+    queue.roundtrip(&mut state).map_err(|e| NotAsked::NoAnswer(e.to_string()))?;
     Ok(state.0.iter().enumerate().map(|(i, o)| monitor(i, o)).collect())
 }
 

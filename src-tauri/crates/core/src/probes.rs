@@ -106,7 +106,7 @@ pub async fn wayland_desktop() -> Vec<Probe> {
     let mut out = vec![Probe::yes("desktop", format!("{named} on Wayland"))];
     #[cfg(target_os = "linux")]
     {
-        let conn = zbus::Connection::session().await.map_err(|e| e.to_string());
+        let conn = zbus::Connection::session().await.map_err(|e| NoVersion::NoBus(e.to_string()));
         let version = |interface: &'static str| {
             let conn = conn.clone();
             async move { portal_version(&conn?, interface).await }
@@ -145,9 +145,23 @@ pub async fn wayland_desktop() -> Vec<Probe> {
     out
 }
 
+/// Why a portal interface has no version to read.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, thiserror::Error)]
+enum NoVersion {
+    /// The session bus itself could not be reached.
+    #[error("{0}")]
+    NoBus(String),
+    /// The bus's or the portal's error name (`org.freedesktop.DBus.Error.UnknownInterface`...).
+    #[error("{0}")]
+    Refused(String),
+    #[error("{0}")]
+    Unreadable(String),
+}
+
 /// The `version` property of a portal interface on the session bus, or why it has none.
 #[cfg(target_os = "linux")]
-async fn portal_version(conn: &zbus::Connection, interface: &str) -> Result<u32, String> {
+async fn portal_version(conn: &zbus::Connection, interface: &str) -> Result<u32, NoVersion> {
     let reply = conn
         .call_method(
             Some("org.freedesktop.portal.Desktop"),
@@ -158,11 +172,12 @@ async fn portal_version(conn: &zbus::Connection, interface: &str) -> Result<u32,
         )
         .await
         .map_err(|e| match e {
-            zbus::Error::MethodError(name, _, _) => name.to_string(),
-            other => other.to_string(),
+            zbus::Error::MethodError(name, _, _) => NoVersion::Refused(name.to_string()),
+            other => NoVersion::Refused(other.to_string()),
         })?;
-    let value: zbus::zvariant::OwnedValue = reply.body().deserialize().map_err(|e| e.to_string())?;
-    u32::try_from(value).map_err(|e| e.to_string())
+    let value: zbus::zvariant::OwnedValue =
+        reply.body().deserialize().map_err(|e| NoVersion::Unreadable(e.to_string()))?;
+    u32::try_from(value).map_err(|e| NoVersion::Unreadable(e.to_string()))
 }
 
 /// Whether the OS keyring (Secret Service, Keychain, Credential Manager) stores keys. Blocking.

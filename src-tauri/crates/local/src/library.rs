@@ -66,7 +66,16 @@ pub enum Deleted {
     Forgotten,
 }
 
-type Inspected = Result<Header, String>;
+type Inspected = Result<Header, Unreadable>;
+
+/// Why a model file's header could not be read (shown as the model's problem).
+#[derive(Debug, Clone, thiserror::Error)]
+enum Unreadable {
+    #[error("{path} cannot be read: {reason}")]
+    File { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Header(String),
+}
 /// A header checked once per (size, modification time) of its file.
 type Cached = (u64, Option<SystemTime>, Inspected);
 
@@ -170,7 +179,7 @@ impl Library {
         let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
         let inspected = match meta {
             Ok(meta) => self.inspect(&path, size, meta.modified().ok()),
-            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+            Err(e) => Err(Unreadable::File { path: path.clone(), reason: e.to_string() }),
         };
         let header = inspected.as_ref().ok();
         let features = header.and_then(Header::chat_template).map(template::features).unwrap_or_default();
@@ -188,7 +197,7 @@ impl Library {
             kv_bytes_per_token: header.and_then(Header::kv_bytes_per_token),
             tools: features.tools.is_some(),
             thinking: features.thinking,
-            problem: inspected.err(),
+            problem: inspected.err().map(|e| e.to_string()),
             name,
         }
     }
@@ -201,7 +210,7 @@ impl Library {
         {
             return inspected.clone();
         }
-        let inspected = gguf::inspect(path).map_err(|e| e.to_string());
+        let inspected = gguf::inspect(path).map_err(|e| Unreadable::Header(e.to_string()));
         headers.insert(path.to_path_buf(), (size, modified, inspected.clone()));
         inspected
     }

@@ -274,24 +274,58 @@ pub fn load_texts(bundled: &str, user: Option<&str>, user_path: &Path) -> Loaded
     for (name, (file, line, map, bundled)) in merged {
         match to_server(&name, map, bundled) {
             Ok(server) => loaded.servers.push(server),
-            Err(message) => loaded.problems.push(ConfigProblem { file, line, server: Some(name), message }),
+            Err(e) => {
+                loaded.problems.push(ConfigProblem {
+                    file,
+                    line,
+                    server: Some(name),
+                    message: e.to_string(),
+                });
+            }
         }
     }
     loaded
 }
 
-fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<ServerConfig, String> {
-    let entry: Entry = serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
+/// What is wrong with one server's entry.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum EntryError {
+    /// A field of the wrong type, or an unknown one (serde's message).
+    #[error("{0}")]
+    Shape(String),
+    #[error(
+        "the old SSE transport is not supported; use the server's Streamable HTTP endpoint (\"type\": \"http\")"
+    )]
+    Sse,
+    #[error("\"command\" is empty")]
+    EmptyCommand,
+    #[error("\"url\" must start with http:// or https:// (it is {0:?})")]
+    NotHttp(String),
+    #[error("\"oauth\" has a \"clientSecret\" without its \"clientId\"")]
+    SecretWithoutId,
+    #[error("give either \"command\" or \"url\", not both")]
+    Both,
+    #[error("needs a \"command\" (stdio) or a \"url\" (Streamable HTTP)")]
+    Neither,
+    #[error("unknown \"type\" {0:?}; use \"stdio\" or \"http\"")]
+    UnknownType(String),
+    #[error("\"timeout\" is in seconds and at least 1 (it is {0})")]
+    Timeout(f64),
+    #[error("\"stopWhenIdle\" is in seconds, 0 to keep the server running (it is {0})")]
+    StopWhenIdle(f64),
+}
+
+fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<ServerConfig, EntryError> {
+    let entry: Entry =
+        serde_json::from_value(Value::Object(map)).map_err(|e| EntryError::Shape(e.to_string()))?;
     let kind = entry.kind.as_deref().map(str::to_ascii_lowercase);
     let transport = match (kind.as_deref(), entry.command, entry.url) {
         (Some("sse"), _, _) => {
-            return Err("the old SSE transport is not supported; use the server's Streamable HTTP \
-                 endpoint (\"type\": \"http\")"
-                .into());
+            return Err(EntryError::Sse);
         }
         (Some("stdio") | None, Some(command), None) => {
             if command.trim().is_empty() {
-                return Err("\"command\" is empty".into());
+                return Err(EntryError::EmptyCommand);
             }
             Transport::Stdio {
                 command: expand(&command),
@@ -303,7 +337,7 @@ fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<Serve
         (Some("http" | "streamable-http" | "streamablehttp") | None, None, Some(url)) => {
             let url = expand(&url);
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("\"url\" must start with http:// or https:// (it is {url:?})"));
+                return Err(EntryError::NotHttp(url));
             }
             let oauth = entry.oauth.map(|o| OAuthClient {
                 client_id: o.client_id.map(|c| expand(&c)).filter(|c| !c.is_empty()),
@@ -312,21 +346,21 @@ fn to_server(name: &str, map: Map<String, Value>, bundled: bool) -> Result<Serve
                 redirect_port: o.redirect_port,
             });
             if oauth.as_ref().is_some_and(|o| o.client_secret.is_some() && o.client_id.is_none()) {
-                return Err("\"oauth\" has a \"clientSecret\" without its \"clientId\"".into());
+                return Err(EntryError::SecretWithoutId);
             }
             Transport::Http { url, headers: entry.headers.unwrap_or_default(), oauth }
         }
-        (_, Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
-        (_, None, None) => return Err("needs a \"command\" (stdio) or a \"url\" (Streamable HTTP)".into()),
-        (Some(other), _, _) => return Err(format!("unknown \"type\" {other:?}; use \"stdio\" or \"http\"")),
+        (_, Some(_), Some(_)) => return Err(EntryError::Both),
+        (_, None, None) => return Err(EntryError::Neither),
+        (Some(other), _, _) => return Err(EntryError::UnknownType(other.to_owned())),
     };
     let timeout = entry.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS as f64);
     if !(timeout.is_finite() && timeout >= 1.0) {
-        return Err(format!("\"timeout\" is in seconds and at least 1 (it is {timeout})"));
+        return Err(EntryError::Timeout(timeout));
     }
     let idle = entry.stop_when_idle.unwrap_or(0.0);
     if !(idle.is_finite() && idle >= 0.0) {
-        return Err(format!("\"stopWhenIdle\" is in seconds, 0 to keep the server running (it is {idle})"));
+        return Err(EntryError::StopWhenIdle(idle));
     }
     Ok(ServerConfig {
         name: name.to_owned(),
@@ -440,7 +474,7 @@ pub fn import(data_dir: &Path, pasted: &str, existing: Existing) -> Result<Vec<S
             return Err(bad("names may use letters, digits, - and _ only"));
         }
         let Value::Object(map) = entry else { return Err(bad("is not an object")) };
-        to_server(name, map.clone(), false).map_err(|reason| bad(&reason))?;
+        to_server(name, map.clone(), false).map_err(|e| bad(&e.to_string()))?;
     }
     if existing == Existing::Refuse {
         for name in servers.keys() {

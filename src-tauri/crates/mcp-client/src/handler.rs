@@ -31,7 +31,19 @@ pub trait Sampler: Send + Sync {
         &self,
         server: String,
         params: CreateMessageRequestParams,
-    ) -> BoxFuture<'static, Result<CreateMessageResult, String>>;
+    ) -> BoxFuture<'static, Result<CreateMessageResult, SamplingError>>;
+}
+
+/// Why a sampling request got no answer; the server hears the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SamplingError {
+    #[error("the user has not chosen a default model for Perch, so it cannot sample")]
+    NoDefaultModel,
+    #[error("the user declined the sampling request")]
+    Declined,
+    /// The model could not be used or did not answer (its message).
+    #[error("{0}")]
+    Model(String),
 }
 
 /// What every connection shares with the manager.
@@ -192,7 +204,7 @@ impl PerchClient {
         sampler
             .create_message(self.server.clone(), params)
             .await
-            .map_err(|e| ErrorData::internal_error(e, None))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     /// Answers one input request of an `input_required` result (SEP-2322) as Perch answers

@@ -6,7 +6,7 @@
 
 pub mod gnome;
 
-use crate::shortcut_portal::portal_trigger;
+use crate::shortcut_portal::{NoTrigger, portal_trigger};
 
 /// The desktops whose own shortcut settings Perch can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub fn command_for(name: &str) -> Option<&'static str> {
 }
 
 /// An accelerator ("Alt+Period") as sway's `bindsym` names it ("Mod1+period").
-pub fn sway_keys(accelerator: &str) -> Result<String, String> {
+pub fn sway_keys(accelerator: &str) -> Result<String, NoTrigger> {
     let trigger = portal_trigger(accelerator)?;
     Ok(trigger
         .split('+')

@@ -13,16 +13,19 @@ pub struct ModelId {
     pub model: String,
 }
 
+/// Text that names no model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a model name; write provider:model, e.g. ollama:qwen3-vl:8b-instruct")]
+pub struct NotAModelId(pub String);
+
 impl FromStr for ModelId {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = NotAModelId;
+    fn from_str(s: &str) -> Result<Self, NotAModelId> {
         match s.trim().split_once(':') {
             Some((provider, model)) if !provider.is_empty() && !model.is_empty() => {
                 Ok(Self { provider: provider.to_ascii_lowercase(), model: model.to_owned() })
             }
-            _ => Err(format!(
-                "{s:?} is not a model name; write provider:model, e.g. ollama:qwen3-vl:8b-instruct"
-            )),
+            _ => Err(NotAModelId(s.to_owned())),
         }
     }
 }

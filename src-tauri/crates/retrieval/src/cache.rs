@@ -11,6 +11,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::RetrievalError;
+use crate::error::CacheFault;
 
 const MAGIC: &[u8; 8] = b"PERCHEMB";
 const VERSION: u32 = 1;
@@ -70,7 +71,7 @@ impl EmbeddingCache {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(e) => return Err(RetrievalError::io("reading", path, e)),
         };
-        decode(&bytes).map_err(|message| RetrievalError::Cache { path: path.to_owned(), message })
+        decode(&bytes).map_err(|fault| RetrievalError::Cache { path: path.to_owned(), fault })
     }
 
     /// Like [`load`](Self::load), but an unreadable or corrupt file gives an empty cache
@@ -114,28 +115,28 @@ impl EmbeddingCache {
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<EmbeddingCache, String> {
+fn decode(bytes: &[u8]) -> Result<EmbeddingCache, CacheFault> {
     let mut r = Reader { bytes, at: 0 };
     if r.take(8)? != MAGIC {
-        return Err("not an embedding cache".into());
+        return Err(CacheFault::NotACache);
     }
     let version = r.u32()?;
     if version != VERSION {
-        return Err(format!("format version {version}, expected {VERSION}"));
+        return Err(CacheFault::Version { found: version, expected: VERSION });
     }
     let count = r.u32()?;
     let mut entries = HashMap::new();
     for _ in 0..count {
         let len = u16::from_le_bytes(r.array()?) as usize;
-        let model = std::str::from_utf8(r.take(len)?).map_err(|e| e.to_string())?.to_owned();
+        let model = std::str::from_utf8(r.take(len)?).map_err(|_| CacheFault::ModelName)?.to_owned();
         let hash: [u8; 32] = r.array()?;
         let dim = r.u32()? as usize;
-        let raw = r.take(dim.checked_mul(4).ok_or("dimension too large")?)?;
+        let raw = r.take(dim.checked_mul(4).ok_or(CacheFault::Dimension)?)?;
         let vector = raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         entries.insert((model, hash), vector);
     }
     if r.at != bytes.len() {
-        return Err("trailing bytes".into());
+        return Err(CacheFault::TrailingBytes);
     }
     Ok(EmbeddingCache { entries, dirty: false })
 }
@@ -146,20 +147,20 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).filter(|e| *e <= self.bytes.len()).ok_or("truncated")?;
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CacheFault> {
+        let end = self.at.checked_add(n).filter(|e| *e <= self.bytes.len()).ok_or(CacheFault::Truncated)?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
         Ok(slice)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], CacheFault> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
 
-    fn u32(&mut self) -> Result<u32, String> {
+    fn u32(&mut self) -> Result<u32, CacheFault> {
         Ok(u32::from_le_bytes(self.array()?))
     }
 }

@@ -32,8 +32,8 @@ pub enum RetrievalError {
     #[error("unexpected answer from {url}: {message}")]
     BadResponse { url: String, message: String },
 
-    #[error("the embedding cache {path} is unreadable: {message}")]
-    Cache { path: PathBuf, message: String },
+    #[error("the embedding cache {path} is unreadable: {fault}")]
+    Cache { path: PathBuf, fault: CacheFault },
 
     #[error("unknown retriever {0:?}; use minilm, ollama or bm25")]
     UnknownRetriever(String),
@@ -50,4 +50,21 @@ impl RetrievalError {
     pub(crate) fn model(e: impl std::fmt::Display) -> Self {
         Self::Model(e.to_string())
     }
+}
+
+/// What is wrong with a cache file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CacheFault {
+    #[error("not an embedding cache")]
+    NotACache,
+    #[error("format version {found}, expected {expected}")]
+    Version { found: u32, expected: u32 },
+    #[error("truncated")]
+    Truncated,
+    #[error("a model name is not UTF-8")]
+    ModelName,
+    #[error("dimension too large")]
+    Dimension,
+    #[error("trailing bytes")]
+    TrailingBytes,
 }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bm25::{Bm25, tokenize};
 pub use cache::EmbeddingCache;
-pub use error::RetrievalError;
+pub use error::{CacheFault, RetrievalError};
 pub use index::{Selection, ToolIndex};
 pub use minilm::MiniLm;
 pub use ollama::OllamaEmbedder;

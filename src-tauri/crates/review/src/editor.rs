@@ -16,7 +16,7 @@ pub enum EditorError {
     #[error("no editor is configured and none was found; set one in Settings -> Reviews")]
     NoEditor,
     #[error("the editor command {0:?} is not valid: {1}")]
-    BadTemplate(String, String),
+    BadTemplate(String, BadWords),
     #[error("the editor {program:?} could not be started: {reason}")]
     Spawn { program: String, reason: String },
     #[error("the editor exited with {status}: {stderr}")]
@@ -52,9 +52,20 @@ pub async fn template_or_default(configured: &str) -> Result<String, EditorError
         .ok_or(EditorError::NoEditor)
 }
 
+/// Why a template cannot be split into words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadWords {
+    #[error("it ends with a backslash")]
+    TrailingBackslash,
+    #[error("a quote is not closed")]
+    OpenQuote,
+    #[error("it is empty")]
+    Empty,
+}
+
 /// Splits a template into words: whitespace separates, single and double quotes group, a
 /// backslash escapes the next character.
-pub fn split_words(template: &str) -> Result<Vec<String>, String> {
+pub fn split_words(template: &str) -> Result<Vec<String>, BadWords> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -64,7 +75,7 @@ pub fn split_words(template: &str) -> Result<Vec<String>, String> {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some('"') | None, '\\') => {
-                word.push(chars.next().ok_or("it ends with a backslash")?);
+                word.push(chars.next().ok_or(BadWords::TrailingBackslash)?);
                 in_word = true;
             }
             (Some(_), c) => word.push(c),
@@ -85,13 +96,13 @@ pub fn split_words(template: &str) -> Result<Vec<String>, String> {
         }
     }
     if quote.is_some() {
-        return Err("a quote is not closed".into());
+        return Err(BadWords::OpenQuote);
     }
     if in_word {
         words.push(word);
     }
     if words.is_empty() {
-        return Err("it is empty".into());
+        return Err(BadWords::Empty);
     }
     Ok(words)
 }
@@ -155,8 +166,9 @@ mod tests {
             ["/opt/My Editor/bin/ed", "--line={line}", "{file}", "a b"]
         );
         assert_eq!(split_words("x ''").unwrap(), ["x", ""]);
-        assert!(split_words("  ").is_err());
-        assert!(split_words("'open").is_err());
+        assert_eq!(split_words("  "), Err(BadWords::Empty));
+        assert_eq!(split_words("'open"), Err(BadWords::OpenQuote));
+        assert_eq!(split_words("ed \\"), Err(BadWords::TrailingBackslash));
     }
 
     #[test]

@@ -19,14 +19,19 @@ pub enum AskLevel {
     Off,
 }
 
+/// A word that names no ask level.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not an ask level (always, on-miss, off)")]
+pub struct NotAnAskLevel(pub String);
+
 impl std::str::FromStr for AskLevel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = NotAnAskLevel;
+    fn from_str(s: &str) -> Result<Self, NotAnAskLevel> {
         match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "always" => Ok(Self::Always),
             "on-miss" => Ok(Self::OnMiss),
             "off" | "never" => Ok(Self::Off),
-            other => Err(format!("{other:?} is not an ask level (always, on-miss, off)")),
+            other => Err(NotAnAskLevel(other.to_owned())),
         }
     }
 }

@@ -18,13 +18,24 @@ pub const PASTE_SETTLE: Duration = Duration::from_millis(400);
 /// How long a copy may take to reach the clipboard.
 pub const COPY_WAIT: Duration = Duration::from_millis(600);
 
+/// What a clipboard could not do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    /// It holds something other than text, named ("an image", "copied files").
+    #[error("{0}")]
+    NotText(&'static str),
+    /// The clipboard could not be read or written (the system's message).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
 /// A clipboard, as far as text goes.
 pub trait Board {
     /// The clipboard's text; `Ok(None)` when it is empty, `Err` when it holds something that
     /// is not text (or cannot be read).
-    fn text(&mut self) -> Result<Option<String>, String>;
+    fn text(&mut self) -> Result<Option<String>, BoardError>;
     /// Puts `text` on the clipboard; `None` empties it.
-    fn set(&mut self, text: Option<&str>) -> Result<(), String>;
+    fn set(&mut self, text: Option<&str>) -> Result<(), BoardError>;
 }
 
 /// What the clipboard held before Perch used it.
@@ -68,7 +79,7 @@ pub fn paste_with_restore(
     settle: Duration,
 ) -> Result<usize, TypingError> {
     let saved = save(board)?;
-    board.set(Some(text)).map_err(TypingError::Clipboard)?;
+    board.set(Some(text)).map_err(|e| TypingError::Clipboard(e.to_string()))?;
     let pasted = paste();
     if pasted.is_ok() {
         std::thread::sleep(settle);
@@ -86,7 +97,7 @@ pub fn copy_with_restore(
     wait: Duration,
 ) -> Result<Option<String>, TypingError> {
     let saved = save(board)?;
-    board.set(None).map_err(TypingError::Clipboard)?;
+    board.set(None).map_err(|e| TypingError::Clipboard(e.to_string()))?;
     let copied = copy().map(|()| {
         let deadline = Instant::now() + wait;
         loop {
@@ -139,7 +150,7 @@ pub fn with_system_board<T>(work: impl FnOnce(&mut SystemBoard) -> T) -> Result<
 /// history (words that could not be typed, perhaps into a password manager).
 #[cfg(target_os = "linux")]
 pub fn put_private(text: &str) -> Result<(), TypingError> {
-    with_system_board(|board| board.set(Some(text)))?.map_err(TypingError::Clipboard)
+    with_system_board(|board| board.set(Some(text)))?.map_err(|e| TypingError::Clipboard(e.to_string()))
 }
 
 /// Puts a picture on the clipboard (`rgba`: its rows of RGBA pixels), a screenshot's Copy:
@@ -168,32 +179,32 @@ impl SystemBoard {
 
 #[cfg(target_os = "linux")]
 impl Board for SystemBoard {
-    fn text(&mut self) -> Result<Option<String>, String> {
+    fn text(&mut self) -> Result<Option<String>, BoardError> {
         match self.0.get_text() {
             Ok(text) => Ok(Some(text)),
             Err(arboard::Error::ContentNotAvailable) => {
                 // Empty, or not text: an image or copied files are there when they can be read.
                 if self.0.get_image().is_ok() {
-                    Err("an image".into())
+                    Err(BoardError::NotText("an image"))
                 } else if self.0.get().file_list().is_ok_and(|files| !files.is_empty()) {
-                    Err("copied files".into())
+                    Err(BoardError::NotText("copied files"))
                 } else {
                     Ok(None)
                 }
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(BoardError::Unavailable(e.to_string())),
         }
     }
 
     /// Marked for clipboard managers to leave out of their history: dictated words may be
     /// private, and what is given back is there already.
-    fn set(&mut self, text: Option<&str>) -> Result<(), String> {
+    fn set(&mut self, text: Option<&str>) -> Result<(), BoardError> {
         use arboard::SetExtLinux;
         match text {
             Some(text) => self.0.set().exclude_from_history().text(text),
             None => self.0.clear(),
         }
-        .map_err(|e| e.to_string())
+        .map_err(|e| BoardError::Unavailable(e.to_string()))
     }
 }
 
@@ -204,19 +215,19 @@ mod tests {
     /// A clipboard in memory, with every change Perch made to it.
     #[derive(Default)]
     struct Memory {
-        content: Option<Result<String, String>>,
+        content: Option<Result<String, BoardError>>,
         log: Vec<String>,
     }
 
     impl Board for Memory {
-        fn text(&mut self) -> Result<Option<String>, String> {
+        fn text(&mut self) -> Result<Option<String>, BoardError> {
             match &self.content {
                 None => Ok(None),
                 Some(Ok(text)) => Ok(Some(text.clone())),
                 Some(Err(what)) => Err(what.clone()),
             }
         }
-        fn set(&mut self, text: Option<&str>) -> Result<(), String> {
+        fn set(&mut self, text: Option<&str>) -> Result<(), BoardError> {
             self.log.push(format!("set {text:?}"));
             self.content = text.map(|t| Ok(t.to_owned()));
             Ok(())
@@ -252,11 +263,11 @@ mod tests {
     /// A board whose reads give these answers in turn (the last one again after that).
     struct Reads(Vec<Option<&'static str>>);
     impl Board for Reads {
-        fn text(&mut self) -> Result<Option<String>, String> {
+        fn text(&mut self) -> Result<Option<String>, BoardError> {
             let next = if self.0.len() > 1 { self.0.remove(0) } else { self.0[0] };
             Ok(next.map(str::to_owned))
         }
-        fn set(&mut self, _: Option<&str>) -> Result<(), String> {
+        fn set(&mut self, _: Option<&str>) -> Result<(), BoardError> {
             Ok(())
         }
     }
@@ -286,7 +297,7 @@ mod tests {
 
     #[test]
     fn a_clipboard_holding_an_image_is_not_used_at_all() {
-        let mut board = Memory { content: Some(Err("an image".into())), log: Vec::new() };
+        let mut board = Memory { content: Some(Err(BoardError::NotText("an image"))), log: Vec::new() };
         let mut pressed = false;
         let e = paste_with_restore(
             &mut board,
@@ -319,10 +330,10 @@ mod tests {
     struct Shared(std::rc::Rc<std::cell::RefCell<Memory>>);
 
     impl Board for Shared {
-        fn text(&mut self) -> Result<Option<String>, String> {
+        fn text(&mut self) -> Result<Option<String>, BoardError> {
             self.0.borrow_mut().text()
         }
-        fn set(&mut self, text: Option<&str>) -> Result<(), String> {
+        fn set(&mut self, text: Option<&str>) -> Result<(), BoardError> {
             self.0.borrow_mut().set(text)
         }
     }

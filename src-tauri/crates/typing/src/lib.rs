@@ -158,7 +158,7 @@ pub fn typing_path() -> Result<TypingPath, TypingError> {
     } else {
         session
     };
-    path::choose(&session).map_err(TypingError::NoTypingPath)
+    path::choose(&session).map_err(|why| TypingError::NoTypingPath(why.to_string()))
 }
 
 /// The X11 path, for what only X11 offers: a selection to read, a window to name.

@@ -54,15 +54,37 @@ impl TypingPath {
     }
 }
 
-/// The way to type in `session`, or why there is none, saying what to install or enable.
-pub fn choose(session: &Session) -> Result<TypingPath, String> {
+/// Why a session offers no way to type, saying what to install or enable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NoPath {
+    #[error("neither an X11 nor a Wayland session was found (DISPLAY and WAYLAND_DISPLAY are unset)")]
+    NoSession,
+    /// Wayland without the portal's keyboard, a usable wtype or ydotool.
+    #[error(
+        "this Wayland desktop offers no remote-desktop portal keyboard{}",
+        wayland_advice(*wtype_installed, *virtual_keyboard)
+    )]
+    Wayland { wtype_installed: bool, virtual_keyboard: bool },
+}
+
+fn wayland_advice(wtype_installed: bool, virtual_keyboard: bool) -> &'static str {
+    if wtype_installed {
+        // Installed but useless here: say so, or the user wonders why it is not used.
+        ", wtype cannot work on it (its compositor lacks the virtual-keyboard protocol), and ydotool is not installed with its daemon running: install ydotool and start ydotoold, or update the desktop's portal (xdg-desktop-portal-gnome or -kde) for its remote-desktop keyboard"
+    } else if virtual_keyboard {
+        ", and neither wtype nor ydotool is installed: install one (wtype on wlroots desktops such as Sway and Hyprland; ydotool with its daemon ydotoold elsewhere)"
+    } else {
+        ", and ydotool is not installed with its daemon running (wtype cannot work on GNOME or KDE): install ydotool and start ydotoold, or update the desktop's portal (xdg-desktop-portal-gnome or -kde) for its remote-desktop keyboard"
+    }
+}
+
+/// The way to type in `session`, or why there is none.
+pub fn choose(session: &Session) -> Result<TypingPath, NoPath> {
     if session.x11 {
         return Ok(TypingPath::XTest);
     }
     if !session.wayland {
-        return Err(
-            "neither an X11 nor a Wayland session was found (DISPLAY and WAYLAND_DISPLAY are unset)".into()
-        );
+        return Err(NoPath::NoSession);
     }
     if session.portal_keyboard {
         return Ok(TypingPath::Portal);
@@ -74,22 +96,7 @@ pub fn choose(session: &Session) -> Result<TypingPath, String> {
     if session.ydotool {
         return Ok(TypingPath::Ydotool);
     }
-    let mut reason = "this Wayland desktop offers no remote-desktop portal keyboard".to_owned();
-    if session.wtype {
-        // Installed but useless here: say so, or the user wonders why it is not used.
-        reason.push_str(
-            ", wtype cannot work on it (its compositor lacks the virtual-keyboard protocol), and ydotool is not installed with its daemon running: install ydotool and start ydotoold, or update the desktop's portal (xdg-desktop-portal-gnome or -kde) for its remote-desktop keyboard",
-        );
-    } else if session.virtual_keyboard {
-        reason.push_str(
-            ", and neither wtype nor ydotool is installed: install one (wtype on wlroots desktops such as Sway and Hyprland; ydotool with its daemon ydotoold elsewhere)",
-        );
-    } else {
-        reason.push_str(
-            ", and ydotool is not installed with its daemon running (wtype cannot work on GNOME or KDE): install ydotool and start ydotoold, or update the desktop's portal (xdg-desktop-portal-gnome or -kde) for its remote-desktop keyboard",
-        );
-    }
-    Err(reason)
+    Err(NoPath::Wayland { wtype_installed: session.wtype, virtual_keyboard: session.virtual_keyboard })
 }
 
 /// The facts that need no D-Bus (blocking, cheap: the environment, PATH, one socket connect).
@@ -179,14 +186,14 @@ mod tests {
         let gnome = Session { wtype: true, ydotool: true, virtual_keyboard: false, ..wayland() };
         assert_eq!(choose(&gnome), Ok(TypingPath::Ydotool));
         let only_wtype = Session { ydotool: false, ..gnome };
-        let reason = choose(&only_wtype).unwrap_err();
+        let reason = choose(&only_wtype).unwrap_err().to_string();
         assert!(reason.contains("wtype cannot work on it"), "{reason}");
         assert!(reason.contains("install ydotool and start ydotoold"), "{reason}");
     }
 
     #[test]
     fn nothing_to_type_with_says_what_to_install() {
-        let reason = choose(&wayland()).unwrap_err();
+        let reason = choose(&wayland()).unwrap_err().to_string();
         assert!(
             reason.starts_with("this Wayland desktop offers no remote-desktop portal keyboard"),
             "{reason}"
@@ -194,14 +201,14 @@ mod tests {
         assert!(reason.contains("neither wtype nor ydotool is installed"), "{reason}");
         assert!(reason.contains("wtype on wlroots desktops such as Sway"), "{reason}");
         let gnome = Session { virtual_keyboard: false, ..wayland() };
-        let reason = choose(&gnome).unwrap_err();
+        let reason = choose(&gnome).unwrap_err().to_string();
         assert!(reason.contains("wtype cannot work on GNOME or KDE"), "{reason}");
         assert!(reason.contains("xdg-desktop-portal-gnome"), "{reason}");
     }
 
     #[test]
     fn no_display_at_all_is_its_own_reason() {
-        let reason = choose(&Session { wtype: true, ..Session::default() }).unwrap_err();
+        let reason = choose(&Session { wtype: true, ..Session::default() }).unwrap_err().to_string();
         assert!(reason.contains("neither an X11 nor a Wayland session"), "{reason}");
     }
 

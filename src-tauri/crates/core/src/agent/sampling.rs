@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::keys::Keys;
 use crate::local::LocalModels;
-use crate::mcp::handler::Sampler;
+use crate::mcp::handler::{Sampler, SamplingError};
 use crate::providers::http::Clients;
 use crate::providers::{ChatMessage, ChatRequest, ModelId, Registry};
 use crate::questions::{Answer, Question, Questions, SamplingQuestion};
@@ -48,18 +48,16 @@ impl Sampler for ModelSampler {
         &self,
         server: String,
         params: CreateMessageRequestParams,
-    ) -> BoxFuture<'static, Result<CreateMessageResult, String>> {
+    ) -> BoxFuture<'static, Result<CreateMessageResult, SamplingError>> {
         let (sources, questions) =
             ((self.keys.clone(), self.http.clone(), self.local.clone()), self.questions.clone());
         let handle = self.settings.clone();
         Box::pin(async move {
             let settings = handle.get().await;
-            let model = settings
-                .models
-                .default_model
-                .clone()
-                .ok_or("the user has not chosen a default model for Perch, so it cannot sample")?;
-            let id: ModelId = model.parse()?;
+            let model = settings.models.default_model.clone().ok_or(SamplingError::NoDefaultModel)?;
+            let id: ModelId = model
+                .parse()
+                .map_err(|e: crate::providers::NotAModelId| SamplingError::Model(e.to_string()))?;
             let shown: Vec<String> = params
                 .messages
                 .iter()
@@ -76,7 +74,7 @@ impl Sampler for ModelSampler {
             });
             match questions.ask(question, &CancellationToken::new()).await {
                 Some(Answer::Sampling { approve: true }) => {}
-                _ => return Err("the user declined the sampling request".into()),
+                _ => return Err(SamplingError::Declined),
             }
             let mut messages = Vec::new();
             if let Some(system) = params.system_prompt {
@@ -91,7 +89,8 @@ impl Sampler for ModelSampler {
             }
             let (keys, http, local) = sources;
             let registry = Registry::with_local(&settings.providers, &settings.local, keys, http, local);
-            let provider = registry.provider(&id.provider).await.map_err(|e| e.to_string())?;
+            let provider =
+                registry.provider(&id.provider).await.map_err(|e| SamplingError::Model(e.to_string()))?;
             let request = ChatRequest {
                 model: id.model.clone(),
                 messages,
@@ -100,7 +99,7 @@ impl Sampler for ModelSampler {
                 max_output_tokens: Some(params.max_tokens),
                 context_window: None,
             };
-            let answer = provider.complete(request).await.map_err(|e| e.to_string())?;
+            let answer = provider.complete(request).await.map_err(|e| SamplingError::Model(e.to_string()))?;
             Ok(CreateMessageResult::new(SamplingMessage::assistant_text(answer.text), model)
                 .with_stop_reason("endTurn"))
         })

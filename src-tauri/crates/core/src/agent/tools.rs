@@ -59,10 +59,20 @@ pub fn rules_decide(rules: &[ToolRule], server: &str, tool: &str) -> Option<Rule
         .find(|d| rules.iter().any(|r| r.decision == *d && rule_matches(&r.pattern, server, tool)))
 }
 
-/// Checks arguments against the tool's input schema; the errors are said for the model.
-pub fn check_arguments(schema: &Value, arguments: &Value) -> Result<(), String> {
+/// Why a call's arguments do not fit its tool, said for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadArguments {
+    #[error("the arguments must be a JSON object, not {0}")]
+    NotAnObject(Value),
+    /// The schema's complaints, each with where it applies (at most five).
+    #[error("{}", .0.join("; "))]
+    Schema(Vec<String>),
+}
+
+/// Checks arguments against the tool's input schema.
+pub fn check_arguments(schema: &Value, arguments: &Value) -> Result<(), BadArguments> {
     if !arguments.is_object() {
-        return Err(format!("the arguments must be a JSON object, not {arguments}"));
+        return Err(BadArguments::NotAnObject(arguments.clone()));
     }
     let Ok(validator) = jsonschema::validator_for(schema) else {
         // A schema we cannot compile is the server's problem; let the server judge.
@@ -76,7 +86,7 @@ pub fn check_arguments(schema: &Value, arguments: &Value) -> Result<(), String> 
             if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
         })
         .collect();
-    if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+    if errors.is_empty() { Ok(()) } else { Err(BadArguments::Schema(errors)) }
 }
 
 /// What one turn's tool calls share.
@@ -139,16 +149,18 @@ pub struct CallResult {
 pub(crate) enum Gate {
     Run,
     Refuse(String),
-    /// The user was asked, and answered: run, or the refusal the model reads.
-    Answered(Result<(), String>),
+    /// The user was asked, and answered: run (no refusal), or the refusal the model reads.
+    Answered {
+        refusal: Option<String>,
+    },
 }
 
 impl Gate {
     /// Why the call may not run, if it may not.
     pub(crate) fn refusal(self) -> Option<String> {
         match self {
-            Self::Run | Self::Answered(Ok(())) => None,
-            Self::Refuse(reason) | Self::Answered(Err(reason)) => Some(reason),
+            Self::Run | Self::Answered { refusal: None } => None,
+            Self::Refuse(reason) | Self::Answered { refusal: Some(reason) } => Some(reason),
         }
     }
 }
@@ -271,14 +283,13 @@ impl CallContext<'_> {
         if let Err(e) = remembered {
             tracing::warn!(error = %e, "could not remember the approval");
         }
-        Gate::Answered(if choice.allows() {
-            Ok(())
-        } else {
-            Err(format!(
+        let refusal = (!choice.allows()).then(|| {
+            format!(
                 "The user declined to run {name} with these arguments. Do not call it again the same \
                  way; ask the user what they would like to change."
-            ))
-        })
+            )
+        });
+        Gate::Answered { refusal }
     }
 
     async fn save(&self, record: &ToolCallRecord) {
@@ -477,10 +488,10 @@ mod tests {
             "required": ["a", "b"]
         });
         assert!(check_arguments(&schema, &json!({ "a": 1, "b": 2 })).is_ok());
-        let missing = check_arguments(&schema, &json!({ "a": 1 })).unwrap_err();
+        let missing = check_arguments(&schema, &json!({ "a": 1 })).unwrap_err().to_string();
         assert!(missing.contains("\"b\" is a required property"), "{missing}");
-        let wrong = check_arguments(&schema, &json!({ "a": "one", "b": 2 })).unwrap_err();
+        let wrong = check_arguments(&schema, &json!({ "a": "one", "b": 2 })).unwrap_err().to_string();
         assert!(wrong.starts_with("/a:"), "{wrong}");
-        assert!(check_arguments(&schema, &json!([1, 2])).unwrap_err().contains("JSON object"));
+        assert!(check_arguments(&schema, &json!([1, 2])).unwrap_err().to_string().contains("JSON object"));
     }
 }

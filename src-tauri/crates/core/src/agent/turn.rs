@@ -47,7 +47,10 @@ pub async fn run_turn_with(
         .begin(&run.id, request.conversation_id.as_deref())
         .map_err(|_| ChatError::Invalid(BUSY.into()))?;
     let sink = &super::live::LiveSink { turns: agent.live_turns(), run_id: &run.id, inner: sink };
-    let id: ModelId = request.model.parse().map_err(ChatError::Invalid)?;
+    let id: ModelId = request
+        .model
+        .parse()
+        .map_err(|e: crate::providers::NotAModelId| ChatError::Invalid(e.to_string()))?;
     validate(&request.kind)?;
     let files = match &request.kind {
         TurnKind::Ask { files, .. } => attachments::read_files(files, &run.token).await?,

@@ -162,7 +162,9 @@ impl Engine {
             .ok()
             .and_then(|view| view.resources.into_iter().find(|r| r.uri == uri))
             .and_then(|r| r.ui);
-        let page = Arc::new(resource::page_from(uri, listed.as_ref(), read).map_err(AppError::refused)?);
+        let page = Arc::new(
+            resource::page_from(uri, listed.as_ref(), read).map_err(|e| AppError::refused(e.to_string()))?,
+        );
         // Keyed after the read: reading starts a server that was idle.
         self.app_pages().put(key(self.mcp()), Arc::clone(&page));
         Ok(page)
@@ -261,7 +263,7 @@ impl Engine {
         if tool.ui.as_ref().is_some_and(|u| !u.app) {
             return Err(AppError::refused(format!("{name} may not be called by an app (its visibility)")));
         }
-        check_arguments(&tool.input_schema, &arguments).map_err(AppError::invalid)?;
+        check_arguments(&tool.input_schema, &arguments).map_err(|e| AppError::invalid(e.to_string()))?;
         let _slot = self.app_sessions().admit_call(session, Instant::now())?;
         let cancel = self.app_sessions().cancel_token(session)?;
         let settings = self.settings().get().await;
@@ -311,8 +313,8 @@ impl Engine {
         let gate = calls.gate(&on_card, &offered).await;
         // Only the user's answers count towards (or reset) the refusals in a row: a call a rule
         // or a grant let through says nothing about whether the user tires of this app.
-        if let Gate::Answered(answer) = &gate {
-            self.app_sessions().answered(session, answer.is_err());
+        if let Gate::Answered { refusal } = &gate {
+            self.app_sessions().answered(session, refusal.is_some());
         }
         if let Some(reason) = gate.refusal() {
             tracing::info!(server = %place.server, tool = name, app = %app_name, "an app's call was refused");

@@ -41,31 +41,62 @@ pub struct RefusedDomain {
     pub reason: String,
 }
 
+/// Why a declared origin is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OriginRefused {
+    #[error("not an origin (scheme://host)")]
+    NotAnOrigin,
+    #[error("wss: is only for connections")]
+    WssNotForResources,
+    #[error("not encrypted (only https: and wss:)")]
+    NotEncrypted,
+    #[error("the scheme {0}: is not allowed")]
+    Scheme(String),
+    #[error("no host")]
+    NoHost,
+    #[error("the character {0:?} is not allowed in an origin")]
+    Character(char),
+    #[error("{0:?} is not a port")]
+    Port(String),
+    #[error("a wildcard is only allowed as the first label (*.example.com)")]
+    WildcardInside,
+    #[error("a wildcard over a public suffix")]
+    WildcardOverSuffix,
+    #[error("not a public host name")]
+    NotPublicName,
+    #[error("an IP address (only host names)")]
+    IpAddress,
+    #[error("a local or private name")]
+    LocalName,
+    #[error("a name made to point at this computer or a private address")]
+    PointsInward,
+}
+
 /// Checks one declared origin; the normalised origin (lower case, no trailing `/`), or why not.
-pub fn check_origin(entry: &str, allow_wss: bool) -> Result<String, String> {
+pub fn check_origin(entry: &str, allow_wss: bool) -> Result<String, OriginRefused> {
     let lower = entry.trim().to_ascii_lowercase();
-    let (scheme, rest) = lower.split_once("://").ok_or("not an origin (scheme://host)")?;
+    let (scheme, rest) = lower.split_once("://").ok_or(OriginRefused::NotAnOrigin)?;
     match scheme {
         "https" => {}
         "wss" if allow_wss => {}
-        "wss" => return Err("wss: is only for connections".into()),
-        "http" | "ws" => return Err("not encrypted (only https: and wss:)".into()),
-        _ => return Err(format!("the scheme {scheme}: is not allowed")),
+        "wss" => return Err(OriginRefused::WssNotForResources),
+        "http" | "ws" => return Err(OriginRefused::NotEncrypted),
+        _ => return Err(OriginRefused::Scheme(scheme.to_owned())),
     }
     let rest = rest.strip_suffix('/').unwrap_or(rest);
     if rest.is_empty() {
-        return Err("no host".into());
+        return Err(OriginRefused::NoHost);
     }
     if let Some(bad) =
         rest.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '*')))
     {
-        return Err(format!("the character {bad:?} is not allowed in an origin"));
+        return Err(OriginRefused::Character(bad));
     }
     let (host, port) = match rest.rsplit_once(':') {
         Some((host, port)) => {
             let ok = !port.is_empty() && port.len() <= 5 && port.parse::<u16>().is_ok_and(|p| p > 0);
             if !ok {
-                return Err(format!("{port:?} is not a port"));
+                return Err(OriginRefused::Port(port.to_owned()));
             }
             (host, Some(port))
         }
@@ -74,7 +105,7 @@ pub fn check_origin(entry: &str, allow_wss: bool) -> Result<String, String> {
     let wildcard = host.starts_with("*.");
     let name = host.strip_prefix("*.").unwrap_or(host);
     if name.contains('*') {
-        return Err("a wildcard is only allowed as the first label (*.example.com)".into());
+        return Err(OriginRefused::WildcardInside);
     }
     // `*.co.uk` would be every site under a public suffix: a wildcard needs a registered name
     // under it (no public-suffix list is shipped; these are the common second-level suffixes).
@@ -82,26 +113,26 @@ pub fn check_origin(entry: &str, allow_wss: bool) -> Result<String, String> {
     if wildcard
         && (name.split('.').count() < 2 || SUFFIX_LABELS.contains(&name.split('.').next().unwrap_or("")))
     {
-        return Err("a wildcard over a public suffix".into());
+        return Err(OriginRefused::WildcardOverSuffix);
     }
     let labels: Vec<&str> = name.split('.').collect();
     let label_ok = |l: &&str| !l.is_empty() && l.len() <= 63 && !l.starts_with('-') && !l.ends_with('-');
     if labels.len() < 2 || !labels.iter().all(label_ok) || name.len() > 253 {
-        return Err("not a public host name".into());
+        return Err(OriginRefused::NotPublicName);
     }
     let tld = labels[labels.len() - 1];
     if tld.chars().all(|c| c.is_ascii_digit()) || name.parse::<std::net::IpAddr>().is_ok() {
-        return Err("an IP address (only host names)".into());
+        return Err(OriginRefused::IpAddress);
     }
     if !tld.chars().all(|c| c.is_ascii_alphabetic()) && !tld.starts_with("xn--") {
-        return Err("not a public host name".into());
+        return Err(OriginRefused::NotPublicName);
     }
     const PRIVATE: [&str; 7] = ["localhost", "local", "internal", "lan", "home", "arpa", "test"];
     if PRIVATE.contains(&tld) || name == "localhost" {
-        return Err("a local or private name".into());
+        return Err(OriginRefused::LocalName);
     }
     if points_inward(&labels) {
-        return Err("a name made to point at this computer or a private address".into());
+        return Err(OriginRefused::PointsInward);
     }
     Ok(match port {
         Some(port) => format!("{scheme}://{host}:{port}"),
@@ -158,7 +189,7 @@ pub fn policy(ui: Option<&ResourceUi>) -> AppPolicy {
                     entry: entry.clone(),
                     reason: format!("more than {MAX_DOMAINS} origins"),
                 }),
-                Err(reason) => refused.push(RefusedDomain { entry: entry.clone(), reason }),
+                Err(why) => refused.push(RefusedDomain { entry: entry.clone(), reason: why.to_string() }),
             }
         }
         kept

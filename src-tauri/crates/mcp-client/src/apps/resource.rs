@@ -31,12 +31,31 @@ pub fn is_app_mime(mime: &str) -> bool {
     base_ok && profile_ok
 }
 
+/// Why what a server returned is not an app's page.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PageRefused {
+    #[error("the server's answer has no content for {0}")]
+    NoContent(String),
+    #[error("the page is {kib} KiB, more than Perch shows ({max} KiB)", kib = .0 / 1024, max = MAX_PAGE_BYTES / 1024)]
+    TooBig(usize),
+    #[error("the page is not valid base64: {0}")]
+    NotBase64(String),
+    #[error("the page is not UTF-8 text")]
+    NotUtf8,
+    #[error("the page is of a kind of content Perch does not know")]
+    UnknownContent,
+    #[error("the page's type is {0:?}, not {wanted}", wanted = super::MIME_TYPE)]
+    WrongType(String),
+    #[error("the page is empty")]
+    Empty,
+}
+
 /// Checks what `resources/read` returned for `uri`.
 pub fn page_from(
     uri: &str,
     listed: Option<&ResourceUi>,
     read: ReadResourceResult,
-) -> Result<AppPage, String> {
+) -> Result<AppPage, PageRefused> {
     let item = read
         .contents
         .into_iter()
@@ -45,43 +64,39 @@ pub fn page_from(
             | ResourceContents::BlobResourceContents { uri: u, .. } => u == uri,
             _ => false,
         })
-        .ok_or_else(|| format!("the server's answer has no content for {uri}"))?;
+        .ok_or_else(|| PageRefused::NoContent(uri.to_owned()))?;
     let (mime, meta, html) = match item {
         ResourceContents::TextResourceContents { mime_type, meta, text, .. } => {
             if text.len() > MAX_PAGE_BYTES {
-                return Err(too_big(text.len()));
+                return Err(PageRefused::TooBig(text.len()));
             }
             (mime_type, meta, text)
         }
         ResourceContents::BlobResourceContents { mime_type, meta, blob, .. } => {
             // base64 is 4 characters for 3 bytes: refuse before decoding an oversized one.
             if blob.len() / 4 * 3 > MAX_PAGE_BYTES + 3 {
-                return Err(too_big(blob.len() / 4 * 3));
+                return Err(PageRefused::TooBig(blob.len() / 4 * 3));
             }
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(blob.trim())
-                .map_err(|e| format!("the page is not valid base64: {e}"))?;
+                .map_err(|e| PageRefused::NotBase64(e.to_string()))?;
             if bytes.len() > MAX_PAGE_BYTES {
-                return Err(too_big(bytes.len()));
+                return Err(PageRefused::TooBig(bytes.len()));
             }
-            let html = String::from_utf8(bytes).map_err(|_| "the page is not UTF-8 text".to_owned())?;
+            let html = String::from_utf8(bytes).map_err(|_| PageRefused::NotUtf8)?;
             (mime_type, meta, html)
         }
-        _ => return Err("the page is of a kind of content Perch does not know".into()),
+        _ => return Err(PageRefused::UnknownContent),
     };
     let mime = mime.unwrap_or_default();
     if !is_app_mime(&mime) {
-        return Err(format!("the page's type is {mime:?}, not {}", super::MIME_TYPE));
+        return Err(PageRefused::WrongType(mime));
     }
     if html.trim().is_empty() {
-        return Err("the page is empty".into());
+        return Err(PageRefused::Empty);
     }
     let ui = ResourceUi::from_meta(meta.as_ref().map(|m| &m.0)).or_else(|| listed.cloned());
     Ok(AppPage { html, ui })
-}
-
-fn too_big(bytes: usize) -> String {
-    format!("the page is {} KiB, more than Perch shows ({} KiB)", bytes / 1024, MAX_PAGE_BYTES / 1024)
 }
 
 #[cfg(test)]
@@ -116,11 +131,13 @@ mod tests {
         let ok =
             page_from(URI, None, read(vec![text(URI, "text/html;profile=mcp-app", "<p>hi</p>")])).unwrap();
         assert_eq!(ok.html, "<p>hi</p>");
-        let wrong = page_from(URI, None, read(vec![text(URI, "text/html", "<p>hi</p>")])).unwrap_err();
+        let wrong =
+            page_from(URI, None, read(vec![text(URI, "text/html", "<p>hi</p>")])).unwrap_err().to_string();
         assert!(wrong.contains("not text/html;profile=mcp-app"), "{wrong}");
         let elsewhere =
             page_from(URI, None, read(vec![text("ui://other", "text/html;profile=mcp-app", "x")]))
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(elsewhere.contains("no content for"), "{elsewhere}");
         assert!(page_from(URI, None, read(vec![])).is_err());
         assert!(page_from(URI, None, read(vec![text(URI, "text/html;profile=mcp-app", "  ")])).is_err());
@@ -133,20 +150,25 @@ mod tests {
             read(vec![ResourceContents::blob(data, URI).with_mime_type("text/html;profile=mcp-app")])
         };
         assert_eq!(page_from(URI, None, blob(b64("<b>ok</b>".as_bytes()))).unwrap().html, "<b>ok</b>");
-        assert!(page_from(URI, None, blob(b64(&[0xff, 0xfe, 0x00]))).unwrap_err().contains("UTF-8"));
-        assert!(page_from(URI, None, blob("!!not base64!!".into())).unwrap_err().contains("base64"));
+        assert!(
+            page_from(URI, None, blob(b64(&[0xff, 0xfe, 0x00]))).unwrap_err().to_string().contains("UTF-8")
+        );
+        assert!(
+            page_from(URI, None, blob("!!not base64!!".into())).unwrap_err().to_string().contains("base64")
+        );
     }
 
     #[test]
     fn pages_over_the_limit_are_refused_before_decoding() {
         let huge = "a".repeat(MAX_PAGE_BYTES + 1);
-        let err =
-            page_from(URI, None, read(vec![text(URI, "text/html;profile=mcp-app", &huge)])).unwrap_err();
+        let err = page_from(URI, None, read(vec![text(URI, "text/html;profile=mcp-app", &huge)]))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("more than Perch shows"), "{err}");
         let blob = "QUFB".repeat(MAX_PAGE_BYTES / 3 + 2);
         let read_blob =
             read(vec![ResourceContents::blob(blob, URI).with_mime_type("text/html;profile=mcp-app")]);
-        assert!(page_from(URI, None, read_blob).unwrap_err().contains("more than Perch shows"));
+        assert!(page_from(URI, None, read_blob).unwrap_err().to_string().contains("more than Perch shows"));
     }
 
     #[test]

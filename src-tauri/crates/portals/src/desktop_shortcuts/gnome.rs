@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{command_for, readable};
-use crate::shortcut_portal::portal_trigger;
+use crate::shortcut_portal::{NoTrigger, portal_trigger};
 
 pub const LIST_SCHEMA: &str = "org.gnome.settings-daemon.plugins.media-keys";
 pub const LIST_KEY: &str = "custom-keybindings";
@@ -44,7 +44,7 @@ pub enum GnomeShortcutError {
     #[error("the {0} shortcut has no `perch` command a desktop shortcut could run")]
     NoCommand(String),
     #[error("{accelerator:?} cannot be written as a GNOME shortcut: {reason}")]
-    Keys { accelerator: String, reason: String },
+    Keys { accelerator: String, reason: NoTrigger },
     #[error(
         "GNOME's custom shortcut {name:?} already uses {keys} (it runs `{command}`); change it or pick other keys for Perch, in {SETTINGS_PLACE}"
     )]
@@ -71,7 +71,7 @@ pub fn entry_path(action: &str) -> String {
 }
 
 /// An accelerator ("Ctrl+Alt+D") as GNOME spells a binding ("<Control><Alt>d").
-pub fn gnome_binding(accelerator: &str) -> std::result::Result<String, String> {
+pub fn gnome_binding(accelerator: &str) -> std::result::Result<String, NoTrigger> {
     let trigger = portal_trigger(accelerator)?;
     let (modifiers, key) = trigger.rsplit_once('+').unwrap_or(("", &trigger));
     let mut out = String::new();
@@ -81,7 +81,7 @@ pub fn gnome_binding(accelerator: &str) -> std::result::Result<String, String> {
             "ALT" => "<Alt>",
             "SHIFT" => "<Shift>",
             "LOGO" => "<Super>",
-            other => return Err(format!("GNOME has no modifier {other}")),
+            other => return Err(NoTrigger::DesktopLacks("GNOME", other.to_owned())),
         });
     }
     out.push_str(key);

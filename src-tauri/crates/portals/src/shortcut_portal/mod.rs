@@ -23,7 +23,7 @@ use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
 use crate::portal::{CallError, SessionProxy};
 pub use plan::{Batch, SessionPlan, Standing};
 use proxies::GlobalShortcutsProxy;
-pub use trigger::portal_trigger;
+pub use trigger::{NoTrigger, portal_trigger};
 
 /// The oldest interface version with everything used here (`BindShortcuts` and the signals).
 pub const MIN_VERSION: u32 = 1;
@@ -43,7 +43,7 @@ pub enum PortalError {
     )]
     OldVersion { found: u32 },
     #[error("{accelerator:?} cannot be offered to the desktop: {reason}")]
-    Trigger { accelerator: String, reason: String },
+    Trigger { accelerator: String, reason: NoTrigger },
     #[error(
         "the desktop's shortcut dialog was cancelled, so {0} is not bound; set the shortcut again in Settings to be asked again"
     )]

@@ -3,20 +3,34 @@
 //! modifiers CTRL, ALT, SHIFT, NUM and LOGO and one xkbcommon keysym name, joined by '+'
 //! ("ALT+period").
 
+/// Why an accelerator cannot be named to a desktop.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoTrigger {
+    #[error("it is empty")]
+    Empty,
+    #[error("{0:?} is not a modifier")]
+    Modifier(String),
+    #[error("{0:?} is not a key Perch can name to the desktop")]
+    Key(String),
+    /// A modifier the portal knows that this desktop's own settings do not ("GNOME", "NUM").
+    #[error("{0} has no modifier {1}")]
+    DesktopLacks(&'static str, String),
+}
+
 /// The portal's trigger for `accelerator`, or why it has none.
-pub fn portal_trigger(accelerator: &str) -> Result<String, String> {
+pub fn portal_trigger(accelerator: &str) -> Result<String, NoTrigger> {
     let parts: Vec<&str> = accelerator.split('+').map(str::trim).collect();
-    let Some((key, modifiers)) = parts.split_last() else { return Err("it is empty".into()) };
+    let Some((key, modifiers)) = parts.split_last() else { return Err(NoTrigger::Empty) };
     let mut out: Vec<&str> = Vec::new();
     for m in modifiers {
-        let name = modifier(m).ok_or_else(|| format!("{m:?} is not a modifier"))?;
+        let name = modifier(m).ok_or_else(|| NoTrigger::Modifier((*m).to_owned()))?;
         if !out.contains(&name) {
             out.push(name);
         }
     }
     // The specification's order, so equal shortcuts compare equal.
     out.sort_by_key(|m| ["CTRL", "ALT", "SHIFT", "NUM", "LOGO"].iter().position(|o| o == m));
-    let key = keysym(key).ok_or_else(|| format!("{key:?} is not a key Perch can name to the desktop"))?;
+    let key = keysym(key).ok_or_else(|| NoTrigger::Key((*key).to_owned()))?;
     let mut trigger = out.join("+");
     if !trigger.is_empty() {
         trigger.push('+');
@@ -103,8 +117,10 @@ mod tests {
 
     #[test]
     fn what_has_no_keysym_is_refused_with_the_reason() {
-        assert!(portal_trigger("Alt+Hyper+A").unwrap_err().contains("\"Hyper\" is not a modifier"));
-        assert!(portal_trigger("Alt+Sparkle").unwrap_err().contains("\"Sparkle\" is not a key"));
+        assert!(
+            portal_trigger("Alt+Hyper+A").unwrap_err().to_string().contains("\"Hyper\" is not a modifier")
+        );
+        assert!(portal_trigger("Alt+Sparkle").unwrap_err().to_string().contains("\"Sparkle\" is not a key"));
         assert!(portal_trigger("Alt+").is_err());
         assert!(portal_trigger("F99").is_err());
     }
