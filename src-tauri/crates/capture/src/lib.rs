@@ -4,6 +4,8 @@
 //!
 //! No window here: the shell hides Perch, shows the overlay and calls these functions. Grabs
 //! and encoding block, so every public async function runs them on a blocking thread.
+//! (Over 500 lines: the capture functions the shell calls, each a few lines around a blocking grab,
+//! and the checks every capture passes.)
 
 pub mod encode;
 pub mod geometry;

@@ -1,3 +1,4 @@
+// Over 500 lines: one test per rule of the tool gate and the loop, each short.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
 //! The agent loop with tools: the fake Ollama asks for tool calls, the bundled demo server
 //! (and server-everything, for a slow tool) runs them, and a scripted "user" answers the

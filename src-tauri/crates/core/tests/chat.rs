@@ -1,3 +1,4 @@
+// Over 500 lines: one test per thing a chat turn promises, each short; the helpers are in `support`.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
 //! The turn against the fake Ollama: streaming into the sink and the database, stop, broken
 //! streams, an unreachable Ollama, regenerate and edit, images, and context windowing.

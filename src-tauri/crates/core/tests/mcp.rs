@@ -1,3 +1,4 @@
+// Over 500 lines: one test per promise of the MCP client against real servers, each short.
 #![allow(clippy::unwrap_used)] // helpers outside #[test] fns unwrap too
 //! The MCP manager against real servers: our bundled ones, and third-party ones from npm
 //! (`@modelcontextprotocol/server-everything` over stdio and Streamable HTTP,

@@ -1,3 +1,4 @@
+// Over 500 lines: one test per promise of the terminal, on real PTYs and the real sandbox.
 #![allow(clippy::unwrap_used)]
 //! The terminal against real PTYs, the real sandbox and the process table: output and exit
 //! codes, the hard timeout and Stop killing whole process groups (no orphans), send_input,

@@ -2,6 +2,7 @@
 //! [`SignInRecord`] MCP sign-ins use) holds the client, the tokens, the granted scopes and who
 //! is connected; nothing of it goes to the database, the logs or the UI but the account, the
 //! client ID and the scopes.
+//! (Over 500 lines with its tests; one record's life: connect, renew, disconnect.)
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

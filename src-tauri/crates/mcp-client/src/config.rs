@@ -5,6 +5,7 @@
 //! Loading is per entry: a broken entry is reported with its file and line and the others
 //! still load. A user entry overrides the bundled one of the same name field by field, so
 //! `{"demo": {"enabled": false}}` turns the bundled demo off without repeating its command.
+//! (Over 500 lines with its tests: one file format read, merged and checked entry by entry.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
 //! Runs the configured servers: one supervisor task per running server starts it, watches it,
 //! restarts it with exponential backoff when it dies (up to a bound, then leaves it in error
 //! with the reason), and closes it when asked. Calls go straight to the server's peer.
+//! (Over 500 lines: the manager's whole surface, one short method for each thing the engine and the
+//! UI ask of the servers; the work behind them is in `manager/`.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

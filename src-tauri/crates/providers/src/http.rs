@@ -3,6 +3,7 @@
 //!
 //! Bodies are split into lines as bytes and decoded afterwards, so a character split across
 //! two network chunks arrives whole. A quiet stream is cut after an idle timeout.
+//! (Over 500 lines with its tests; the code is about 400.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

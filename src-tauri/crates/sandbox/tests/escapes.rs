@@ -1,3 +1,4 @@
+// Over 500 lines: one real escape attempt per test, each beside its control.
 #![allow(clippy::unwrap_used)] // test helpers unwrap too
 //! The red team: each way out of the sandbox that issue 25 names, really attempted through the
 //! real launcher on the real kernel, asserted to fail, beside a control that shows the same

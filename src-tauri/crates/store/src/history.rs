@@ -1,4 +1,5 @@
 //! Conversations and messages: the rows behind Chat and History.
+//! (Over 500 lines: the queries of two tables that always go together, each one short.)
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};

@@ -6,6 +6,8 @@
 //! through the tool gate ([`policy`], [`tools`]). Commands run in a real PTY and stream to the
 //! tool card and the panel as [`TerminalUpdate`]s (paced for the panel by [`feed`]); each is saved
 //! as a `terminal_events` row.
+//! (Over 500 lines: `Terminal` is the one state the tools, the panel and the engine share, its
+//! commands, sessions and updates, and it reads best whole.)
 
 pub mod blocklist;
 pub mod exec;

@@ -3,6 +3,8 @@
 //! reads only that the command is not allowed; the card and the panel show why), lines the
 //! parser cannot reduce are asked about with the reason, and the rest follow the ask level,
 //! remembered approvals and session mode.
+//! (Over 500 lines: the eight tools' descriptions and schemas, which the model reads, beside the
+//! one dispatch and `vet` that use them.)
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,3 +1,4 @@
+// Over 500 lines: the differential harness and the trace reader it needs, checked against bash.
 #![allow(clippy::unwrap_used)]
 //! Perch's reading of a command line against bash itself (issue 42). The approval card, the
 //! blocklist and remembered approvals all act on what the parser says a line runs; if bash runs

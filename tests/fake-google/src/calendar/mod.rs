@@ -1,6 +1,7 @@
 //! Calendar v3 under `/calendar/v3/`: the primary calendar's events (list, get, insert, patch,
 //! update, delete), the time zone setting and the calendar list, each method behind the scopes
-//! Google documents for it. quickAdd and freeBusy are in [`crate::quick`].
+//! Google documents for it. quickAdd and freeBusy are in [`quick`].
+//! (Over 500 lines: one Google API's methods, each answering as the real one does.)
 
 mod quick;
 

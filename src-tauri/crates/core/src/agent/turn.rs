@@ -3,6 +3,7 @@
 //! context and the tools are known, while the answer's row is saved (and, for a first question
 //! with nothing attached, the conversation and the question too): the store's round trips are
 //! not paid before the model hears the question.
+//! (Over 500 lines with its tests; the turn itself is one function read top to bottom.)
 
 use std::pin::Pin;
 
