@@ -50,6 +50,20 @@ describe("HistoryPage", () => {
     expect(searches).toEqual([{ cmd: "history_search", args: { query: "outlives", limit: 50 } }]);
   });
 
+  it("deletes a conversation only when asked twice, and Keep leaves it", async () => {
+    onCommand("history_list", () => [conversation("1", "Borrow checker", now)]);
+    onCommand("history_delete", () => null);
+    render(<HistoryPage />);
+    await userEvent.click(await screen.findByRole("button", { name: "Delete Borrow checker" }));
+    expect(screen.queryByRole("button", { name: "Rename Borrow checker" })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Keep" }));
+    expect(screen.getByRole("button", { name: "Rename Borrow checker" })).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "history_delete")).toEqual([]);
+    await userEvent.click(screen.getByRole("button", { name: "Delete Borrow checker" }));
+    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    expect(calls.filter((c) => c.cmd === "history_delete")).toEqual([{ cmd: "history_delete", args: { id: "1" } }]);
+  });
+
   it("says so when nothing matches", async () => {
     onCommand("history_list", () => []);
     onCommand("history_search", () => []);

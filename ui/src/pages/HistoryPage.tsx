@@ -3,6 +3,7 @@ import { useNavigate } from "react-router";
 import { plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { Conversation, SearchHit } from "../bindings";
+import { ConfirmInPlace } from "../components/ConfirmInPlace";
 import { SearchIcon } from "../components/Icons";
 import { call, commands, errorMessage } from "../ipc";
 import { highlight } from "../lib/highlight";
@@ -161,16 +162,7 @@ function ConversationRow(props: { conversation: Conversation; onChanged: () => v
         </span>
       </button>
       <span className="row-actions">
-        {confirming ? (
-          <>
-            <button type="button" className="danger" onClick={() => void run(call(commands.historyDelete(c.id)), t`Deleted.`)}>
-              <Trans>Delete</Trans>
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              <Trans>Keep</Trans>
-            </button>
-          </>
-        ) : (
+        {!confirming && (
           <>
             <button type="button" aria-label={t`Rename ${title}`} onClick={() => setRenaming(c.title)}>
               <Trans>Rename</Trans>
@@ -187,11 +179,17 @@ function ConversationRow(props: { conversation: Conversation; onChanged: () => v
             >
               <Trans>Export</Trans>
             </button>
-            <button type="button" aria-label={t`Delete ${title}`} onClick={() => setConfirming(true)}>
-              <Trans>Delete</Trans>
-            </button>
           </>
         )}
+        <ConfirmInPlace
+          asking={confirming}
+          onAsk={() => setConfirming(true)}
+          onConfirm={() => void run(call(commands.historyDelete(c.id)), t`Deleted.`)}
+          onKeep={() => setConfirming(false)}
+          action={<Trans>Delete</Trans>}
+          actionLabel={t`Delete ${title}`}
+          confirm={<Trans>Delete</Trans>}
+        />
       </span>
     </li>
   );

@@ -3,6 +3,7 @@ import { plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { CatalogModel, LocalModel, LocalSettings, RuntimeStatus } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { ConfirmInPlace } from "../ConfirmInPlace";
 import { formatNumber } from "../../lib/format";
 import { megabytes, notifyModelsChanged, useLocalModels } from "../../lib/localModels";
 import { useSettings } from "../../lib/settings";
@@ -207,19 +208,17 @@ interface RowActions {
 /** Delete (or, for a file of the user's own, Forget), then the same again with the name to confirm. */
 function DeleteButtons({ name, forget = false, ...a }: RowActions & { name: string; forget?: boolean }) {
   const { t } = useLingui();
-  return a.confirming ? (
-    <span className="buttons">
-      <button type="button" className="danger" onClick={a.onConfirm}>
-        {forget ? t`Forget ${name}` : t`Delete ${name}`}
-      </button>
-      <button type="button" className="link-button" onClick={a.onKeep}>
-        <Trans comment="button: keep the model, do not delete it">Keep</Trans>
-      </button>
-    </span>
-  ) : (
-    <button type="button" className="link-button" onClick={a.onDelete}>
-      {forget ? t({ message: "Forget", comment: "button: Perch forgets a model file the user added; the file stays" }) : t`Delete`}
-    </button>
+  return (
+    <ConfirmInPlace
+      asking={a.confirming}
+      onAsk={a.onDelete}
+      onConfirm={a.onConfirm}
+      onKeep={a.onKeep}
+      action={forget ? t({ message: "Forget", comment: "button: Perch forgets a model file the user added; the file stays" }) : t`Delete`}
+      confirm={forget ? t`Forget ${name}` : t`Delete ${name}`}
+      buttonClass="link-button"
+      grouped
+    />
   );
 }
 

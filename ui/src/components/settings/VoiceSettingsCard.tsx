@@ -5,6 +5,7 @@ import { msg, t } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { DownloadProgress, InputDevice, ModelView, Probe, ShortcutStatus, VoiceSettings } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
+import { ConfirmInPlace } from "../ConfirmInPlace";
 import { formatBytes, formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 import { AnywhereExtras, TextCleanup } from "./DictationExtras";
@@ -277,20 +278,16 @@ function ModelManager({ chosen, onChoose }: { chosen: string; onChoose: (name: s
                       </button>
                     </div>
                   ) : m.state === "ready" ? (
-                    confirm === m.name ? (
-                      <span className="buttons">
-                        <button type="button" className="danger" onClick={() => void remove(m.name)}>
-                          <Trans>Delete {name}</Trans>
-                        </button>
-                        <button type="button" className="link-button" onClick={() => setConfirm(null)}>
-                          <Trans comment="button: keep the model, do not delete it">Keep</Trans>
-                        </button>
-                      </span>
-                    ) : (
-                      <button type="button" className="link-button" onClick={() => setConfirm(m.name)}>
-                        <Trans>Delete</Trans>
-                      </button>
-                    )
+                    <ConfirmInPlace
+                      asking={confirm === m.name}
+                      onAsk={() => setConfirm(m.name)}
+                      onConfirm={() => void remove(m.name)}
+                      onKeep={() => setConfirm(null)}
+                      action={<Trans>Delete</Trans>}
+                      confirm={<Trans>Delete {name}</Trans>}
+                      buttonClass="link-button"
+                      grouped
+                    />
                   ) : (
                     <button type="button" onClick={() => void download(m.name)}>
                       {m.state === "partial" ? t`Resume (${partial} here)` : t`Download`}
