@@ -217,11 +217,6 @@ impl<R: Releases> Updates<R> {
         &self.route
     }
 
-    /// Where releases are found.
-    pub fn releases(&self) -> &R {
-        &self.releases
-    }
-
     pub fn status(&self) -> UpdateStatus {
         let inner = self.lock();
         UpdateStatus {

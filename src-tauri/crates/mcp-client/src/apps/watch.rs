@@ -36,7 +36,7 @@ impl MemoryWatch {
     /// since the oldest of them opened. Apps no longer open are forgotten.
     pub fn over_budget(&mut self, open: &[String], memory: u64) -> bool {
         self.opened_at.retain(|(session, _)| open.contains(session));
-        self.opened_at.iter().map(|(_, at)| *at).min().is_some_and(|base| memory > base + MEMORY_BUDGET)
+        self.base().is_some_and(|base| memory > base + MEMORY_BUDGET)
     }
 
     /// The page's memory when the oldest open app opened, for the log.
