@@ -18,7 +18,7 @@ use perch_core::voice::{
 };
 use perch_core::window_state::WindowMode;
 use perch_typing::recent::{Outcome, RecentDictations};
-use perch_typing::{self as typing, Delivered};
+use perch_typing::{self as typing, Delivered, PerchFocus};
 use tauri::{AppHandle, Manager};
 use tauri_specta::Event;
 
@@ -72,10 +72,18 @@ fn deliver(app: &AppHandle, update: DictationUpdate, never: &[String]) {
     let DictationEvent::Final { text, .. } = &update.event else { return };
     let recent = app.state::<RecentDictations>();
     // Wayland names no focused window to the engine, but the shell knows its own.
-    if app.get_webview_window("main").is_some_and(|w| w.is_focused().unwrap_or(false)) {
-        return WindowSink(app.clone()).send(update);
-    }
-    let why = match typing::type_into_focused(text, std::process::id(), never) {
+    let focused =
+        |label: &str| app.get_webview_window(label).is_some_and(|w| w.is_focused().unwrap_or(false));
+    let perch_focus = || {
+        if focused(crate::indicator::LABEL) {
+            PerchFocus::Indicator
+        } else if focused(crate::window::MAIN) {
+            PerchFocus::Window
+        } else {
+            PerchFocus::Elsewhere
+        }
+    };
+    let why = match typing::type_dictation(text, std::process::id(), never, perch_focus) {
         Ok(Delivered::Perch) => return WindowSink(app.clone()).send(update),
         Ok(Delivered::Typed { app: into, chars }) => {
             tracing::info!(chars, "typed a dictation into the focused application");

@@ -148,6 +148,10 @@ describe("Perch on sway", () => {
       // The sentence is about 3 s of speech, played in real time by the virtual microphone.
       await sleep(5000);
       await grab("dictating");
+      // sway gives the indicator the focus (Wayland has no "never focus me" for a window), so
+      // the words below arrive whole only because typing waits until it has let go.
+      const indicator = (await swayWindows()).find((w) => w.name === "Perch dictation");
+      assert.ok(indicator?.focused, `the indicator has the focus while Perch listens: ${JSON.stringify(indicator)}`);
       await keys("-M", "ctrl", "-M", "alt", "d", "-m", "alt", "-m", "ctrl");
       await waitFor(() => words(field.text).includes("screenshot of my editor"), () => `the words in the field (has "${field.text}")`, 60_000);
       assert.equal(words(field.text), words(SENTENCE));

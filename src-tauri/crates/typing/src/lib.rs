@@ -7,15 +7,18 @@
 //! Taking the selection and typing an answer back over it is `selection.rs`. Whether a text
 //! may be typed into an application at all, and how, is `delivery.rs`'s one decision, for
 //! dictation and answers alike; an answer is typed as the plain text `plain.rs` makes of it.
+//! A dictation waits for the focus to leave Perch's indicator first (`focus_back.rs`).
 
 pub mod clipboard;
 pub mod delivery;
+mod focus_back;
 pub mod keys;
 pub mod path;
 pub mod plain;
 mod selection;
 
 pub use delivery::{Delivery, may_type};
+pub use focus_back::{FOCUS_BACK, PerchFocus, type_dictation};
 pub use path::TypingPath;
 pub use plain::plain_text;
 pub use selection::{
@@ -59,6 +62,12 @@ pub enum TypingError {
     Clipboard(String),
     #[error("the focus moved to another window before the words could be typed")]
     FocusMoved,
+    #[error("the keyboard focus did not come back from Perch's dictation indicator to the application")]
+    FocusNotBack,
+    #[error(
+        "one of Perch's windows took the keyboard focus while the words were typed, so some may not have reached the application"
+    )]
+    FocusTakenWhileTyping,
     #[error("the desktop's remote-desktop session stopped taking keys after {typed} characters")]
     SessionEnded { typed: usize },
     #[error(
