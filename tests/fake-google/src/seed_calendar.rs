@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::when;
 
 fn local(date: Date, hour: i8, minute: i8) -> String {
-    let time = Time::new(hour, minute, 0, 0).unwrap_or(Time::midnight());
+    let time = Time::new(hour, minute, 0, 0).unwrap_or_default();
     date.to_datetime(time).strftime("%Y-%m-%dT%H:%M:%S").to_string()
 }
 
@@ -159,7 +159,7 @@ pub(crate) fn events(zone: &TimeZone) -> Vec<Value> {
 
 /// The zone's offset at that local hour, as `+01:00`.
 fn offset(zone: &TimeZone, date: Date, hour: i8) -> String {
-    let time = Time::new(hour, 0, 0, 0).unwrap_or(Time::midnight());
+    let time = Time::new(hour, 0, 0, 0).unwrap_or_default();
     date.to_datetime(time)
         .to_zoned(zone.clone())
         .map(|z| z.strftime("%:z").to_string())

@@ -200,7 +200,7 @@ pub(crate) fn quick_add(s: &mut State, request: &Request) -> Response {
                 (_, None) => {
                     let next_hour = now.timestamp() + SignedDuration::from_hours(1);
                     let next = next_hour.to_zoned(zone.clone());
-                    (next.date(), Time::new(next.hour(), 0, 0, 0).unwrap_or(Time::midnight()))
+                    (next.date(), Time::new(next.hour(), 0, 0, 0).unwrap_or_default())
                 }
             };
             let Ok(start) = at(date, time) else {
