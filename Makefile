@@ -222,8 +222,8 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 # what `unit` compiled (same profile, same features) and adds the bench binaries; the binaries
 # they drive (the fake, the MCP servers, the sandbox, the app) are those `app-debug` built.
 bench-quick: app-debug
-	PERCH_BENCH_QUICK=1 PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/debug/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
-		xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" $(LINTED) cargo test --locked --workspace --benches
+	$(LINTED) PERCH_BENCH_QUICK=1 PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/debug/perch-fake-llm PERCH_BENCH_PYTHON=$(VENV)/bin/python \
+		xvfb-run -a -s "-screen 0 3840x2160x24 -noreset" cargo test --locked --workspace --benches
 	for script in review_render.mjs capture_chip.mjs terminal_panel.mjs mcp_app.mjs; do \
 		PERCH_APP=$(APP_DEBUG) RUNS=1 MB=5 tests/e2e/bench/run.sh $$script; \
 	done
