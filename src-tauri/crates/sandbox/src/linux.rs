@@ -16,7 +16,7 @@ use landlock::{
 };
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, sigprocmask};
+use nix::sys::signal::{SigHandler, SigSet, SigmaskHow, Signal, sigprocmask};
 use nix::sys::statvfs::{FsFlags, statvfs};
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::Pid;
@@ -75,6 +75,19 @@ fn die_with_parent() -> Result<(), SandboxError> {
         return Err(SandboxError::Setup("the parent ended while the sandbox started".into()));
     }
     Ok(())
+}
+
+/// The command gets the job signals as a shell gives them to a foreground job: with their
+/// default action. An ignored signal stays ignored across `exec`, so a Perch started with
+/// Ctrl+C ignored (`perch &` from a script, `nohup`) would otherwise hand on a terminal whose
+/// Ctrl+C does nothing, and bash cannot even trap a signal ignored on entry.
+fn default_job_signals() {
+    for &signal in JOB_SIGNALS {
+        // SAFETY: SIG_DFL installs no handler, so no code of ours can run in a signal's context,
+        // and the launcher has no other thread that could be changing dispositions.
+        #[allow(unsafe_code)]
+        let _ = unsafe { nix::sys::signal::signal(signal, SigHandler::SigDfl) };
+    }
 }
 
 fn block_job_signals() {
@@ -331,6 +344,7 @@ fn stage2(mut enforced: Enforcement, invocation: Invocation) -> Result<ExitCode,
         return Err(SandboxError::NoLandlock);
     }
     let program = program_of(&command);
+    default_job_signals();
     let child = Command::new(program)
         .args(&command[1..])
         .spawn()

@@ -559,7 +559,8 @@ fn the_kernel_key_store_is_refused() {
 }
 
 /// Ctrl+C in the terminal is SIGINT to the whole foreground process group: the launcher's two
-/// stages and the command. The command gets it (it does not start with it blocked) and the
+/// stages and the command. The command gets it (it does not start with it blocked, nor ignored
+/// when Perch itself was started with Ctrl+C ignored, as `perch &` from a script does) and the
 /// launcher carries on to report how the command ended. The signal is sent from outside, as
 /// the terminal sends it, once the command says its handler is in place.
 #[test]
@@ -568,31 +569,53 @@ fn ctrl_c_reaches_the_command_and_not_the_launcher() {
         return;
     }
     let s = Setup::new();
+    for ignored_on_entry in [false, true] {
+        ctrl_c_reaches_the_command(&s, ignored_on_entry);
+    }
+    let out = launch(&s.policy(), "exit 7");
+    assert_eq!(out.status.code(), Some(7));
+    let out = launch(&s.policy(), "kill -TERM $$");
+    assert_eq!(out.status.code(), Some(128 + 15));
+}
+
+fn ctrl_c_reaches_the_command(s: &Setup, ignored_on_entry: bool) {
     let script = "trap 'echo caught; exit 0' INT; grep SigBlk /proc/self/status; echo ready; \
                   while :; do sleep 0.05; done";
-    let mut child = Command::new(LAUNCHER)
+    // `trap '' INT` ignores the signal and the ignoring survives `exec`, as it does for a
+    // program started by a shell in the background.
+    let entry = if ignored_on_entry { "trap '' INT QUIT; exec \"$0\" \"$@\"" } else { "exec \"$0\" \"$@\"" };
+    let mut child = Command::new("bash")
+        .args(["-c", entry, LAUNCHER])
         .args(s.policy().to_args())
         .args(["--", "bash", "-c", script])
         .process_group(0)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let group = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    // A command that never reacts would hang the suite: the group ends after a minute (which
+    // ends the output below and fails the assertion waiting for it), or at once when an
+    // assertion fails first.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(Duration::from_secs(60)).is_err() {
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        }
+    });
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
-    let blocked = lines.next().unwrap().unwrap();
+    let mut next = || lines.next().and_then(Result::ok).unwrap_or_default();
+    let blocked = next();
     assert_eq!(
         blocked.split_whitespace().last(),
         Some("0000000000000000"),
-        "the command starts with signals blocked"
+        "the command starts with signals blocked (ignored on entry: {ignored_on_entry})"
     );
-    assert_eq!(lines.next().unwrap().unwrap(), "ready");
-    let group = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    assert_eq!(next(), "ready");
     nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGINT).unwrap();
-    assert_eq!(lines.next().unwrap().unwrap(), "caught");
+    assert_eq!(next(), "caught", "Ctrl+C reaches the command (ignored on entry: {ignored_on_entry})");
     assert_eq!(child.wait().unwrap().code(), Some(0), "the launcher reports the command's own end");
-    let out = launch(&s.policy(), "exit 7");
-    assert_eq!(out.status.code(), Some(7));
-    let out = launch(&s.policy(), "kill -TERM $$");
-    assert_eq!(out.status.code(), Some(128 + 15));
+    done.send(()).unwrap();
+    watchdog.join().unwrap();
 }
 
 fn policy_words(policy: &Policy) -> String {
