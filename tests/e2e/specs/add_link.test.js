@@ -151,19 +151,29 @@ describe("add-server links", () => {
     // so the page must have seen the pointer leave the button before it comes back (a quick
     // there-and-back reads as never having left, and no new tooltip is asked for).
     await session.browser.execute(() => {
-      window.__e2eHovered = null;
       document.addEventListener("mouseover", (e) => (window.__e2eHovered = e.target), true);
     });
-    await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top + 200)));
-    await waitFor(
-      async () =>
-        session.browser.execute((el) => window.__e2eHovered !== null && !el.contains(window.__e2eHovered), button),
-      "the page to see the pointer leave the Settings button",
-      5_000,
-    );
-    await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top)));
-    await xdotool("mousemove_relative", "--", "1", "0");
-    await waitFor(async () => tooltipsShown().length > 0, "the tooltip to show again", 10_000);
+    // Up to three rests, as a user would try again: once in a cold run GTK showed nothing for the
+    // first (10 s, on a quiet machine). The fault this guards against showed none, ever.
+    for (let attempt = 1; ; attempt++) {
+      await session.browser.execute(() => (window.__e2eHovered = null));
+      await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top + 200)));
+      await waitFor(
+        async () =>
+          session.browser.execute((el) => window.__e2eHovered !== null && !el.contains(window.__e2eHovered), button),
+        "the page to see the pointer leave the Settings button",
+        5_000,
+      );
+      await xdotool("mousemove", String(Math.round(x + at.left)), String(Math.round(y + at.top)));
+      await xdotool("mousemove_relative", "--", "1", "0");
+      try {
+        await waitFor(async () => tooltipsShown().length > 0, "the tooltip to show again", 5_000);
+        if (attempt > 1) console.log(`e2e: the tooltip showed again at rest ${attempt}`);
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+      }
+    }
   });
 
   it("says why a link cannot be used", async () => {
