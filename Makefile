@@ -101,10 +101,11 @@ app-release: $(NPM_STAMP)
 	cargo build --locked --release -p perch-mcp -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
-	for deb in $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb; do ./scripts/repack-deb.sh "$$deb"; done
-	# Signed for the updater, with latest.json beside, when TAURI_SIGNING_PRIVATE_KEY is set
-	# (RELEASING.md); a build without the key is left unsigned.
-	./scripts/sign-release.sh $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb
+	for deb in $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb; do ./scripts/repack-deb.sh "$$deb" && ./scripts/check-metadata.sh "$$deb"; done
+	for rpm in $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm; do ./scripts/check-rpm.sh "$$rpm" && ./scripts/check-metadata.sh "$$rpm"; done
+	# Signed for the updater, with latest.json beside the .deb, when TAURI_SIGNING_PRIVATE_KEY is
+	# set (RELEASING.md); a build without the key is left unsigned.
+	./scripts/sign-release.sh $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm
 	# The command line is the app binary started as `perch`, and the bundled servers are
 	# perch-mcp started under their names, as the package installs them.
 	ln -sf perch-desktop $(CARGO_TARGET_DIR)/release/perch
@@ -136,6 +137,8 @@ unit: $(NPM_STAMP)
 	$(LINTED) cargo test --workspace --locked --no-fail-fast
 	npm test -w ui
 	./scripts/check-toolchain.test.sh
+	# What software centres and desktops read (AppStream metadata, the desktop entry) validates.
+	./scripts/check-metadata.sh
 	# The sign-in fixture the engine and e2e tests use still refuses what a real server refuses.
 	node tests/oauth-mcp/check.mjs
 	# The hostile MCP Apps server still declares and serves what the apps tests rely on.

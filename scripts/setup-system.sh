@@ -11,6 +11,8 @@ BUILD_PKGS=(
   # Screen capture (xcap): PipeWire and SPA through bindgen, Wayland, EGL, GBM/DRM, XCB.
   libpipewire-0.3-dev libspa-0.2-dev libwayland-dev libegl-dev libegl1-mesa-dev libgbm-dev
   libdrm-dev libxcb1-dev libxcb-randr0-dev libxcb-shm0-dev libxcb-xfixes0-dev
+  # `make app-release` reads the .rpm it builds as Fedora's tools do (scripts/check-rpm.sh).
+  rpm
 )
 # Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
 # speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
@@ -35,6 +37,9 @@ TEST_PKGS=(
   # The GNOME lane (tests/e2e/desktops/gnome.sh): GNOME Shell headless, its portal backend, the
   # session manager for PipeWire it expects.
   gnome-shell xdg-desktop-portal-gnome wireplumber
+  # The validators software centres and desktops hold the package's metadata and the
+  # autostart entry to (scripts/check-metadata.sh, perch-foundation's autostart tests).
+  desktop-file-utils appstream
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Signs the finished release packages for Perch's updater and writes the manifest it reads.
 #
-# For each PACKAGE.deb: PACKAGE.deb.sig, the minisign signature `tauri signer` makes (base64),
+# For each PACKAGE (.deb or .rpm): PACKAGE.sig, the minisign signature `tauri signer` makes (base64),
 # bound to the version (the updater refuses a package whose signed version differs from the one
 # the manifest announces: `requireSignedVersion` in src-tauri/tauri.conf.json). Then latest.json
 # beside them: version, notes, date, and per platform the package's address and signature.
@@ -14,9 +14,9 @@
 # PERCH_RELEASE_URL: where the packages will be downloaded from (default: the GitHub release of
 # this version); PERCH_RELEASE_NOTES: a Markdown file of release notes (default: none);
 # PERCH_RELEASE_VERSION: the version (default: the workspace's, from Cargo.toml).
-# Usage: sign-release.sh PACKAGE.deb...
+# Usage: sign-release.sh PACKAGE.deb|PACKAGE.rpm...
 set -euo pipefail
-[ $# -gt 0 ] || { echo "usage: sign-release.sh PACKAGE.deb..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: sign-release.sh PACKAGE.deb|PACKAGE.rpm..." >&2; exit 2; }
 if [ -z "${TAURI_SIGNING_PRIVATE_KEY:-}" ] && [ -z "${TAURI_SIGNING_PRIVATE_KEY_PATH:-}" ]; then
   echo "sign-release: no TAURI_SIGNING_PRIVATE_KEY: packages left unsigned, no update manifest (see RELEASING.md)" >&2
   exit 0

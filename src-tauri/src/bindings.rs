@@ -22,6 +22,9 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
         .commands(collect_commands![
             app::app_status,
             app::desktop_status,
+            app::start_at_login,
+            app::set_start_at_login,
+            app::start_at_login_offered,
             app::get_settings,
             app::set_theme,
             app::ui_language,

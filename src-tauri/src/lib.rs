@@ -22,6 +22,7 @@ mod window;
 
 use std::time::Instant;
 
+use perch_core::autostart::AUTOSTART_ARG;
 use perch_core::paths::DataDir;
 use perch_core::{Engine, StartError, logging};
 use tauri::{Manager, RunEvent};
@@ -31,6 +32,8 @@ use crate::window::{WindowController, apps, hidden_page};
 
 pub fn run() {
     let started_at = Instant::now();
+    // Started by the session's autostart entry: as the bubble, leaving the focus where it is.
+    let at_login = std::env::args_os().skip(1).any(|a| a == AUTOSTART_ARG);
     perch_core::crash::install("app");
     let data_dir = DataDir::from_env();
     let _logs = logging::init(data_dir.as_ref().ok().map(DataDir::logs_dir).as_deref(), "info");
@@ -40,7 +43,12 @@ pub fn run() {
 
     let app = tauri::Builder::default()
         // First, so a second launch hands over to the first before doing anything else.
-        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| {
+        .plugin(tauri_plugin_single_instance::init(|app, args, _cwd| {
+            // A session's autostart finding Perch already running (started by hand first).
+            if args.iter().any(|a| a == AUTOSTART_ARG) {
+                tracing::info!("started at login while already running; nothing to show");
+                return;
+            }
             if let Err(e) = window::show(app) {
                 tracing::warn!(error = %e, "could not show the window for a second launch");
             }
@@ -78,7 +86,7 @@ pub fn run() {
             app.manage(hidden_page::HiddenPage::default());
             app.manage(commands::logs::LogsState::default());
             app.manage(update::create(app.handle()));
-            window::create(app.handle())?;
+            window::create(app.handle(), at_login)?;
             add_link::start(app);
             if let Some(engine) = &engine {
                 reviews::start(app.handle(), engine);

@@ -14,6 +14,12 @@ export const commands = {
 	 *  after the first paint, not before it.
 	 */
 	desktopStatus: () => __TAURI_INVOKE<DesktopStatus>("desktop_status"),
+	startAtLogin: () => typedError<StartAtLogin, CommandError>(__TAURI_INVOKE("start_at_login")),
+	/**  Writes or removes the autostart entry (for the program running now: the package's, the
+	 *  AppImage, or a build the user started). */
+	setStartAtLogin: (on: boolean) => typedError<StartAtLogin, CommandError>(__TAURI_INVOKE("set_start_at_login", { on })),
+	/**  The offer after a first answer was answered ("Not now" included): it is not made again. */
+	startAtLoginOffered: () => typedError<Settings, CommandError>(__TAURI_INVOKE("start_at_login_offered")),
 	getSettings: () => typedError<Settings, CommandError>(__TAURI_INVOKE("get_settings")),
 	setTheme: (theme: ThemePreference) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_theme", { theme })),
 	uiLanguage: () => typedError<UiLanguage, CommandError>(__TAURI_INVOKE("ui_language")),
@@ -482,6 +488,16 @@ export type Attachment = {
 	/**  An attached file's path on the user's disk, as picked (absent for images and captures). */
 	name: string | null,
 };
+
+/**  Whether Perch starts at login, as the entry on disk says. */
+export type AutostartState = 
+/**  No entry. */
+"off" | 
+/**  An entry the desktop runs. */
+"on" | 
+/**  An entry the desktop's own settings turned off (`Hidden=true` or
+ *  `X-GNOME-Autostart-enabled=false`); turning it on writes Perch's entry again. */
+"turned_off_by_desktop";
 
 /**  An http(s) base URL; anything else is rejected at load time and replaced by the default. */
 export type BaseUrl = string;
@@ -1759,6 +1775,10 @@ export type Settings = {
 	terminal: TerminalSettings,
 	/**  Settings -> General -> Updates. */
 	updates: UpdateSettings,
+	/**  Whether "start at login" was offered after a first answer (once, whatever the user
+	 *  chose; the switch in Settings -> General stays). Whether Perch starts at login is the
+	 *  autostart entry itself (`autostart`), not a setting. */
+	start_at_login_offered: boolean,
 };
 
 /**  A binding as Settings shows it. */
@@ -1787,6 +1807,12 @@ export type SignInView = {
 	/**  When the access token runs out (ms since the epoch); a refresh token renews it. */
 	expires_at: number | null,
 	can_refresh: boolean,
+};
+
+/**  Settings -> General -> Start at login: what the autostart entry says, and where it is. */
+export type StartAtLogin = {
+	state: AutostartState,
+	entry: string,
 };
 
 /**  What happened at start that a person should hear about. */

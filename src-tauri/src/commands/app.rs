@@ -1,3 +1,4 @@
+use perch_core::autostart::{self, Autostart, AutostartState};
 use perch_core::engine::StartupNotice;
 use perch_core::paths::DataDirSource;
 use perch_core::settings::{Settings, ThemePreference};
@@ -49,6 +50,50 @@ pub fn app_status(state: State<'_, AppState>) -> AppStatus {
 #[specta::specta]
 pub async fn desktop_status() -> perch_core::desktop::DesktopStatus {
     perch_core::desktop::status().await
+}
+
+/// Settings -> General -> Start at login: what the autostart entry says, and where it is.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct StartAtLogin {
+    pub state: AutostartState,
+    pub entry: String,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn start_at_login() -> CommandResult<StartAtLogin> {
+    let autostart =
+        Autostart::for_user().map_err(|e| CommandError::new(ErrorKind::External, e.to_string()))?;
+    Ok(StartAtLogin { state: autostart.state(), entry: autostart.entry_path().display().to_string() })
+}
+
+/// Writes or removes the autostart entry (for the program running now: the package's, the
+/// AppImage, or a build the user started).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_start_at_login(state: State<'_, AppState>, on: bool) -> CommandResult<StartAtLogin> {
+    let failed = |e: &dyn std::fmt::Display| CommandError::new(ErrorKind::External, e.to_string());
+    let autostart = Autostart::for_user().map_err(|e| failed(&e))?;
+    if on {
+        let program = autostart::program().map_err(|e| failed(&e))?;
+        autostart.enable(&program).map_err(|e| failed(&e))?;
+        tracing::info!(entry = %autostart.entry_path().display(), program = %program.display(), "Perch starts at login");
+    } else {
+        autostart.disable().map_err(|e| failed(&e))?;
+        tracing::info!(entry = %autostart.entry_path().display(), "Perch no longer starts at login");
+    }
+    // A choice made answers the offer too (one that failed leaves it, with its message).
+    if let Ok(engine) = &state.engine {
+        engine.settings().update(|s| s.start_at_login_offered = true).await?;
+    }
+    Ok(StartAtLogin { state: autostart.state(), entry: autostart.entry_path().display().to_string() })
+}
+
+/// The offer after a first answer was answered ("Not now" included): it is not made again.
+#[tauri::command]
+#[specta::specta]
+pub async fn start_at_login_offered(state: State<'_, AppState>) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().update(|s| s.start_at_login_offered = true).await?)
 }
 
 #[tauri::command]

@@ -38,13 +38,18 @@ impl WindowController {
     }
 }
 
-/// Builds the main window where it was last time (clamped to today's monitors) and shows it.
-pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
+/// Builds the main window where it was last time (clamped to today's monitors) and shows it;
+/// `at_login` (the autostart entry) shows it as the bubble, without taking the focus from what
+/// the user opened first.
+pub fn create(app: &AppHandle, at_login: bool) -> tauri::Result<WebviewWindow> {
     let monitors = logical_monitors(app);
     let primary = primary_monitor(app).unwrap_or(monitors.first().copied().unwrap_or(FALLBACK_SCREEN));
     let controller = app.state::<WindowController>();
     let (mode, rect) = {
         let mut placement = controller.placement();
+        if at_login {
+            placement.mode = WindowMode::Mini;
+        }
         let bounds = geometry::initial_bounds(placement.bounds, &monitors, primary);
         placement.bounds = Some(bounds);
         let rect = match placement.mode {
@@ -65,7 +70,7 @@ pub fn create(app: &AppHandle) -> tauri::Result<WebviewWindow> {
         .skip_taskbar(true)
         .content_protected(true)
         .maximizable(false)
-        .focused(true)
+        .focused(!at_login)
         .visible(false)
         .initialization_script_for_all_frames(apps::FRAME_GUARD_SCRIPT)
         // The window and its frames (an MCP app's) stay on Perch's pages.

@@ -123,6 +123,29 @@ describe("ChatPage", () => {
     sessionStorage.clear();
   });
 
+  it("offers once, under a first answer that arrived whole, to start Perch at login", async () => {
+    let release!: () => void;
+    const save = backend(async (emit) => {
+      save([message(1, "user", "Hi"), message(2, "assistant", "", { status: "streaming" })]);
+      emit(started(2));
+      emit({ event: "text", data: "Hello" });
+      await new Promise<void>((r) => (release = r));
+      save([message(1, "user", "Hi"), message(2, "assistant", "Hello there.")]);
+      emit({ event: "finished", data: { message: message(2, "assistant", "Hello there."), error: null } });
+    });
+    healthyApp({}, { start_at_login_offered: false });
+    page();
+    await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "Hi{Enter}");
+    expect(await screen.findByText(/Hello/)).toBeInTheDocument();
+    expect(screen.queryByRole("region", { name: "Start at login" })).not.toBeInTheDocument();
+    await act(async () => release());
+    const offer = await screen.findByRole("region", { name: "Start at login" });
+    await userEvent.click(within(offer).getByRole("button", { name: "Not now" }));
+    await vi.waitFor(() => expect(screen.queryByRole("region", { name: "Start at login" })).not.toBeInTheDocument());
+    expect(calls.filter((c) => c.cmd === "start_at_login_offered")).toHaveLength(1);
+    expect(calls.some((c) => c.cmd === "set_start_at_login")).toBe(false);
+  });
+
   it("keeps the draft across a remount, so nothing typed is lost", async () => {
     backend(() => {});
     const first = page();

@@ -10,6 +10,8 @@ import { SessionBanner } from "../components/terminal/SessionBanner";
 import { useChat } from "../lib/chat";
 import { useModels } from "../lib/models";
 import { LocalOffer } from "../components/chat/LocalOffer";
+import { StartAtLoginOffer } from "../components/settings/StartAtLogin";
+import { useSettings } from "../lib/settings";
 import { WithCode } from "../components/InlineCode";
 import { useAnnouncedAnswer } from "../lib/announce";
 import { lastConversation } from "../lib/shortcuts";
@@ -43,6 +45,7 @@ function pickModel(id: string | undefined, model: string | null) {
 /** The chat: the conversation in the URL (or a new one), and the composer. */
 export function ChatPage() {
   const { t } = useLingui();
+  const { settings } = useSettings();
   const { id } = useParams();
   const navigate = useNavigate();
   const onConversation = useCallback(
@@ -116,6 +119,9 @@ export function ChatPage() {
   const lastAnswer = [...messages].reverse().find((m) => m.message.role === "assistant");
   const streaming = state.streaming;
   const last = lastAnswer?.message;
+  // Once, under a first answer that arrived whole: Perch is worth keeping at hand by then.
+  const offerStartAtLogin =
+    !streaming && !!last?.content && !state.answerError && settings?.start_at_login_offered === false;
   useAnnouncedAnswer(streaming ? streaming.text : null, last ? { id: last.id, text: last.content } : null);
   // A stopped or failed answer has no usage of its own: the last one that has holds what the
   // model read up to it, and what came after is estimated (about four characters a token, as
@@ -244,6 +250,7 @@ export function ChatPage() {
           />
         )}
         {streaming && <AssistantMessage streaming={streaming} canRegenerate={false} />}
+        {offerStartAtLogin && <StartAtLoginOffer />}
       </div>
       {state.sendError && (
         <div className="error-card inline" role="alert">

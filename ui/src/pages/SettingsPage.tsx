@@ -18,6 +18,7 @@ import { UpdatesCard } from "../components/settings/UpdatesCard";
 import { openShortcutSheet } from "../components/ShortcutSheet";
 import { VoiceSettingsCard } from "../components/settings/VoiceSettingsCard";
 import { WindowOnTop } from "../components/settings/WindowOnTop";
+import { StartAtLoginSwitch } from "../components/settings/StartAtLogin";
 import { TEXT_SIZES, useSettings } from "../lib/settings";
 import { SECTIONS, sectionLabel, type Section } from "../lib/settingsSections";
 import { formatNumber } from "../lib/format";
@@ -181,6 +182,7 @@ function General({ status }: { status: AppStatus }) {
           <Trans>Ctrl+= and Ctrl+- change it anywhere in Perch; Ctrl+0 goes back to 100%.</Trans>
         </p>
         <WindowOnTop />
+        <StartAtLoginSwitch />
       </fieldset>
       <LanguageCard />
       <CaptureSettingsCard />

@@ -85,6 +85,8 @@ export const SETTINGS: Settings = {
   },
   local: { context_length: 4096, threads: 0, keep_alive_secs: 300, memory_limit_mb: 0, max_answer_tokens: 0 },
   updates: { check_at_start: true },
+  // Answered, so chat tests see no offer under their answers; StartAtLogin.test.tsx asks.
+  start_at_login_offered: true,
 };
 
 export function catalogModel(id: string, title: string, size: number, extra: Partial<CatalogModel> = {}): CatalogModel {
@@ -121,8 +123,8 @@ export function conversation(id: string, title: string, updated_at: number): Con
 }
 
 /** The commands every page needs, answered as a healthy app would. */
-export function healthyApp(overrides: Partial<AppStatus> = {}) {
-  let settings = { ...SETTINGS };
+export function healthyApp(overrides: Partial<AppStatus> = {}, settingsOverrides: Partial<Settings> = {}) {
+  let settings = { ...SETTINGS, ...settingsOverrides };
   onCommand("app_status", () => ({ ...STATUS, ...overrides }));
   onCommand("desktop_status", () => ({ composited: true, tray: true, on_top: "kept" }));
   // Not GNOME: no custom shortcut offered.
@@ -134,6 +136,15 @@ export function healthyApp(overrides: Partial<AppStatus> = {}) {
   onCommand("set_language", ({ language }) => (settings = { ...settings, language: language as string | null }));
   onCommand("set_text_size", ({ percent }) => (settings = { ...settings, text_size: percent as number }));
   onCommand("set_window_mode", () => null);
+  let atLogin: "off" | "on" = "off";
+  const entry = () => ({ state: atLogin, entry: "/home/me/.config/autostart/dev.perch.app.desktop" });
+  onCommand("start_at_login", entry);
+  onCommand("set_start_at_login", ({ on }) => {
+    atLogin = on ? "on" : "off";
+    settings = { ...settings, start_at_login_offered: true };
+    return entry();
+  });
+  onCommand("start_at_login_offered", () => (settings = { ...settings, start_at_login_offered: true }));
   onCommand("hide_window", () => null);
   onCommand("page_holds_unsent", () => null);
   onCommand("set_hidden_settings", ({ hidden }) => (settings = { ...settings, hidden: hidden as Settings["hidden"] }));

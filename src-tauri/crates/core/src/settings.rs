@@ -190,6 +190,10 @@ pub struct Settings {
     pub terminal: crate::terminal::TerminalSettings,
     /// Settings -> General -> Updates.
     pub updates: UpdateSettings,
+    /// Whether "start at login" was offered after a first answer (once, whatever the user
+    /// chose; the switch in Settings -> General stays). Whether Perch starts at login is the
+    /// autostart entry itself (`autostart`), not a setting.
+    pub start_at_login_offered: bool,
 }
 
 /// Settings -> General -> Updates. Checking only asks whether there is a newer Perch: nothing
@@ -225,6 +229,7 @@ impl Default for Settings {
             voice: crate::voice::VoiceSettings::default(),
             terminal: crate::terminal::TerminalSettings::default(),
             updates: UpdateSettings::default(),
+            start_at_login_offered: false,
         }
     }
 }

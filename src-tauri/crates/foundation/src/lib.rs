@@ -4,10 +4,12 @@
 //! user's language; whether the network is metered; the one way an HTTP client is made; what a
 //! probe of the machine answers; telling a crash from a crash loop; the window's geometry; a
 //! block of the user's material that its own text cannot close early; the one list of
-//! environment variables that change what runs (`run_env`).
+//! environment variables that change what runs (`run_env`); the autostart entry that starts
+//! Perch at login (`autostart`).
 //!
 //! It depends on no other Perch crate, and no capability crate's types appear here.
 
+pub mod autostart;
 pub mod blocks;
 pub mod crash_loop;
 pub mod http;

@@ -1,0 +1,96 @@
+import { useState } from "react";
+import { Trans, useLingui } from "@lingui/react/macro";
+import type { StartAtLogin as Entry } from "../../bindings";
+import { call, commands, errorMessage } from "../../ipc";
+import { useSettings } from "../../lib/settings";
+import { useLoad } from "../../lib/useLoad";
+
+/** The autostart entry as it is on disk, and a way to write or remove it. */
+function useStartAtLogin() {
+  const { reload } = useSettings();
+  const loaded = useLoad<Entry>(() => call(commands.startAtLogin()), "start-at-login");
+  const [changed, setChanged] = useState<Entry | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const set = async (on: boolean) => {
+    try {
+      setChanged(await call(commands.setStartAtLogin(on)));
+      setError(null);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+    await reload();
+  };
+  const loadError = loaded.error ? errorMessage(loaded.error) : null;
+  return { entry: changed ?? loaded.value ?? null, error: error ?? loadError, set };
+}
+
+/** Settings -> General: whether the session starts Perch (as its bubble) at login. */
+export function StartAtLoginSwitch() {
+  const { entry, error, set } = useStartAtLogin();
+  const path = entry?.entry ?? "";
+  return (
+    <div data-testid="start-at-login">
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={entry?.state === "on"}
+          disabled={!entry}
+          aria-describedby="start-at-login-how"
+          onChange={(e) => void set(e.target.checked)}
+        />
+        <Trans>Start Perch when you log in</Trans>
+      </label>
+      <p id="start-at-login-how" className="muted small">
+        {entry?.state === "turned_off_by_desktop" ? (
+          <Trans>
+            Turned off in your desktop&apos;s own settings. Turning it on here starts Perch at login again.
+          </Trans>
+        ) : (
+          <Trans>
+            As its bubble, without taking the focus. The entry is <span className="path-inline">{path}</span>.
+          </Trans>
+        )}
+      </p>
+      {error && (
+        <p className="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Once, under the first answer: the same switch as a question. Either answer ends the offer. */
+export function StartAtLoginOffer() {
+  const { t } = useLingui();
+  const { reload } = useSettings();
+  const { entry, error, set } = useStartAtLogin();
+  if (!entry || entry.state !== "off") return null;
+  const notNow = async () => {
+    await call(commands.startAtLoginOffered()).catch(() => {});
+    await reload();
+  };
+  return (
+    <div className="info-card start-at-login-offer" role="region" aria-label={t`Start at login`}>
+      <p>
+        <Trans>Keep Perch at hand: start it as its bubble whenever you log in?</Trans>
+      </p>
+      <div className="buttons">
+        <button type="button" className="primary" onClick={() => void set(true)}>
+          <Trans>Start at login</Trans>
+        </button>
+        <button type="button" onClick={() => void notNow()}>
+          <Trans comment="button: decline an offer for now">Not now</Trans>
+        </button>
+      </div>
+      {error && (
+        <p className="error small" role="alert">
+          {error}
+        </p>
+      )}
+      <p className="muted small">
+        <Trans>You can change this in Settings → General.</Trans>
+      </p>
+    </div>
+  );
+}
