@@ -15,8 +15,10 @@ export const commands = {
 	 */
 	desktopStatus: () => __TAURI_INVOKE<DesktopStatus>("desktop_status"),
 	startAtLogin: () => typedError<StartAtLogin, CommandError>(__TAURI_INVOKE("start_at_login")),
-	/**  Writes or removes the autostart entry (for the program running now: the package's, the
-	 *  AppImage, or a build the user started). */
+	/**
+	 *  Writes or removes the autostart entry (for the program running now: the package's, the
+	 *  AppImage, or a build the user started).
+	 */
 	setStartAtLogin: (on: boolean) => typedError<StartAtLogin, CommandError>(__TAURI_INVOKE("set_start_at_login", { on })),
 	/**  The offer after a first answer was answered ("Not now" included): it is not made again. */
 	startAtLoginOffered: () => typedError<Settings, CommandError>(__TAURI_INVOKE("start_at_login_offered")),
@@ -495,8 +497,10 @@ export type AutostartState =
 "off" | 
 /**  An entry the desktop runs. */
 "on" | 
-/**  An entry the desktop's own settings turned off (`Hidden=true` or
- *  `X-GNOME-Autostart-enabled=false`); turning it on writes Perch's entry again. */
+/**
+ *  An entry the desktop's own settings turned off (`Hidden=true` or
+ *  `X-GNOME-Autostart-enabled=false`); turning it on writes Perch's entry again.
+ */
 "turned_off_by_desktop";
 
 /**  An http(s) base URL; anything else is rejected at load time and replaced by the default. */
@@ -1775,9 +1779,11 @@ export type Settings = {
 	terminal: TerminalSettings,
 	/**  Settings -> General -> Updates. */
 	updates: UpdateSettings,
-	/**  Whether "start at login" was offered after a first answer (once, whatever the user
+	/**
+	 *  Whether "start at login" was offered after a first answer (once, whatever the user
 	 *  chose; the switch in Settings -> General stays). Whether Perch starts at login is the
-	 *  autostart entry itself (`autostart`), not a setting. */
+	 *  autostart entry itself (`autostart`), not a setting.
+	 */
 	start_at_login_offered: boolean,
 };
 
