@@ -146,6 +146,17 @@ describe("ChatPage", () => {
     expect(calls.some((c) => c.cmd === "set_start_at_login")).toBe(false);
   });
 
+  it("makes no such offer under an answer that was stopped", async () => {
+    const save = backend(() => {});
+    healthyApp({}, { start_at_login_offered: false });
+    save([message(1, "user", "Hi"), message(2, "assistant", "Hel", { status: "stopped" })]);
+    page("/chat/c1");
+    expect(await screen.findByText("Hel")).toBeInTheDocument();
+    await act(async () => new Promise((r) => setTimeout(r, 50)));
+    expect(calls.some((c) => c.cmd === "start_at_login")).toBe(false);
+    expect(screen.queryByRole("region", { name: "Start at login" })).not.toBeInTheDocument();
+  });
+
   it("keeps the draft across a remount, so nothing typed is lost", async () => {
     backend(() => {});
     const first = page();

@@ -121,7 +121,7 @@ export function ChatPage() {
   const last = lastAnswer?.message;
   // Once, under a first answer that arrived whole: Perch is worth keeping at hand by then.
   const offerStartAtLogin =
-    !streaming && !!last?.content && !state.answerError && settings?.start_at_login_offered === false;
+    !streaming && last?.status === "complete" && !state.answerError && settings?.start_at_login_offered === false;
   useAnnouncedAnswer(streaming ? streaming.text : null, last ? { id: last.id, text: last.content } : null);
   // A stopped or failed answer has no usage of its own: the last one that has holds what the
   // model read up to it, and what came after is estimated (about four characters a token, as
@@ -250,7 +250,15 @@ export function ChatPage() {
           />
         )}
         {streaming && <AssistantMessage streaming={streaming} canRegenerate={false} />}
-        {offerStartAtLogin && <StartAtLoginOffer />}
+        {offerStartAtLogin && (
+          <StartAtLoginOffer
+            // It appears once its answer is in: followed into view like the answer itself.
+            onShown={() => {
+              const el = list.current;
+              if (el && pinned.current) el.scrollTop = el.scrollHeight;
+            }}
+          />
+        )}
       </div>
       {state.sendError && (
         <div className="error-card inline" role="alert">

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { StartAtLogin as Entry } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
@@ -60,12 +60,18 @@ export function StartAtLoginSwitch() {
   );
 }
 
-/** Once, under the first answer: the same switch as a question. Either answer ends the offer. */
-export function StartAtLoginOffer() {
+/** Once, under the first answer: the same switch as a question. Either answer ends the offer.
+ * `onShown` once it is on the page (it waits for the entry's state first). */
+export function StartAtLoginOffer({ onShown }: { onShown?: () => void }) {
   const { t } = useLingui();
   const { reload } = useSettings();
   const { entry, error, set } = useStartAtLogin();
-  if (!entry || entry.state !== "off") return null;
+  const shown = entry?.state === "off";
+  const told = useRef(onShown);
+  useEffect(() => {
+    if (shown) told.current?.();
+  }, [shown]);
+  if (!shown) return null;
   const notNow = async () => {
     await call(commands.startAtLoginOffered()).catch(() => {});
     await reload();
