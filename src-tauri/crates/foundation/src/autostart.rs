@@ -24,7 +24,7 @@ pub enum AutostartError {
     #[error("no configuration folder is known (HOME and XDG_CONFIG_HOME are unset)")]
     NoConfigDir,
     #[error(
-        "Perch's program path {0} holds a line break or control character, which an autostart entry cannot name"
+        "Perch's program path {0} is not UTF-8 or holds a control character, which an autostart entry cannot name"
     )]
     UnnamablePath(PathBuf),
     #[error("could not write {path}: {source}. Check that the folder is yours and writable")]
@@ -115,11 +115,12 @@ pub fn program() -> io::Result<PathBuf> {
 
 /// The whole entry for `program`.
 pub fn entry_text(program: &Path) -> Result<String, AutostartError> {
-    let text = program.to_string_lossy();
-    if text.chars().any(char::is_control) {
+    // A desktop entry is UTF-8: a path that is not cannot be named in one (written lossily, it
+    // would name another file).
+    let Some(text) = program.to_str().filter(|t| !t.chars().any(char::is_control)) else {
         return Err(AutostartError::UnnamablePath(program.to_owned()));
-    }
-    let exec = exec_argument(&text);
+    };
+    let exec = exec_argument(text);
     Ok(format!(
         "[Desktop Entry]\n\
          Type=Application\n\
@@ -130,7 +131,7 @@ pub fn entry_text(program: &Path) -> Result<String, AutostartError> {
          Icon=perch-desktop\n\
          Terminal=false\n\
          X-GNOME-Autostart-enabled=true\n",
-        try_exec = escape_string(&text),
+        try_exec = escape_string(text),
     ))
 }
 
@@ -228,6 +229,12 @@ mod tests {
         assert_eq!(exec_argument("/home/a\\b"), "\"/home/a\\\\\\\\b\"");
         assert_eq!(exec_argument("/opt/100%/perch"), "/opt/100%%/perch");
         assert!(matches!(entry_text(Path::new("/tmp/a\nb")), Err(AutostartError::UnnamablePath(_))));
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let not_utf8 = std::ffi::OsStr::from_bytes(b"/opt/\xff/perch");
+            assert!(matches!(entry_text(Path::new(not_utf8)), Err(AutostartError::UnnamablePath(_))));
+        }
     }
 
     /// The entries pass the freedesktop validator, with the paths a user may really have.
