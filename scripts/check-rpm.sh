@@ -8,6 +8,7 @@ set -euo pipefail
 rpm="${1:?usage: check-rpm.sh PATH.rpm}"
 command -v rpm >/dev/null || { echo "error: rpm is missing; make deps-system installs it (apt: rpm)" >&2; exit 1; }
 fail() { echo "error: $rpm: $*" >&2; exit 1; }
+rpm -K "$rpm" >/dev/null 2>&1 || fail "its header or payload digest does not match (rpm -K)"
 requires="$(rpm -qp --requires "$rpm" 2>/dev/null)"
 for name in webkit2gtk4.1 gtk3 libayatana-appindicator-gtk3; do
   grep -qx "$name" <<<"$requires" || fail "does not require $name (has: $(tr '\n' ' ' <<<"$requires"))"
@@ -15,7 +16,7 @@ done
 if grep -E '^lib[a-z0-9.-]*-[0-9]+$|^libgtk-3-0$' <<<"$requires"; then fail "requires a Debian package name"; fi
 files="$(rpm -qlp "$rpm" 2>/dev/null)"
 for file in /usr/bin/perch-desktop /usr/bin/perch-mcp /usr/bin/perch-sandbox /usr/bin/perch-llm \
-            /usr/share/metainfo/dev.perch.app.metainfo.xml /usr/share/applications/perch-desktop.desktop; do
+            /usr/share/metainfo/dev.perch.app.metainfo.xml /usr/share/applications/Perch.desktop; do
   grep -qx "$file" <<<"$files" || fail "has no $file"
 done
 scripts="$(rpm -qp --scripts "$rpm" 2>/dev/null)"

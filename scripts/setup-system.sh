@@ -11,8 +11,9 @@ BUILD_PKGS=(
   # Screen capture (xcap): PipeWire and SPA through bindgen, Wayland, EGL, GBM/DRM, XCB.
   libpipewire-0.3-dev libspa-0.2-dev libwayland-dev libegl-dev libegl1-mesa-dev libgbm-dev
   libdrm-dev libxcb1-dev libxcb-randr0-dev libxcb-shm0-dev libxcb-xfixes0-dev
-  # `make app-release` reads the .rpm it builds as Fedora's tools do (scripts/check-rpm.sh).
-  rpm
+  # `make app-release` reads the .rpm it builds as Fedora's tools do (scripts/check-rpm.sh) and
+  # unpacks it to check its metadata (rpm2cpio, cpio).
+  rpm cpio
 )
 # Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
 # speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
