@@ -59,12 +59,18 @@ pub struct StartAtLogin {
     pub entry: String,
 }
 
+impl StartAtLogin {
+    fn of(autostart: &Autostart) -> Self {
+        Self { state: autostart.state(), entry: autostart.entry_path().display().to_string() }
+    }
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn start_at_login() -> CommandResult<StartAtLogin> {
     let autostart =
         Autostart::for_user().map_err(|e| CommandError::new(ErrorKind::External, e.to_string()))?;
-    Ok(StartAtLogin { state: autostart.state(), entry: autostart.entry_path().display().to_string() })
+    Ok(StartAtLogin::of(&autostart))
 }
 
 /// Writes or removes the autostart entry (for the program running now: the package's, the
@@ -86,7 +92,7 @@ pub async fn set_start_at_login(state: State<'_, AppState>, on: bool) -> Command
     if let Ok(engine) = &state.engine {
         engine.settings().update(|s| s.start_at_login_offered = true).await?;
     }
-    Ok(StartAtLogin { state: autostart.state(), entry: autostart.entry_path().display().to_string() })
+    Ok(StartAtLogin::of(&autostart))
 }
 
 /// The offer after a first answer was answered ("Not now" included): it is not made again.

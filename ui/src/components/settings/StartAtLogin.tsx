@@ -1,27 +1,23 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { StartAtLogin as Entry } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { useSettings } from "../../lib/settings";
+import { useAction } from "../../lib/useAction";
 import { useLoad } from "../../lib/useLoad";
 
-/** The autostart entry as it is on disk, and a way to write or remove it. */
+/** The autostart entry as it is on disk, and a way to write or remove it: after each change
+ * the entry is read again, and the settings too (a choice answers the offer). */
 function useStartAtLogin() {
-  const { reload } = useSettings();
+  const settings = useSettings();
   const loaded = useLoad<Entry>(() => call(commands.startAtLogin()), "start-at-login");
-  const [changed, setChanged] = useState<Entry | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const set = async (on: boolean) => {
-    try {
-      setChanged(await call(commands.setStartAtLogin(on)));
-      setError(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-    await reload();
-  };
+  const { error, act } = useAction(() => {
+    loaded.reload();
+    void settings.reload();
+  });
+  const set = (on: boolean) => act(call(commands.setStartAtLogin(on)));
   const loadError = loaded.error ? errorMessage(loaded.error) : null;
-  return { entry: changed ?? loaded.value ?? null, error: error ?? loadError, set };
+  return { entry: loaded.value ?? null, error: error ?? loadError, set };
 }
 
 /** Settings -> General: whether the session starts Perch (as its bubble) at login. */
