@@ -23,7 +23,7 @@ VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test toolchain deps deps-system deps-test lint lint-rest unit e2e desktops conformance memory-guard app-debug app-release bindings bench bench-quick icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint lint-rest unit e2e desktops conformance memory-guard app-debug app-release test-install bindings bench bench-quick icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
@@ -230,6 +230,31 @@ bench-quick: app-debug
 	for script in review_render.mjs capture_chip.mjs terminal_panel.mjs mcp_app.mjs; do \
 		PERCH_APP=$(APP_DEBUG) RUNS=1 MB=5 tests/e2e/bench/run.sh $$script; \
 	done
+
+# The clean-system install test (scripts/test-install.sh: a fresh Debian root from debootstrap,
+# the package installed by apt, used, purged) on a .deb of the debug build: the release's
+# package (files, links, desktop entry, metadata, dependency list) around the binaries `make
+# test` already built, made in seconds. `make test-install DEB=PATH.deb` tests another package,
+# such as the release's before it is published (RELEASING.md). CI runs it after `make test`.
+# Debian 12 and 13, one after the other (about two minutes each); artifacts in
+# target/install-artifacts/SUITE.
+INSTALL_TEST_DIR := $(CARGO_TARGET_DIR)/install-test
+INSTALL_SUITES := bookworm trixie
+INSTALL_DEB = $(if $(DEB),$(DEB),$(INSTALL_TEST_DIR)/debug/bundle/deb/Perch_*_amd64.deb)
+test-install: deps-test $(if $(DEB),,app-debug)
+ifeq ($(DEB),)
+	rm -rf $(INSTALL_TEST_DIR) && mkdir -p $(INSTALL_TEST_DIR)/debug
+	# The bundler marks the binary it packs with the package's kind (the updater reads it): it
+	# packs a copy, so the debug build the other tests run stays unmarked.
+	cp $(APP_DEBUG) $(INSTALL_TEST_DIR)/debug/
+	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/debug
+	CARGO_TARGET_DIR=$(INSTALL_TEST_DIR) npx tauri bundle --debug --bundles deb --config src-tauri/tauri.bundle.conf.json
+	./scripts/repack-deb.sh --fast $(INSTALL_DEB)
+endif
+	for suite in $(INSTALL_SUITES); do \
+		INSTALL_SUITE=$$suite INSTALL_ARTIFACTS=$(CURDIR)/target/install-artifacts/$$suite ./scripts/test-install.sh $(INSTALL_DEB); \
+	done
+	$(if $(DEB),,rm -rf $(INSTALL_TEST_DIR))
 
 # Regenerates icons/ from icons/source/perch.svg (needs rsvg-convert: apt install librsvg2-bin).
 icons: $(NPM_STAMP)

@@ -41,6 +41,9 @@ TEST_PKGS=(
   # The validators software centres and desktops hold the package's metadata and the
   # autostart entry to (scripts/check-metadata.sh, perch-foundation's autostart tests).
   desktop-file-utils appstream
+  # The clean-system install test (scripts/test-install.sh): a Debian root, entered with
+  # bubblewrap (above), the app's window on Xvfb taken with ImageMagick (above).
+  debootstrap
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.

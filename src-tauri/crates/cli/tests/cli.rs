@@ -116,6 +116,7 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
             "audio input",
             "typing into other apps",
             "keyring",
+            "certificates",
             "ollama",
             "sandbox",
             "npx",

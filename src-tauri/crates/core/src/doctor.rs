@@ -94,16 +94,18 @@ pub async fn run() -> DoctorReport {
             detail: format!("the probe failed: {e}"),
         })
     };
-    let (audio, keyring, ollama, runners, capture, sandbox, typing) = tokio::join!(
+    let (audio, keyring, certificates, ollama, runners, capture, sandbox, typing) = tokio::join!(
         blocking(crate::voice::device::probe, "audio input"),
         blocking(probes::keyring, "keyring"),
+        blocking(probes::root_certificates, "certificates"),
         probes::ollama(&ollama_url),
         probes::package_runners(),
         blocking(crate::capture::probe, "screen capture"),
         terminal_sandbox(),
         blocking(perch_typing::probe, "typing into other apps"),
     );
-    let mut components = vec![probes::display(), capture, audio, typing, keyring, ollama, sandbox];
+    let mut components =
+        vec![probes::display(), capture, audio, typing, keyring, certificates, ollama, sandbox];
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
         components.extend(probes::wayland_desktop().await);
     }

@@ -193,6 +193,15 @@ pub fn keyring() -> Probe {
     }
 }
 
+/// Whether secure connections can be checked: the system's trusted root certificates load.
+pub fn root_certificates() -> Probe {
+    if perch_foundation::http::system_has_root_certificates() {
+        Probe::yes("certificates", "the system's trusted roots check secure connections")
+    } else {
+        Probe::no("certificates", perch_foundation::http::NO_ROOT_CERTIFICATES)
+    }
+}
+
 /// Whether Ollama answers at `base_url`, within two seconds.
 pub async fn ollama(base_url: &str) -> Probe {
     let client = match crate::providers::http::client_builder()

@@ -17,10 +17,29 @@ pub fn install_tls_provider() {
     });
 }
 
-/// A reqwest client builder with the TLS provider installed and Perch's user agent.
+/// What to do on a system with no trusted root certificates.
+pub const NO_ROOT_CERTIFICATES: &str = "this system has no trusted root certificates, so no secure (HTTPS) \
+     connection can be checked: install the ca-certificates package";
+
+/// Whether the system's trusted root certificates load (found once per process). Without them
+/// (a system without the ca-certificates package) reqwest refuses to build a client at all,
+/// and a client that could not be built left even plain-HTTP services (Ollama, the local
+/// MCP servers) out of reach, and panicked where a default client was taken instead.
+pub fn system_has_root_certificates() -> bool {
+    static LOADED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LOADED.get_or_init(|| {
+        install_tls_provider();
+        reqwest::Client::builder().build().is_ok()
+    })
+}
+
+/// A reqwest client builder with the TLS provider installed and Perch's user agent. On a
+/// system without root certificates it trusts none: plain HTTP works and every HTTPS
+/// connection fails, where the failure is reported with [`NO_ROOT_CERTIFICATES`].
 pub fn client_builder() -> reqwest::ClientBuilder {
     install_tls_provider();
-    reqwest::Client::builder().user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")))
+    let builder = reqwest::Client::builder().user_agent(concat!("Perch/", env!("CARGO_PKG_VERSION")));
+    if system_has_root_certificates() { builder } else { builder.tls_certs_only([]) }
 }
 
 /// A client for downloads (models, voices): it gives up connecting after [`CONNECT_TIMEOUT`].

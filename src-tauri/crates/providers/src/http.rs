@@ -83,9 +83,15 @@ impl Endpoint {
         Self { provider: provider.to_owned(), url: url.trim_end_matches('/').to_owned(), hint }
     }
 
-    /// A failed send: unreachable (refused, timed out) or broken.
+    /// A failed send: unreachable (refused, timed out) or broken; an HTTPS address on a
+    /// system without root certificates, with what to install.
     pub fn send_error(&self, e: reqwest::Error) -> ProviderError {
-        if e.is_connect() || e.is_timeout() {
+        if self.url.starts_with("https:") && !perch_foundation::http::system_has_root_certificates() {
+            ProviderError::Stream {
+                provider: self.provider.clone(),
+                message: perch_foundation::http::NO_ROOT_CERTIFICATES.to_owned(),
+            }
+        } else if e.is_connect() || e.is_timeout() {
             ProviderError::Unreachable {
                 provider: self.provider.clone(),
                 url: self.url.clone(),
