@@ -10,7 +10,8 @@ command -v rpm >/dev/null || { echo "error: rpm is missing; make deps-system ins
 fail() { echo "error: $rpm: $*" >&2; exit 1; }
 rpm -K "$rpm" >/dev/null 2>&1 || fail "its header or payload digest does not match (rpm -K)"
 requires="$(rpm -qp --requires "$rpm" 2>/dev/null)"
-for name in webkit2gtk4.1 gtk3 libayatana-appindicator-gtk3; do
+# The root certificates HTTPS needs: rustls reads the system's (ca-certificates on Fedora too).
+for name in webkit2gtk4.1 gtk3 libayatana-appindicator-gtk3 ca-certificates; do
   grep -qx "$name" <<<"$requires" || fail "does not require $name (has: $(tr '\n' ' ' <<<"$requires"))"
 done
 if grep -E '^lib[a-z0-9.-]*-[0-9]+$|^libgtk-3-0$' <<<"$requires"; then fail "requires a Debian package name"; fi
