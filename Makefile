@@ -23,7 +23,7 @@ VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 
-.PHONY: run dev test toolchain deps deps-system deps-test lint lint-rest unit e2e desktops conformance memory-guard app-debug app-release test-install bindings bench bench-quick icons
+.PHONY: run dev test toolchain deps deps-system deps-test lint lint-rest unit e2e desktops conformance memory-guard app-debug app-release test-install bindings bench bench-quick soak icons
 
 ## ---- the two commands ------------------------------------------------------------------
 
@@ -219,6 +219,19 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
 	cargo build --locked --release -p perch-llm
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench local
+	$(SOAK)
+
+# A day in minutes (issue 45): the release app through a working day's mix (chat turns with long
+# answers, dictations from a microphone speaking in real time, screenshots, hide and summon, mini
+# mode, tool calls, terminal commands, MCP Apps, Settings, history), its whole process tree
+# sampled all along; report, plot and every action's time in target/e2e-artifacts/soak
+# (tests/e2e/bench/soak.mjs; about 25 minutes; SOAK_SCALE=0.1 for a short day).
+SOAK = npm run build -w ui && \
+	cargo build --locked --release --workspace --bins --features perch-desktop/custom-protocol && \
+	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh soak.mjs
+soak: deps $(NPM_STAMP)
+	./scripts/setup-system.sh --bench
+	$(SOAK)
 
 # Every benchmark once in a quick mode (a few iterations; figures printed, never judged), so
 # one that no longer runs fails CI. Debug builds only: `cargo test --workspace --benches` reuses
