@@ -31,6 +31,10 @@ const SCALE = Number(process.env.SOAK_SCALE ?? 1);
 const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_MS ?? 2000);
 const IDLE_MS = Number(process.env.SOAK_IDLE_MS ?? 60_000);
 const TOKEN_MS = Number(process.env.SOAK_TOKEN_MS ?? 2);
+// The guard `make test` runs (memory, never time): the app process may grow at most this many
+// MiB from the day's midpoint to its end, hidden and idle. Glibc's arenas kept 40-60 MiB of
+// every dictation there before main.rs set the allocator's parameters.
+const APP_GROWTH_MIB = process.env.SOAK_APP_GROWTH_MIB ? Number(process.env.SOAK_APP_GROWTH_MIB) : null;
 const KINDS = process.env.SOAK_KINDS ? process.env.SOAK_KINDS.split(",").map((k) => k.trim()) : Object.keys(FULL_DAY);
 // Some 4 s of speech at espeak-ng's 150 words a minute; tiny.en gets these words right.
 const SENTENCE = "Please take a screenshot of my editor and explain the error.";
@@ -433,6 +437,14 @@ try {
       meta: { scale: SCALE, app: process.env.PERCH_APP, sampleMs: SAMPLE_MS, idleMs: IDLE_MS, tokenMs: TOKEN_MS, sentence: SENTENCE, notes },
     });
     for (const line of [...lines, ...notes]) console.log(line);
+    if (APP_GROWTH_MIB !== null && !failed) {
+      const app = (sample) => (sample.pssByName["perch-desktop"] ?? 0) / 1024;
+      const midpoint = sampler.samples.find((sample) => sample.actions >= day.length / 2);
+      const grown = app(sampler.samples.at(-1)) - app(midpoint);
+      const verdict = `the app grew ${grown.toFixed(1)} MiB from the day's midpoint (${app(midpoint).toFixed(1)} MiB) to its end (bound ${APP_GROWTH_MIB})`;
+      console.log(verdict);
+      if (grown > APP_GROWTH_MIB) failed = { action: null, kind: "memory", error: new Error(verdict) };
+    }
   }
   // A page loaded again while hidden left WebDriver without its session: end the app by its
   // pid, as a logout would, rather than wait for the driver to.
