@@ -45,14 +45,25 @@ export function pageProcess(app) {
   return null;
 }
 
-/** PSS in KiB of `root` and every process below it, in all and by process name. */
-export function treePss(root) {
+/** The pids of `root` and every process below it, `root` first. */
+export function treePids(root) {
   const children = childrenByParent();
-  let total = 0;
-  const byName = {};
+  const tree = [];
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
+    tree.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/** PSS in KiB of `root` and every process below it (or of `pids`, a tree already walked), in
+ * all and by process name. */
+export function treePss(root, pids = treePids(root)) {
+  let total = 0;
+  const byName = {};
+  for (const pid of pids) {
     try {
       const m = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+) kB/m);
       const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
@@ -62,7 +73,6 @@ export function treePss(root) {
     } catch {
       // gone meanwhile
     }
-    stack.push(...(children.get(pid) ?? []));
   }
   return { total, byName };
 }

@@ -3,31 +3,7 @@
 // /proc, every process of the tree each time, so a child that comes and goes between samples
 // is seen when it is there.
 import { readFileSync, readdirSync } from "node:fs";
-import { treePss } from "./proc.js";
-
-/** The pids of `root` and every process below it, `root` first. */
-function treePids(root) {
-  const children = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [];
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop();
-    tree.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
+import { treePids, treePss } from "./proc.js";
 
 /** One process's name, state letter (R, S, Z...), threads and open descriptors; null once gone. */
 function processFacts(pid) {
@@ -50,8 +26,10 @@ function processFacts(pid) {
  * each process as [pid, name, state, threads, fds].
  */
 export function sampleTree(root) {
-  const processes = treePids(root).map(processFacts).filter(Boolean);
-  const pss = treePss(root);
+  // One walk of /proc for both: the tree's pids, then each one's facts and PSS.
+  const pids = treePids(root);
+  const processes = pids.map(processFacts).filter(Boolean);
+  const pss = treePss(root, pids);
   const sum = (key) => processes.reduce((n, p) => n + p[key], 0);
   return {
     pss: pss.total,
