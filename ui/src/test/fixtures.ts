@@ -67,7 +67,7 @@ export const SETTINGS: Settings = {
     send_after_dictation: false,
     partial_results: true,
     max_seconds: 300,
-    keep_model_secs: 120,
+    keep_model_secs: 30,
     never_type_into: ["KeePassXC"],
     tidy_punctuation: false,
     remove_fillers: true,

@@ -395,5 +395,9 @@ impl Voice {
     }
 }
 
-/// How long the model stays loaded after a dictation.
-pub const DEFAULT_KEEP_MODEL: Duration = Duration::from_secs(120);
+/// How long the model stays loaded after a dictation. Short, because the next dictation loads
+/// it while the microphone records (tiny.en in about 0.1 s, small in about 1 s), so a released
+/// model costs that wait only when the speech is shorter than the load; kept longer, the model
+/// (130 MB for tiny.en, 850 MB for small) was most of what the app still held a minute after
+/// a day of use (the soak, issue 45).
+pub const DEFAULT_KEEP_MODEL: Duration = Duration::from_secs(30);

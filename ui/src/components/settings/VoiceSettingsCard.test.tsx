@@ -104,4 +104,20 @@ describe("Settings -> Voice", () => {
     const after = calls.filter((c) => c.cmd === "set_voice_settings").map((c) => c.args.voice as Settings["voice"]);
     expect(after.at(-1)).toMatchObject({ dictate_anywhere: "Super+D", push_to_talk: "Ctrl+Shift+D" });
   });
+
+  it("keeps the model 30 s after dictating unless told otherwise, and saves the choice", async () => {
+    setup();
+    const keep = await screen.findByRole("combobox", { name: "Keep the model in memory" });
+    expect(keep).toHaveDisplayValue("30 s");
+    expect(within(keep).getAllByRole("option").map((o) => o.textContent)).toEqual([
+      "No, release it at once",
+      "30 s",
+      "2 minutes",
+      "10 minutes",
+      "1 hour",
+    ]);
+    await userEvent.selectOptions(keep, "10 minutes");
+    const saved = calls.filter((c) => c.cmd === "set_voice_settings").map((c) => c.args.voice as Settings["voice"]);
+    expect(saved.at(-1)).toMatchObject({ keep_model_secs: 600 });
+  });
 });

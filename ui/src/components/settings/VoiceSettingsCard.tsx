@@ -43,7 +43,7 @@ function complete(v: VoiceSettings): Required<VoiceSettings> {
     send_after_dictation: v.send_after_dictation ?? false,
     partial_results: v.partial_results ?? true,
     max_seconds: v.max_seconds ?? 300,
-    keep_model_secs: v.keep_model_secs ?? 120,
+    keep_model_secs: v.keep_model_secs ?? 30,
     never_type_into: v.never_type_into ?? [],
     tidy_punctuation: v.tidy_punctuation ?? false,
     remove_fillers: v.remove_fillers ?? true,
@@ -121,10 +121,11 @@ export function VoiceSettingsCard() {
             onChange={(e) => save({ keep_model_secs: Number(e.target.value) })}
           >
             <option value={0}>{t`No, release it at once`}</option>
+            <option value={30}>{inSeconds(30)}</option>
             <option value={120}>{t`2 minutes`}</option>
             <option value={600}>{t`10 minutes`}</option>
             <option value={3600}>{t`1 hour`}</option>
-            {![0, 120, 600, 3600].includes(voice.keep_model_secs) && (
+            {![0, 30, 120, 600, 3600].includes(voice.keep_model_secs) && (
               <option value={voice.keep_model_secs}>{inSeconds(voice.keep_model_secs)}</option>
             )}
           </select>
