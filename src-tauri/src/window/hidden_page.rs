@@ -1,4 +1,5 @@
-//! Gives the page's memory back while the window stays hidden. The web process holds the page
+//! Gives the page's memory back while the window stays hidden (and, 20 s into a hide, the app's
+//! own free heap pages: `perch_core::memory`). The web process holds the page
 //! (about half of Perch at rest); once the window has been hidden for the time set in
 //! Settings -> General, that process is ended, and showing the window loads the page again. The
 //! route is in the URL and the draft in local storage, so the page comes back where it was; a
@@ -22,6 +23,11 @@ use crate::state::AppState;
 
 /// How often a release put off by an answer or by unsent work is tried again.
 const RETRY: Duration = Duration::from_secs(30);
+
+/// How long after a hide the app's own heap gives back its free pages (what the turns, captures
+/// and dictations before the hide freed; see `perch_core::memory`): long enough that a
+/// quick hide and show does not pay for it.
+const GIVE_BACK_HEAP_AFTER: Duration = Duration::from_secs(20);
 
 /// How far past its size after loading the page's process may grow before a hide loads it
 /// again. Above the first answer's cost (the renderer's code, about 22 MiB) and a few turns
@@ -112,6 +118,17 @@ pub fn hidden(app: &AppHandle) {
     let page = app.state::<HiddenPage>();
     let generation = page.generation.fetch_add(1, Ordering::SeqCst) + 1;
     let app = app.clone();
+    let heap_app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(GIVE_BACK_HEAP_AFTER).await;
+        let still_hidden = heap_app.state::<HiddenPage>().generation.load(Ordering::SeqCst) == generation;
+        // The walk holds the allocator's lock, which a dictation into another app (recording
+        // while the window is hidden) must not wait on; the model's release gives back after it.
+        let dictating = heap_app.state::<AppState>().engine.as_ref().is_ok_and(|e| e.voice().is_active());
+        if still_hidden && !dictating {
+            let _ = tauri::async_runtime::spawn_blocking(perch_core::memory::give_back_free_heap).await;
+        }
+    });
     tauri::async_runtime::spawn(async move {
         let Some(engine) = app.state::<AppState>().engine.as_ref().ok().cloned() else { return };
         let settings = engine.settings().get().await.hidden;

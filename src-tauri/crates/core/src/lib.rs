@@ -16,7 +16,7 @@ pub mod socket_requests;
 
 // The foundation's modules, where the engine's code and its users have always found them.
 pub use perch_foundation::{
-    autostart, crash_loop, keys, locale, logging, network, owner, paths, shell_path, window_state,
+    autostart, crash_loop, keys, locale, logging, memory, network, owner, paths, shell_path, window_state,
 };
 pub use perch_portals::{desktop, desktop_shortcuts};
 #[cfg(target_os = "linux")]

@@ -16,6 +16,7 @@ pub mod http;
 pub mod keys;
 pub mod locale;
 pub mod logging;
+pub mod memory;
 pub mod network;
 pub mod owner;
 pub mod paths;

@@ -96,17 +96,27 @@ impl ModelKeeper {
     }
 
     fn drop_if_idle(&self, generation: u64) {
-        let mut slot = self.lock();
-        // Still in use by a transcription, or used again since: keep it.
-        let busy = slot.model.as_ref().is_some_and(|m| Arc::strong_count(m) > 1);
-        if slot.generation == generation && !busy && slot.model.take().is_some() {
+        let released = {
+            let mut slot = self.lock();
+            // Still in use by a transcription, or used again since: keep it.
+            let busy = slot.model.as_ref().is_some_and(|m| Arc::strong_count(m) > 1);
+            if slot.generation == generation && !busy { slot.model.take() } else { None }
+        };
+        if let Some(model) = released {
+            drop(model);
+            // What the dictations freed around the model goes back with it.
+            perch_foundation::memory::give_back_free_heap();
             tracing::info!("whisper model released after being idle");
         }
     }
 
     /// Drops the model now (a delete, or the app quitting).
     pub fn unload(&self) {
-        self.lock().model = None;
+        let model = self.lock().model.take();
+        if model.is_some() {
+            drop(model);
+            perch_foundation::memory::give_back_free_heap();
+        }
     }
 
     pub fn loaded_path(&self) -> Option<PathBuf> {
