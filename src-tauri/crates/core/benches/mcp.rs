@@ -1,6 +1,8 @@
 //! MCP figures, side by side in one run:
 //! - tool-call round trip (p50, p99, calls per second): `demo.add` through Perch's manager, and
-//!   the same server and tool called by the official Python `mcp` SDK client;
+//!   the same server and tool called by the official Python `mcp` SDK client, beside what lies
+//!   under both: the request line echoed by `cat` (the pipes alone) and the server called by a
+//!   raw client that writes a line and reads a line (the server's own cost);
 //! - start-up: five stdio servers (the bundled demo and filesystem, server-everything and
 //!   server-filesystem from npm, mcp-server-time from PyPI) started concurrently until every
 //!   one has listed its tools.
@@ -9,14 +11,15 @@
 //! with the `mcp` package (`PERCH_BENCH_PYTHON`).
 #![allow(clippy::unwrap_used)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use perch_core::mcp::McpManager;
 use perch_core::questions::Questions;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 mod common;
@@ -69,7 +72,7 @@ fn bundled(name: &str) -> PathBuf {
     path
 }
 
-fn manager(dir: &Path, servers: serde_json::Value) -> Arc<McpManager> {
+fn manager(dir: &Path, servers: Value) -> Arc<McpManager> {
     std::fs::write(dir.join("mcp_servers.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
     McpManager::new(dir, None, Arc::new(Questions::default()))
 }
@@ -98,6 +101,66 @@ async fn calls_through(m: Arc<McpManager>, n: usize) -> (Vec<f64>, f64) {
     (times, start.elapsed().as_secs_f64())
 }
 
+/// `n` blocking round trips of `demo.add` request lines through a child's stdin and stdout,
+/// after `warm_up` (lines sent first, each answered by one line). Through `cat`, no client or
+/// server code runs, only the kernel's pipes and two processes waking each other: the floor
+/// under any client over stdio. Through the demo server with a client of a few lines (write a
+/// line, read a line), it is the server's own cost on top.
+fn blocking_round_trips(program: &Path, warm_up: &[Value], n: usize) -> (Vec<f64>, f64) {
+    let mut child = Command::new(program).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let mut send = |message: &Value, answered: bool| {
+        input.write_all(format!("{message}\n").as_bytes()).unwrap();
+        if answered {
+            line.clear();
+            output.read_line(&mut line).unwrap();
+            assert!(!line.is_empty(), "{} closed its output", program.display());
+        }
+    };
+    for message in warm_up {
+        send(message, message.get("id").is_some());
+    }
+    let add = |i: usize| {
+        json!({
+            "jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call",
+            "params": { "name": "add", "arguments": { "a": i, "b": 1 } },
+        })
+    };
+    (0..50).for_each(|i| send(&add(i), true));
+    let mut times = Vec::with_capacity(n);
+    let start = Instant::now();
+    for i in 0..n {
+        let t = Instant::now();
+        send(&add(i), true);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let total = start.elapsed().as_secs_f64();
+    drop(send);
+    drop(input);
+    child.wait().unwrap();
+    (times, total)
+}
+
+/// The handshake a raw client sends the demo server before calling tools.
+fn handshake() -> Vec<Value> {
+    vec![
+        json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": { "name": "bench", "version": "1" },
+            },
+        }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    ]
+}
+
+fn p50(seconds: &[f64]) -> f64 {
+    percentile(seconds.to_vec(), 0.5)
+}
+
 async fn round_trip(python: Option<&str>) {
     let tmp = tempfile::tempdir().unwrap();
     let m = manager(tmp.path(), json!({ "demo": { "command": bundled("perch-mcp-demo") } }));
@@ -106,10 +169,18 @@ async fn round_trip(python: Option<&str>) {
     // task), not on the bench's main thread: from there every call also wakes a worker to send
     // it and is woken back across threads, about 3 of its 5 thread switches.
     tokio::spawn(calls_through(m.clone(), 50)).await.unwrap();
-    let (times, total) = tokio::spawn(calls_through(m.clone(), calls())).await.unwrap();
+    let (perch_times, total) = tokio::spawn(calls_through(m.clone(), calls())).await.unwrap();
     m.shutdown().await;
+    let (floor, floor_total) =
+        tokio::task::spawn_blocking(|| blocking_round_trips(Path::new("cat"), &[], calls())).await.unwrap();
+    let (raw, raw_total) =
+        tokio::task::spawn_blocking(|| blocking_round_trips(&bundled("perch-mcp-demo"), &handshake(), calls()))
+            .await
+            .unwrap();
     println!("tool-call round trip, demo.add over stdio, {} sequential calls:", calls());
-    report("  Perch (perch-core McpManager)", &times, total);
+    report("  floor: the request echoed by cat", &floor, floor_total);
+    report("  server: a raw client, line by line", &raw, raw_total);
+    report("  Perch (perch-core McpManager)", &perch_times, total);
 
     let Some(python) = python else {
         println!("  Python mcp SDK: skipped (set PERCH_BENCH_PYTHON)");
@@ -120,9 +191,18 @@ async fn round_trip(python: Option<&str>) {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let times: Vec<f64> = v["seconds"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
-    report("  Python mcp SDK (ClientSession)", &times, v["total"].as_f64().unwrap());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let python_times: Vec<f64> =
+        v["seconds"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    report("  Python mcp SDK (ClientSession)", &python_times, v["total"].as_f64().unwrap());
+    // What each client adds to the server's own round trip (the raw client's), which both
+    // pay: the ratio of whole round trips mixes the clients with the server they share.
+    let (ours, theirs) = ((p50(&perch_times) - p50(&raw)) * 1e6, (p50(&python_times) - p50(&raw)) * 1e6);
+    println!(
+        "  p50 ratio Python / Perch {:.2}x; above the raw client: Perch {ours:.1} us, Python {theirs:.1} us ({:.1}x)",
+        p50(&python_times) / p50(&perch_times),
+        theirs / ours.max(1.0),
+    );
 }
 
 async fn start_five() {
