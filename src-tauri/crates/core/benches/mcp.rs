@@ -173,10 +173,11 @@ async fn round_trip(python: Option<&str>) {
     m.shutdown().await;
     let (floor, floor_total) =
         tokio::task::spawn_blocking(|| blocking_round_trips(Path::new("cat"), &[], calls())).await.unwrap();
-    let (raw, raw_total) =
-        tokio::task::spawn_blocking(|| blocking_round_trips(&bundled("perch-mcp-demo"), &handshake(), calls()))
-            .await
-            .unwrap();
+    let (raw, raw_total) = tokio::task::spawn_blocking(|| {
+        blocking_round_trips(&bundled("perch-mcp-demo"), &handshake(), calls())
+    })
+    .await
+    .unwrap();
     println!("tool-call round trip, demo.add over stdio, {} sequential calls:", calls());
     report("  floor: the request echoed by cat", &floor, floor_total);
     report("  server: a raw client, line by line", &raw, raw_total);
