@@ -137,7 +137,6 @@ fn blocking_round_trips(program: &Path, warm_up: &[Value], n: usize) -> (Vec<f64
         times.push(t.elapsed().as_secs_f64());
     }
     let total = start.elapsed().as_secs_f64();
-    drop(send);
     drop(input);
     child.wait().unwrap();
     (times, total)
