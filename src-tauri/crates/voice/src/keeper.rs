@@ -112,11 +112,7 @@ impl ModelKeeper {
 
     /// Drops the model now (a delete, or the app quitting).
     pub fn unload(&self) {
-        let model = self.lock().model.take();
-        if model.is_some() {
-            drop(model);
-            perch_foundation::memory::give_back_free_heap();
-        }
+        self.lock().model = None;
     }
 
     pub fn loaded_path(&self) -> Option<PathBuf> {
