@@ -75,6 +75,12 @@ $(PERCH_WHISPER_TEST_MODEL): $(VENV_STAMP) scripts/whisper_ct2_to_ggml.py script
 deps-test: | toolchain
 	./scripts/setup-system.sh --test
 
+# The Vulkan headers every build of ggml compiles against (.cargo/config.toml's VULKAN_SDK);
+# setup-system.sh fetches them too, this covers a build started without it.
+VULKAN_HEADERS := target/vulkan-sdk/include
+$(VULKAN_HEADERS): scripts/vulkan-headers.sh
+	./scripts/vulkan-headers.sh
+
 # `npm ci` rejects the lock file npm 11 writes (it leaves out other platforms' optional
 # packages), so install with `npm install`, which keeps the locked versions.
 $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.json tests/conformance/package.json | toolchain
@@ -91,13 +97,13 @@ $(NPM_STAMP): package.json package-lock.json ui/package.json tests/e2e/package.j
 # every crate below the app is the test build's own artifact, and only tauri, its plugins and
 # the app are compiled again. Cargo's unit graph: 21 units left to build after `make unit`,
 # where the tauri CLI and a separate sidecar step left 207 (14 minutes of a cold make test).
-app-debug: $(NPM_STAMP)
+app-debug: $(NPM_STAMP) | $(VULKAN_HEADERS)
 	npm run build -w ui
 	$(LINTED) cargo build --locked --workspace --bins --examples --features perch-desktop/custom-protocol
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
-app-release: $(NPM_STAMP)
+app-release: $(NPM_STAMP) | $(VULKAN_HEADERS)
 	cargo build --locked --release -p perch-mcp -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
@@ -112,18 +118,18 @@ app-release: $(NPM_STAMP)
 	for s in demo filesystem review web google; do ln -sf perch-mcp $(CARGO_TARGET_DIR)/release/perch-mcp-$$s; done
 
 # Development with hot reload of the UI.
-dev: deps-system $(NPM_STAMP)
+dev: deps-system $(NPM_STAMP) | $(VULKAN_HEADERS)
 	npx tauri dev
 
 # Regenerates ui/src/bindings.ts from the Rust types (CI fails when it is stale).
-bindings:
+bindings: | $(VULKAN_HEADERS)
 	UPDATE_BINDINGS=1 $(LINTED) cargo test -p perch-desktop --lib bindings
 
 ## ---- checks and tests -----------------------------------------------------------------
 
 # Clippy alone, for a quick look at the Rust without building the tests; `make test` lints while
 # it builds instead (LINTED above), with the rest of `lint` first.
-lint: lint-rest
+lint: lint-rest | $(VULKAN_HEADERS)
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
 lint-rest: $(NPM_STAMP)
@@ -133,7 +139,7 @@ lint-rest: $(NPM_STAMP)
 
 # `--no-fail-fast`: one failing test binary must not hide the results of the others. The build
 # is Clippy's too: a lint fails it before any test runs, as `cargo clippy` did.
-unit: $(NPM_STAMP)
+unit: $(NPM_STAMP) | $(VULKAN_HEADERS)
 	$(LINTED) cargo test --workspace --locked --no-fail-fast
 	npm test -w ui
 	./scripts/check-toolchain.test.sh
@@ -193,7 +199,7 @@ memory-guard: app-debug
 # key release to the words in another application's field against faster-whisper + pynput; the terminal's
 # decision time per command, the sandbox's start-up cost, Run to first byte in the panel and
 # throughput into it.
-bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
+bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP) | $(VULKAN_HEADERS)
 	./scripts/setup-system.sh --bench
 	npx tauri build --no-bundle
 	cargo build --locked --release -p perch-fake-llm
@@ -227,6 +233,10 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-mcp-web --bench extract
 	cargo build --locked --release -p perch-llm
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench local
+	# The graphics card: the local model and dictation on the CPU and on each Vulkan device
+	# (lavapipe here), the model beside llama.cpp's own llama-bench from the same source.
+	PERCH_LLAMA_BENCH=$$(./scripts/build-llama-bench.sh) cargo bench --locked -p perch-llm --bench gpu
+	cargo bench --locked -p perch-voice --bench gpu
 	$(SOAK)
 
 # A day in minutes (issue 45): the release app through a working day's mix (chat turns with long
@@ -237,7 +247,7 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP)
 SOAK = npm run build -w ui && \
 	cargo build --locked --release --workspace --bins --features perch-desktop/custom-protocol && \
 	PERCH_APP=$(CARGO_TARGET_DIR)/release/perch-desktop tests/e2e/bench/run.sh soak.mjs
-soak: deps $(NPM_STAMP)
+soak: deps $(NPM_STAMP) | $(VULKAN_HEADERS)
 	./scripts/setup-system.sh --bench
 	$(SOAK)
 

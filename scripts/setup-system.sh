@@ -14,6 +14,9 @@ BUILD_PKGS=(
   # `make app-release` reads the .rpm it builds as Fedora's tools do (scripts/check-rpm.sh) and
   # unpacks it to check its metadata (rpm2cpio, cpio).
   rpm cpio
+  # ggml's Vulkan backend (llama.cpp, whisper.cpp): its shaders are compiled with glslc; the
+  # headers come newer than Debian 12's from scripts/vulkan-headers.sh (below).
+  glslc libvulkan-dev
 )
 # Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
 # speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
@@ -23,6 +26,9 @@ TEST_PKGS=(
   # Screenshot tests: paint the root window, split the screen into monitors.
   x11-xserver-utils
   espeak-ng sox
+  # Mesa's software Vulkan device (lavapipe): the local model and whisper run on the Vulkan
+  # backend in the tests with no graphics card.
+  mesa-vulkan-drivers
   # Window specs read the placement the app saved from its database.
   sqlite3
   # The terminal bench's peer: per-command start-up under bubblewrap beside perch-sandbox.
@@ -47,7 +53,7 @@ TEST_PKGS=(
 )
 
 # Benchmarks: Chromium as the Electron stand-in, on the same virtual display.
-BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick espeak-ng sox bubblewrap)
+BENCH_PKGS=(xvfb x11-utils chromium python3-venv imagemagick espeak-ng sox bubblewrap mesa-vulkan-drivers)
 # The Python venv for tests and benchmarks.
 PYTHON_PKGS=(python3 python3-venv)
 
@@ -81,6 +87,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The Vulkan headers every build of ggml needs (not with --python: nothing is built there).
+[[ "${1:-}" == --python ]] || "$(dirname "$0")/vulkan-headers.sh"
 
 # Rust and Node.js come from their own installers, not apt: check them and say how.
 "$(dirname "$0")/check-toolchain.sh"

@@ -134,6 +134,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             voice::voice_model_delete,
             voice::voice_devices,
             voice::set_voice_settings,
+            voice::voice_runs_on,
             voice::voice_start,
             voice::voice_stop,
             voice::voice_cancel,

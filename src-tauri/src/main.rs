@@ -4,6 +4,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+// whisper.cpp's Vulkan backend finds the system's Vulkan loader at run time, so Perch starts
+// (and dictates on the CPU) where there is none (perch_gpu::loader).
+perch_gpu::vulkan_loader_shim!();
+
 /// Whether this binary was started as `perch`: packages install that name as a link to the app,
 /// so the command line costs the package nothing but its own code.
 fn started_as_cli() -> bool {

@@ -262,6 +262,11 @@ export const commands = {
 	voiceDevices: () => typedError<InputDevice[], CommandError>(__TAURI_INVOKE("voice_devices")),
 	/**  Saves Settings -> Voice and applies the push-to-talk shortcut. */
 	setVoiceSettings: (base: VoiceSettings, voice: VoiceSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_voice_settings", { base, voice })),
+	/**
+	 *  Where dictation runs (the graphics card, or the CPU and why), for Settings -> Voice. Asking
+	 *  may open the Vulkan drivers: on a blocking thread.
+	 */
+	voiceRunsOn: () => typedError<string, CommandError>(__TAURI_INVOKE("voice_runs_on")),
 	/**  Starts dictating (the mic button); updates arrive as `VoiceUpdate` events. */
 	voiceStart: () => typedError<number, CommandError>(__TAURI_INVOKE("voice_start")),
 	/**  Stops recording; the final text follows as an event. */
@@ -919,6 +924,20 @@ export type GoogleStatus = {
 	connecting_page: string | null,
 };
 
+/**  What the user asked for, per model (Settings -> Models -> Local). */
+export type GpuLayers = 
+/**  As many as fit the free memory. */
+{ mode: "auto" } | 
+/**
+ *  Every layer, even if the device says they do not fit (llama.cpp fails the load, and the
+ *  model falls back to the CPU).
+ */
+{ mode: "all" } | 
+/**  The CPU only. */
+{ mode: "none" } | 
+/**  This many layers (more than the model has means all of them). */
+{ mode: "count"; layers: number };
+
 /**  What Perch gives back while the window is hidden (to the tray, or by the shortcut). */
 export type HiddenSettings = {
 	/**
@@ -1068,6 +1087,11 @@ export type LocalSettings = {
 	memory_limit_mb?: number,
 	/**  The longest answer, in tokens; 0 means until the model stops or the context is full. */
 	max_answer_tokens?: number,
+	/**
+	 *  How much of each model goes to the graphics card, by model name; a model not listed
+	 *  takes as many layers as fit the card's free memory.
+	 */
+	gpu_layers?: { [key in string]: GpuLayers },
 };
 
 export type LogEntry = {
@@ -1592,6 +1616,11 @@ export type RuntimeStatus = {
 	model: string | null,
 	context_length: number | null,
 	threads: number | null,
+	/**
+	 *  Where the loaded model runs, in words: the graphics card (and how much of the model), or
+	 *  the CPU and why.
+	 */
+	runs_on: string | null,
 	/**  Something the user should hear (it stopped unexpectedly, it was restarted). */
 	message: string | null,
 	restarts: number,
@@ -2233,6 +2262,11 @@ export type VoiceSettings = {
 	max_seconds?: number,
 	/**  How long the model stays in memory after a dictation, in seconds (0: release at once). */
 	keep_model_secs?: number,
+	/**
+	 *  Transcribe on the graphics card when the model fits its free memory (Vulkan); off keeps
+	 *  dictation on the CPU.
+	 */
+	use_gpu?: boolean,
 };
 
 /**

@@ -51,6 +51,19 @@ pub async fn voice_devices() -> CommandResult<Vec<InputDevice>> {
         .map_err(|e| crate::error::CommandError::new(crate::error::ErrorKind::External, e.to_string()))??)
 }
 
+/// Where dictation runs (the graphics card, or the CPU and why), for Settings -> Voice. Asking
+/// may open the Vulkan drivers: on a blocking thread.
+#[tauri::command]
+#[specta::specta]
+pub async fn voice_runs_on(state: State<'_, AppState>) -> CommandResult<String> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await.voice;
+    let voice = engine.voice().clone();
+    tauri::async_runtime::spawn_blocking(move || voice.runs_on(&settings))
+        .await
+        .map_err(|e| crate::error::CommandError::new(crate::error::ErrorKind::External, e.to_string()))
+}
+
 /// Saves Settings -> Voice and applies the push-to-talk shortcut.
 #[tauri::command]
 #[specta::specta]

@@ -68,6 +68,7 @@ export const SETTINGS: Settings = {
     partial_results: true,
     max_seconds: 300,
     keep_model_secs: 30,
+    use_gpu: true,
     never_type_into: ["KeePassXC"],
     tidy_punctuation: false,
     remove_fillers: true,
@@ -83,7 +84,7 @@ export const SETTINGS: Settings = {
     network: true,
     max_output_mb: 64,
   },
-  local: { context_length: 4096, threads: 0, keep_alive_secs: 300, memory_limit_mb: 0, max_answer_tokens: 0 },
+  local: { context_length: 4096, threads: 0, keep_alive_secs: 300, memory_limit_mb: 0, max_answer_tokens: 0, gpu_layers: {} },
   updates: { check_at_start: true },
   // Answered, so chat tests see no offer under their answers; StartAtLogin.test.tsx asks.
   start_at_login_offered: true,
@@ -112,7 +113,16 @@ export function localOverview(extra: Partial<LocalOverview> = {}): LocalOverview
   return {
     catalog: [catalogModel("qwen3-0.6b", "Qwen3 0.6B", 639_446_688, { thinking: true }), catalogModel("gemma3-1b", "Gemma 3 1B", 806_058_240)],
     models: [],
-    runtime: { state: "stopped", pid: null, model: null, context_length: null, threads: null, message: null, restarts: 0 },
+    runtime: {
+      state: "stopped",
+      pid: null,
+      model: null,
+      context_length: null,
+      threads: null,
+      runs_on: null,
+      message: null,
+      restarts: 0,
+    },
     folder: "/home/me/.local/share/perch/models/llm",
     ...extra,
   };

@@ -364,7 +364,7 @@ fn main() {
     let baseline = pss_kib(std::process::id()) as f64 / 1024.0;
     let memory = PeakMemory::watch(std::process::id());
     let started = Instant::now();
-    let model = Model::load(&model_path).unwrap();
+    let model = Model::load(&model_path, false).unwrap();
     let load = started.elapsed().as_secs_f64();
     let options = TranscribeOptions { threads: THREADS, ..TranscribeOptions::default() };
     let (mut audio_total, mut busy_total, mut wer_total) = (0.0, 0.0, 0.0);

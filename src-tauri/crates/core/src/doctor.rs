@@ -94,7 +94,8 @@ pub async fn run() -> DoctorReport {
             detail: format!("the probe failed: {e}"),
         })
     };
-    let (audio, keyring, certificates, ollama, runners, capture, sandbox, typing) = tokio::join!(
+    let voice = dir.as_ref().map(|d| (crate::voice::Voice::new(d.root()), settings.voice.clone()));
+    let (audio, keyring, certificates, ollama, runners, capture, sandbox, typing, gpu) = tokio::join!(
         blocking(crate::voice::device::probe, "audio input"),
         blocking(probes::keyring, "keyring"),
         blocking(probes::root_certificates, "certificates"),
@@ -103,9 +104,10 @@ pub async fn run() -> DoctorReport {
         blocking(crate::capture::probe, "screen capture"),
         terminal_sandbox(),
         blocking(perch_typing::probe, "typing into other apps"),
+        graphics_card(voice),
     );
     let mut components =
-        vec![probes::display(), capture, audio, typing, keyring, certificates, ollama, sandbox];
+        vec![probes::display(), capture, audio, typing, keyring, certificates, ollama, sandbox, gpu];
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
         components.extend(probes::wayland_desktop().await);
     }
@@ -215,6 +217,43 @@ async fn check_database(dir: &DataDir) -> (DatabaseReport, Settings) {
         Err(_) => Settings::default(),
     };
     (report, settings)
+}
+
+/// The graphics card (Vulkan) local models and dictation run on, or why they run on the CPU.
+/// The local model runtime is started to be asked (what it finds is what it uses).
+async fn graphics_card(voice: Option<(crate::voice::Voice, crate::voice::VoiceSettings)>) -> Probe {
+    let name = "graphics card";
+    let local = crate::local::find_gpus(None).await;
+    let dictation = match voice {
+        Some((voice, settings)) => tokio::task::spawn_blocking(move || voice.runs_on(&settings))
+            .await
+            .unwrap_or_else(|e| e.to_string()),
+        None => "unknown (no data folder)".to_owned(),
+    };
+    match local {
+        Ok(gpus) => match gpus.devices.first() {
+            Some(card) => Probe::yes(
+                name,
+                format!(
+                    "{} ({} of {} MiB free); local models: as many layers as fit (Settings -> Models); dictation: {dictation}",
+                    card.description,
+                    card.memory_free >> 20,
+                    card.memory_total >> 20
+                ),
+            ),
+            None => Probe::no(
+                name,
+                format!(
+                    "{}; local models run on the CPU; dictation: {dictation}",
+                    gpus.none_because.unwrap_or_else(|| "no Vulkan graphics card was found".into())
+                ),
+            ),
+        },
+        Err(e) => Probe::no(
+            name,
+            format!("the local model runtime could not be asked ({e}); dictation: {dictation}"),
+        ),
+    }
 }
 
 /// Whether terminal commands run fully sandboxed here (`perch-sandbox`), or what is missing.

@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::template::TemplateFeatures;
 
+pub use perch_gpu::GpuLayers;
+
 pub type RequestId = u64;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,7 +33,7 @@ pub enum Request {
     Unload { id: RequestId },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LoadParams {
     pub path: String,
     /// Tokens of context; 0 means the length the model was trained with.
@@ -39,6 +41,12 @@ pub struct LoadParams {
     pub threads: u32,
     /// Tokens evaluated at once while reading a prompt.
     pub batch: u32,
+    /// How many layers go to the graphics card.
+    #[serde(default)]
+    pub gpu_layers: GpuLayers,
+    /// Bytes of the card's memory to leave for what else Perch keeps there (the whisper model).
+    #[serde(default)]
+    pub gpu_reserved: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -102,6 +110,12 @@ pub enum Reply {
     Ready {
         version: String,
         system_info: String,
+        /// The Vulkan devices llama.cpp will use, first the one models go to.
+        #[serde(default)]
+        devices: Vec<GpuDevice>,
+        /// Why there is none, in words for Settings and `perch doctor`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        no_gpu: Option<String>,
     },
     Loaded {
         id: RequestId,
@@ -109,6 +123,13 @@ pub enum Reply {
     },
     Unloaded {
         id: RequestId,
+    },
+    /// The graphics card failed in the middle of chat `id`: the model is loaded again on the
+    /// CPU and the answer goes on from the token it had reached (nothing already sent is sent
+    /// again). Every later chat with this model runs on the CPU.
+    MovedToCpu {
+        id: RequestId,
+        reason: String,
     },
     Thinking {
         id: RequestId,
@@ -143,6 +164,7 @@ impl Reply {
             Self::Error { id, .. } => *id,
             Self::Loaded { id, .. }
             | Self::Unloaded { id }
+            | Self::MovedToCpu { id, .. }
             | Self::Thinking { id, .. }
             | Self::Text { id, .. }
             | Self::ToolCall { id, .. }
@@ -165,6 +187,35 @@ pub struct ModelReport {
     pub template: TemplateSource,
     pub features: TemplateFeatures,
     pub load_ms: u64,
+    /// Where the model runs.
+    #[serde(default)]
+    pub placement: Placement,
+}
+
+/// A graphics card as llama.cpp's Vulkan backend sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuDevice {
+    /// ggml's name for it (`Vulkan0`).
+    pub name: String,
+    /// The driver's (`AMD Radeon RX 7600 (RADV NAVI33)`).
+    pub description: String,
+    pub memory_total: u64,
+    pub memory_free: u64,
+}
+
+/// Where a loaded model's layers are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The card's description; `None` when the model runs on the CPU only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Layers on the card, of those the model has to offload.
+    pub gpu_layers: u32,
+    pub layers: u32,
+    /// Why not all on the card (no card, not enough free memory, the user's setting, or the
+    /// card failed to load it and the model fell back to the CPU), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,6 +2,10 @@
 //! already hold from the previous chat (the shared prefix of a conversation is kept), then sample
 //! token by token, streaming each piece, until the model ends its turn, a limit is reached, or
 //! the request is cancelled (checked before every token).
+//!
+//! An answer can also resume: given the tokens an earlier attempt already generated and sent
+//! (the graphics card failed mid-answer), it evaluates them after the prompt without sending
+//! them again and goes on from there.
 
 use std::time::Instant;
 
@@ -25,25 +29,55 @@ pub struct Session<'m> {
     /// The tokens whose keys and values the context holds, in order.
     cached: Vec<LlamaToken>,
     batch: usize,
+    /// `PERCH_LLM_FAIL_GPU=token:N` on a model on the card (`devices::InjectedFailure`).
+    fail_at_token: Option<u64>,
+    tokens_evaluated: u64,
+}
+
+/// A chat that stopped on a failure, with the tokens it had generated (and sent) by then.
+pub struct Interrupted {
+    pub failure: Failure,
+    pub generated: Vec<LlamaToken>,
+}
+
+impl From<Failure> for Interrupted {
+    fn from(failure: Failure) -> Self {
+        Self { failure, generated: Vec::new() }
+    }
 }
 
 impl<'m> Session<'m> {
-    pub fn new(model: &'m LlamaModel, ctx: LlamaContext<'m>, batch: usize) -> Self {
-        Self { template: Template::for_model(model), model, ctx, cached: Vec::new(), batch: batch.max(1) }
+    pub fn new(
+        model: &'m LlamaModel,
+        ctx: LlamaContext<'m>,
+        batch: usize,
+        fail_at_token: Option<u64>,
+    ) -> Self {
+        Self {
+            template: Template::for_model(model),
+            model,
+            ctx,
+            cached: Vec::new(),
+            batch: batch.max(1),
+            fail_at_token,
+            tokens_evaluated: 0,
+        }
     }
 
     pub fn context_length(&self) -> u32 {
         self.ctx.n_ctx()
     }
 
-    /// Answers one chat, streaming its pieces to `out`.
+    /// Answers one chat, streaming its pieces to `out`; `resume` is what an earlier attempt at
+    /// this chat already generated and sent (usually nothing).
     pub fn chat(
         &mut self,
         id: RequestId,
         params: &ChatParams,
+        resume: &[LlamaToken],
         cancels: &Cancels,
         out: &mut Out,
-    ) -> Result<(Stop, Usage), Failure> {
+    ) -> Result<(Stop, Usage), Interrupted> {
         let started = Instant::now();
         let prompt = self.template.render(self.model, &params.messages, &params.tools, params.think)?;
         let text = prompt.text();
@@ -60,11 +94,14 @@ impl<'m> Session<'m> {
             return Err(Failure::new(
                 ErrorKind::ContextTooLong,
                 format!("the conversation is {} tokens and the model's context holds {n_ctx}", tokens.len()),
-            ));
+            )
+            .into());
         }
+        let prompt_tokens = tokens.len();
+        tokens.extend_from_slice(resume);
         let cached = self.reuse_prefix(&tokens);
         let mut usage =
-            Usage { prompt_tokens: tokens.len() as u64, cached_tokens: cached as u64, ..Usage::default() };
+            Usage { prompt_tokens: prompt_tokens as u64, cached_tokens: cached as u64, ..Usage::default() };
         for chunk in tokens[cached..].chunks(self.batch) {
             if cancels.is_cancelled(id) {
                 usage.prompt_ms = ms(started);
@@ -81,6 +118,18 @@ impl<'m> Session<'m> {
         let mut parser = Parser::new(format, opened_thinking);
         let mut sampler = sampler(params);
         let mut utf8 = Vec::new();
+        let mut generated = resume.to_vec();
+        // What was sent already goes through the parser again (its state is needed: an open
+        // thinking block, a tool call half written) but is not sent twice.
+        for &token in resume {
+            let piece = vocab.token_to_piece(token, true, None);
+            let control = vocab.is_control(token) && !output::is_marker(&String::from_utf8_lossy(&piece));
+            if !control {
+                utf8.extend_from_slice(&piece);
+                let _already_sent = parser.push(&take_utf8(&mut utf8));
+            }
+        }
+        usage.output_tokens = resume.len() as u64;
         let limit = params.max_tokens.map_or(usize::MAX, |n| n as usize);
         let stop = loop {
             if cancels.is_cancelled(id) {
@@ -91,6 +140,7 @@ impl<'m> Session<'m> {
             if vocab.is_eog(token) {
                 break Stop::EndTurn;
             }
+            generated.push(token);
             usage.output_tokens += 1;
             cancels.progress(usage.output_tokens);
             let piece = vocab.token_to_piece(token, true, None);
@@ -106,7 +156,9 @@ impl<'m> Session<'m> {
             if self.cached.len() + 1 >= n_ctx {
                 break Stop::ContextFull;
             }
-            self.decode(&[token], true)?;
+            if let Err(failure) = self.decode(&[token], true) {
+                return Err(Interrupted { failure, generated });
+            }
         };
         if !utf8.is_empty() {
             send(out, id, parser.push(&String::from_utf8_lossy(&utf8)));
@@ -137,6 +189,11 @@ impl<'m> Session<'m> {
     }
 
     fn decode(&mut self, tokens: &[LlamaToken], logits_for_last: bool) -> Result<(), Failure> {
+        self.tokens_evaluated += tokens.len() as u64;
+        if self.fail_at_token.is_some_and(|n| self.tokens_evaluated >= n) {
+            self.fail_at_token = None;
+            return Err(Failure::new(ErrorKind::Generation, "the device was lost (PERCH_LLM_FAIL_GPU)"));
+        }
         let mut batch = LlamaBatch::new(tokens.len(), 1);
         let start = self.cached.len();
         for (i, token) in tokens.iter().enumerate() {

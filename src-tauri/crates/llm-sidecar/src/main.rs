@@ -4,6 +4,7 @@
 //! when stdin closes, so it never outlives the app that started it.
 
 mod cancel;
+mod devices;
 mod failure;
 mod generate;
 mod logs;
@@ -20,6 +21,10 @@ use llama_cpp_2::llama_backend::LlamaBackend;
 use perch_llm_protocol::wire::{self, ErrorKind, Reply, Request};
 
 use crate::cancel::Cancels;
+
+// llama.cpp's Vulkan backend finds the system's Vulkan loader at run time, so the sidecar starts
+// (and runs on the CPU) where there is none.
+perch_gpu::vulkan_loader_shim!();
 
 /// The protocol's output: one reply a line, flushed at once so tokens stream.
 pub struct Out(std::io::Stdout);
@@ -52,8 +57,14 @@ fn main() -> ExitCode {
     let cancels = Arc::new(Cancels::default());
     let (tx, requests) = std::sync::mpsc::channel();
     read_stdin(tx, cancels.clone(), Out(std::io::stdout()));
-    out.send(&Reply::Ready { version: env!("CARGO_PKG_VERSION").to_owned(), system_info: build_flags() });
-    serve::Server { backend: &backend, requests, cancels: &cancels, out: &mut out, logs }.run();
+    let gpus = devices::Gpus::find();
+    out.send(&Reply::Ready {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        system_info: build_flags(),
+        devices: gpus.devices.iter().map(|d| d.report.clone()).collect(),
+        no_gpu: gpus.none_because.clone(),
+    });
+    serve::Server::new(&backend, requests, &cancels, &mut out, logs, gpus).run();
     ExitCode::SUCCESS
 }
 

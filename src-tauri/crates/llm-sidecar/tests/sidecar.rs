@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use perch_llm_protocol::test_support::smollm2_gguf;
 use perch_llm_protocol::wire::{
-    ChatParams, ErrorKind, LoadParams, Message, Reply, Request, Role, Stop, TemplateSource, line,
+    ChatParams, ErrorKind, GpuDevice, GpuLayers, LoadParams, Message, Placement, Reply, Request, Role, Stop,
+    TemplateSource, line,
 };
 
 /// Replies can take a while on a busy two-core machine; this bounds a hung sidecar, not speed.
@@ -20,11 +21,27 @@ struct Sidecar {
     child: Child,
     stdin: Option<ChildStdin>,
     replies: Receiver<Reply>,
+    ready: Reply,
 }
+
+/// Mesa's software Vulkan device (lavapipe, `mesa-vulkan-drivers`). ggml never picks a CPU-type
+/// device by itself; naming its index makes it the card.
+const LAVAPIPE: (&str, &str) = ("GGML_VK_VISIBLE_DEVICES", "0");
 
 impl Sidecar {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_perch-llm"))
+        Self::start_in(Command::new(env!("CARGO_BIN_EXE_perch-llm")), &[])
+    }
+
+    fn start_with(env: &[(&str, &str)]) -> Self {
+        Self::start_in(Command::new(env!("CARGO_BIN_EXE_perch-llm")), env)
+    }
+
+    fn start_in(mut command: Command, env: &[(&str, &str)]) -> Self {
+        // The tests' own choice of device, not the machine's.
+        command.env_remove("GGML_VK_VISIBLE_DEVICES").env_remove("PERCH_LLM_FAIL_GPU");
+        let mut child = command
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -41,9 +58,18 @@ impl Sidecar {
             }
         });
         let stdin = child.stdin.take().unwrap();
-        let mut sidecar = Self { child, stdin: Some(stdin), replies };
-        assert!(matches!(sidecar.next(), Reply::Ready { .. }));
+        let mut sidecar = Self { child, stdin: Some(stdin), replies, ready: Reply::Unloaded { id: 0 } };
+        sidecar.ready = sidecar.next();
+        assert!(matches!(sidecar.ready, Reply::Ready { .. }), "{:?}", sidecar.ready);
         sidecar
+    }
+
+    /// The Vulkan devices the sidecar found, and why none.
+    fn devices(&self) -> (Vec<GpuDevice>, Option<String>) {
+        match &self.ready {
+            Reply::Ready { devices, no_gpu, .. } => (devices.clone(), no_gpu.clone()),
+            other => panic!("{other:?}"),
+        }
     }
 
     fn send(&mut self, request: &Request) {
@@ -63,9 +89,40 @@ impl Sidecar {
     }
 
     fn load(&mut self, id: u64, path: &Path, context_length: u32) -> Reply {
-        let params = LoadParams { path: path.display().to_string(), context_length, threads: 2, batch: 256 };
+        self.load_on(id, path, context_length, GpuLayers::Auto, 0)
+    }
+
+    fn load_on(
+        &mut self,
+        id: u64,
+        path: &Path,
+        context_length: u32,
+        gpu_layers: GpuLayers,
+        gpu_reserved: u64,
+    ) -> Reply {
+        let params = LoadParams {
+            path: path.display().to_string(),
+            context_length,
+            threads: 2,
+            batch: 256,
+            gpu_layers,
+            gpu_reserved,
+        };
         self.send(&Request::Load { id, params });
         self.next()
+    }
+
+    fn chat_after_load(&mut self) -> Vec<Reply> {
+        self.placed(GpuLayers::All, 0);
+        self.chat(2, ask("Say hi.", 4))
+    }
+
+    /// Loads SmolLM2 and says where it went.
+    fn placed(&mut self, gpu_layers: GpuLayers, gpu_reserved: u64) -> Placement {
+        match self.load_on(1, &smollm2_gguf(), 1024, gpu_layers, gpu_reserved) {
+            Reply::Loaded { model, .. } => model.placement,
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Sends a chat and collects its replies up to `done` or `error`.
@@ -272,4 +329,165 @@ fn closing_stdin_mid_answer_stops_generating_and_serves_nothing_queued() {
     }
     let status = s.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+// ---- the graphics card ------------------------------------------------------------------------
+//
+// Every test here runs the real Vulkan backend on lavapipe, Mesa's software device, beside a
+// control on the CPU. SmolLM2-135M has 30 layers (31 with the output layer).
+
+/// A question and a greedy answer long enough that a wrong kernel would change a token.
+fn greedy_question() -> ChatParams {
+    ask("List the planets of the solar system in order from the sun.", 32)
+}
+
+/// The CPU's greedy answer to `greedy_question`, the reference every device must match.
+fn cpu_answer() -> String {
+    let mut cpu = Sidecar::start();
+    let placement = cpu.placed(GpuLayers::Auto, 0);
+    assert_eq!(placement.gpu_layers, 0, "{placement:?}");
+    text_of(&cpu.chat(2, greedy_question()))
+}
+
+#[test]
+fn on_lavapipe_the_model_answers_token_for_token_as_on_the_cpu() {
+    let expected = cpu_answer();
+    let mut gpu = Sidecar::start_with(&[LAVAPIPE]);
+    let (devices, none) = gpu.devices();
+    assert_eq!(none, None);
+    assert!(devices[0].description.contains("llvmpipe") && devices[0].memory_total > 0, "{devices:?}");
+    let placement = gpu.placed(GpuLayers::All, 0);
+    assert_eq!((placement.gpu_layers, placement.layers), (31, 31), "{placement:?}");
+    assert!(placement.device.as_deref().is_some_and(|d| d.contains("llvmpipe")), "{placement:?}");
+    let replies = gpu.chat(2, greedy_question());
+    assert!(done_of(&replies).1.output_tokens >= 16);
+    assert_same_answer(&text_of(&replies), &expected);
+}
+
+/// The tolerance between the Vulkan backend's greedy answer and the CPU's: the Vulkan kernels
+/// multiply the quantised weights against activations in f16 and sum in another order, where
+/// the CPU quantises the activations to 8 bits, so a near tie between two tokens can fall the
+/// other way, and the answers part there. They must agree for the first three quarters (with
+/// all 31 layers on lavapipe: 101 of 113 characters, both listing the eight planets before one
+/// adds "Pluto"; with part of the model on the card, all of it).
+fn assert_same_answer(gpu: &str, cpu: &str) {
+    let same = gpu.chars().zip(cpu.chars()).take_while(|(a, b)| a == b).count();
+    assert!(same * 4 >= cpu.chars().count() * 3, "{same} characters agree:\n{gpu}\n{cpu}");
+}
+
+#[test]
+fn part_of_the_model_goes_to_the_card_when_only_part_fits() {
+    let expected = cpu_answer();
+    let mut gpu = Sidecar::start_with(&[LAVAPIPE]);
+    let free = gpu.devices().0[0].memory_free;
+    // Leave room for about half of SmolLM2 (each layer: 3 MB of weights and 0.7 MB of cache at
+    // 1,024 tokens) after the headroom and the compute buffers.
+    let headroom =
+        perch_gpu::fit::headroom(gpu.devices().0[0].memory_total) + perch_gpu::fit::COMPUTE_BUFFERS;
+    let placement = gpu.placed(GpuLayers::Auto, free - headroom - (56 << 20));
+    assert!(placement.gpu_layers > 0 && placement.gpu_layers < 31, "{placement:?}");
+    let note = placement.note.clone().unwrap_or_default();
+    assert!(note.starts_with(&format!("{} of 31 layers fit", placement.gpu_layers)), "{note}");
+    assert_same_answer(&text_of(&gpu.chat(2, greedy_question())), &expected);
+}
+
+#[test]
+fn a_card_without_room_leaves_the_model_on_the_cpu_and_says_why() {
+    let mut gpu = Sidecar::start_with(&[LAVAPIPE]);
+    let placement = gpu.placed(GpuLayers::Auto, u64::MAX / 4);
+    assert_eq!((placement.gpu_layers, placement.device.as_deref()), (0, None), "{placement:?}");
+    assert!(placement.note.as_deref().is_some_and(|n| n.starts_with("0 of 31 layers fit")), "{placement:?}");
+    assert!(!text_of(&gpu.chat(2, ask("Say hi.", 4))).is_empty());
+    // The user's "none" is honoured on a card with room.
+    let mut off = Sidecar::start_with(&[LAVAPIPE]);
+    assert_eq!(off.placed(GpuLayers::None, 0).gpu_layers, 0);
+}
+
+#[test]
+fn without_a_gpu_the_model_runs_on_the_cpu_and_the_reason_is_given() {
+    // ggml never uses a software device by itself: this machine has no card.
+    let mut cpu = Sidecar::start();
+    let (devices, none) = cpu.devices();
+    assert!(devices.is_empty(), "{devices:?}");
+    let none = none.unwrap_or_default();
+    assert!(none.starts_with("no Vulkan graphics card was found"), "{none}");
+    let placement = cpu.placed(GpuLayers::All, 0);
+    assert_eq!((placement.gpu_layers, placement.note.as_deref()), (0, Some(none.as_str())));
+}
+
+#[test]
+fn without_the_vulkan_loader_the_sidecar_starts_and_runs_on_the_cpu() {
+    // The binary does not need libvulkan.so.1 to start (the shim in perch_gpu::loader)...
+    let needed = Command::new("readelf").arg("-d").arg(env!("CARGO_BIN_EXE_perch-llm")).output().unwrap();
+    let needed = String::from_utf8_lossy(&needed.stdout);
+    assert!(needed.contains("(NEEDED)") && !needed.contains("libvulkan"), "{needed}");
+    // ...and where the loader is gone (hidden from the sidecar in a mount namespace), it runs.
+    let loader = std::fs::canonicalize("/usr/lib/x86_64-linux-gnu/libvulkan.so.1").unwrap();
+    let mut bwrap = Command::new("bwrap");
+    bwrap.args(["--dev-bind", "/", "/", "--ro-bind", "/dev/null"]).arg(&loader).arg("--");
+    bwrap.arg(env!("CARGO_BIN_EXE_perch-llm"));
+    let mut hidden = Sidecar::start_in(bwrap, &[LAVAPIPE]);
+    let (devices, none) = hidden.devices();
+    assert!(devices.is_empty(), "{devices:?}");
+    assert!(
+        none.as_deref().is_some_and(|n| n.contains("Vulkan loader (libvulkan.so.1) is not installed")),
+        "{none:?}"
+    );
+    assert_eq!(hidden.placed(GpuLayers::All, 0).gpu_layers, 0);
+    assert!(!text_of(&hidden.chat(2, ask("Say hi.", 4))).is_empty());
+}
+
+#[test]
+fn a_driver_that_fails_to_start_leaves_the_cpu() {
+    // A driver manifest whose library is no Vulkan driver: the loader finds no device where
+    // ggml was told to use device 0, and ggml's start-up fails.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("broken_icd.json");
+    let icd = r#"{"file_format_version":"1.0.0","ICD":{"library_path":"libm.so.6","api_version":"1.3.0"}}"#;
+    std::fs::write(&manifest, icd).unwrap();
+    let manifest = manifest.display().to_string();
+    let mut broken =
+        Sidecar::start_with(&[LAVAPIPE, ("VK_ICD_FILENAMES", &manifest), ("VK_DRIVER_FILES", &manifest)]);
+    let (devices, none) = broken.devices();
+    assert!(devices.is_empty() && none.is_some(), "{devices:?}");
+    assert!(!text_of(&broken.chat_after_load()).is_empty());
+}
+
+#[test]
+fn a_card_that_cannot_load_the_model_hands_it_to_the_cpu() {
+    let mut failing = Sidecar::start_with(&[LAVAPIPE, ("PERCH_LLM_FAIL_GPU", "load")]);
+    assert_eq!(failing.devices().0.len(), 1);
+    let placement = failing.placed(GpuLayers::All, 0);
+    assert_eq!(placement.gpu_layers, 0, "{placement:?}");
+    assert!(placement.note.as_deref().is_some_and(|n| n.contains("could not load it")), "{placement:?}");
+    assert!(!text_of(&failing.chat(2, ask("Say hi.", 4))).is_empty());
+}
+
+#[test]
+fn a_card_that_fails_mid_answer_hands_it_to_the_cpu_and_nothing_is_lost() {
+    let expected = cpu_answer();
+    // The prompt is about 40 tokens: the failure comes ten tokens into the answer.
+    let mut probe = Sidecar::start_with(&[LAVAPIPE]);
+    probe.placed(GpuLayers::All, 0);
+    let prompt =
+        done_of(&probe.chat(2, ask("List the planets of the solar system in order from the sun.", 1)))
+            .1
+            .prompt_tokens;
+    let at = format!("token:{}", prompt + 10);
+    let mut failing = Sidecar::start_with(&[LAVAPIPE, ("PERCH_LLM_FAIL_GPU", &at)]);
+    assert_eq!(failing.placed(GpuLayers::All, 0).gpu_layers, 31);
+    let replies = failing.chat(2, greedy_question());
+    let moved =
+        replies.iter().position(|r| matches!(r, Reply::MovedToCpu { .. })).expect("the move is reported");
+    let before = text_of(&replies[..moved]);
+    assert!(!before.is_empty(), "part of the answer came from the card first: {replies:?}");
+    assert_eq!(text_of(&replies), expected, "the answer goes on where it was, nothing repeated or lost");
+    // The model stays on the CPU from then on.
+    let again = text_of(&failing.chat(3, greedy_question()));
+    assert_eq!(again, expected);
+    let Reply::Loaded { model, .. } = failing.load_on(4, &smollm2_gguf(), 1024, GpuLayers::All, 0) else {
+        panic!()
+    };
+    assert_eq!(model.placement.gpu_layers, 0);
+    assert!(model.placement.note.as_deref().is_some_and(|n| n.contains("failed in the middle of an answer")));
 }

@@ -23,8 +23,20 @@ use tokio_util::sync::CancellationToken;
 pub use catalog::{CATALOG, CatalogEntry, CatalogModel};
 pub use library::{Deleted, LocalModel, ModelSource};
 pub use runtime::{Answer, Runtime, RuntimeState, RuntimeStatus};
-pub use settings::LocalSettings;
-pub use sidecar::SidecarError;
+pub use settings::{GpuLayers, LocalSettings};
+pub use sidecar::{Gpus, SidecarError};
+
+/// The graphics cards the local model runtime finds (and why none), from a runtime started for
+/// the question and stopped at once (`perch doctor`; the app asks its running one).
+pub async fn find_gpus(program: Option<PathBuf>) -> Result<Gpus, LocalError> {
+    let program = program
+        .or_else(|| perch_foundation::paths::bundled_program(runtime::PROGRAM))
+        .ok_or(LocalError::MissingRuntime)?;
+    let sidecar = sidecar::Sidecar::spawn(&program, None, |_, _| {}).await?;
+    let gpus = sidecar.gpus();
+    sidecar.stop(std::time::Duration::from_secs(2)).await;
+    Ok(gpus)
+}
 
 /// Fetch catalogue files from `{mirror}/{file name}` instead of Hugging Face.
 pub const MIRROR_ENV: &str = "PERCH_MODEL_MIRROR";

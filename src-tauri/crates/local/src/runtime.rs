@@ -3,10 +3,13 @@
 //! if it dies, which the user is told about. Nothing of llama.cpp lives in this process.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use perch_llm_protocol::wire::{ChatParams, ErrorKind, LoadParams, ModelReport, Reply, Request, RequestId};
+use perch_llm_protocol::wire::{
+    ChatParams, ErrorKind, LoadParams, ModelReport, Placement, Reply, Request, RequestId,
+};
 use serde::Serialize;
 use tokio::sync::{Mutex, OwnedMutexGuard, mpsc, watch};
 
@@ -45,6 +48,9 @@ pub struct RuntimeStatus {
     pub model: Option<String>,
     pub context_length: Option<u32>,
     pub threads: Option<u32>,
+    /// Where the loaded model runs, in words: the graphics card (and how much of the model), or
+    /// the CPU and why.
+    pub runs_on: Option<String>,
     /// Something the user should hear (it stopped unexpectedly, it was restarted).
     pub message: Option<String>,
     pub restarts: u32,
@@ -58,6 +64,7 @@ impl Default for RuntimeStatus {
             model: None,
             context_length: None,
             threads: None,
+            runs_on: None,
             message: None,
             restarts: 0,
         }
@@ -96,6 +103,8 @@ pub(crate) struct Inner {
     /// When the last answer ended (or the model was loaded), for the keep-alive.
     last_used: std::sync::Mutex<Option<Instant>>,
     status: watch::Sender<RuntimeStatus>,
+    /// Bytes of the graphics card to leave for the whisper model (`Runtime::reserve_gpu`).
+    gpu_reserved: AtomicU64,
 }
 
 #[derive(Clone)]
@@ -124,8 +133,21 @@ impl Runtime {
             busy: Arc::default(),
             last_used: std::sync::Mutex::default(),
             status: watch::channel(RuntimeStatus::default()).0,
+            gpu_reserved: AtomicU64::new(0),
         };
         Self { inner: Arc::new(inner) }
+    }
+
+    /// Leaves `bytes` of the graphics card's memory for something else Perch keeps there (the
+    /// whisper model, when dictation runs on the card); the next load places the model around it.
+    pub fn reserve_gpu(&self, bytes: u64) {
+        self.inner.gpu_reserved.store(bytes, Ordering::Relaxed);
+    }
+
+    /// The graphics cards the running runtime found; `None` until it has started.
+    pub async fn gpus(&self) -> Option<crate::sidecar::Gpus> {
+        let state = self.inner.state.lock().await;
+        state.sidecar.as_ref().filter(|s| s.is_alive()).map(|s| s.gpus())
     }
 
     pub fn status(&self) -> RuntimeStatus {
@@ -168,7 +190,7 @@ impl Runtime {
         model: &LocalModel,
         settings: &LocalSettings,
     ) -> Result<Arc<Sidecar>, LocalError> {
-        let params = load_params(model, settings);
+        let params = load_params(model, settings, self.inner.gpu_reserved.load(Ordering::Relaxed));
         let mut state = self.inner.state.lock().await;
         state.keep_alive = Duration::from_secs(settings.keep_alive_secs.into());
         state.wanted = Some((model.clone(), settings.clone()));
@@ -206,12 +228,14 @@ impl Runtime {
         let loaded = load(&sidecar, &params).await;
         match loaded {
             Ok(report) => {
+                let runs_on = runs_on(&report.placement);
                 self.set(|s| {
                     s.state = RuntimeState::Ready;
                     s.context_length = Some(report.context_length);
                     s.threads = Some(report.threads);
+                    s.runs_on = Some(runs_on.clone());
                 });
-                tracing::info!(model = %model.name, load_ms = report.load_ms, context = report.context_length, "local model loaded");
+                tracing::info!(model = %model.name, load_ms = report.load_ms, context = report.context_length, %runs_on, "local model loaded");
                 state.loaded = Some(params);
                 self.inner.touch();
                 Ok(sidecar)
@@ -349,12 +373,29 @@ async fn watch_idle(inner: Weak<Inner>, sidecar: Weak<Sidecar>) {
 }
 
 /// The load a model needs with these settings.
-fn load_params(model: &LocalModel, settings: &LocalSettings) -> LoadParams {
+fn load_params(model: &LocalModel, settings: &LocalSettings, gpu_reserved: u64) -> LoadParams {
     LoadParams {
         path: model.path.clone(),
         context_length: effective_context(model, settings),
         threads: if settings.threads == 0 { machine::default_threads() } else { settings.threads },
         batch: BATCH,
+        gpu_layers: settings.gpu_layers.get(&model.name).copied().unwrap_or_default(),
+        gpu_reserved,
+    }
+}
+
+/// Where a loaded model runs, as Settings and `perch doctor` say it.
+pub fn runs_on(placement: &Placement) -> String {
+    let note = placement.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+    match &placement.device {
+        Some(device) if placement.gpu_layers >= placement.layers => {
+            format!("the graphics card, {device}: all {} layers", placement.layers)
+        }
+        Some(device) => format!(
+            "the graphics card, {device}, for {} of {} layers, and the CPU for the rest{note}",
+            placement.gpu_layers, placement.layers
+        ),
+        None => format!("the CPU{note}"),
     }
 }
 
@@ -436,6 +477,12 @@ impl Answer {
         if matches!(reply, Reply::Done { .. } | Reply::Error { .. }) {
             self.finish();
         }
+        if let Reply::MovedToCpu { reason, .. } = &reply {
+            tracing::warn!("local model moved to the CPU: {reason}");
+            if let Some(inner) = self.runtime.upgrade() {
+                inner.set(|s| s.runs_on = Some(format!("the CPU: {reason}")));
+            }
+        }
         Some(Ok(reply))
     }
 
@@ -462,5 +509,54 @@ impl Drop for Answer {
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(async move { sidecar.cancel(id).await });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GpuLayers;
+
+    #[test]
+    fn where_a_model_runs_reads_as_a_sentence() {
+        let card = Some("AMD Radeon RX 7600 (RADV NAVI33)".to_owned());
+        let all = Placement { device: card.clone(), gpu_layers: 29, layers: 29, note: None };
+        assert_eq!(runs_on(&all), "the graphics card, AMD Radeon RX 7600 (RADV NAVI33): all 29 layers");
+        let part =
+            Placement { device: card, gpu_layers: 12, layers: 29, note: Some("12 of 29 layers fit".into()) };
+        assert_eq!(
+            runs_on(&part),
+            "the graphics card, AMD Radeon RX 7600 (RADV NAVI33), for 12 of 29 layers, and the CPU for the rest (12 of 29 layers fit)"
+        );
+        let cpu = Placement {
+            device: None,
+            gpu_layers: 0,
+            layers: 29,
+            note: Some("no Vulkan graphics card was found".into()),
+        };
+        assert_eq!(runs_on(&cpu), "the CPU (no Vulkan graphics card was found)");
+    }
+
+    #[test]
+    fn the_per_model_setting_reaches_the_load() {
+        let model = LocalModel {
+            name: "qwen3-0.6b".into(),
+            title: "Qwen3 0.6B".into(),
+            path: "/m.gguf".into(),
+            size: 1,
+            source: crate::ModelSource::Added,
+            architecture: None,
+            trained_context: None,
+            kv_bytes_per_token: None,
+            tools: false,
+            thinking: false,
+            problem: None,
+        };
+        let mut settings = LocalSettings::default();
+        assert_eq!(load_params(&model, &settings, 7).gpu_layers, GpuLayers::Auto);
+        assert_eq!(load_params(&model, &settings, 7).gpu_reserved, 7);
+        settings.gpu_layers.insert("qwen3-0.6b".into(), GpuLayers::Count(4));
+        settings.gpu_layers.insert("other".into(), GpuLayers::None);
+        assert_eq!(load_params(&model, &settings, 0).gpu_layers, GpuLayers::Count(4));
     }
 }

@@ -1,5 +1,8 @@
 //! Settings -> Models -> Local.
 
+use std::collections::BTreeMap;
+
+pub use perch_llm_protocol::wire::GpuLayers;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -17,6 +20,9 @@ pub struct LocalSettings {
     pub memory_limit_mb: u32,
     /// The longest answer, in tokens; 0 means until the model stops or the context is full.
     pub max_answer_tokens: u32,
+    /// How much of each model goes to the graphics card, by model name; a model not listed
+    /// takes as many layers as fit the card's free memory.
+    pub gpu_layers: BTreeMap<String, GpuLayers>,
 }
 
 impl Default for LocalSettings {
@@ -27,6 +33,7 @@ impl Default for LocalSettings {
             keep_alive_secs: 300,
             memory_limit_mb: 0,
             max_answer_tokens: 0,
+            gpu_layers: BTreeMap::new(),
         }
     }
 }

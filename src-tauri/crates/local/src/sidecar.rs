@@ -6,10 +6,10 @@ use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use perch_llm_protocol::wire::{self, Reply, Request, RequestId};
+use perch_llm_protocol::wire::{self, GpuDevice, Reply, Request, RequestId};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -31,6 +31,14 @@ pub struct Sidecar {
     exit: watch::Receiver<Option<String>>,
     /// Perch asked it to stop (so its end is not a crash).
     stopping: AtomicBool,
+    gpus: OnceLock<Gpus>,
+}
+
+/// The graphics cards the process found (its `ready` line), and why none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gpus {
+    pub devices: Vec<GpuDevice>,
+    pub none_because: Option<String>,
 }
 
 impl std::fmt::Debug for Sidecar {
@@ -85,6 +93,7 @@ impl Sidecar {
             child: Arc::new(Mutex::new(Some(child))),
             exit,
             stopping: AtomicBool::new(false),
+            gpus: OnceLock::new(),
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         if let Some(stderr) = stderr {
@@ -106,7 +115,10 @@ impl Sidecar {
             on_exit,
         ));
         match tokio::time::timeout(READY_WITHIN, ready).await {
-            Ok(Ok(())) => Ok(sidecar),
+            Ok(Ok(gpus)) => {
+                let _ = sidecar.gpus.set(gpus);
+                Ok(sidecar)
+            }
             Ok(Err(_)) => {
                 Err(SidecarError::EndedAtStart { program: program.to_owned(), how: sidecar.exit_reason() })
             }
@@ -119,6 +131,10 @@ impl Sidecar {
 
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    pub fn gpus(&self) -> Gpus {
+        self.gpus.get().cloned().unwrap_or_default()
     }
 
     pub fn is_alive(&self) -> bool {
@@ -182,7 +198,7 @@ async fn read_replies(
     stdout: tokio::process::ChildStdout,
     sidecar: std::sync::Weak<Sidecar>,
     routes: Routes,
-    ready: oneshot::Sender<()>,
+    ready: oneshot::Sender<Gpus>,
     exit: watch::Sender<Option<String>>,
     tail: Arc<Mutex<VecDeque<String>>>,
     on_exit: impl FnOnce(String, bool),
@@ -197,9 +213,9 @@ async fn read_replies(
                 continue;
             }
         };
-        if matches!(reply, Reply::Ready { .. }) {
+        if let Reply::Ready { devices, no_gpu, .. } = reply {
             if let Some(ready) = ready.take() {
-                let _ = ready.send(());
+                let _ = ready.send(Gpus { devices, none_because: no_gpu });
             }
             continue;
         }

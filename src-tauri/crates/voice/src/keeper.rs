@@ -42,11 +42,12 @@ impl ModelKeeper {
         self.slot.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The model at `path`, loading it if needed. Blocks: call from a blocking thread.
-    pub fn get(&self, path: &Path) -> Result<Arc<Model>, VoiceError> {
+    /// The model at `path`, loading it if needed (on the graphics card if `gpu` and it fits
+    /// there). Blocks: call from a blocking thread.
+    pub fn get(&self, path: &Path, gpu: bool) -> Result<Arc<Model>, VoiceError> {
         let mut slot = self.lock();
         loop {
-            if let Some(model) = slot.model.clone().filter(|m| m.path() == path) {
+            if let Some(model) = slot.model.clone().filter(|m| m.path() == path && m.gpu_wanted == gpu) {
                 slot.generation += 1;
                 slot.last_used = Some(Instant::now());
                 return Ok(model);
@@ -60,7 +61,7 @@ impl ModelKeeper {
         slot.model = None;
         slot.loading = Some(path.to_path_buf());
         drop(slot);
-        let loaded = Model::load(path).map(Arc::new);
+        let loaded = Model::load(path, gpu).map(Arc::new);
         let mut slot = self.lock();
         slot.loading = None;
         if let Ok(model) = &loaded {
@@ -113,6 +114,11 @@ impl ModelKeeper {
     /// Drops the model now (a delete, or the app quitting).
     pub fn unload(&self) {
         self.lock().model = None;
+    }
+
+    /// The model in memory, if any.
+    pub fn loaded(&self) -> Option<Arc<Model>> {
+        self.lock().model.clone()
     }
 
     pub fn loaded_path(&self) -> Option<PathBuf> {

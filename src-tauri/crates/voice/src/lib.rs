@@ -12,6 +12,7 @@ pub mod cleanup;
 pub mod device;
 pub mod dictation;
 pub mod file;
+pub mod gpu;
 mod keeper;
 pub mod models;
 pub mod settings;
@@ -253,9 +254,9 @@ impl Voice {
         let path = self.store.resolve(model.unwrap_or(&settings.model))?;
         let options = Self::options(settings)?;
         let keeper = self.keeper.clone();
-        let keep = settings.keep_model();
+        let (keep, gpu) = (settings.keep_model(), settings.use_gpu);
         tokio::task::spawn_blocking(move || {
-            let model = keeper.get(&path)?;
+            let model = keeper.get(&path, gpu)?;
             let span = vad::speech_span(&samples).ok_or(VoiceError::NoSpeech)?;
             let transcript = model.transcribe(&samples[span], &options, None);
             drop(model);
@@ -278,9 +279,9 @@ impl Voice {
         drop(wav::WavStream::open(&path)?);
         let model_path = self.store.resolve(model.unwrap_or(&settings.model))?;
         let options = Self::options(settings)?;
-        let (keeper, keep) = (self.keeper.clone(), settings.keep_model());
+        let (keeper, keep, gpu) = (self.keeper.clone(), settings.keep_model(), settings.use_gpu);
         tokio::task::spawn_blocking(move || {
-            let model = keeper.get(&model_path)?;
+            let model = keeper.get(&model_path, gpu)?;
             let result = file::transcribe_file(&model, &path, &options, None, progress);
             drop(model);
             keeper.release_after(keep);
@@ -312,10 +313,10 @@ impl Voice {
         let format = capture.format.clone();
         // The model loads while the user speaks.
         let keeper = self.keeper.clone();
-        let path = model_path.clone();
+        let (path, gpu) = (model_path.clone(), settings.use_gpu);
         let loading = std::thread::Builder::new()
             .name("perch-whisper-load".into())
-            .spawn(move || keeper.get(&path))
+            .spawn(move || keeper.get(&path, gpu))
             .map_err(|e| VoiceError::io("starting", "the model loader", e))?;
         let session = self.next_session.fetch_add(1, Ordering::Relaxed);
         let (control, control_rx) = mpsc::channel();
@@ -380,6 +381,20 @@ impl Voice {
         let run = running.as_ref().ok_or(VoiceError::NotRunning)?;
         run.control.send(message).map_err(|_| VoiceError::NotRunning)?;
         Ok(run.session)
+    }
+
+    /// Where dictation runs, in words for Settings -> Voice and `perch doctor`: the model in
+    /// memory's place, else where the model in `settings` would go. Blocking (it may start
+    /// ggml's Vulkan device registry, which opens the drivers): call from a blocking thread.
+    pub fn runs_on(&self, settings: &VoiceSettings) -> String {
+        if let Some(model) = self.keeper.loaded() {
+            return model.runs_on();
+        }
+        let size = self.store.resolve(&settings.model).ok().and_then(|p| std::fs::metadata(p).ok());
+        match gpu::choose(size.map_or(0, |m| m.len()), settings.use_gpu, gpu::card()) {
+            Ok(card) => format!("the graphics card, {}", card.description),
+            Err(why) => format!("the CPU ({why})"),
+        }
     }
 
     /// Whether a dictation is recording or transcribing.

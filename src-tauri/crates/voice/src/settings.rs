@@ -49,6 +49,9 @@ pub struct VoiceSettings {
     pub max_seconds: u32,
     /// How long the model stays in memory after a dictation, in seconds (0: release at once).
     pub keep_model_secs: u32,
+    /// Transcribe on the graphics card when the model fits its free memory (Vulkan); off keeps
+    /// dictation on the CPU.
+    pub use_gpu: bool,
 }
 
 impl Default for VoiceSettings {
@@ -72,11 +75,26 @@ impl Default for VoiceSettings {
             partial_results: true,
             max_seconds: 300,
             keep_model_secs: super::DEFAULT_KEEP_MODEL.as_secs() as u32,
+            use_gpu: true,
         }
     }
 }
 
 impl VoiceSettings {
+    /// Bytes of the graphics card a dictation model takes when it runs there, for the local
+    /// chat model to leave free (`perch_local::Runtime::reserve_gpu`): the catalogue's size, or
+    /// the file's for a model given by path; 0 when dictation stays on the CPU.
+    pub fn gpu_reserve(&self) -> u64 {
+        if !self.use_gpu {
+            return 0;
+        }
+        let size = match super::models::CatalogModel::find(&self.model) {
+            Some(model) => model.file.size,
+            None => std::fs::metadata(&self.model).map_or(0, |m| m.len()),
+        };
+        if size == 0 { 0 } else { super::gpu::need(size) }
+    }
+
     pub fn keep_model(&self) -> Duration {
         Duration::from_secs(u64::from(self.keep_model_secs))
     }

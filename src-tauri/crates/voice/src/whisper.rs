@@ -107,6 +107,13 @@ pub struct Model {
     path: PathBuf,
     multilingual: bool,
     pub load_time: Duration,
+    /// Whether the graphics card was asked for (Settings -> Voice), and the card the model was
+    /// loaded on (its description), or why the CPU.
+    pub gpu_wanted: bool,
+    pub card: Result<String, String>,
+    /// The model loaded again on the CPU after the card failed a transcription (the audio is
+    /// transcribed again there: nothing said is lost).
+    on_cpu: std::sync::OnceLock<Result<WhisperContext, String>>,
 }
 
 impl std::fmt::Debug for Model {
@@ -158,23 +165,51 @@ pub fn read_header(path: &Path) -> Result<ModelHeader, VoiceError> {
 }
 
 impl Model {
-    pub fn load(path: &Path) -> Result<Self, VoiceError> {
+    /// Loads a model, on the graphics card when `gpu` and it fits there, else on the CPU (also
+    /// when the card fails to load it).
+    pub fn load(path: &Path, gpu: bool) -> Result<Self, VoiceError> {
         install_logging();
         let header = read_header(path)?;
         let started = Instant::now();
-        let mut params = WhisperContextParameters::default();
-        params.use_gpu(false);
-        // Flash attention stays off (whisper-rs's default, not whisper.cpp's): whisper.cpp 1.8.3
-        // pads its keys to a multiple of 256 positions without a mask, so a window cut to the
-        // audio (see `encoder_positions`) would attend to empty positions, which cost words
-        // (ARCHITECTURE.md); it is also 5-10% slower here.
-        let ctx = WhisperContext::new_with_params(path, params).map_err(|e| VoiceError::ModelInvalid {
-            path: path.to_path_buf(),
-            message: format!("whisper.cpp could not load it ({e}); the file is probably damaged: delete it and download it again"),
-        })?;
+        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let mut card = super::gpu::choose(bytes, gpu, super::gpu::card()).map(|card| card.description);
+        let mut ctx = None;
+        if let Ok(description) = &card {
+            match context(path, true) {
+                Ok(loaded) => ctx = Some(loaded),
+                Err(e) => {
+                    tracing::warn!(model = %path.display(), error = %e, "the graphics card could not load the whisper model");
+                    card = Err(format!("{description} could not load it ({e})"));
+                }
+            }
+        }
+        let ctx = match ctx {
+            Some(ctx) => ctx,
+            None => context(path, false).map_err(|e| VoiceError::ModelInvalid {
+                path: path.to_path_buf(),
+                message: format!("whisper.cpp could not load it ({e}); the file is probably damaged: delete it and download it again"),
+            })?,
+        };
         let load_time = started.elapsed();
-        tracing::info!(model = %path.display(), ms = load_time.as_millis() as u64, "whisper model loaded");
-        Ok(Self { ctx, path: path.to_path_buf(), multilingual: header.n_vocab >= 51_865, load_time })
+        tracing::info!(model = %path.display(), ms = load_time.as_millis() as u64, ?card, "whisper model loaded");
+        Ok(Self {
+            ctx,
+            path: path.to_path_buf(),
+            multilingual: header.n_vocab >= 51_865,
+            load_time,
+            gpu_wanted: gpu,
+            card,
+            on_cpu: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Where the model runs, in words for Settings and `perch doctor`.
+    pub fn runs_on(&self) -> String {
+        match (&self.card, self.on_cpu.get()) {
+            (Ok(card), Some(_)) => format!("the CPU ({card} failed a transcription)"),
+            (Ok(card), None) => format!("the graphics card, {card}"),
+            (Err(why), _) => format!("the CPU ({why})"),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -185,78 +220,118 @@ impl Model {
         self.multilingual
     }
 
-    /// Transcribes 16 kHz mono audio. `abort` stops it between decoder steps.
+    /// Transcribes 16 kHz mono audio. `abort` stops it between decoder steps. Should the
+    /// graphics card fail, the model is loaded on the CPU and the audio transcribed there, and
+    /// every later transcription with this model stays on the CPU.
     pub fn transcribe(
         &self,
         samples: &[f32],
         options: &TranscribeOptions,
         abort: Option<Arc<AtomicBool>>,
     ) -> Result<Transcript, VoiceError> {
-        let started = Instant::now();
-        let failed = |e: whisper_rs::WhisperError| VoiceError::Transcription(e.to_string());
-        let mut state = self.ctx.create_state().map_err(failed)?;
-        // Greedy decoding; when a window's text fails whisper's checks (it repeats itself or
-        // is unlikely), whisper.cpp decodes it again at a higher temperature, keeping the best
-        // of 5 samples (its defaults, and faster-whisper's). Quick passes skip that fallback.
-        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 5 });
-        params.set_temperature_inc(if options.quick { 0.0 } else { 0.2 });
-        params.set_n_threads(options.threads.max(1) as i32);
-        params.set_translate(false);
-        params.set_no_context(true);
-        params.set_print_progress(false);
-        params.set_print_realtime(false);
-        params.set_print_special(false);
-        params.set_print_timestamps(false);
-        params.set_suppress_blank(true);
-        // No tokens for sounds that are not words ("(music)", "*", "[") as faster-whisper's
-        // default `suppress_tokens=[-1]`.
-        params.set_suppress_nst(true);
-        let language = match (&options.language, self.multilingual) {
-            (_, false) => "en".to_owned(),
-            (Language::Auto, true) => "auto".to_owned(),
-            (Language::Fixed(code), true) => code.clone(),
-        };
-        params.set_language(Some(&language));
-        if let Some(prompt) = &options.prompt {
-            params.set_initial_prompt(prompt);
+        if self.card.is_err() {
+            return transcribe_with(&self.ctx, self.multilingual, samples, options, abort);
         }
-        // Padding short audio to whisper's minimum second avoids a known hallucination on
-        // very short clips.
-        let min = WHISPER_RATE as usize + WHISPER_RATE as usize / 10;
-        let padded;
-        let audio = if samples.len() < min {
-            padded = [samples, &vec![0.0; min - samples.len()]].concat();
-            &padded[..]
-        } else {
-            samples
-        };
-        if let Some(positions) = encoder_positions(audio.len()) {
-            params.set_audio_ctx(positions as i32);
+        if let Some(Ok(cpu)) = self.on_cpu.get() {
+            return transcribe_with(cpu, self.multilingual, samples, options, abort);
         }
-        if let Some(flag) = &abort {
-            stop_when_set(&mut params, flag);
-        }
-        let outcome = state.full(params, audio);
-        if abort.is_some_and(|f| f.load(Ordering::Relaxed)) {
-            return Err(VoiceError::Cancelled);
-        }
-        outcome.map_err(failed)?;
-        let mut segments = Vec::new();
-        for segment in state.as_iter() {
-            let text = segment.to_str_lossy().map_err(failed)?.trim().to_owned();
-            if text.is_empty() || is_non_speech(&text) {
-                continue;
+        match transcribe_with(&self.ctx, self.multilingual, samples, options, abort.clone()) {
+            Err(VoiceError::Transcription(e)) => {
+                tracing::warn!(model = %self.path.display(), error = %e, "the graphics card failed a transcription; going on on the CPU");
+                let cpu = self.on_cpu.get_or_init(|| context(&self.path, false).map_err(|e| e.to_string()));
+                match cpu {
+                    Ok(cpu) => transcribe_with(cpu, self.multilingual, samples, options, abort),
+                    Err(again) => Err(VoiceError::Transcription(format!("{e}; on the CPU too: {again}"))),
+                }
             }
-            segments.push(Segment {
-                start_ms: segment.start_timestamp().max(0) as u64 * 10,
-                end_ms: segment.end_timestamp().max(0) as u64 * 10,
-                text,
-            });
+            other => other,
         }
-        let text = segments.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
-        let language = whisper_rs::get_lang_str(state.full_lang_id_from_state()).map(str::to_owned);
-        Ok(Transcript { text, segments, language, elapsed: started.elapsed() })
     }
+}
+
+/// A whisper.cpp context for the model at `path`, on the graphics card or the CPU.
+fn context(path: &Path, gpu: bool) -> Result<WhisperContext, whisper_rs::WhisperError> {
+    let mut params = WhisperContextParameters::default();
+    params.use_gpu(gpu);
+    // Flash attention stays off (whisper-rs's default, not whisper.cpp's): whisper.cpp 1.8.3
+    // pads its keys to a multiple of 256 positions without a mask, so a window cut to the
+    // audio (see `encoder_positions`) would attend to empty positions, which cost words
+    // (ARCHITECTURE.md); it is also 5-10% slower here.
+    WhisperContext::new_with_params(path, params)
+}
+
+/// One transcription with one context (see [`Model::transcribe`]).
+fn transcribe_with(
+    ctx: &WhisperContext,
+    multilingual: bool,
+    samples: &[f32],
+    options: &TranscribeOptions,
+    abort: Option<Arc<AtomicBool>>,
+) -> Result<Transcript, VoiceError> {
+    let started = Instant::now();
+    let failed = |e: whisper_rs::WhisperError| VoiceError::Transcription(e.to_string());
+    let mut state = ctx.create_state().map_err(failed)?;
+    // Greedy decoding; when a window's text fails whisper's checks (it repeats itself or
+    // is unlikely), whisper.cpp decodes it again at a higher temperature, keeping the best
+    // of 5 samples (its defaults, and faster-whisper's). Quick passes skip that fallback.
+    let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 5 });
+    params.set_temperature_inc(if options.quick { 0.0 } else { 0.2 });
+    params.set_n_threads(options.threads.max(1) as i32);
+    params.set_translate(false);
+    params.set_no_context(true);
+    params.set_print_progress(false);
+    params.set_print_realtime(false);
+    params.set_print_special(false);
+    params.set_print_timestamps(false);
+    params.set_suppress_blank(true);
+    // No tokens for sounds that are not words ("(music)", "*", "[") as faster-whisper's
+    // default `suppress_tokens=[-1]`.
+    params.set_suppress_nst(true);
+    let language = match (&options.language, multilingual) {
+        (_, false) => "en".to_owned(),
+        (Language::Auto, true) => "auto".to_owned(),
+        (Language::Fixed(code), true) => code.clone(),
+    };
+    params.set_language(Some(&language));
+    if let Some(prompt) = &options.prompt {
+        params.set_initial_prompt(prompt);
+    }
+    // Padding short audio to whisper's minimum second avoids a known hallucination on
+    // very short clips.
+    let min = WHISPER_RATE as usize + WHISPER_RATE as usize / 10;
+    let padded;
+    let audio = if samples.len() < min {
+        padded = [samples, &vec![0.0; min - samples.len()]].concat();
+        &padded[..]
+    } else {
+        samples
+    };
+    if let Some(positions) = encoder_positions(audio.len()) {
+        params.set_audio_ctx(positions as i32);
+    }
+    if let Some(flag) = &abort {
+        stop_when_set(&mut params, flag);
+    }
+    let outcome = state.full(params, audio);
+    if abort.is_some_and(|f| f.load(Ordering::Relaxed)) {
+        return Err(VoiceError::Cancelled);
+    }
+    outcome.map_err(failed)?;
+    let mut segments = Vec::new();
+    for segment in state.as_iter() {
+        let text = segment.to_str_lossy().map_err(failed)?.trim().to_owned();
+        if text.is_empty() || is_non_speech(&text) {
+            continue;
+        }
+        segments.push(Segment {
+            start_ms: segment.start_timestamp().max(0) as u64 * 10,
+            end_ms: segment.end_timestamp().max(0) as u64 * 10,
+            text,
+        });
+    }
+    let text = segments.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+    let language = whisper_rs::get_lang_str(state.full_lang_id_from_state()).map(str::to_owned);
+    Ok(Transcript { text, segments, language, elapsed: started.elapsed() })
 }
 
 /// Makes whisper.cpp stop between steps once `flag` is set. The flag must outlive the pass
@@ -330,7 +405,7 @@ mod tests {
                 .join(".cache/perch/models/ggml-tiny.en.bin")
         });
         assert!(path.is_file(), "the whisper test model {} is missing: run `make deps`", path.display());
-        let model = Model::load(&path).unwrap();
+        let model = Model::load(&path, false).unwrap();
         // Two seconds of a tone: whisper decodes it (to nothing much) in well under a second.
         let audio: Vec<f32> = (0..2 * WHISPER_RATE as usize).map(|i| (i as f32 * 0.05).sin() * 0.3).collect();
         let pass = |flag: &Arc<AtomicBool>| {

@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { LocalModelsCard } from "./LocalModelsCard";
 import { SettingsProvider } from "../../lib/settings";
 import { calls, onCommand } from "../../test/tauri";
-import { SETTINGS, healthyApp, localOverview } from "../../test/fixtures";
+import { SETTINGS, catalogModel, healthyApp, localOverview } from "../../test/fixtures";
 import type { LocalModel, LocalOverview, Settings } from "../../bindings";
 
 const added: LocalModel = {
@@ -130,15 +130,54 @@ describe("Settings -> Models -> On this computer", () => {
 
   it("saves the context length and keep-alive, and unloads a loaded model", async () => {
     setup({
-      runtime: { state: "ready", pid: 4242, model: "qwen3-0.6b", context_length: 4096, threads: 2, message: null, restarts: 0 },
+      runtime: {
+        state: "ready",
+        pid: 4242,
+        model: "qwen3-0.6b",
+        context_length: 4096,
+        threads: 2,
+        runs_on: "the graphics card, AMD Radeon RX 7600 (RADV NAVI33): all 29 layers",
+        message: null,
+        restarts: 0,
+      },
     });
     const runtime = await screen.findByLabelText("Local runtime");
     expect(runtime).toHaveTextContent("Loaded: qwen3-0.6b · 4096 tokens of context · 2 threads");
+    expect(within(runtime).getByLabelText("Runs on")).toHaveTextContent(
+      "Runs on the graphics card, AMD Radeon RX 7600 (RADV NAVI33): all 29 layers",
+    );
     await userEvent.selectOptions(screen.getByRole("combobox", { name: "Context length" }), "8192");
     await userEvent.selectOptions(screen.getByRole("combobox", { name: "Keep loaded" }), "0");
     const saved = calls.filter((c) => c.cmd === "set_local_settings").map((c) => c.args.local as Settings["local"]);
     expect(saved.at(-1)).toMatchObject({ context_length: 8192, keep_alive_secs: 0 });
     await userEvent.click(within(runtime).getByRole("button", { name: "Unload" }));
     expect(calls.some((c) => c.cmd === "local_runtime_stop")).toBe(true);
+  });
+
+  it("sets how much of each installed model goes to the graphics card", async () => {
+    const qwen = catalogModel("qwen3-0.6b", "Qwen3 0.6B", 639_446_688, { installed: true });
+    setup({ catalog: [qwen, catalogModel("gemma3-1b", "Gemma 3 1B", 806_058_240)], models: [added] });
+    const row = await screen.findByRole("row", { name: "Model Qwen3 0.6B" });
+    const choice = within(row).getByRole("combobox", { name: "Graphics card for Qwen3 0.6B" });
+    expect(choice).toHaveDisplayValue("GPU: as much as fits");
+    // A model not yet downloaded has nothing to place.
+    const gemma = screen.getByRole("row", { name: "Model Gemma 3 1B" });
+    expect(within(gemma).queryByRole("combobox")).not.toBeInTheDocument();
+
+    const saved = () => calls.filter((c) => c.cmd === "set_local_settings").map((c) => c.args.local as Settings["local"]);
+    await userEvent.selectOptions(choice, "CPU only");
+    expect(saved().at(-1)?.gpu_layers).toEqual({ "qwen3-0.6b": { mode: "none" } });
+
+    const own = screen.getByRole("combobox", { name: "Graphics card for mistral-7b" });
+    await userEvent.selectOptions(own, "GPU: some layers");
+    expect(saved().at(-1)?.gpu_layers).toEqual({ "qwen3-0.6b": { mode: "none" }, "mistral-7b": { mode: "count", layers: 16 } });
+    const layers = await screen.findByRole("spinbutton", { name: "Layers on the graphics card for mistral-7b" });
+    await userEvent.clear(layers);
+    await userEvent.type(layers, "20{Enter}");
+    expect(saved().at(-1)?.gpu_layers?.["mistral-7b"]).toEqual({ mode: "count", layers: 20 });
+
+    // Back to the default: the model leaves the list.
+    await userEvent.selectOptions(screen.getByRole("combobox", { name: "Graphics card for Qwen3 0.6B" }), "GPU: as much as fits");
+    expect(saved().at(-1)?.gpu_layers).toEqual({ "mistral-7b": { mode: "count", layers: 20 } });
   });
 });

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
-import type { CatalogModel, LocalModel, LocalSettings, RuntimeStatus } from "../../bindings";
+import type { CatalogModel, GpuLayers, LocalModel, LocalSettings, RuntimeStatus } from "../../bindings";
 import { call, commands, errorMessage } from "../../ipc";
 import { ConfirmInPlace } from "../ConfirmInPlace";
 import { formatNumber } from "../../lib/format";
@@ -16,6 +16,7 @@ function complete(l: LocalSettings | undefined): Required<LocalSettings> {
     keep_alive_secs: l?.keep_alive_secs ?? 300,
     memory_limit_mb: l?.memory_limit_mb ?? 0,
     max_answer_tokens: l?.max_answer_tokens ?? 0,
+    gpu_layers: l?.gpu_layers ?? {},
   };
 }
 
@@ -38,6 +39,13 @@ export function LocalModelsCard() {
     void local.change(commands.localModelDelete(name));
   };
   const customContext = contextTokens(options.context_length);
+  const gpu = (name: string) => ({
+    value: options.gpu_layers[name] ?? ({ mode: "auto" } as GpuLayers),
+    onChange: (value: GpuLayers) => {
+      const { [name]: _previous, ...rest } = options.gpu_layers;
+      save({ gpu_layers: value.mode === "auto" ? rest : { ...rest, [name]: value } });
+    },
+  });
   const seconds = formatNumber(options.keep_alive_secs);
 
   return (
@@ -65,6 +73,7 @@ export function LocalModelsCard() {
               onDelete={() => setConfirm(m.id)}
               onConfirm={() => remove(m.id)}
               onKeep={() => setConfirm(null)}
+              gpu={gpu(m.id)}
             />
           ))}
           {others.map((m) => (
@@ -75,6 +84,7 @@ export function LocalModelsCard() {
               onDelete={() => setConfirm(m.name)}
               onConfirm={() => remove(m.name)}
               onKeep={() => setConfirm(null)}
+              gpu={gpu(m.name)}
             />
           ))}
         </tbody>
@@ -165,6 +175,7 @@ function Runtime({ status, onUnload }: { status: RuntimeStatus; onUnload: () => 
   const model = status.model ?? "…";
   const context = status.context_length ? contextTokens(status.context_length) : "";
   const threads = status.threads ?? 0;
+  const runsOn = status.runs_on;
   return (
     <p className="small" aria-label={t`Local runtime`}>
       {busy ? (
@@ -187,6 +198,12 @@ function Runtime({ status, onUnload }: { status: RuntimeStatus; onUnload: () => 
           <button type="button" className="link-button" onClick={onUnload}>
             <Trans>Unload</Trans>
           </button>
+          {runsOn && (
+            <span className="muted" aria-label={t`Runs on`}>
+              <br />
+              <Trans>Runs on {runsOn}</Trans>
+            </span>
+          )}
         </>
       ) : (
         <span className="muted">
@@ -222,12 +239,57 @@ function DeleteButtons({ name, forget = false, ...a }: RowActions & { name: stri
   );
 }
 
+/** How much of a model goes to the graphics card: as many layers as fit (the default), all,
+ *  none, or a number of layers. */
+type GpuChoice = { value: GpuLayers; onChange: (value: GpuLayers) => void };
+
+function GpuSelect({ title, value, onChange }: GpuChoice & { title: string }) {
+  const { t } = useLingui();
+  const [draft, setDraft] = useState<string | null>(null);
+  const layers = value.mode === "count" ? value.layers : 16;
+  const commit = () => {
+    const n = Number(draft);
+    if (draft !== null && Number.isInteger(n) && n >= 0 && n <= 1000) onChange({ mode: "count", layers: n });
+    setDraft(null);
+  };
+  return (
+    <span className="gpu-choice">
+      <select
+        aria-label={t`Graphics card for ${title}`}
+        value={value.mode}
+        onChange={(e) => {
+          const mode = e.target.value as GpuLayers["mode"];
+          onChange(mode === "count" ? { mode, layers } : ({ mode } as GpuLayers));
+        }}
+      >
+        <option value="auto">{t({ message: "GPU: as much as fits", comment: "graphics card use for a local model" })}</option>
+        <option value="all">{t({ message: "GPU: all layers", comment: "graphics card use for a local model" })}</option>
+        <option value="none">{t({ message: "CPU only", comment: "graphics card use for a local model" })}</option>
+        <option value="count">{t({ message: "GPU: some layers", comment: "graphics card use for a local model" })}</option>
+      </select>
+      {value.mode === "count" && (
+        <input
+          type="number"
+          min={0}
+          max={1000}
+          aria-label={t`Layers on the graphics card for ${title}`}
+          value={draft ?? String(layers)}
+          onChange={(e) => setDraft(e.target.value)}
+          onBlur={commit}
+          onKeyDown={(e) => e.key === "Enter" && commit()}
+        />
+      )}
+    </span>
+  );
+}
+
 function CatalogRow(
   props: RowActions & {
     model: CatalogModel;
     progress?: { done: number; total: number };
     onDownload: () => void;
     onStop: () => void;
+    gpu: GpuChoice;
   },
 ) {
   const { t } = useLingui();
@@ -267,7 +329,10 @@ function CatalogRow(
             </button>
           </div>
         ) : m.installed ? (
-          <DeleteButtons {...props} name={m.title} />
+          <>
+            <GpuSelect title={m.title} {...props.gpu} />
+            <DeleteButtons {...props} name={m.title} />
+          </>
         ) : (
           <button type="button" onClick={props.onDownload}>
             {m.partial > 0 ? t`Resume (${partial} here)` : t`Download`}
@@ -278,7 +343,7 @@ function CatalogRow(
   );
 }
 
-function OwnRow(props: RowActions & { model: LocalModel }) {
+function OwnRow(props: RowActions & { model: LocalModel; gpu: GpuChoice }) {
   const { t } = useLingui();
   const m = props.model;
   const added = m.source === "added";
@@ -293,6 +358,7 @@ function OwnRow(props: RowActions & { model: LocalModel }) {
       </td>
       <td className="muted small">{t({ message: `${size} disk`, comment: "the space a model takes on disk" })}</td>
       <td>
+        <GpuSelect title={m.name} {...props.gpu} />
         {/* An added file belongs to the user: Perch only forgets it. */}
         <DeleteButtons {...props} name={m.name} forget={added} />
       </td>

@@ -40,6 +40,11 @@ function setup() {
     },
     { name: "dictate_anywhere", accelerator: "Ctrl+Alt+D", active: true, problem: null, assigned: null },
   ]);
+  onCommand("voice_runs_on", () =>
+    settings.voice.use_gpu
+      ? "the graphics card, AMD Radeon RX 7600 (RADV NAVI33)"
+      : "the CPU (the graphics card is turned off for dictation in Settings -> Voice)",
+  );
   onCommand("typing_path", () => ({ name: "typing into other apps", available: true, detail: "X11 (XTest): dictate-anywhere types at the cursor" }));
   onCommand("voice_model_download", (args) => {
     const channel = args.progress as { onmessage: (p: { done: number; total: number }) => void };
@@ -119,5 +124,19 @@ describe("Settings -> Voice", () => {
     await userEvent.selectOptions(keep, "10 minutes");
     const saved = calls.filter((c) => c.cmd === "set_voice_settings").map((c) => c.args.voice as Settings["voice"]);
     expect(saved.at(-1)).toMatchObject({ keep_model_secs: 600 });
+  });
+
+  it("says where dictation runs and moves it to the CPU when the graphics card is turned off", async () => {
+    setup();
+    const toggle = await screen.findByRole("checkbox", { name: /Transcribe on the graphics card/ });
+    expect(toggle).toBeChecked();
+    expect(await screen.findByLabelText("Dictation runs on")).toHaveTextContent(
+      "Runs on the graphics card, AMD Radeon RX 7600 (RADV NAVI33)",
+    );
+    await userEvent.click(toggle);
+    const saved = calls.filter((c) => c.cmd === "set_voice_settings").map((c) => c.args.voice as Settings["voice"]);
+    expect(saved.at(-1)).toMatchObject({ use_gpu: false });
+    // Asked again after the change: the engine's answer, not a guess.
+    await waitFor(() => expect(screen.getByLabelText("Dictation runs on")).toHaveTextContent("Runs on the CPU (the graphics card is turned off"));
   });
 });

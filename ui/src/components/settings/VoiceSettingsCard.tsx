@@ -48,6 +48,7 @@ function complete(v: VoiceSettings): Required<VoiceSettings> {
     tidy_punctuation: v.tidy_punctuation ?? false,
     remove_fillers: v.remove_fillers ?? true,
     vocabulary: v.vocabulary ?? [],
+    use_gpu: v.use_gpu ?? true,
   };
 }
 
@@ -130,9 +131,30 @@ export function VoiceSettingsCard() {
             )}
           </select>
         </label>
+        <GraphicsCard voice={voice} onSave={save} />
       </fieldset>
       <PushToTalk voice={voice} onSave={save} />
     </>
+  );
+}
+
+/** Whether dictation runs on the graphics card, and where it runs now (asked again after a change). */
+function GraphicsCard({ voice, onSave }: { voice: Required<VoiceSettings>; onSave: (change: Partial<VoiceSettings>) => void }) {
+  const { t } = useLingui();
+  const [runsOn, setRunsOn] = useState<string | null>(null);
+  useEffect(() => {
+    void call(commands.voiceRunsOn()).then(setRunsOn, () => setRunsOn(null));
+  }, [voice.use_gpu, voice.model]);
+  return (
+    <label className="check">
+      <input type="checkbox" checked={voice.use_gpu} onChange={(e) => onSave({ use_gpu: e.target.checked })} />
+      <Trans>Transcribe on the graphics card when the model fits its memory</Trans>
+      {runsOn && (
+        <small className="muted" aria-label={t`Dictation runs on`}>
+          <Trans>Runs on {runsOn}</Trans>
+        </small>
+      )}
+    </label>
   );
 }
 

@@ -147,6 +147,8 @@ impl Agent {
     }
     /// The providers these settings configure, with the agent's keys, clients and local models.
     pub fn registry(&self, settings: &crate::settings::Settings) -> crate::providers::Registry {
+        // A local model on the graphics card leaves room for the dictation model beside it.
+        self.local.runtime().reserve_gpu(settings.voice.gpu_reserve());
         crate::providers::Registry::with_local(
             &settings.providers,
             &settings.local,
