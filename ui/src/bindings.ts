@@ -924,12 +924,12 @@ export type GoogleStatus = {
 	connecting_page: string | null,
 };
 
-/**  What the user asked for, per model (Settings -> Models -> Local). */
+/**  How much of a model goes to the graphics card (Settings -> Models -> On this computer). */
 export type GpuLayers = 
-/**  As many as fit the free memory. */
+/**  As many layers as fit the card's free memory. */
 { mode: "auto" } | 
 /**
- *  Every layer, even if the device says they do not fit (llama.cpp fails the load, and the
+ *  Every layer, even where the card says they do not fit (the load fails there, and the
  *  model falls back to the CPU).
  */
 { mode: "all" } | 

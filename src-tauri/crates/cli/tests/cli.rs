@@ -14,6 +14,10 @@ fn perch(data_dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .env("PERCH_DATA_DIR", data_dir)
         .env_remove("OLLAMA_HOST")
+        // No Vulkan driver, whatever card the machine has: the same answers everywhere.
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env_remove("GGML_VK_VISIBLE_DEVICES")
         .output()
         .expect("perch runs")
 }
@@ -119,12 +123,25 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
             "certificates",
             "ollama",
             "sandbox",
+            "graphics card",
             "npx",
             "uvx",
             "node",
             "python3",
             "crash reports"
         ]
+    );
+    // The local model runtime beside the binary was started and asked; this machine has no
+    // graphics card (lavapipe is never chosen by itself), so both run on the CPU, and say why.
+    let card =
+        report["components"].as_array().unwrap().iter().find(|c| c["name"] == "graphics card").unwrap();
+    let detail = card["detail"].as_str().unwrap();
+    assert_eq!(card["available"], false, "{detail}");
+    assert!(detail.starts_with("no Vulkan graphics card was found"), "{detail}");
+    assert!(
+        detail
+            .contains("local models run on the CPU; dictation: the CPU (no Vulkan graphics card was found)"),
+        "{detail}"
     );
 }
 

@@ -21,6 +21,7 @@ const TIERS: &[(&str, &[&str])] = &[
             "perch-llm-protocol",
             "perch-crash",
             "perch-download",
+            "perch-gpu",
             "perch-sandbox",
             "perch-mcp-stdio",
             "perch-fake-llm",

@@ -6,24 +6,6 @@
 //! many as fit the device's *free* memory after a headroom for the compute buffers, the
 //! desktop's own use of the card, and what else Perch keeps there (the whisper model).
 
-use serde::{Deserialize, Serialize};
-
-/// What the user asked for, per model (Settings -> Models -> Local).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case", tag = "mode", content = "layers")]
-pub enum GpuLayers {
-    /// As many as fit the free memory.
-    #[default]
-    Auto,
-    /// Every layer, even if the device says they do not fit (llama.cpp fails the load, and the
-    /// model falls back to the CPU).
-    All,
-    /// The CPU only.
-    None,
-    /// This many layers (more than the model has means all of them).
-    Count(u32),
-}
-
 /// What decides a model's placement, from its file's header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelShape {
@@ -79,19 +61,19 @@ pub struct Placement {
 }
 
 /// Decides the placement of `model` on a device with `memory`, leaving `reserved` bytes for
-/// what else Perch keeps on it.
-pub fn place(model: &ModelShape, memory: DeviceMemory, wanted: GpuLayers, reserved: u64) -> Placement {
+/// what else Perch keeps on it. `asked` is the user's number of layers for this model (0: the
+/// CPU only; more than the model has: all of them); `None` places as many as fit.
+pub fn place(model: &ModelShape, memory: DeviceMemory, asked: Option<u32>, reserved: u64) -> Placement {
     let of = model.offloadable();
-    match wanted {
-        GpuLayers::None => {
+    match asked {
+        Some(0) => {
             Placement { layers: 0, of, limited_by: Some("the GPU is turned off for this model".to_owned()) }
         }
-        GpuLayers::All => Placement { layers: of, of, limited_by: None },
-        GpuLayers::Count(n) if n >= of => Placement { layers: of, of, limited_by: None },
-        GpuLayers::Count(n) => {
+        Some(n) if n >= of => Placement { layers: of, of, limited_by: None },
+        Some(n) => {
             Placement { layers: n, of, limited_by: Some(format!("{n} layers were asked for this model")) }
         }
-        GpuLayers::Auto => {
+        None => {
             let kept = headroom(memory.total) + COMPUTE_BUFFERS + reserved;
             let budget = memory.free.saturating_sub(kept);
             let fit = u32::try_from(budget / model.per_layer()).unwrap_or(u32::MAX).min(of);
@@ -126,7 +108,7 @@ mod tests {
     #[test]
     fn a_card_with_room_takes_every_layer() {
         let card = DeviceMemory { free: 7 * GIB, total: 8 * GIB };
-        let placed = place(&qwen3_small(), card, GpuLayers::Auto, 0);
+        let placed = place(&qwen3_small(), card, None, 0);
         assert_eq!((placed.layers, placed.of, placed.limited_by), (29, 29, None));
     }
 
@@ -135,7 +117,7 @@ mod tests {
         // 1.2 GiB free: 1.2 GiB - 409.6 MiB headroom - 384 MiB buffers leaves ~435 MiB, and a
         // layer is 639 MB / 29 (21 MiB) plus 459 MiB / 28 of cache (16.4 MiB).
         let card = DeviceMemory { free: GIB + GIB / 5, total: 8 * GIB };
-        let placed = place(&qwen3_small(), card, GpuLayers::Auto, 0);
+        let placed = place(&qwen3_small(), card, None, 0);
         assert!((10..=13).contains(&placed.layers), "{placed:?}");
         let why = placed.limited_by.unwrap_or_default();
         assert!(
@@ -148,15 +130,15 @@ mod tests {
     #[test]
     fn the_whisper_model_on_the_card_leaves_less_for_the_chat_model() {
         let card = DeviceMemory { free: 2 * GIB, total: 2 * GIB };
-        let alone = place(&qwen3_small(), card, GpuLayers::Auto, 0);
-        let beside_whisper = place(&qwen3_small(), card, GpuLayers::Auto, 800 << 20);
+        let alone = place(&qwen3_small(), card, None, 0);
+        let beside_whisper = place(&qwen3_small(), card, None, 800 << 20);
         assert!(beside_whisper.layers < alone.layers, "{alone:?} {beside_whisper:?}");
     }
 
     #[test]
     fn a_card_smaller_than_the_headroom_runs_nothing() {
         let card = DeviceMemory { free: 500 << 20, total: 512 << 20 };
-        let placed = place(&qwen3_small(), card, GpuLayers::Auto, 0);
+        let placed = place(&qwen3_small(), card, None, 0);
         assert_eq!(placed.layers, 0);
         assert!(placed.limited_by.is_some());
     }
@@ -164,23 +146,11 @@ mod tests {
     #[test]
     fn the_override_wins() {
         let tiny = DeviceMemory { free: 0, total: 0 };
-        assert_eq!(place(&qwen3_small(), tiny, GpuLayers::All, 0).layers, 29);
-        assert_eq!(place(&qwen3_small(), tiny, GpuLayers::Count(99), 0).layers, 29);
-        let some = place(&qwen3_small(), tiny, GpuLayers::Count(5), 0);
+        assert_eq!(place(&qwen3_small(), tiny, Some(u32::MAX), 0).layers, 29);
+        assert_eq!(place(&qwen3_small(), tiny, Some(99), 0).layers, 29);
+        let some = place(&qwen3_small(), tiny, Some(5), 0);
         assert_eq!((some.layers, some.limited_by.is_some()), (5, true));
         let roomy = DeviceMemory { free: 64 * GIB, total: 64 * GIB };
-        assert_eq!(place(&qwen3_small(), roomy, GpuLayers::None, 0).layers, 0);
-    }
-
-    #[test]
-    fn the_setting_reads_as_written() {
-        for layers in [GpuLayers::Auto, GpuLayers::All, GpuLayers::None, GpuLayers::Count(12)] {
-            let json = serde_json::to_string(&layers).unwrap_or_default();
-            assert_eq!(serde_json::from_str::<GpuLayers>(&json).ok(), Some(layers), "{json}");
-        }
-        assert_eq!(
-            serde_json::to_string(&GpuLayers::Count(3)).unwrap_or_default(),
-            r#"{"mode":"count","layers":3}"#
-        );
+        assert_eq!(place(&qwen3_small(), roomy, Some(0), 0).layers, 0);
     }
 }

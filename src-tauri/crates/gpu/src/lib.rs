@@ -9,4 +9,4 @@
 pub mod fit;
 pub mod loader;
 
-pub use fit::{DeviceMemory, GpuLayers, ModelShape, Placement, place};
+pub use fit::{DeviceMemory, ModelShape, Placement, place};

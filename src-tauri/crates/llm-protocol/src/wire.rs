@@ -9,8 +9,6 @@ use serde_json::Value;
 
 use crate::template::TemplateFeatures;
 
-pub use perch_gpu::GpuLayers;
-
 pub type RequestId = u64;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,9 +39,10 @@ pub struct LoadParams {
     pub threads: u32,
     /// Tokens evaluated at once while reading a prompt.
     pub batch: u32,
-    /// How many layers go to the graphics card.
-    #[serde(default)]
-    pub gpu_layers: GpuLayers,
+    /// Layers to put on the graphics card: 0 keeps the model on the CPU, more than the model
+    /// has puts all of it there; absent, as many as fit the card's free memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_layers: Option<u32>,
     /// Bytes of the card's memory to leave for what else Perch keeps there (the whisper model).
     #[serde(default)]
     pub gpu_reserved: u64,

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use perch_llm_protocol::wire::{ChatParams, GpuLayers, LoadParams, Message, Reply, Request, Role, line};
+use perch_llm_protocol::wire::{ChatParams, LoadParams, Message, Reply, Request, Role, line};
 use serde_json::Value;
 
 const THREADS: u32 = 2;
@@ -122,9 +122,10 @@ fn run_perch(target: Target, runs: usize, paragraphs: usize, generate: u32) -> O
         Target::Cpu => "CPU".to_owned(),
         Target::Vulkan(_) => sidecar.device()?,
     };
+    // The CPU only, or every layer on the card.
     let gpu_layers = match target {
-        Target::Cpu => GpuLayers::None,
-        Target::Vulkan(_) => GpuLayers::All,
+        Target::Cpu => Some(0),
+        Target::Vulkan(_) => Some(u32::MAX),
     };
     let params = LoadParams {
         path: gguf().display().to_string(),

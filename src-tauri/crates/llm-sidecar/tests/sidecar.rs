@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use perch_llm_protocol::test_support::smollm2_gguf;
 use perch_llm_protocol::wire::{
-    ChatParams, ErrorKind, GpuDevice, GpuLayers, LoadParams, Message, Placement, Reply, Request, Role, Stop,
+    ChatParams, ErrorKind, GpuDevice, LoadParams, Message, Placement, Reply, Request, Role, Stop,
     TemplateSource, line,
 };
 
@@ -23,6 +23,11 @@ struct Sidecar {
     replies: Receiver<Reply>,
     ready: Reply,
 }
+
+/// What the engine asks of the runtime for the graphics card (`LoadParams::gpu_layers`).
+const AS_FITS: Option<u32> = None;
+const ALL: Option<u32> = Some(u32::MAX);
+const CPU_ONLY: Option<u32> = Some(0);
 
 /// Mesa's software Vulkan device (lavapipe, `mesa-vulkan-drivers`). ggml never picks a CPU-type
 /// device by itself; naming its index makes it the card.
@@ -89,7 +94,7 @@ impl Sidecar {
     }
 
     fn load(&mut self, id: u64, path: &Path, context_length: u32) -> Reply {
-        self.load_on(id, path, context_length, GpuLayers::Auto, 0)
+        self.load_on(id, path, context_length, AS_FITS, 0)
     }
 
     fn load_on(
@@ -97,7 +102,7 @@ impl Sidecar {
         id: u64,
         path: &Path,
         context_length: u32,
-        gpu_layers: GpuLayers,
+        gpu_layers: Option<u32>,
         gpu_reserved: u64,
     ) -> Reply {
         let params = LoadParams {
@@ -113,12 +118,12 @@ impl Sidecar {
     }
 
     fn chat_after_load(&mut self) -> Vec<Reply> {
-        self.placed(GpuLayers::All, 0);
+        self.placed(ALL, 0);
         self.chat(2, ask("Say hi.", 4))
     }
 
     /// Loads SmolLM2 and says where it went.
-    fn placed(&mut self, gpu_layers: GpuLayers, gpu_reserved: u64) -> Placement {
+    fn placed(&mut self, gpu_layers: Option<u32>, gpu_reserved: u64) -> Placement {
         match self.load_on(1, &smollm2_gguf(), 1024, gpu_layers, gpu_reserved) {
             Reply::Loaded { model, .. } => model.placement,
             other => panic!("{other:?}"),
@@ -344,7 +349,7 @@ fn greedy_question() -> ChatParams {
 /// The CPU's greedy answer to `greedy_question`, the reference every device must match.
 fn cpu_answer() -> String {
     let mut cpu = Sidecar::start();
-    let placement = cpu.placed(GpuLayers::Auto, 0);
+    let placement = cpu.placed(AS_FITS, 0);
     assert_eq!(placement.gpu_layers, 0, "{placement:?}");
     text_of(&cpu.chat(2, greedy_question()))
 }
@@ -356,7 +361,7 @@ fn on_lavapipe_the_model_answers_token_for_token_as_on_the_cpu() {
     let (devices, none) = gpu.devices();
     assert_eq!(none, None);
     assert!(devices[0].description.contains("llvmpipe") && devices[0].memory_total > 0, "{devices:?}");
-    let placement = gpu.placed(GpuLayers::All, 0);
+    let placement = gpu.placed(ALL, 0);
     assert_eq!((placement.gpu_layers, placement.layers), (31, 31), "{placement:?}");
     assert!(placement.device.as_deref().is_some_and(|d| d.contains("llvmpipe")), "{placement:?}");
     let replies = gpu.chat(2, greedy_question());
@@ -384,7 +389,7 @@ fn part_of_the_model_goes_to_the_card_when_only_part_fits() {
     // 1,024 tokens) after the headroom and the compute buffers.
     let headroom =
         perch_gpu::fit::headroom(gpu.devices().0[0].memory_total) + perch_gpu::fit::COMPUTE_BUFFERS;
-    let placement = gpu.placed(GpuLayers::Auto, free - headroom - (56 << 20));
+    let placement = gpu.placed(AS_FITS, free - headroom - (56 << 20));
     assert!(placement.gpu_layers > 0 && placement.gpu_layers < 31, "{placement:?}");
     let note = placement.note.clone().unwrap_or_default();
     assert!(note.starts_with(&format!("{} of 31 layers fit", placement.gpu_layers)), "{note}");
@@ -394,13 +399,13 @@ fn part_of_the_model_goes_to_the_card_when_only_part_fits() {
 #[test]
 fn a_card_without_room_leaves_the_model_on_the_cpu_and_says_why() {
     let mut gpu = Sidecar::start_with(&[LAVAPIPE]);
-    let placement = gpu.placed(GpuLayers::Auto, u64::MAX / 4);
+    let placement = gpu.placed(AS_FITS, u64::MAX / 4);
     assert_eq!((placement.gpu_layers, placement.device.as_deref()), (0, None), "{placement:?}");
     assert!(placement.note.as_deref().is_some_and(|n| n.starts_with("0 of 31 layers fit")), "{placement:?}");
     assert!(!text_of(&gpu.chat(2, ask("Say hi.", 4))).is_empty());
     // The user's "none" is honoured on a card with room.
     let mut off = Sidecar::start_with(&[LAVAPIPE]);
-    assert_eq!(off.placed(GpuLayers::None, 0).gpu_layers, 0);
+    assert_eq!(off.placed(CPU_ONLY, 0).gpu_layers, 0);
 }
 
 #[test]
@@ -411,7 +416,7 @@ fn without_a_gpu_the_model_runs_on_the_cpu_and_the_reason_is_given() {
     assert!(devices.is_empty(), "{devices:?}");
     let none = none.unwrap_or_default();
     assert!(none.starts_with("no Vulkan graphics card was found"), "{none}");
-    let placement = cpu.placed(GpuLayers::All, 0);
+    let placement = cpu.placed(ALL, 0);
     assert_eq!((placement.gpu_layers, placement.note.as_deref()), (0, Some(none.as_str())));
 }
 
@@ -433,7 +438,7 @@ fn without_the_vulkan_loader_the_sidecar_starts_and_runs_on_the_cpu() {
         none.as_deref().is_some_and(|n| n.contains("Vulkan loader (libvulkan.so.1) is not installed")),
         "{none:?}"
     );
-    assert_eq!(hidden.placed(GpuLayers::All, 0).gpu_layers, 0);
+    assert_eq!(hidden.placed(ALL, 0).gpu_layers, 0);
     assert!(!text_of(&hidden.chat(2, ask("Say hi.", 4))).is_empty());
 }
 
@@ -457,7 +462,7 @@ fn a_driver_that_fails_to_start_leaves_the_cpu() {
 fn a_card_that_cannot_load_the_model_hands_it_to_the_cpu() {
     let mut failing = Sidecar::start_with(&[LAVAPIPE, ("PERCH_LLM_FAIL_GPU", "load")]);
     assert_eq!(failing.devices().0.len(), 1);
-    let placement = failing.placed(GpuLayers::All, 0);
+    let placement = failing.placed(ALL, 0);
     assert_eq!(placement.gpu_layers, 0, "{placement:?}");
     assert!(placement.note.as_deref().is_some_and(|n| n.contains("could not load it")), "{placement:?}");
     assert!(!text_of(&failing.chat(2, ask("Say hi.", 4))).is_empty());
@@ -468,14 +473,14 @@ fn a_card_that_fails_mid_answer_hands_it_to_the_cpu_and_nothing_is_lost() {
     let expected = cpu_answer();
     // The prompt is about 40 tokens: the failure comes ten tokens into the answer.
     let mut probe = Sidecar::start_with(&[LAVAPIPE]);
-    probe.placed(GpuLayers::All, 0);
+    probe.placed(ALL, 0);
     let prompt =
         done_of(&probe.chat(2, ask("List the planets of the solar system in order from the sun.", 1)))
             .1
             .prompt_tokens;
     let at = format!("token:{}", prompt + 10);
     let mut failing = Sidecar::start_with(&[LAVAPIPE, ("PERCH_LLM_FAIL_GPU", &at)]);
-    assert_eq!(failing.placed(GpuLayers::All, 0).gpu_layers, 31);
+    assert_eq!(failing.placed(ALL, 0).gpu_layers, 31);
     let replies = failing.chat(2, greedy_question());
     let moved =
         replies.iter().position(|r| matches!(r, Reply::MovedToCpu { .. })).expect("the move is reported");
@@ -485,9 +490,7 @@ fn a_card_that_fails_mid_answer_hands_it_to_the_cpu_and_nothing_is_lost() {
     // The model stays on the CPU from then on.
     let again = text_of(&failing.chat(3, greedy_question()));
     assert_eq!(again, expected);
-    let Reply::Loaded { model, .. } = failing.load_on(4, &smollm2_gguf(), 1024, GpuLayers::All, 0) else {
-        panic!()
-    };
+    let Reply::Loaded { model, .. } = failing.load_on(4, &smollm2_gguf(), 1024, ALL, 0) else { panic!() };
     assert_eq!(model.placement.gpu_layers, 0);
     assert!(model.placement.note.as_deref().is_some_and(|n| n.contains("failed in the middle of an answer")));
 }

@@ -379,7 +379,7 @@ fn load_params(model: &LocalModel, settings: &LocalSettings, gpu_reserved: u64) 
         context_length: effective_context(model, settings),
         threads: if settings.threads == 0 { machine::default_threads() } else { settings.threads },
         batch: BATCH,
-        gpu_layers: settings.gpu_layers.get(&model.name).copied().unwrap_or_default(),
+        gpu_layers: settings.gpu_layers.get(&model.name).copied().unwrap_or_default().asked(),
         gpu_reserved,
     }
 }
@@ -553,10 +553,10 @@ mod tests {
             problem: None,
         };
         let mut settings = LocalSettings::default();
-        assert_eq!(load_params(&model, &settings, 7).gpu_layers, GpuLayers::Auto);
+        assert_eq!(load_params(&model, &settings, 7).gpu_layers, None);
         assert_eq!(load_params(&model, &settings, 7).gpu_reserved, 7);
         settings.gpu_layers.insert("qwen3-0.6b".into(), GpuLayers::Count(4));
         settings.gpu_layers.insert("other".into(), GpuLayers::None);
-        assert_eq!(load_params(&model, &settings, 0).gpu_layers, GpuLayers::Count(4));
+        assert_eq!(load_params(&model, &settings, 0).gpu_layers, Some(4));
     }
 }

@@ -2,8 +2,35 @@
 
 use std::collections::BTreeMap;
 
-pub use perch_llm_protocol::wire::GpuLayers;
 use serde::{Deserialize, Serialize};
+
+/// How much of a model goes to the graphics card (Settings -> Models -> On this computer).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case", tag = "mode", content = "layers")]
+pub enum GpuLayers {
+    /// As many layers as fit the card's free memory.
+    #[default]
+    Auto,
+    /// Every layer, even where the card says they do not fit (the load fails there, and the
+    /// model falls back to the CPU).
+    All,
+    /// The CPU only.
+    None,
+    /// This many layers (more than the model has means all of them).
+    Count(u32),
+}
+
+impl GpuLayers {
+    /// The layers asked of the runtime (`LoadParams::gpu_layers`).
+    pub fn asked(self) -> Option<u32> {
+        match self {
+            Self::Auto => None,
+            Self::All => Some(u32::MAX),
+            Self::None => Some(0),
+            Self::Count(n) => Some(n),
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(default)]
@@ -35,5 +62,26 @@ impl Default for LocalSettings {
             max_answer_tokens: 0,
             gpu_layers: BTreeMap::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_graphics_card_choice_reads_as_written_and_asks_the_runtime() {
+        for layers in [GpuLayers::Auto, GpuLayers::All, GpuLayers::None, GpuLayers::Count(12)] {
+            let json = serde_json::to_string(&layers).unwrap_or_default();
+            assert_eq!(serde_json::from_str::<GpuLayers>(&json).ok(), Some(layers), "{json}");
+        }
+        assert_eq!(
+            serde_json::to_string(&GpuLayers::Count(3)).unwrap_or_default(),
+            r#"{"mode":"count","layers":3}"#
+        );
+        let asked: Vec<_> = [GpuLayers::Auto, GpuLayers::All, GpuLayers::None, GpuLayers::Count(7)]
+            .map(GpuLayers::asked)
+            .into();
+        assert_eq!(asked, [None, Some(u32::MAX), Some(0), Some(7)]);
     }
 }

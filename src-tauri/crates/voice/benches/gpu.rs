@@ -59,6 +59,13 @@ fn measure(gpu: bool, runs: usize) -> (String, f64, f64) {
     (model.runs_on(), load_ms, factors[factors.len() / 2])
 }
 
+/// This process's proportional set size, in KiB.
+fn pss_kib() -> i64 {
+    let text = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+    let line = text.lines().find(|l| l.starts_with("Pss:")).unwrap_or("Pss: 0 kB");
+    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
 fn main() {
     let quick = std::env::var_os("PERCH_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0");
     let runs = if quick { 1 } else { 5 };
@@ -79,6 +86,16 @@ fn main() {
         );
         return;
     }
+    // What asking for a card costs a process that then dictates on the CPU (the app, on a
+    // machine without one): the loader, the drivers it opens, ggml's instance.
+    let before = pss_kib();
+    let card = perch_voice::gpu::card();
+    let after = pss_kib();
+    println!(
+        "Vulkan device registry: {:+.1} MiB PSS in this process ({})",
+        (after - before) as f64 / 1024.0,
+        card.map_or_else(|why| why, |c| c.description)
+    );
     println!(
         "dictation by device (whisper {}, 2 threads, {} sentences of espeak-ng, {runs} runs; real-time factor: lower is faster)",
         model().file_name().unwrap().to_string_lossy(),
