@@ -234,8 +234,8 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP) | $(VULKAN_HEADERS)
 	cargo build --locked --release -p perch-llm
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-core --bench local
 	# The graphics card: the local model and dictation on the CPU and on each Vulkan device
-	# (lavapipe here), the model beside llama.cpp's own llama-bench from the same source.
-	PERCH_LLAMA_BENCH=$$(./scripts/build-llama-bench.sh) cargo bench --locked -p perch-llm --bench gpu
+	# (lavapipe here), the model beside llama.cpp alone (the same library, a bare decode loop).
+	cargo bench --locked -p perch-llm --bench gpu
 	cargo bench --locked -p perch-voice --bench gpu
 	$(SOAK)
 

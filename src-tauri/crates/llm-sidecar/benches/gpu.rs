@@ -1,8 +1,11 @@
 //! The local model on each device, side by side in one run: the CPU and every Vulkan device
 //! this machine has (Mesa's lavapipe included, which ggml never picks by itself), through the
-//! `perch-llm` sidecar as the engine drives it, and through llama.cpp's own `llama-bench` built
-//! from the same vendored source with the same backend (`make bench` builds it and passes it as
-//! `PERCH_LLAMA_BENCH`; without it, only Perch's figures are printed).
+//! `perch-llm` sidecar as the engine drives it, and through llama.cpp alone: the same vendored
+//! library, backend and settings driven by a bare decode loop in a child process of this bench
+//! (`--raw`: the prompt's tokens in batches, then greedy tokens one at a time; no protocol, no
+//! template, no parser, no cancel checks), which is what llama.cpp's `llama-bench` measures.
+//! `llama-bench` itself cannot be the peer: llama-cpp-sys-2 packages llama.cpp's library
+//! sources only, not its tools, so it cannot be built from the same vendored source.
 //!
 //! Per device: load time, time to first token, prompt evaluation and generation in tokens per
 //! second (greedy, the same prompt length and answer length for both), threads 2, batch 512.
@@ -15,7 +18,6 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use perch_llm_protocol::wire::{ChatParams, LoadParams, Message, Reply, Request, Role, line};
-use serde_json::Value;
 
 const THREADS: u32 = 2;
 const BATCH: u32 = 512;
@@ -30,7 +32,7 @@ fn gguf() -> PathBuf {
         .unwrap_or_else(perch_llm_protocol::test_support::smollm2_gguf)
 }
 
-fn prompt(i: usize, paragraphs: usize) -> String {
+fn prompt_text(i: usize, paragraphs: usize) -> String {
     let paragraph = "Perch is a small desktop assistant that floats beside the editor. It keeps its \
         history on the computer, runs local models in a separate process, and asks before it runs \
         any command. ";
@@ -144,7 +146,7 @@ fn run_perch(target: Target, runs: usize, paragraphs: usize, generate: u32) -> O
     // One answer to warm the device up (shader pipelines are built on first use).
     for i in 0..=runs {
         let chat = ChatParams {
-            messages: vec![Message::new(Role::User, prompt(i, paragraphs))],
+            messages: vec![Message::new(Role::User, prompt_text(i, paragraphs))],
             max_tokens: Some(generate),
             temperature: Some(0.0),
             ..ChatParams::default()
@@ -178,39 +180,98 @@ fn run_perch(target: Target, runs: usize, paragraphs: usize, generate: u32) -> O
     Some((device, figures))
 }
 
-/// llama-bench's prompt and generation rates (tokens per second) on `target`.
-fn run_llama_bench(
-    bench: &str,
-    target: Target,
-    prompt: u64,
-    generate: u32,
-    runs: usize,
-) -> Result<(f64, f64), String> {
-    let mut command = Command::new(bench);
-    command.env_remove("GGML_VK_VISIBLE_DEVICES").envs(target.env());
-    command.arg("-m").arg(gguf()).args(["-t", &THREADS.to_string(), "-b", &BATCH.to_string()]);
-    command.args(["-ub", &BATCH.to_string(), "-p", &prompt.to_string(), "-n", &generate.to_string()]);
-    command.args(["-r", &runs.max(1).to_string(), "-o", "json"]);
-    match target {
-        Target::Cpu => command.args(["-ngl", "0", "-dev", "none"]),
-        Target::Vulkan(_) => command.args(["-ngl", "99"]),
+/// llama.cpp alone on `target`, in a child process (ggml reads `GGML_VK_VISIBLE_DEVICES` once):
+/// prompt and generation rates in tokens per second, medians of `runs`.
+fn run_raw(target: Target, prompt: u64, generate: u32, runs: usize) -> Result<(f64, f64), String> {
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let device = match target {
+        Target::Cpu => "cpu".to_owned(),
+        Target::Vulkan(i) => i.to_string(),
     };
-    let output = command.stderr(Stdio::null()).output().map_err(|e| e.to_string())?;
-    let results: Value = serde_json::from_slice(&output.stdout).map_err(|e| format!("not JSON: {e}"))?;
-    let rate = |key: &str| {
-        results
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r[key].as_u64().is_some_and(|n| n > 0))
-            .and_then(|r| r["avg_ts"].as_f64())
-    };
-    Ok((rate("n_prompt").ok_or("no prompt figure")?, rate("n_gen").ok_or("no generation figure")?))
+    let output = Command::new(me)
+        .args(["--raw", &device, &prompt.to_string(), &generate.to_string(), &runs.to_string()])
+        .env_remove("GGML_VK_VISIBLE_DEVICES")
+        .envs(target.env())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find_map(|l| l.strip_prefix("raw ")).ok_or("no figures")?;
+    let mut rates = line.split_whitespace().map(str::parse::<f64>);
+    match (rates.next(), rates.next()) {
+        (Some(Ok(pp)), Some(Ok(tg))) => Ok((pp, tg)),
+        _ => Err(format!("unreadable figures: {line}")),
+    }
+}
+
+/// The child's side of `run_raw`: `--raw DEVICE PROMPT_TOKENS GENERATE RUNS`.
+fn raw(args: &[String]) {
+    use llama_cpp_2::context::params::LlamaContextParams;
+    use llama_cpp_2::llama_backend::LlamaBackend;
+    use llama_cpp_2::llama_batch::LlamaBatch;
+    use llama_cpp_2::model::LlamaModel;
+    use llama_cpp_2::model::params::LlamaModelParams;
+    use llama_cpp_2::sampling::LlamaSampler;
+
+    let on_card = args[0] != "cpu";
+    let (prompt, generate, runs): (usize, usize, usize) =
+        (args[1].parse().unwrap(), args[2].parse().unwrap(), args[3].parse().unwrap());
+    let mut backend = LlamaBackend::init().unwrap();
+    backend.void_logs();
+    // As perch-llm loads: every layer on the card, or none and no card at all.
+    let params = LlamaModelParams::default().with_n_gpu_layers(if on_card { u32::MAX } else { 0 });
+    let devices = llama_cpp_2::list_llama_ggml_backend_devices();
+    let card: Vec<usize> =
+        devices.iter().filter(|d| on_card && d.backend == "Vulkan").map(|d| d.index).take(1).collect();
+    let params = params.with_devices(&card).unwrap();
+    let model = LlamaModel::load_from_file(&backend, gguf(), &params).unwrap();
+    let context = LlamaContextParams::default()
+        .with_n_ctx(std::num::NonZeroU32::new(2048))
+        .with_n_batch(BATCH)
+        .with_n_ubatch(BATCH)
+        .with_n_threads(THREADS as i32)
+        .with_n_threads_batch(THREADS as i32);
+    let mut ctx = model.new_context(&backend, context).unwrap();
+    let text = prompt_text(0, 64);
+    let mut tokens = model.vocab().tokenize(text.as_bytes(), true, false);
+    tokens.truncate(prompt);
+    let (mut pp, mut tg) = (Vec::new(), Vec::new());
+    // One pass first, as for Perch: the card builds its pipelines on first use.
+    for run in 0..=runs {
+        ctx.clear_kv_cache();
+        let started = Instant::now();
+        for (i, chunk) in tokens.chunks(BATCH as usize).enumerate() {
+            let mut batch = LlamaBatch::new(chunk.len(), 1);
+            for (j, token) in chunk.iter().enumerate() {
+                let pos = (i * BATCH as usize + j) as i32;
+                batch.add(*token, pos, &[0], pos as usize + 1 == tokens.len()).unwrap();
+            }
+            ctx.decode(&mut batch).unwrap();
+        }
+        let prompt_time = started.elapsed().as_secs_f64();
+        let mut sampler = LlamaSampler::greedy();
+        let started = Instant::now();
+        for n in 0..generate {
+            let token = sampler.sample(&ctx, -1);
+            let mut batch = LlamaBatch::new(1, 1);
+            batch.add(token, (tokens.len() + n) as i32, &[0], true).unwrap();
+            ctx.decode(&mut batch).unwrap();
+        }
+        if run > 0 {
+            pp.push(tokens.len() as f64 / prompt_time);
+            tg.push(generate as f64 / started.elapsed().as_secs_f64());
+        }
+    }
+    println!("raw {:.1} {:.1}", median(&pp), median(&tg));
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--raw") {
+        raw(&args[at + 1..]);
+        return;
+    }
     let (runs, paragraphs, generate) = if quick() { (1, 1, 4) } else { (5, 8, 128) };
-    let bench = std::env::var("PERCH_LLAMA_BENCH").ok().filter(|b| std::path::Path::new(b).is_file());
     let mut targets = vec![Target::Cpu];
     // Every Vulkan device, by index, until one is not there (at most 8).
     for i in 0..8 {
@@ -226,19 +287,22 @@ fn main() {
         gguf().file_name().unwrap().to_string_lossy(),
     );
     println!(
-        "    {:<44} {:>8} {:>11} {:>14} {:>14} | {:>14} {:>14}",
-        "", "load", "first token", "prompt tok/s", "gen tok/s", "llama-bench pp", "llama-bench tg"
+        "    {:<44} {:>8} {:>11} {:>14} {:>14} | {:>16} {:>16}",
+        "", "load", "first token", "prompt tok/s", "gen tok/s", "llama.cpp prompt", "llama.cpp gen"
     );
     let mut prompt_tokens = 0;
     for target in targets {
+        // A software device (lavapipe) is for correctness, and slow: one short answer there.
+        let software = match target {
+            Target::Cpu => false,
+            Target::Vulkan(_) => Sidecar::start(target).device().is_some_and(|d| d.contains("llvmpipe")),
+        };
+        let (runs, generate) = if software { (1, generate.min(16)) } else { (runs, generate) };
         let Some((device, ours)) = run_perch(target, runs, paragraphs, generate) else { continue };
         prompt_tokens = ours.prompt_tokens;
-        let theirs = match &bench {
-            Some(bench) => match run_llama_bench(bench, target, ours.prompt_tokens, generate, runs) {
-                Ok((pp, tg)) => format!("{pp:>14.1} {tg:>14.1}"),
-                Err(why) => format!("(llama-bench failed: {why})"),
-            },
-            None => "(llama-bench not built: make bench builds it)".to_owned(),
+        let theirs = match run_raw(target, ours.prompt_tokens, generate, runs) {
+            Ok((pp, tg)) => format!("{pp:>16.1} {tg:>16.1}"),
+            Err(why) => format!("(llama.cpp alone failed: {why})"),
         };
         let label = match target {
             Target::Cpu => "CPU".to_owned(),

@@ -313,6 +313,7 @@ function CatalogRow(
             {m.licence}
           </a>
         </small>
+        {m.installed && <GpuSelect title={m.title} {...props.gpu} />}
       </td>
       <td className="muted small">
         {t({ message: `${size} disk`, comment: "the space a model takes on disk" })}
@@ -329,10 +330,7 @@ function CatalogRow(
             </button>
           </div>
         ) : m.installed ? (
-          <>
-            <GpuSelect title={m.title} {...props.gpu} />
-            <DeleteButtons {...props} name={m.title} />
-          </>
+          <DeleteButtons {...props} name={m.title} />
         ) : (
           <button type="button" onClick={props.onDownload}>
             {m.partial > 0 ? t`Resume (${partial} here)` : t`Download`}
@@ -355,10 +353,10 @@ function OwnRow(props: RowActions & { model: LocalModel; gpu: GpuChoice }) {
         <strong>{m.title}</strong> <code className="muted">local:{m.name}</code>
         <small className="muted path">{m.path}</small>
         {m.problem && <small className="error">{m.problem}</small>}
+        <GpuSelect title={m.name} {...props.gpu} />
       </td>
       <td className="muted small">{t({ message: `${size} disk`, comment: "the space a model takes on disk" })}</td>
       <td>
-        <GpuSelect title={m.name} {...props.gpu} />
         {/* An added file belongs to the user: Perch only forgets it. */}
         <DeleteButtons {...props} name={m.name} forget={added} />
       </td>
