@@ -139,8 +139,7 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
     assert_eq!(card["available"], false, "{detail}");
     assert!(detail.starts_with("no Vulkan graphics card was found"), "{detail}");
     assert!(
-        detail
-            .contains("local models run on the CPU; dictation: the CPU (no Vulkan graphics card was found)"),
+        detail.contains("local models run on the CPU; dictation: the CPU (no Vulkan graphics card was found"),
         "{detail}"
     );
 }
