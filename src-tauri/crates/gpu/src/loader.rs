@@ -39,8 +39,8 @@ fn loader() -> &'static Loader {
 /// Opens the loader only where there may be a card to use: the kernel lists a GPU (a DRM
 /// render node), or a device was named (`GGML_VK_VISIBLE_DEVICES`, as the tests name lavapipe).
 /// The loader opens every installed driver when ggml asks it for devices, and the process keeps
-/// them (39 MiB measured with Mesa's drivers, lavapipe's LLVM among them): a machine with no
-/// card should not pay that for a search that cannot find one.
+/// them mapped (Mesa's lavapipe brings LLVM): a machine with no card should not load drivers for
+/// a search that cannot find one.
 fn open() -> Loader {
     if std::env::var_os("GGML_VK_VISIBLE_DEVICES").is_none() && !has_render_node(Path::new("/dev/dri")) {
         let why = format!("{NO_CARD} (the kernel lists no GPU: no /dev/dri/renderD*)");
