@@ -185,6 +185,8 @@ describe("Perch on GNOME", () => {
     const field = await textField("Perch test field", "perch-test-field", { backend: "wayland" });
     const dictate = async (answerDialog) => {
       await field.setText("");
+      // The field's window is mapped (and titled) a moment after it starts; under load, later.
+      await waitFor(async () => (await gnomeWindows()).some((w) => w.name === "Perch test field"), "the field's window to be mapped");
       await shell(`global.get_window_actors().map((a) => a.meta_window).find((w) => w.get_title() === "Perch test field").activate(global.get_current_time()); return true;`);
       await waitFor(async () => (await gnomeWindows()).find((w) => w.focused && w.name === "Perch test field"), "the field to have the focus");
       // GNOME has no GlobalShortcuts portal: the custom shortcut Settings names runs this.

@@ -147,26 +147,26 @@ describe("tools", () => {
     assert.match(await approval.getText(), /Run search_web from web/);
     await (await $("button=Allow once")).click();
 
-    // Looked up afresh on each try: the card is redrawn as the call runs and is answered (and
-    // WebKit's driver can fail to take hold of a node React is just replacing).
-    const summaryText = async () => {
-      try {
-        return await (await $('[aria-label="Web search summary"]')).getText();
-      } catch {
-        return "";
-      }
+    // Read whole and afresh on each try (waitFor retries a throw): the card is redrawn as the call
+    // runs, is answered and as the answer after it streams, and WebKit's driver fails ("stale
+    // element") on a node React is just replacing, at the lookup as well as at a later read.
+    const readSummary = async () => {
+      const summary = await $('[aria-label="Web search summary"]');
+      const text = await summary.getText();
+      const titles = [];
+      for (const link of await summary.$$("a")) titles.push(await link.getText());
+      return { text, titles };
     };
-    await waitFor(async () => (await summaryText()).includes("2 results"), "the search summary");
-    const summary = await $('[aria-label="Web search summary"]');
-    assert.match(await summary.getText(), /Searched for “kestrel”/);
-    const links = await summary.$$("a");
-    const titles = [];
-    for (const link of links) titles.push(await link.getText());
+    await waitFor(async () => (await readSummary()).text.includes("2 results"), "the search summary");
+    // The turn's answer comes after the result; once it is in, nothing redraws the card.
+    await waitFor(async () => (await ((await session.browser.$$(".message.assistant")).at(-1)).getText()).includes("Kestrels hover while they hunt."), "the answer after the search");
+    const { text, titles } = await waitFor(readSummary, "the search summary, read whole");
+    assert.match(text, /Searched for “kestrel”/);
     assert.deepEqual(titles, ["Kestrels hover in the wind", "Common kestrel"]);
     assert.deepEqual(searches, ["kestrel"], "the search went to the configured SearXNG");
     await screenshot("web-search-card");
 
-    await links[0].click();
+    await (await $('[aria-label="Web search summary"] a')).click();
     await waitFor(async () => {
       try {
         return readFileSync(browserLog, "utf8") === "https://birds.example.org/kestrel";
@@ -174,6 +174,5 @@ describe("tools", () => {
         return false;
       }
     }, "the result to open in the system browser");
-    await waitFor(async () => (await ((await session.browser.$$(".message.assistant")).at(-1)).getText()).includes("Kestrels hover while they hunt."), "the answer after the search");
   });
 });

@@ -128,8 +128,12 @@ describe("AddServerLinks", () => {
     shell([stdioLink()]);
     render(<AddServerLinks />);
     const dialog = await screen.findByRole("dialog", { name: "Add an MCP server" });
+    // The dialog puts the focus on Cancel once it has opened (an effect, which a loaded machine
+    // may run after the dialog is found); the keys go to Add only after that.
+    await waitFor(() => expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus());
     const add = within(dialog).getByRole("button", { name: "Add" });
     add.focus();
+    expect(add).toHaveFocus();
     await userEvent.keyboard("{Enter}");
     await userEvent.keyboard(" ");
     expect(adds()).toHaveLength(0);
