@@ -19,6 +19,9 @@ use std::time::Instant;
 
 use perch_llm_protocol::wire::{ChatParams, LoadParams, Message, Reply, Request, Role, line};
 
+// llama.cpp alone (`--raw`) reaches the Vulkan loader as the sidecar does (`perch_gpu::loader`).
+perch_gpu::vulkan_loader_shim!();
+
 const THREADS: u32 = 2;
 const BATCH: u32 = 512;
 

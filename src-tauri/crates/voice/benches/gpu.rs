@@ -13,6 +13,11 @@ use std::time::Instant;
 
 use perch_voice::whisper::{Model, TranscribeOptions};
 
+// As in the app: the system's Vulkan loader is opened at run time, and only where a card may be
+// (`perch_gpu::loader`). Linked directly, as a bare bench would be, the loader opens every
+// installed driver at the first device search, and the registry's figure below would be theirs.
+perch_gpu::vulkan_loader_shim!();
+
 const SENTENCES: &[&str] = &[
     "Please take a screenshot of my editor and tell me what the error means.",
     "Open the settings, turn on dark mode, and remind me to call the dentist tomorrow.",
@@ -76,18 +81,22 @@ fn main() {
         unsafe {
             std::env::set_var("GGML_VK_VISIBLE_DEVICES", i);
         }
+        let before = pss_kib();
         if perch_voice::gpu::card().is_err() {
             return;
         }
+        let registry = (pss_kib() - before) as f64 / 1024.0;
         let (runs_on, load_ms, rtf) = measure(true, runs);
         println!(
-            "    {:<58} {load_ms:>7.0} ms {rtf:>8.3}",
-            format!("Vulkan {i}: {runs_on}").chars().take(58).collect::<String>()
+            "    {:<52} {load_ms:>7.0} ms {rtf:>8.3} {registry:>+8.1} MiB",
+            format!("Vulkan {i}: {runs_on}").chars().take(52).collect::<String>()
         );
         return;
     }
-    // What asking for a card costs a process that then dictates on the CPU (the app, on a
-    // machine without one): the loader, the drivers it opens, ggml's instance.
+    // What asking for a card costs a process that then dictates on the CPU: the app on a machine
+    // without one, where the loader is not even opened (no render node). Where a card is, each
+    // device's line below gives the same figure: the loader, every driver it opens (Mesa's
+    // radeon and lavapipe drivers bring LLVM), ggml's instance.
     let before = pss_kib();
     let card = perch_voice::gpu::card();
     let after = pss_kib();
@@ -101,9 +110,9 @@ fn main() {
         model().file_name().unwrap().to_string_lossy(),
         SENTENCES.len()
     );
-    println!("    {:<58} {:>10} {:>8}", "", "load", "RTF");
+    println!("    {:<52} {:>10} {:>8} {:>12}", "", "load", "RTF", "registry");
     let (_, load_ms, rtf) = measure(false, runs);
-    println!("    {:<58} {load_ms:>7.0} ms {rtf:>8.3}", "CPU");
+    println!("    {:<52} {load_ms:>7.0} ms {rtf:>8.3}", "CPU");
     let me = std::env::current_exe().unwrap();
     for i in 0..8 {
         let out = Command::new(&me)

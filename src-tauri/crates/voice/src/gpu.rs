@@ -48,6 +48,25 @@ pub fn card() -> Result<Card, String> {
     })
 }
 
+/// The one way to make the card fail whisper on purpose, for the fallback's tests (a real card's
+/// failure cannot be caused from outside): `PERCH_VOICE_FAIL_GPU=load` fails every load on the
+/// card, `PERCH_VOICE_FAIL_GPU=pass` every transcription there. Unset in the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InjectedFailure {
+    Load,
+    Pass,
+}
+
+impl InjectedFailure {
+    pub fn from_env() -> Option<Self> {
+        match std::env::var("PERCH_VOICE_FAIL_GPU").ok().as_deref() {
+            Some("load") => Some(Self::Load),
+            Some("pass") => Some(Self::Pass),
+            _ => None,
+        }
+    }
+}
+
 /// What a whisper model of `model_bytes` needs on the card: its weights, and the encoder's and
 /// decoder's buffers (measured at 1.3x the file for tiny and base, 1.2x for small).
 pub fn need(model_bytes: u64) -> u64 {

@@ -175,7 +175,11 @@ impl Model {
         let mut card = super::gpu::choose(bytes, gpu, super::gpu::card()).map(|card| card.description);
         let mut ctx = None;
         if let Ok(description) = &card {
-            match context(path, true) {
+            let loaded = match super::gpu::InjectedFailure::from_env() {
+                Some(super::gpu::InjectedFailure::Load) => Err(whisper_rs::WhisperError::InitError),
+                _ => context(path, true),
+            };
+            match loaded {
                 Ok(loaded) => ctx = Some(loaded),
                 Err(e) => {
                     tracing::warn!(model = %path.display(), error = %e, "the graphics card could not load the whisper model");
@@ -235,7 +239,13 @@ impl Model {
         if let Some(Ok(cpu)) = self.on_cpu.get() {
             return transcribe_with(cpu, self.multilingual, samples, options, abort);
         }
-        match transcribe_with(&self.ctx, self.multilingual, samples, options, abort.clone()) {
+        let on_card = match super::gpu::InjectedFailure::from_env() {
+            Some(super::gpu::InjectedFailure::Pass) => {
+                Err(VoiceError::Transcription("the device was lost (PERCH_VOICE_FAIL_GPU)".to_owned()))
+            }
+            _ => transcribe_with(&self.ctx, self.multilingual, samples, options, abort.clone()),
+        };
+        match on_card {
             Err(VoiceError::Transcription(e)) => {
                 tracing::warn!(model = %self.path.display(), error = %e, "the graphics card failed a transcription; going on on the CPU");
                 let cpu = self.on_cpu.get_or_init(|| context(&self.path, false).map_err(|e| e.to_string()));

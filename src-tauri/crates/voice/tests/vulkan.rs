@@ -1,6 +1,8 @@
 //! whisper.cpp on ggml's Vulkan backend, on Mesa's software device (lavapipe): the same spoken
 //! sentences give the same words as on the CPU, and a model that does not fit the card, or a
-//! card turned off in Settings, stays on the CPU with the reason.
+//! card turned off in Settings, stays on the CPU with the reason; a card that fails to load the
+//! model, or fails in the middle of a transcription, leaves the words to the CPU, none lost
+//! (`PERCH_VOICE_FAIL_GPU`, in a child process of this test).
 //!
 //! Its own test binary without the test harness: ggml reads `GGML_VK_VISIBLE_DEVICES` once, when
 //! its device registry starts, and naming lavapipe (which ggml never picks by itself) must happen
@@ -13,6 +15,9 @@ use std::process::Command;
 use perch_voice::gpu;
 use perch_voice::text::word_error_rate;
 use perch_voice::whisper::{Model, TranscribeOptions};
+
+// The loader reached as the app reaches it (`perch_gpu::loader`), not linked directly.
+perch_gpu::vulkan_loader_shim!();
 
 const SENTENCES: &[&str] = &[
     "Please take a screenshot of my editor.",
@@ -43,6 +48,9 @@ fn main() {
         std::env::set_var("GGML_VK_VISIBLE_DEVICES", "0");
     }
     let card = gpu::card().expect("lavapipe, named by GGML_VK_VISIBLE_DEVICES");
+    if let Some(failure) = gpu::InjectedFailure::from_env() {
+        return card_fails(failure, &card);
+    }
     assert!(card.description.contains("llvmpipe") && card.total > 0, "{card:?}");
     println!("card: {} ({} MiB free)", card.description, card.free >> 20);
 
@@ -70,4 +78,37 @@ fn main() {
     let why = gpu::choose(size, true, Ok(small)).unwrap_err();
     assert!(why.contains("100 MiB free"), "{why}");
     println!("ok: whisper on lavapipe ({} sentences)", SENTENCES.len());
+
+    for failure in ["load", "pass"] {
+        let me = std::env::current_exe().unwrap();
+        let status = Command::new(me).env("PERCH_VOICE_FAIL_GPU", failure).status().unwrap();
+        assert!(status.success(), "the card failing at {failure}: see above");
+    }
+}
+
+/// A card that fails (on purpose): the model still transcribes, on the CPU, and says why.
+fn card_fails(failure: gpu::InjectedFailure, card: &gpu::Card) {
+    let dir = tempfile::tempdir().unwrap();
+    let options = TranscribeOptions { threads: 2, ..TranscribeOptions::default() };
+    let model = Model::load(&test_model(), true).unwrap();
+    match failure {
+        gpu::InjectedFailure::Load => {
+            let why = model.card.as_ref().unwrap_err();
+            assert!(why.starts_with(&card.description) && why.contains("could not load it"), "{why}");
+        }
+        gpu::InjectedFailure::Pass => {
+            assert!(model.runs_on().starts_with("the graphics card"), "{}", model.runs_on());
+        }
+    }
+    for sentence in &SENTENCES[..2] {
+        let words = model.transcribe(&spoken(sentence, dir.path()), &options, None).unwrap().text;
+        println!("{failure:?} failed on the card: {words}");
+        assert!(word_error_rate(sentence, &words) <= 0.25, "{words}");
+    }
+    let runs_on = model.runs_on();
+    assert!(runs_on.starts_with("the CPU (") && runs_on.contains("llvmpipe"), "{runs_on}");
+    if failure == gpu::InjectedFailure::Pass {
+        assert!(runs_on.contains("failed a transcription"), "{runs_on}");
+    }
+    println!("ok: {failure:?} failed on the card, transcribed on the CPU");
 }
