@@ -237,6 +237,7 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP) | $(VULKAN_HEADERS)
 	# (lavapipe here), the model beside llama.cpp alone (the same library, a bare decode loop).
 	cargo bench --locked -p perch-llm --bench gpu
 	cargo bench --locked -p perch-voice --bench gpu
+	cargo bench --locked -p perch-knowledge --bench knowledge
 	$(SOAK)
 
 # A day in minutes (issue 45): the release app through a working day's mix (chat turns with long

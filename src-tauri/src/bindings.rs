@@ -7,8 +7,8 @@ use tauri_specta::{collect_commands, collect_events};
 
 use crate::add_link::AddLinkArrived;
 use crate::commands::{
-    app, apps, capture, chat, desktop, files, google, history, local, logs, models, permissions, review,
-    terminal, tools, update, voice, window,
+    app, apps, capture, chat, desktop, files, google, history, knowledge, local, logs, memories, models,
+    permissions, review, terminal, tools, update, voice, window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, IndicatorUpdate, McpChanged, NavigateRequested, QuestionEvent,
@@ -121,6 +121,17 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             files::files_choose_file,
             files::files_cancel,
             files::files_attach,
+            knowledge::knowledge_status,
+            knowledge::knowledge_watch,
+            knowledge::knowledge_add_folder,
+            knowledge::knowledge_remove_folder,
+            knowledge::knowledge_reindex,
+            knowledge::knowledge_set_paused,
+            memories::memories_list,
+            memories::memories_add,
+            memories::memories_edit,
+            memories::memories_forget,
+            memories::set_memory_settings,
             local::local_overview,
             local::local_model_download,
             local::local_model_cancel,

@@ -53,5 +53,6 @@ pub fn start(app: &AppHandle, engine: &Engine, first_paint: Arc<Notify>) {
     tauri::async_runtime::spawn(async move {
         let _ = tokio::time::timeout(START_AFTER_AT_MOST, first_paint.notified()).await;
         engine.start_mcp_servers().await;
+        engine.knowledge().start();
     });
 }

@@ -240,6 +240,25 @@ export const commands = {
 	 *  for a file too large.
 	 */
 	filesAttach: (path: string, firstLines: number | null) => typedError<Attachable, CommandError>(__TAURI_INVOKE("files_attach", { path, firstLines })),
+	knowledgeStatus: () => typedError<KnowledgeStatus, CommandError>(__TAURI_INVOKE("knowledge_status")),
+	/**
+	 *  Sends the status each time it changes (an index run's progress, a folder's counts) until
+	 *  the window stops listening.
+	 */
+	knowledgeWatch: (updates: Channel<KnowledgeStatus>) => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_watch", { updates })),
+	/**  Adds a folder; it is indexed in the background (the status shows the progress). */
+	knowledgeAddFolder: (path: string) => typedError<KnowledgeFolder, CommandError>(__TAURI_INVOKE("knowledge_add_folder", { path })),
+	/**  Removes a folder and what was indexed from it (the last one takes the index with it). */
+	knowledgeRemoveFolder: (path: string) => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_remove_folder", { path })),
+	/**  Indexes again what changed, in every folder. */
+	knowledgeReindex: () => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_reindex")),
+	/**  Pauses index runs (what is indexed stays searchable) or resumes them. */
+	knowledgeSetPaused: (paused: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_set_paused", { paused })),
+	memoriesList: () => typedError<Memory[], CommandError>(__TAURI_INVOKE("memories_list")),
+	memoriesAdd: (text: string) => typedError<Memory, CommandError>(__TAURI_INVOKE("memories_add", { text })),
+	memoriesEdit: (id: number, text: string) => typedError<Memory, CommandError>(__TAURI_INVOKE("memories_edit", { id, text })),
+	memoriesForget: (id: number) => typedError<null, CommandError>(__TAURI_INVOKE("memories_forget", { id })),
+	setMemorySettings: (base: MemorySettings, memories: MemorySettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_memory_settings", { base, memories })),
 	localOverview: () => typedError<LocalOverview, CommandError>(__TAURI_INVOKE("local_overview")),
 	/**
 	 *  Downloads a catalogue model with progress (resuming a partial download), checked against
@@ -372,7 +391,9 @@ export type AddLinkRequest = {
 	error: string | null,
 };
 
-export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean };
+export type Answer = { kind: "approval"; choice: ApprovalChoice } | { kind: "elicitation"; action: ElicitationAction; content: Value | null } | { kind: "sampling"; approve: boolean } | 
+/**  The text to keep (the proposal, or the user's edit of it); `None`: not kept. */
+{ kind: "memory"; keep: string | null };
 
 /**  An app's request refused or failed, as the JSON-RPC error its app receives. */
 export type AppError = {
@@ -670,6 +691,8 @@ export type ConversationDetail = {
 	messages: Message[],
 	/**  The tool calls of its answers, in order. */
 	tool_calls: ToolCallRecord[],
+	/**  The memories its answers were given, in order. */
+	memories_used: MemoryUse[],
 };
 
 /**
@@ -972,6 +995,17 @@ export type ImageInput = {
 };
 
 /**
+ *  Reading a folder's files (`folder`, files), or embedding the passages read (`passages`;
+ *  the folder is empty): words first, so a folder is searchable once read, and meaning after.
+ */
+export type IndexingProgress = {
+	folder: string,
+	done: number,
+	total: number,
+	passages: boolean,
+};
+
+/**
  *  A dictate-anywhere dictation's progress, for the indicator window only: the main window
  *  does not listen to it, so partial text never lands in Perch's own box.
  */
@@ -1039,6 +1073,22 @@ export type KeyStatus = {
 export type KeysOverview = {
 	backend: KeyBackend,
 	keys: KeyStatus[],
+};
+
+export type KnowledgeFolder = {
+	path: string,
+	files: number,
+	passages: number,
+};
+
+/**  Where things stand, for Settings and `perch knowledge list`. */
+export type KnowledgeStatus = {
+	folders: KnowledgeFolder[],
+	/**  The index run under way: the folder, files done and in all. */
+	indexing: IndexingProgress | null,
+	paused: boolean,
+	/**  Searches match words only: the embedding model is not downloaded (Settings -> Tools). */
+	words_only: boolean,
 };
 
 export type Level = "error" | "warn" | "info" | "debug" | "trace";
@@ -1134,6 +1184,46 @@ export type McpOverview = {
 	problems: ConfigProblem[],
 };
 
+export type Memory = {
+	id: number,
+	text: string,
+	created_at: number,
+	updated_at: number,
+	/**  The conversation the model proposed it in; `None` when the user wrote it. */
+	conversation_id: string | null,
+};
+
+/**  The model proposes to remember something: the user keeps it (as written, or edited) or not. */
+export type MemoryQuestion = {
+	conversation_id: string | null,
+	/**  The tool call that proposes it, so the UI can put the question on its card. */
+	call_id: string | null,
+	text: string,
+};
+
+/**  Settings -> Memories. */
+export type MemorySettings = {
+	/**
+	 *  The model may propose memories (the `remember` tool) and is given the kept ones that a
+	 *  question is about. Off, neither: the memories stay on the page until the user forgets them.
+	 */
+	enabled?: boolean,
+	/**
+	 *  Models that do not run on this computer (a cloud provider, Ollama elsewhere) are given
+	 *  memories too. Off by default: memories are personal.
+	 */
+	cloud?: boolean,
+};
+
+/**  A memory an answer was given. */
+export type MemoryUse = {
+	message_id: number,
+	/**  `None` once the memory was forgotten. */
+	memory_id: number | null,
+	/**  Its text when the answer was given it. */
+	text: string,
+};
+
 export type Message = {
 	id: number,
 	conversation_id: string,
@@ -1165,6 +1255,8 @@ export type MessageView = {
 	 *  apps made from its cards are read by each card (`Store::app_calls`).
 	 */
 	tool_calls: ToolCallRecord[],
+	/**  The memories this answer was given, as their text was then. */
+	memories: string[],
 	/**  USD for this answer's tokens, for priced (cloud) models. */
 	cost: number | null,
 };
@@ -1461,7 +1553,9 @@ export type Question = {
 	kind: "elicitation",
 } & ElicitationQuestion | {
 	kind: "sampling",
-} & SamplingQuestion;
+} & SamplingQuestion | {
+	kind: "memory",
+} & MemoryQuestion;
 
 export type QuestionChange = { event: "asked"; data: OpenQuestion } | 
 /**  Answered, or no longer needed: the UI removes it. */
@@ -1800,6 +1894,7 @@ export type Settings = {
 	hidden: HiddenSettings,
 	review: ReviewSettings,
 	tools: ToolSettings,
+	memories: MemorySettings,
 	/**  Settings -> Models -> Local. */
 	local: LocalSettings,
 	/**  Screenshots: the mode, the shortcuts, the size for the model. */
@@ -2149,6 +2244,8 @@ export type TurnStarted = {
 	/**  Older messages left out of the model's context (summarised instead). */
 	omitted: number,
 	context_length: number | null,
+	/**  The memories the answer was given (shown with it). */
+	memories: Memory[],
 };
 
 /**

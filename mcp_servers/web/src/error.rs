@@ -95,3 +95,16 @@ impl WebError {
         }
     }
 }
+
+impl From<perch_files::pdf::PdfError> for WebError {
+    fn from(e: perch_files::pdf::PdfError) -> Self {
+        use perch_files::pdf::PdfError;
+        match e {
+            PdfError::NoText => Self::PdfNoText,
+            PdfError::Encrypted => Self::PdfEncrypted,
+            PdfError::Corrupt(why) => Self::PdfCorrupt(why),
+            PdfError::Timeout(secs) => Self::PdfTimeout(secs),
+            past @ PdfError::PastTheEnd { .. } => Self::PastTheEnd(past.to_string()),
+        }
+    }
+}

@@ -9,7 +9,7 @@ use reqwest::Url;
 
 use crate::error::WebError;
 use crate::fetch::{Body, Page};
-use crate::pdf::{self, PdfText};
+use perch_files::pdf::{self, PdfText};
 
 /// The article of a page: title and Markdown body.
 #[derive(Debug)]
@@ -208,7 +208,7 @@ mod tests {
     fn a_long_pdf_is_read_in_parts_by_start_or_by_page() {
         let page = Page {
             url: url("https://example.org/notes.pdf"),
-            body: Body::Pdf(include_bytes!("../tests/pages/field-notes.pdf").to_vec()),
+            body: Body::Pdf(include_bytes!("../../../tests/fixtures/pdf/field-notes.pdf").to_vec()),
         };
         let budget = Duration::from_secs(30);
         let all = render(&page, Part { max_chars: 10_000, ..Part::default() }, budget).unwrap();

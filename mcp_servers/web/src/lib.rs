@@ -5,7 +5,6 @@ pub mod error;
 pub mod extract;
 pub mod fetch;
 pub mod guard;
-pub mod pdf;
 pub mod search;
 pub mod server;
 

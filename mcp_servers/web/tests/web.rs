@@ -20,8 +20,8 @@ const DUCKDUCKGO: &str = include_str!("pages/duckduckgo.html");
 const SEARXNG: &str = include_str!("pages/searxng.json");
 /// Printed by Chromium from the .html files beside them (see `pdf.rs`'s tests): two pages of
 /// text titled "Kestrel Field Notes", and a page that is only a picture of text.
-const FIELD_NOTES: &[u8] = include_bytes!("pages/field-notes.pdf");
-const SCANNED: &[u8] = include_bytes!("pages/scanned.pdf");
+const FIELD_NOTES: &[u8] = include_bytes!("../../../tests/fixtures/pdf/field-notes.pdf");
+const SCANNED: &[u8] = include_bytes!("../../../tests/fixtures/pdf/scanned.pdf");
 
 /// Serves the test pages on 127.0.0.1; returns the port.
 async fn site() -> u16 {

@@ -15,7 +15,7 @@ import { appLog } from "../lib/proc.js";
 
 const VANILLA = new URL("../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js", import.meta.url).pathname;
 
-const TABS = ["General", "Models", "Voice", "Tools", "Terminal", "Permissions", "MCP", "Connections", "Reviews", "Logs"];
+const TABS = ["General", "Models", "Voice", "Tools", "Memories", "Terminal", "Permissions", "MCP", "Connections", "Reviews", "Logs"];
 const de = catalogue("de");
 const ar = catalogue("ar");
 

@@ -36,6 +36,8 @@ export interface Streaming {
   progress: Record<string, Progress>;
   /** The question is saved and shown from the conversation. */
   saved: boolean;
+  /** The memories the answer was given (from `started`). */
+  memories: string[];
 }
 
 export interface ChatState {
@@ -50,7 +52,7 @@ export interface ChatState {
 }
 
 function fresh(runId: string, model: string, question: string | null, images: ImageInput[], files: FileInput[]): Streaming {
-  return { runId, model, question, images, files, thinking: "", text: "", usage: null, toolCalls: [], progress: {}, saved: false };
+  return { runId, model, question, images, files, thinking: "", text: "", usage: null, toolCalls: [], progress: {}, saved: false, memories: [] };
 }
 
 const EMPTY: ChatState = { view: null, streaming: null, sendError: null, answerError: null, contextLength: null };
@@ -117,9 +119,14 @@ export function useChat(conversationId: string | undefined, onConversation: (id:
               setState((s) => ({ ...s, streaming: { ...streaming, saved: true } }));
             }
             {
-              const { context_length: tokens, conversation } = event.data;
+              const { context_length: tokens, conversation, memories } = event.data;
               const model = conversation.model ?? "";
-              setState((s) => ({ ...s, contextLength: tokens === null ? null : { model, tokens } }));
+              const given = memories.map((m) => m.text);
+              setState((s) => ({
+                ...s,
+                contextLength: tokens === null ? null : { model, tokens },
+                streaming: s.streaming ? { ...s.streaming, memories: given } : s.streaming,
+              }));
             }
             if (!fromConversation && runId) onConversation(event.data.conversation.id);
             void reload(event.data.conversation.id).then(() =>

@@ -3,6 +3,7 @@ import type {
   CaptureSettings,
   HiddenSettings,
   LocalSettings,
+  MemorySettings,
   ModelSettings,
   ProviderSettings,
   ReviewSettings,
@@ -18,7 +19,7 @@ import { t } from "@lingui/core/macro";
 import { activateLanguage, matchLanguage } from "../i18n";
 
 /** The sections saved with a `base`: everything but the theme. */
-type Section = "review" | "providers" | "models" | "tools" | "capture" | "voice" | "terminal" | "local" | "hidden";
+type Section = "review" | "providers" | "models" | "tools" | "memories" | "capture" | "voice" | "terminal" | "local" | "hidden";
 
 interface SettingsState {
   settings: Settings | null;
@@ -32,6 +33,7 @@ interface SettingsState {
   setProviders: (providers: ProviderSettings) => Promise<void>;
   setModels: (models: ModelSettings) => Promise<void>;
   setTools: (tools: ToolSettings) => Promise<void>;
+  setMemories: (memories: MemorySettings) => Promise<void>;
   /** Saves the screenshot settings; returns how their shortcuts bound. */
   setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
   setVoice: (voice: VoiceSettings) => Promise<void>;
@@ -58,6 +60,7 @@ const SettingsContext = createContext<SettingsState>({
   setTerminal: async () => {},
   setLocal: async () => {},
   setHidden: async () => {},
+  setMemories: async () => {},
   reload: async () => {},
 });
 
@@ -122,6 +125,10 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   const setModels = useCallback((models: ModelSettings) => edit("models", models, commands.setModelSettings), [edit]);
   const setTools = useCallback((tools: ToolSettings) => edit("tools", tools, commands.setToolSettings), [edit]);
   const setVoice = useCallback((voice: VoiceSettings) => edit("voice", voice, commands.setVoiceSettings), [edit]);
+  const setMemories = useCallback(
+    (memories: MemorySettings) => edit("memories", memories, commands.setMemorySettings),
+    [edit],
+  );
 
   const setCapture = useCallback(async (capture: CaptureSettings) => {
     try {
@@ -164,9 +171,10 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       setTerminal,
       setLocal,
       setHidden,
+      setMemories,
       reload,
     }),
-    [settings, error, setTheme, setLanguage, setTextSize, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden, reload],
+    [settings, error, setTheme, setLanguage, setTextSize, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden, setMemories, reload],
   );
   return (
     <SettingsContext.Provider value={value}>

@@ -41,7 +41,7 @@ function view(messages: Message[], model = "ollama:qwen3-vl:8b-instruct"): Conve
       output_tokens: 0,
       message_count: messages.length,
     },
-    messages: messages.map((m) => ({ message: m, versions: [], attachments: [], tool_calls: [], cost: null })),
+    messages: messages.map((m) => ({ message: m, versions: [], attachments: [], tool_calls: [], memories: [], cost: null })),
     cost: null,
   };
 }
@@ -114,6 +114,7 @@ const started = (assistantId: number): TurnEvent => ({
     assistant_message: message(assistantId, "assistant", "", { status: "streaming" }),
     omitted: 0,
     context_length: 32768,
+    memories: [],
   },
 });
 

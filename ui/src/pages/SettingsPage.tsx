@@ -13,6 +13,8 @@ import { McpServers } from "../components/settings/McpServers";
 import { PermissionsSettings } from "../components/settings/PermissionsSettings";
 import { TerminalSettingsCard } from "../components/settings/TerminalSettingsCard";
 import { ToolSettingsCard } from "../components/settings/ToolSettingsCard";
+import { KnowledgeCard } from "../components/settings/KnowledgeCard";
+import { MemoriesCard } from "../components/settings/MemoriesCard";
 import { LanguageCard } from "../components/settings/LanguageCard";
 import { UpdatesCard } from "../components/settings/UpdatesCard";
 import { openShortcutSheet } from "../components/ShortcutSheet";
@@ -121,7 +123,13 @@ export function SettingsPage({ status }: { status: AppStatus }) {
         {section === "General" && <General status={status} />}
         {section === "Models" && <ModelsSettings />}
         {section === "Voice" && <VoiceSettingsCard />}
-        {section === "Tools" && <ToolSettingsCard />}
+        {section === "Tools" && (
+          <>
+            <ToolSettingsCard />
+            <KnowledgeCard />
+          </>
+        )}
+        {section === "Memories" && <MemoriesCard />}
         {section === "Terminal" && <TerminalSettingsCard />}
         {section === "Permissions" && <PermissionsSettings />}
         {section === "MCP" && <McpServers />}

@@ -46,6 +46,7 @@ export const SETTINGS: Settings = {
     ollama_embedding_model: "all-minilm",
     roots: [],
   },
+  memories: { enabled: true, cloud: false },
   capture: {
     mode: "fullscreen",
     all_monitors: false,

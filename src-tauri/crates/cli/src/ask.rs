@@ -46,6 +46,11 @@ impl TurnSink for Terminal {
                 };
                 eprintln!("[tool {name}] {detail}");
             }
+            TurnEvent::Started(started) if !started.memories.is_empty() => {
+                for memory in &started.memories {
+                    eprintln!("[memory] {}", memory.text);
+                }
+            }
             TurnEvent::Finished(_) => outln!(),
             _ => {}
         }
@@ -181,6 +186,11 @@ async fn start_tools(engine: &Engine) {
     tokio::spawn(async move {
         while let Ok(event) = changes.recv().await {
             let QuestionChange::Asked(ask) = event else { continue };
+            if let Question::Memory(m) = &ask.question {
+                let keep = ask_memory(&m.text).await;
+                let _ = questions.answer(ask.id, Answer::Memory { keep });
+                continue;
+            }
             let Question::ToolApproval(q) = ask.question else { continue };
             let terminal = q.detail.is_some();
             if let Some(ApprovalDetail::Command { needs_folder: true, .. }) = q.detail.as_deref() {
@@ -200,6 +210,19 @@ async fn start_tools(engine: &Engine) {
             let _ = questions.answer(ask.id, Answer::Approval { choice });
         }
     });
+}
+
+/// A memory the model proposes: kept as written (y), as typed instead (e), or not.
+async fn ask_memory(text: &str) -> Option<String> {
+    eprint!("\nThe model proposes to remember:\n  {text}\nKeep it? [y]es, [e]dit, [N]o: ");
+    match read_line().await.as_deref().map(str::trim) {
+        Some("y" | "Y" | "yes") => Some(text.to_owned()),
+        Some("e" | "E" | "edit") => {
+            eprint!("  Keep instead (empty: do not keep): ");
+            read_line().await.map(|l| l.trim().to_owned()).filter(|l| !l.is_empty())
+        }
+        _ => None,
+    }
 }
 
 async fn read_line() -> Option<String> {

@@ -20,8 +20,10 @@ mod doctor;
 mod google;
 mod history;
 mod keys;
+mod knowledge;
 mod local;
 mod mcp;
+mod memories;
 mod output;
 mod permissions;
 mod review;
@@ -72,6 +74,18 @@ enum Command {
     Local {
         #[command(subcommand)]
         command: local::LocalCommand,
+    },
+    /// Your folders Perch searches for answers, indexed on this machine: add, list, remove,
+    /// reindex, search.
+    Knowledge {
+        #[command(subcommand)]
+        command: knowledge::KnowledgeCommand,
+    },
+    /// What Perch keeps about you for later answers (kept only with your yes): list, add,
+    /// forget.
+    Memories {
+        #[command(subcommand)]
+        command: memories::MemoriesCommand,
     },
     /// Manage API keys (kept in the OS keyring, never shown in full).
     Keys {
@@ -189,6 +203,8 @@ pub fn main() -> ExitCode {
             Command::Ask(args) => with_engine(|engine| ask::ask(engine, args)).await,
             Command::Models { json } => with_engine(|engine| ask::models(engine, json)).await,
             Command::Keys { command } => with_engine(|engine| keys::run(engine, command)).await,
+            Command::Knowledge { command } => with_engine(|engine| knowledge::run(engine, command)).await,
+            Command::Memories { command } => with_engine(|engine| memories::run(engine, command)).await,
             Command::Local { command } => with_engine(|engine| local::run(engine, command)).await,
             Command::Mcp { command } => with_engine(|engine| mcp::run(engine, command)).await,
             Command::Google { command } => with_engine(|engine| google::run(engine, command)).await,

@@ -289,6 +289,8 @@ fn answer_questions(
                 }
                 // A call by hand is approved by running it; nothing else asks here.
                 Question::ToolApproval(_) => Answer::Approval { choice: ApprovalChoice::Deny },
+                // `perch mcp call memory remember` keeps nothing: `perch memories add` does.
+                Question::Memory(_) => Answer::Memory { keep: None },
             };
             let _ = questions.answer(ask.id, answer);
         }

@@ -163,6 +163,24 @@ impl Default for ToolSettings {
     }
 }
 
+/// Settings -> Memories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(default)]
+pub struct MemorySettings {
+    /// The model may propose memories (the `remember` tool) and is given the kept ones that a
+    /// question is about. Off, neither: the memories stay on the page until the user forgets them.
+    pub enabled: bool,
+    /// Models that do not run on this computer (a cloud provider, Ollama elsewhere) are given
+    /// memories too. Off by default: memories are personal.
+    pub cloud: bool,
+}
+
+impl Default for MemorySettings {
+    fn default() -> Self {
+        Self { enabled: true, cloud: false }
+    }
+}
+
 // No `#[serde(default)]`: `from_rows` always starts from a complete default object, so
 // every field is present when deserializing, and the UI's type has no optional fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -182,6 +200,7 @@ pub struct Settings {
     pub hidden: HiddenSettings,
     pub review: ReviewSettings,
     pub tools: ToolSettings,
+    pub memories: MemorySettings,
     /// Settings -> Models -> Local.
     pub local: crate::local::LocalSettings,
     /// Screenshots: the mode, the shortcuts, the size for the model.
@@ -224,6 +243,7 @@ impl Default for Settings {
             hidden: HiddenSettings::default(),
             review: ReviewSettings::default(),
             tools: ToolSettings::default(),
+            memories: MemorySettings::default(),
             local: crate::local::LocalSettings::default(),
             capture: crate::capture::CaptureSettings::default(),
             voice: crate::voice::VoiceSettings::default(),

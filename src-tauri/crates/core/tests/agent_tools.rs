@@ -53,6 +53,7 @@ async fn setup(choice: ApprovalChoice, extra: Value) -> Setup {
             content: Some(json!({ "name": "Ada Lovelace" })),
         },
         Question::Sampling(_) => Answer::Sampling { approve: true },
+        Question::Memory(_) => Answer::Memory { keep: None },
     });
     Setup { _tmp: tmp, engine, fake, asked }
 }
@@ -293,8 +294,8 @@ async fn many_tools_are_narrowed_to_the_top_k_and_the_always_on_ones() {
         .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
         .collect();
     assert!(s.engine.mcp().tools().len() > 15, "many tools are enabled");
-    assert_eq!(offered.len(), 4, "K = 3 plus one always-on tool: {offered:?}");
-    assert_eq!(offered[0], "everything__get-env", "always-on tools come first");
+    assert_eq!(offered.len(), 5, "K = 3 plus the always-on tool and `remember`: {offered:?}");
+    assert_eq!(offered[..2], ["everything__get-env", "memory__remember"], "always-on tools come first");
     assert!(offered.contains(&"demo__divide".to_owned()), "{offered:?}");
     s.engine.stop_mcp_servers().await;
 }

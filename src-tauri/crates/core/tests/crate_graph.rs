@@ -60,6 +60,8 @@ const CAPABILITIES: &[&str] = &[
     "perch-voice",
     "perch-typing",
     "perch-google",
+    "perch-knowledge",
+    "perch-memories",
     // The app's own updates: the shell wires them (the command line asks the running app).
     "perch-update",
 ];

@@ -3,6 +3,7 @@
 //! limits, encodings, [`read`]), and the block a file becomes in the model's message
 //! ([`context_block`]). No window here: the desktop and the CLI call these.
 
+pub mod pdf;
 mod read;
 mod search;
 pub mod walk;

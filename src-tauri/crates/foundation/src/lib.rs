@@ -5,7 +5,8 @@
 //! probe of the machine answers; telling a crash from a crash loop; the window's geometry; a
 //! block of the user's material that its own text cannot close early; the one list of
 //! environment variables that change what runs (`run_env`); the autostart entry that starts
-//! Perch at login (`autostart`).
+//! Perch at login (`autostart`); where secrets live (`secrets`: the credential stores, what a
+//! secret file looks like).
 //!
 //! It depends on no other Perch crate, and no capability crate's types appear here.
 
@@ -22,5 +23,6 @@ pub mod owner;
 pub mod paths;
 pub mod probe;
 pub mod run_env;
+pub mod secrets;
 pub mod shell_path;
 pub mod window_state;

@@ -103,6 +103,20 @@ impl ProviderEndpoint {
     pub fn takes_key(&self) -> bool {
         !matches!(self.kind, ProviderKind::Ollama | ProviderKind::Local)
     }
+
+    /// Whether what is sent to it stays on this computer: the built-in models, or a server at
+    /// a loopback address (Ollama or an OpenAI-compatible server running here). Anything else,
+    /// Ollama on another machine included, is a cloud as far as the user's data goes.
+    pub fn on_this_machine(&self) -> bool {
+        if self.kind == ProviderKind::Local {
+            return true;
+        }
+        let Ok(url) = reqwest::Url::parse(&self.url) else { return false };
+        let Some(host) = url.host_str() else { return false };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        host.eq_ignore_ascii_case("localhost")
+            || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
 }
 
 /// The providers of the current settings. Cheap to build per request: the HTTP clients come
@@ -271,5 +285,24 @@ mod tests {
         // Ollama's spellings of one model: a saved `llama3.2` is the installed `llama3.2:latest`.
         let tagged = [model("openai:gpt-4.1"), model("ollama:llama3.2:latest")];
         assert_eq!(pick_default(Some("ollama:Llama3.2"), &tagged).as_deref(), Some("ollama:llama3.2:latest"));
+    }
+
+    #[test]
+    fn only_the_built_in_models_and_servers_at_a_loopback_address_keep_data_on_this_machine() {
+        let at = |kind, url: &str| ProviderEndpoint {
+            name: "x".into(),
+            kind,
+            url: url.into(),
+            key_env: None,
+            needs_key: false,
+        };
+        assert!(at(ProviderKind::Local, "").on_this_machine());
+        assert!(at(ProviderKind::Ollama, "http://127.0.0.1:11434").on_this_machine());
+        assert!(at(ProviderKind::Ollama, "http://LOCALHOST:11434/").on_this_machine());
+        assert!(at(ProviderKind::OpenAi, "http://[::1]:8080/v1").on_this_machine());
+        assert!(!at(ProviderKind::Ollama, "http://192.168.1.20:11434").on_this_machine());
+        assert!(!at(ProviderKind::OpenAi, "https://api.openai.com/v1").on_this_machine());
+        assert!(!at(ProviderKind::OpenAi, "http://localhost.evil.example/v1").on_this_machine());
+        assert!(!at(ProviderKind::Anthropic, "not a url").on_this_machine());
     }
 }

@@ -14,6 +14,8 @@ mod error;
 mod index;
 mod minilm;
 mod ollama;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 
 use std::fmt;
 
@@ -23,7 +25,7 @@ pub use bm25::{Bm25, tokenize};
 pub use cache::EmbeddingCache;
 pub use error::{CacheFault, RetrievalError};
 pub use index::{Selection, ToolIndex};
-pub use minilm::MiniLm;
+pub use minilm::{MiniLm, MiniLmSlot};
 pub use ollama::OllamaEmbedder;
 
 /// One tool as the retrievers see it.

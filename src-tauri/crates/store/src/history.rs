@@ -143,6 +143,8 @@ pub struct ConversationDetail {
     pub messages: Vec<Message>,
     /// The tool calls of its answers, in order.
     pub tool_calls: Vec<super::tool_calls::ToolCallRecord>,
+    /// The memories its answers were given, in order.
+    pub memories_used: Vec<super::memories::MemoryUse>,
 }
 
 /// One search match. `snippet` marks matched words with U+0002 before and U+0003 after,
@@ -443,7 +445,8 @@ fn conversation_detail(conn: &Connection, id_or_prefix: &str) -> Result<Conversa
         .prepare(&format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?1 ORDER BY id"))?;
     let messages = stmt.query_map([&id], message_from_row)?.collect::<Result<_, _>>()?;
     let tool_calls = super::tool_calls::of_conversation(conn, &id)?;
-    Ok(ConversationDetail { conversation, messages, tool_calls })
+    let memories_used = super::memories::of_conversation(conn, &id)?;
+    Ok(ConversationDetail { conversation, messages, tool_calls, memories_used })
 }
 
 /// Most recently updated first.

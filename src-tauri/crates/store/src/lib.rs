@@ -6,6 +6,7 @@
 
 mod attachments;
 mod history;
+mod memories;
 pub mod migrations;
 mod reviews;
 mod settings_rows;
@@ -22,6 +23,7 @@ use tokio::sync::oneshot;
 
 pub use attachments::{Attachment, NewAttachment};
 pub use history::*;
+pub use memories::{MEMORY_MAX_CHARS, Memory, MemoryUse, memory_text};
 pub use migrations::LATEST_VERSION;
 pub use reviews::ReviewRow;
 

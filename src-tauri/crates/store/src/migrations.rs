@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/010_app_calls.sql"),
     include_str!("migrations/011_app_results.sql"),
     include_str!("migrations/012_app_context.sql"),
+    include_str!("migrations/013_memories.sql"),
 ];
 
 /// The schema version this build writes.

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use perch_store::{
-    HIGHLIGHT_END, HIGHLIGHT_START, Integrity, LATEST_VERSION, MessageStatus, NewMessage, Role, Store,
-    StoreError, migrations,
+    HIGHLIGHT_END, HIGHLIGHT_START, Integrity, LATEST_VERSION, MEMORY_MAX_CHARS, MessageStatus, NewMessage,
+    Role, Store, StoreError, migrations,
 };
 use rusqlite::Connection;
 
@@ -59,7 +59,9 @@ async fn a_fresh_database_gets_every_table_wal_and_foreign_keys() {
     let names = tables(&db);
     for table in [
         "attachments",
+        "answer_memories",
         "conversations",
+        "memories",
         "messages",
         "messages_fts",
         "review_documents",
@@ -260,4 +262,46 @@ async fn search_matches_word_beginnings_newest_first_and_marks_them() {
         assert!(store.search(hostile, 10).await.is_ok(), "{hostile}");
     }
     assert!(store.search("   ", 10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn memories_are_kept_edited_forgotten_and_answers_keep_what_they_were_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(&tmp.path().join("perch.db")).await;
+    let c = store.create_conversation("tabs", None).await.unwrap();
+    let answer = store.add_message(&c.id, NewMessage::text(Role::Assistant, "ok")).await.unwrap();
+
+    let tabs = store.add_memory("  The user\nindents with tabs ", Some(&c.id)).await.unwrap();
+    assert_eq!(tabs.text, "The user indents with tabs", "one line, trimmed");
+    assert_eq!(tabs.conversation_id.as_deref(), Some(c.id.as_str()));
+    let again = store.add_memory("The user indents with tabs", None).await.unwrap();
+    assert_eq!(again.id, tabs.id, "the same text is one memory");
+    let mine = store.add_memory("Project Kestrel ships on Fridays", None).await.unwrap();
+    assert_eq!(mine.conversation_id, None);
+    assert!(matches!(store.add_memory(" \n ", None).await, Err(StoreError::Invalid(_))));
+    let long = "x".repeat(MEMORY_MAX_CHARS + 1);
+    assert!(matches!(store.add_memory(&long, None).await, Err(StoreError::Invalid(_))));
+    let texts: Vec<String> = store.memories().await.unwrap().into_iter().map(|m| m.text).collect();
+    assert_eq!(texts, ["Project Kestrel ships on Fridays", "The user indents with tabs"], "newest first");
+
+    store.set_answer_memories(answer.id, &[tabs.clone(), mine.clone()]).await.unwrap();
+    let edited = store.edit_memory(tabs.id, "The user indents with four spaces").await.unwrap();
+    assert_eq!(edited.text, "The user indents with four spaces");
+    assert!(matches!(store.edit_memory(9999, "x").await, Err(StoreError::NotFound(_))));
+    store.forget_memory(mine.id).await.unwrap();
+    assert!(matches!(store.forget_memory(mine.id).await, Err(StoreError::NotFound(_))));
+
+    // The answer shows what it was given then, whatever became of the memories since.
+    let used = store.conversation(&c.id).await.unwrap().memories_used;
+    let seen: Vec<(Option<i64>, &str)> = used.iter().map(|u| (u.memory_id, u.text.as_str())).collect();
+    assert_eq!(
+        seen,
+        [(Some(tabs.id), "The user indents with tabs"), (None, "Project Kestrel ships on Fridays")]
+    );
+
+    // Deleting the conversation leaves the memory, without its conversation.
+    store.delete_conversation(&c.id).await.unwrap();
+    let left = store.memories().await.unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].conversation_id, None);
 }

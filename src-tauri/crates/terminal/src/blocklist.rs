@@ -53,28 +53,6 @@ const SYSTEM_TREES: &[&str] = &[
     "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sbin", "/sys", "/usr",
     "/System",
 ];
-/// Credential stores, relative to the home folder or absolute.
-pub(crate) const CREDENTIALS: &[&str] = &[
-    "~/.ssh",
-    "~/.gnupg",
-    "~/.aws",
-    "~/.azure",
-    "~/.kube/config",
-    "~/.docker/config.json",
-    "~/.netrc",
-    "~/.git-credentials",
-    "~/.password-store",
-    "~/.pgpass",
-    "~/.local/share/keyrings",
-    "~/Library/Keychains",
-    "~/.config/gcloud",
-    "~/.config/gh/hosts.yml",
-    "/etc/shadow",
-    "/etc/gshadow",
-    "/etc/sudoers",
-    "/etc/sudoers.d",
-    "/etc/ssh",
-];
 /// Files the shell runs at start-up.
 const STARTUP_FILES: &[&str] = &[
     "~/.bashrc",
@@ -202,9 +180,7 @@ fn expand_home(entry: &str, home: &Path) -> PathBuf {
 }
 
 pub(crate) fn credential(path: &Path, home: &Path) -> Option<String> {
-    CREDENTIALS
-        .iter()
-        .find(|c| inside(path, &expand_home(c, home)))
+    perch_foundation::secrets::credential_store(path, home)
         .map(|c| format!("it touches a credential store ({c})"))
 }
 

@@ -77,7 +77,10 @@ pub fn hidden_paths(home: &Path, data_dir: &Path) -> Vec<PathBuf> {
     hidden.push(PathBuf::from(format!("/run/user/{}", nix::unistd::getuid())));
     hidden.push(data_dir.to_path_buf());
     hidden.extend(
-        super::blocklist::CREDENTIALS.iter().filter_map(|c| c.strip_prefix("~/")).map(|c| home.join(c)),
+        perch_foundation::secrets::CREDENTIAL_STORES
+            .iter()
+            .filter_map(|c| c.strip_prefix("~/"))
+            .map(|c| home.join(c)),
     );
     hidden.extend(BROWSER_PROFILES.iter().map(|c| home.join(c)));
     hidden.retain(|p| p.exists());

@@ -54,14 +54,17 @@ pub trait BuiltinServer: Send + Sync {
         tool: &'a str,
         arguments: &'a Value,
     ) -> BoxFuture<'a, Vetting>;
-    /// The user answered a question about a call (to remember it, or record a refusal).
+    /// The user answered a question about a call (to remember it, or record a refusal). A
+    /// server that never asks through the gate has nothing to record.
     fn answered<'a>(
         &'a self,
-        origin: &'a CallOrigin,
-        tool: &'a str,
-        arguments: &'a Value,
-        choice: ApprovalChoice,
-    ) -> BoxFuture<'a, ()>;
+        _origin: &'a CallOrigin,
+        _tool: &'a str,
+        _arguments: &'a Value,
+        _choice: ApprovalChoice,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
     fn call<'a>(
         &'a self,
         origin: &'a CallOrigin,

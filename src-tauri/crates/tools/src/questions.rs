@@ -119,12 +119,22 @@ pub struct SamplingQuestion {
     pub model: String,
 }
 
+/// The model proposes to remember something: the user keeps it (as written, or edited) or not.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct MemoryQuestion {
+    pub conversation_id: Option<String>,
+    /// The tool call that proposes it, so the UI can put the question on its card.
+    pub call_id: Option<String>,
+    pub text: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Question {
     ToolApproval(ApprovalQuestion),
     Elicitation(ElicitationQuestion),
     Sampling(SamplingQuestion),
+    Memory(MemoryQuestion),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -138,9 +148,20 @@ pub enum ElicitationAction {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Answer {
-    Approval { choice: ApprovalChoice },
-    Elicitation { action: ElicitationAction, content: Option<Value> },
-    Sampling { approve: bool },
+    Approval {
+        choice: ApprovalChoice,
+    },
+    Elicitation {
+        action: ElicitationAction,
+        content: Option<Value>,
+    },
+    Sampling {
+        approve: bool,
+    },
+    /// The text to keep (the proposal, or the user's edit of it); `None`: not kept.
+    Memory {
+        keep: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]

@@ -9,6 +9,7 @@ import { ErrorCard } from "./ErrorCard";
 import { ReplaceSelection } from "./ReplaceSelection";
 import type { Streaming } from "../../lib/chat";
 import { Thinking } from "./Thinking";
+import { UsedMemories } from "./UsedMemories";
 
 interface Props {
   view?: MessageView;
@@ -30,6 +31,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   if (streaming) {
     return (
       <article className="message assistant" aria-label={t({ message: "Answer", comment: "the model's answer in the chat" })} aria-busy="true">
+        <UsedMemories memories={streaming.memories} />
         <Thinking text={streaming.thinking} live answering={streaming.text.length > 0} />
         <AnswerBody text={streaming.text} toolCalls={streaming.toolCalls} progress={streaming.progress} streaming />
         {!streaming.text && !streaming.thinking && streaming.toolCalls.length === 0 && <p className="muted waiting">…</p>}
@@ -48,6 +50,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
   }
   return (
     <article className="message assistant" aria-label={t({ message: "Answer", comment: "the model's answer in the chat" })}>
+      {shown === null && <UsedMemories memories={view?.memories ?? []} />}
       <Thinking text={message.thinking ?? ""} live={false} answering />
       <AnswerBody
         text={message.content}

@@ -10,7 +10,8 @@ import { ModalDialog } from "../ModalDialog";
 export function QuestionDialogs() {
   const { t } = useLingui();
   const { open } = useQuestions();
-  const ask = open.find((a) => a.question.kind !== "tool_approval");
+  // Approvals and memory proposals are answered on their tool call's card.
+  const ask = open.find((a) => a.question.kind === "elicitation" || a.question.kind === "sampling");
   if (!ask) return null;
   return (
     <ModalDialog key={ask.id} className="dialog card" label={t({ message: "A server asks", comment: "dialog: an MCP server asks the user something" })}>

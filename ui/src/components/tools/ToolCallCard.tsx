@@ -13,6 +13,8 @@ import { useHasApp, useMissingServer } from "../../lib/mcpApps/appTools";
 import { useSettings } from "../../lib/settings";
 import { AppFrame } from "./AppFrame";
 import { GoogleSummary, isGoogleCall } from "./GoogleSummary";
+import { KnowledgeSummary, isKnowledgeCall } from "./KnowledgeSummary";
+import { MemoryProposal } from "./MemoryProposal";
 import { WebSummary, isWebCall } from "./WebSummary";
 
 const STATUS: Record<ToolCallRecord["status"], MessageDescriptor> = {
@@ -48,6 +50,7 @@ function choicesFor(destructive: boolean) {
  * answer still streaming (whose cards are drawn again, as the saved answer, when it ends). */
 export function ToolCallCard({ call, progress, live = false }: { call: ToolCallRecord; progress?: Progress; live?: boolean }) {
   if (call.server === "terminal" && call.tool === "run_command") return <TerminalCard call={call} />;
+  if (call.server === "memory" && call.tool === "remember") return <MemoryProposal call={call} />;
   return <McpCallCard call={call} progress={progress} live={live} />;
 }
 
@@ -101,6 +104,8 @@ function McpCallCard({ call, progress, live }: { call: ToolCallRecord; progress?
         <WebSummary call={call} />
       ) : isGoogleCall(call) ? (
         <GoogleSummary call={call} />
+      ) : isKnowledgeCall(call) ? (
+        <KnowledgeSummary call={call} />
       ) : (
         <pre className="tool-args">{args}</pre>
       )}

@@ -39,6 +39,8 @@ pub struct TurnStarted {
     /// Older messages left out of the model's context (summarised instead).
     pub omitted: u32,
     pub context_length: Option<u32>,
+    /// The memories the answer was given (shown with it).
+    pub memories: Vec<crate::memories::Memory>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]

@@ -58,6 +58,11 @@ pub struct Agent {
     runs: Arc<runs::Runs>,
     live: live::LiveTurns,
     picker: picker::ToolPicker,
+    /// The knowledge folders: searched by the `search_knowledge` tool, their files linkable
+    /// from answers.
+    knowledge: Arc<crate::knowledge::KnowledgeService>,
+    /// What the user asked Perch to keep, given to a question when it is about them.
+    memories: Arc<crate::memories::Memories>,
     apps: Arc<AppSessions>,
 }
 
@@ -80,7 +85,18 @@ pub struct AgentParts {
 impl Agent {
     pub fn new(parts: AgentParts) -> Self {
         let picker = picker::ToolPicker::new(parts.data_dir.root(), parts.http.clone());
+        let knowledge =
+            crate::knowledge::KnowledgeService::new(parts.data_dir.root(), picker.minilm().clone());
+        let memories = Arc::new(crate::memories::Memories::new(
+            parts.store.clone(),
+            picker.minilm().clone(),
+            parts.data_dir.root().to_owned(),
+            parts.settings.clone(),
+            parts.keys.clone(),
+        ));
         Self {
+            knowledge,
+            memories,
             data_dir: parts.data_dir,
             store: parts.store,
             settings: parts.settings,
@@ -169,7 +185,15 @@ impl Agent {
     pub fn tool_picker(&self) -> &picker::ToolPicker {
         &self.picker
     }
+    /// The knowledge folders (`crate::knowledge`).
+    pub fn knowledge(&self) -> &Arc<crate::knowledge::KnowledgeService> {
+        &self.knowledge
+    }
     /// The apps (MCP Apps) open in tool cards.
+    /// The memories (`crate::memories`).
+    pub fn memories(&self) -> &Arc<crate::memories::Memories> {
+        &self.memories
+    }
     pub fn app_sessions(&self) -> &Arc<AppSessions> {
         &self.apps
     }

@@ -4,10 +4,11 @@
 //! Embeddings of tool descriptions are cached in the data dir across restarts.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use perch_retrieval::download::{self, MINILM_FILES};
-use perch_retrieval::{Embedder, EmbeddingCache, MiniLm, OllamaEmbedder, RetrieverKind, ToolDoc, ToolIndex};
+use perch_retrieval::{
+    Embedder, EmbeddingCache, MiniLmSlot, OllamaEmbedder, RetrieverKind, ToolDoc, ToolIndex,
+};
 use serde::Serialize;
 use tokio::sync::Mutex;
 
@@ -44,7 +45,7 @@ pub struct ToolPicker {
     index: Mutex<ToolIndex>,
     cache_path: PathBuf,
     model_dir: PathBuf,
-    minilm: Mutex<Option<Arc<MiniLm>>>,
+    minilm: MiniLmSlot,
     clients: Clients,
 }
 
@@ -67,8 +68,8 @@ impl ToolPicker {
                 EmbeddingCache::load_or_default(&cache_path),
             )),
             cache_path,
+            minilm: MiniLmSlot::new(model_dir.clone()),
             model_dir,
-            minilm: Mutex::new(None),
             clients,
         }
     }
@@ -94,18 +95,9 @@ impl ToolPicker {
         .await
     }
 
-    /// The embedded model, loaded once it is present.
-    async fn minilm(&self) -> Option<Arc<MiniLm>> {
-        let mut slot = self.minilm.lock().await;
-        if slot.is_none() && self.model_status().present {
-            let dir = self.model_dir.clone();
-            match tokio::task::spawn_blocking(move || MiniLm::load(&dir)).await {
-                Ok(Ok(model)) => *slot = Some(Arc::new(model)),
-                Ok(Err(e)) => tracing::warn!(error = %e, "the embedded model did not load"),
-                Err(e) => tracing::warn!(error = %e, "loading the embedded model failed"),
-            }
-        }
-        slot.clone()
+    /// The embedded model, shared.
+    pub fn minilm(&self) -> &MiniLmSlot {
+        &self.minilm
     }
 
     async fn embedder(&self, settings: &ToolSettings, ollama_url: &str) -> Option<Box<dyn Embedder>> {
@@ -118,9 +110,9 @@ impl ToolPicker {
             RetrieverChoice::Bm25 => None,
             RetrieverChoice::Ollama => Some(ollama()),
             RetrieverChoice::MiniLm => {
-                self.minilm().await.map(|m| Box::new((*m).clone()) as Box<dyn Embedder>)
+                self.minilm.get().await.map(|m| Box::new((*m).clone()) as Box<dyn Embedder>)
             }
-            RetrieverChoice::Auto => match self.minilm().await {
+            RetrieverChoice::Auto => match self.minilm.get().await {
                 Some(m) => Some(Box::new((*m).clone())),
                 None => Some(ollama()),
             },

@@ -11,7 +11,7 @@ use crate::review::ReviewError;
 use crate::review::editor;
 use crate::review::references::{self, FileReference, ReferenceError};
 
-const FOLDERS: &str = "your folders (Settings -> Tools -> Folders)";
+const FOLDERS: &str = "your folders (Settings -> Tools -> Folders, and the knowledge folders)";
 
 /// The references in answer `message_id`, each checked.
 pub async fn check(agent: &Agent, message_id: i64) -> Result<Vec<FileReference>, ReviewError> {
@@ -20,7 +20,7 @@ pub async fn check(agent: &Agent, message_id: i64) -> Result<Vec<FileReference>,
     if found.is_empty() {
         return Ok(found);
     }
-    let roots = agent.settings().get().await.tools.roots;
+    let roots = roots(agent).await;
     tokio::task::spawn_blocking(move || {
         let bases = folders(&roots);
         found
@@ -35,7 +35,8 @@ pub async fn check(agent: &Agent, message_id: i64) -> Result<Vec<FileReference>,
     .map_err(|e| ReferenceError::Interrupted(e.to_string()).into())
 }
 
-/// Opens reference `target` of answer `message_id` in the editor `template` names.
+/// Opens reference `target` of answer `message_id` (in its text, or a passage one of its
+/// `search_knowledge` calls returned) in the editor `template` names.
 pub async fn open(
     agent: &Agent,
     message_id: i64,
@@ -44,17 +45,37 @@ pub async fn open(
     envs: &[(String, String)],
 ) -> Result<(), ReviewError> {
     let content = agent.store().message(message_id).await?.content;
-    let reference = references::extract(&content)
+    let mut cited = references::extract(&content);
+    // The passages its folder searches found, which their cards list, open too.
+    if !cited.iter().any(|r| r.target == target) {
+        for call in agent.store().tool_calls_of_message(message_id).await? {
+            if (call.server.as_str(), call.tool.as_str())
+                == (perch_knowledge::tool::SERVER, perch_knowledge::tool::TOOL)
+                && let Some(output) = call.output
+            {
+                cited.extend(references::extract(&output.text));
+            }
+        }
+    }
+    let reference = cited
         .into_iter()
         .find(|r| r.target == target)
         .ok_or_else(|| ReferenceError::Unknown { target: target.to_owned(), source_name: "answer" })?;
-    let roots = agent.settings().get().await.tools.roots;
+    let roots = roots(agent).await;
     let checked = reference.clone();
     let file = tokio::task::spawn_blocking(move || resolve(&folders(&roots), &checked))
         .await
         .map_err(|e| ReferenceError::Interrupted(e.to_string()))??;
     editor::open(template, &file, reference.line.max(1), envs).await?;
     Ok(())
+}
+
+/// The folders an answer's references may point into: the user's folders and the knowledge
+/// folders (whose passages `search_knowledge` cites).
+async fn roots(agent: &Agent) -> Vec<String> {
+    let mut roots = agent.settings().get().await.tools.roots;
+    roots.extend(agent.knowledge().folders().await.into_iter().map(|f| f.display().to_string()));
+    roots
 }
 
 /// The folders that exist, canonical, or why there are none. Blocking (file system).

@@ -30,6 +30,8 @@ pub struct MessageView {
     /// The tools this answer called, in order (placed in its text by `text_offset`); the calls
     /// apps made from its cards are read by each card (`Store::app_calls`).
     pub tool_calls: Vec<crate::store::tool_calls::ToolCallRecord>,
+    /// The memories this answer was given, as their text was then.
+    pub memories: Vec<String>,
     /// USD for this answer's tokens, for priced (cloud) models.
     pub cost: Option<f64>,
 }
@@ -55,6 +57,7 @@ pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[P
                 .filter(|c| c.message_id == m.id && c.app_of.is_none())
                 .cloned()
                 .collect(),
+            memories: memories_of(detail, m.id),
             cost: cost_of(m),
         })
         .collect();
@@ -63,6 +66,10 @@ pub fn view(detail: &ConversationDetail, attachments: &[Attachment], prices: &[P
     let cost = (!costs.is_empty()).then(|| costs.iter().sum());
     let model_key = detail.conversation.model.as_deref().map(crate::providers::model_key);
     ConversationView { conversation: detail.conversation.clone(), model_key, messages, cost }
+}
+
+fn memories_of(detail: &ConversationDetail, message_id: i64) -> Vec<String> {
+    detail.memories_used.iter().filter(|u| u.message_id == message_id).map(|u| u.text.clone()).collect()
 }
 
 /// The visible thread as a Markdown document, with everything the chat shows: each question's
@@ -94,6 +101,14 @@ pub fn to_markdown(
                     None => out.push_str(&format!("(image {}: {}, {} bytes)\n\n", i + 1, a.mime, a.bytes)),
                 },
             }
+        }
+        let memories = memories_of(detail, m.id);
+        if !memories.is_empty() {
+            out.push_str("Memories given to this answer:\n\n");
+            for memory in memories {
+                out.push_str(&format!("- {memory}\n"));
+            }
+            out.push('\n');
         }
         if let Some(thinking) = m.thinking.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
             out.push_str(&format!("<details><summary>Thinking</summary>\n\n{thinking}\n\n</details>\n\n"));
@@ -340,6 +355,11 @@ mod tests {
                 message_count: 2,
             },
             messages: vec![question, answer],
+            memories_used: vec![crate::store::MemoryUse {
+                message_id: 2,
+                memory_id: None,
+                text: "The user's logs live in ~/logs".into(),
+            }],
             tool_calls: vec![
                 call(
                     "t1",
@@ -374,6 +394,11 @@ mod tests {
         assert!(at("![image 1](Logs_files/1.png)") < at("What is in the log?"));
         assert!(at("Attached file: `/home/u/app.log`") < at("## ollama:qwen3"));
         assert!(at("<summary>Thinking</summary>") < at("Let me look."));
+        // The memories the answer was given, with it, as they were then.
+        assert!(
+            at("## ollama:qwen3") < at("Memories given to this answer:\n\n- The user's logs live in ~/logs")
+        );
+        assert_eq!(view(&detail, &attachments, &[]).messages[1].memories, ["The user's logs live in ~/logs"]);
         // Text before the calls, the calls in order with their results, then the text after.
         assert!(at("Let me look.") < at("$ grep -c ERROR app.log"));
         assert!(at("$ grep -c ERROR app.log") < at("**Tool `filesystem:read_file`**"));

@@ -78,6 +78,20 @@ pub async fn run_turn_with(
         Some(cid) => Some(store.conversation(cid).await?),
         None => None,
     };
+    // The memories the question is about, where this model may read them; the answer records
+    // which it was given.
+    let on_this_machine = registry.endpoint(&id.provider).is_ok_and(|e| e.on_this_machine());
+    let recall_question = match &request.kind {
+        TurnKind::Ask { text, .. } | TurnKind::Edit { text, .. } => text.clone(),
+        TurnKind::Regenerate { .. } => {
+            history.as_ref().map(|h| latest_question(&h.messages)).unwrap_or_default()
+        }
+    };
+    let recalled = agent.memories().for_question(&settings.memories, on_this_machine, &recall_question).await;
+    let system = match perch_memories::prompt_section(&recalled) {
+        Some(notes) => format!("{system}\n\n{notes}"),
+        None => system,
+    };
     // What its apps told the model so far is read now: their bound starts again.
     if let Some(cid) = &request.conversation_id {
         agent.app_sessions().turn_began(cid);
@@ -127,14 +141,21 @@ pub async fn run_turn_with(
                 };
                 let m =
                     store.add_message(&conversation.id, NewMessage::text(Role::User, text.clone())).await?;
-                let detail =
-                    ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() };
+                let detail = ConversationDetail {
+                    conversation,
+                    messages: Vec::new(),
+                    tool_calls: Vec::new(),
+                    memories_used: Vec::new(),
+                };
                 Saved { detail, user_message: Some(m), replaces: None }
             }
         };
         answer.alternative_of = saved.replaces;
         let conversation_id = saved.detail.conversation.id.clone();
         let assistant = store.add_message(&conversation_id, answer).await?;
+        if !recalled.is_empty() {
+            store.set_answer_memories(assistant.id, &recalled).await?;
+        }
         let header = store.conversation_header(&conversation_id).await?;
         Ok::<_, ChatError>((conversation_id, saved.user_message, assistant, header))
     };
@@ -178,6 +199,7 @@ pub async fn run_turn_with(
         assistant_message: assistant.clone(),
         omitted: u32::try_from(built.omitted).unwrap_or(u32::MAX),
         context_length,
+        memories: recalled.clone(),
     })));
 
     let mut outcome = Outcome::default();
@@ -275,7 +297,15 @@ async fn save_question(
                 TurnKind::Regenerate { .. } => String::new(),
             };
             let conversation = store.create_conversation(&title, Some(&request.model)).await?;
-            (ConversationDetail { conversation, messages: Vec::new(), tool_calls: Vec::new() }, true)
+            (
+                ConversationDetail {
+                    conversation,
+                    messages: Vec::new(),
+                    tool_calls: Vec::new(),
+                    memories_used: Vec::new(),
+                },
+                true,
+            )
         }
     };
     let conversation_id = detail.conversation.id.clone();
@@ -392,8 +422,12 @@ async fn tools_for_turn(
         return (Vec::new(), off);
     }
     agent.mcp().settle(SERVERS_STARTING_WAIT).await;
-    let all = tools::offered_tools(agent.mcp().tools());
-    let always_on = always_on_tools(agent, &settings.tools);
+    let mut all = tools::offered_tools(agent.mcp().tools());
+    // Memories off: the model is not offered to propose any.
+    if !settings.memories.enabled {
+        all.retain(|t| t.server != perch_memories::tool::SERVER);
+    }
+    let always_on = always_on_tools(agent, &settings.tools, settings.memories.enabled);
     let ollama = crate::providers::ollama_url(&settings.providers);
     let (picked, report) =
         agent.tool_picker().pick(&settings.tools, &ollama, all, &always_on, question).await;
@@ -405,7 +439,7 @@ async fn tools_for_turn(
 
 /// Tools always offered, as model names: Settings -> Tools (`server:tool`) and each server's
 /// `alwaysOn` list.
-fn always_on_tools(agent: &Agent, settings: &crate::settings::ToolSettings) -> Vec<String> {
+fn always_on_tools(agent: &Agent, settings: &crate::settings::ToolSettings, memories: bool) -> Vec<String> {
     let mut names: Vec<String> = settings
         .always_on
         .iter()
@@ -414,6 +448,13 @@ fn always_on_tools(agent: &Agent, settings: &crate::settings::ToolSettings) -> V
         .collect();
     for server in agent.mcp().list() {
         names.extend(server.config.always_on.iter().map(|t| tools::model_name(&server.config.name, t)));
+    }
+    // The user added knowledge folders to be searched: their tool is never left out by the
+    // picker (it is listed only while a folder is indexed).
+    names.push(tools::model_name(perch_knowledge::tool::SERVER, perch_knowledge::tool::TOOL));
+    // A note the user asks to keep can come with any question.
+    if memories {
+        names.push(tools::model_name(perch_memories::tool::SERVER, perch_memories::tool::TOOL));
     }
     names
 }

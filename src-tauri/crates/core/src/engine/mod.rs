@@ -136,6 +136,14 @@ impl Engine {
             agent.store().clone(),
         );
         agent.mcp().add_builtin(Arc::new(terminal));
+        agent
+            .mcp()
+            .add_builtin(Arc::new(perch_knowledge::tool::KnowledgeServer::new(agent.knowledge().clone())));
+        agent.mcp().add_builtin(Arc::new(perch_memories::tool::MemoryServer::new(
+            agent.store().clone(),
+            agent.questions().clone(),
+            agent.memories().clone(),
+        )));
         Ok(engine)
     }
 
@@ -264,6 +272,16 @@ impl Engine {
     /// Dictation and whisper models.
     pub fn voice(&self) -> &Arc<crate::voice::Voice> {
         &self.inner.voice
+    }
+
+    /// The knowledge folders (`crate::knowledge`).
+    pub fn knowledge(&self) -> &Arc<crate::knowledge::KnowledgeService> {
+        self.inner.agent.knowledge()
+    }
+
+    /// The memories (`crate::memories`).
+    pub fn memories(&self) -> &Arc<crate::memories::Memories> {
+        self.inner.agent.memories()
     }
 
     /// The terminal the model may use (commands, sessions, the sandbox).
@@ -424,6 +442,7 @@ impl Engine {
         }
         tokio::join!(self.stop_mcp_servers(), self.local().runtime().stop());
         self.inner.voice.shutdown();
+        self.knowledge().shutdown();
         // Dropping the server closes it and removes its socket.
         drop(self.inner.review_server.lock().unwrap_or_else(|p| p.into_inner()).take());
         review::remove_discovery_file(self.data_dir().root());

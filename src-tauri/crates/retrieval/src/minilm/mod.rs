@@ -3,13 +3,16 @@
 
 mod bert;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use tokio::sync::Mutex;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use crate::download::{self, MINILM_FILES};
 use crate::{Embedder, RetrievalError, RetrieverKind};
 use bert::{Bert, Config};
 
@@ -140,5 +143,39 @@ impl Embedder for MiniLm {
         tokio::task::spawn_blocking(move || this.embed_blocking(&texts))
             .await
             .map_err(|e| RetrievalError::Task(e.to_string()))?
+    }
+}
+
+/// The embedded model, loaded once it is present and shared by everything that embeds (the
+/// tool picker, the knowledge folders): one copy in memory. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct MiniLmSlot {
+    dir: PathBuf,
+    loaded: Arc<Mutex<Option<Arc<MiniLm>>>>,
+}
+
+impl MiniLmSlot {
+    /// The model whose files are (or will be downloaded) in `dir`.
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir, loaded: Arc::default() }
+    }
+
+    /// Whether its files are downloaded (loading it is [`MiniLmSlot::get`]).
+    pub fn present(&self) -> bool {
+        download::missing(MINILM_FILES, &self.dir).is_empty()
+    }
+
+    /// The model, loaded on first use once its files are in the folder.
+    pub async fn get(&self) -> Option<Arc<MiniLm>> {
+        let mut slot = self.loaded.lock().await;
+        if slot.is_none() && self.present() {
+            let dir = self.dir.clone();
+            match tokio::task::spawn_blocking(move || MiniLm::load(&dir)).await {
+                Ok(Ok(model)) => *slot = Some(Arc::new(model)),
+                Ok(Err(e)) => tracing::warn!(error = %e, "the embedded model did not load"),
+                Err(e) => tracing::warn!(error = %e, "loading the embedded model failed"),
+            }
+        }
+        slot.clone()
     }
 }

@@ -1,8 +1,9 @@
-//! The text of a PDF for `read_page`, with lopdf's own text extraction (pure Rust; no font
-//! programs parsed, so little to build): the title from the Info dictionary, the page count and
-//! each page's text. A PDF is untrusted input, so reading is bounded: every stream's inflated
-//! size is capped, pages are read one at a time and reading stops once there is enough text or
-//! the time budget is spent, and a panic inside the parser becomes the damaged-PDF error.
+//! The text of a PDF (the web server's `read_page`, the knowledge folders), with lopdf's own
+//! text extraction (pure Rust; no font programs parsed, so little to build): the title from the
+//! Info dictionary, the page count and each page's text. A PDF is untrusted input, so reading
+//! is bounded: every stream's inflated size is capped, pages are read one at a time and reading
+//! stops once there is enough text or the time budget is spent, and a panic inside the parser
+//! becomes the damaged-PDF error.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
@@ -10,7 +11,20 @@ use std::time::{Duration, Instant};
 use lopdf::xref::XrefRecovery;
 use lopdf::{Document, LoadOptions};
 
-use crate::error::WebError;
+/// Why a PDF's text could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PdfError {
+    #[error("this PDF has no text layer; it may be scanned images")]
+    NoText,
+    #[error("this PDF is encrypted and needs a password to open, so its text cannot be read")]
+    Encrypted,
+    #[error("this PDF is damaged or not a valid PDF ({0}); try another copy of the document")]
+    Corrupt(String),
+    #[error("reading this PDF took longer than {0} s without finding text; it may be too large or complex")]
+    Timeout(u64),
+    #[error("page {asked}: the document has {pages} pages")]
+    PastTheEnd { asked: usize, pages: usize },
+}
 
 /// The most bytes one stream (or one page's content) may inflate to: a few megabytes of
 /// compressed PDF could otherwise expand to gigabytes.
@@ -40,13 +54,13 @@ pub fn read(
     first_page: usize,
     enough_chars: usize,
     budget: Duration,
-) -> Result<PdfText, WebError> {
+) -> Result<PdfText, PdfError> {
     // lopdf reports most damage as errors, but a parser fed hostile input can still panic:
     // caught here, and no crash report for it.
     catch_unwind(AssertUnwindSafe(|| {
         perch_crash::expected(|| read_unguarded(bytes, first_page, enough_chars, budget))
     }))
-    .unwrap_or_else(|_| Err(WebError::PdfCorrupt("the PDF reader could not make sense of it".into())))
+    .unwrap_or_else(|_| Err(PdfError::Corrupt("the PDF reader could not make sense of it".into())))
 }
 
 fn read_unguarded(
@@ -54,25 +68,22 @@ fn read_unguarded(
     first_page: usize,
     enough_chars: usize,
     budget: Duration,
-) -> Result<PdfText, WebError> {
+) -> Result<PdfText, PdfError> {
     let started = Instant::now();
     let options = LoadOptions { max_decompressed_size: Some(MAX_INFLATED), ..LoadOptions::default() };
     let doc = Document::load_mem_with_options(bytes, options).map_err(load_error)?;
     // lopdf opens a PDF encrypted with an empty user password (the common "no copying"
     // protection) by itself; one that needs a real password stays encrypted.
     if doc.is_encrypted() && !doc.was_encrypted() {
-        return Err(WebError::PdfEncrypted);
+        return Err(PdfError::Encrypted);
     }
     let numbers: Vec<u32> = doc.get_pages().into_keys().collect();
     if numbers.is_empty() {
-        return Err(WebError::PdfCorrupt("no pages found".into()));
+        return Err(PdfError::Corrupt("no pages found".into()));
     }
     let first_page = first_page.max(1);
     if first_page > numbers.len() {
-        return Err(WebError::PastTheEnd(format!(
-            "page {first_page}: the document has {} pages",
-            numbers.len()
-        )));
+        return Err(PdfError::PastTheEnd { asked: first_page, pages: numbers.len() });
     }
     let mut pages = Vec::new();
     let mut chars = 0;
@@ -103,14 +114,14 @@ fn read_unguarded(
     let repaired = matches!(doc.xref_recovery, Some(XrefRecovery::Reconstructed));
     if chars == 0 {
         return Err(if out_of_time {
-            WebError::PdfTimeout(budget.as_secs())
+            PdfError::Timeout(budget.as_secs())
         } else if let Some(error) = first_error {
-            WebError::PdfCorrupt(format!("its text could not be decoded: {error}"))
+            PdfError::Corrupt(format!("its text could not be decoded: {error}"))
         } else if repaired {
             // Pieced together from what was left of the file: the text may be in the lost part.
-            WebError::PdfCorrupt("it is cut short or its index is broken, and no text survived".into())
+            PdfError::Corrupt("it is cut short or its index is broken, and no text survived".into())
         } else {
-            WebError::PdfNoText
+            PdfError::NoText
         });
     }
     Ok(PdfText {
@@ -123,11 +134,11 @@ fn read_unguarded(
     })
 }
 
-fn load_error(error: lopdf::Error) -> WebError {
+fn load_error(error: lopdf::Error) -> PdfError {
     match error {
-        lopdf::Error::InvalidPassword | lopdf::Error::Decryption(_) => WebError::PdfEncrypted,
-        lopdf::Error::Unimplemented(what) => WebError::PdfCorrupt(format!("unsupported: {what}")),
-        other => WebError::PdfCorrupt(other.to_string()),
+        lopdf::Error::InvalidPassword | lopdf::Error::Decryption(_) => PdfError::Encrypted,
+        lopdf::Error::Unimplemented(what) => PdfError::Corrupt(format!("unsupported: {what}")),
+        other => PdfError::Corrupt(other.to_string()),
     }
 }
 
@@ -187,11 +198,11 @@ mod tests {
     /// Real-world PDFs (compressed streams, subset TrueType fonts with ToUnicode maps), printed
     /// once by `chromium --headless --no-pdf-header-footer --print-to-pdf` from the .html files
     /// beside them: two pages of text, and a page whose only content is a picture of text.
-    const FIELD_NOTES: &[u8] = include_bytes!("../tests/pages/field-notes.pdf");
-    const SCANNED: &[u8] = include_bytes!("../tests/pages/scanned.pdf");
+    const FIELD_NOTES: &[u8] = include_bytes!("../../../../tests/fixtures/pdf/field-notes.pdf");
+    const SCANNED: &[u8] = include_bytes!("../../../../tests/fixtures/pdf/scanned.pdf");
     const PLENTY: Duration = Duration::from_secs(30);
 
-    fn read_all(bytes: &[u8]) -> Result<PdfText, WebError> {
+    fn read_all(bytes: &[u8]) -> Result<PdfText, PdfError> {
         read(bytes, 1, usize::MAX, PLENTY)
     }
 
@@ -244,15 +255,15 @@ mod tests {
 
     #[test]
     fn a_spent_time_budget_stops_reading() {
-        assert!(matches!(read(FIELD_NOTES, 1, usize::MAX, Duration::ZERO), Err(WebError::PdfTimeout(0))));
+        assert!(matches!(read(FIELD_NOTES, 1, usize::MAX, Duration::ZERO), Err(PdfError::Timeout(0))));
     }
 
     #[test]
     fn says_why_a_pdf_cannot_be_read() {
-        assert!(matches!(read_all(SCANNED), Err(WebError::PdfNoText)));
-        assert!(matches!(read_all(&encrypted("secret")), Err(WebError::PdfEncrypted)));
+        assert!(matches!(read_all(SCANNED), Err(PdfError::NoText)));
+        assert!(matches!(read_all(&encrypted("secret")), Err(PdfError::Encrypted)));
         for damaged in [&FIELD_NOTES[..FIELD_NOTES.len() / 3], b"%PDF-1.7\n%%EOF\n", b"not a pdf at all"] {
-            assert!(matches!(read_all(damaged), Err(WebError::PdfCorrupt(_))), "{:?}", read_all(damaged));
+            assert!(matches!(read_all(damaged), Err(PdfError::Corrupt(_))), "{:?}", read_all(damaged));
         }
     }
 
