@@ -15,8 +15,10 @@ BUILD_PKGS=(
   # unpacks it to check its metadata (rpm2cpio, cpio).
   rpm cpio
   # ggml's Vulkan backend (llama.cpp, whisper.cpp): its shaders are compiled with glslc; the
-  # headers come newer than Debian 12's from scripts/vulkan-headers.sh (below).
-  glslc libvulkan-dev
+  # headers come newer than Debian 12's from scripts/vulkan-headers.sh (below). llama.cpp's
+  # Vulkan CMake also asks for SPIRV-Headers' CMake package (`find_package(... CONFIG
+  # REQUIRED)`): a fresh machine without it fails to configure llama-cpp-sys-2.
+  glslc libvulkan-dev spirv-headers
 )
 # Tests: a virtual display, a window manager and X tools, WebKit's WebDriver, a keyring, and
 # speech to dictate (espeak-ng speaks known sentences, sox converts rates and channels).
