@@ -3,10 +3,12 @@
 //!
 //! - indexing throughput (files and MB per minute) on tokio's source, by words alone and with
 //!   all-MiniLM-L6-v2 embeddings (all of it both times);
-//! - retrieval quality on that index (`quality`): recall@5 and MRR@10 for the labelled questions
-//!   in `benches/data/tokio_questions.json`, hybrid and by words alone, side by side with a
-//!   reference pipeline in Python (`benches/quality_reference.py`: rank-bm25, the same model in
-//!   NumPy with a flat cosine index, and their reciprocal rank fusion) over the same passages;
+//! - retrieval quality (`quality`): recall@5 and MRR@10 for each labelled set in `benches/data/`
+//!   (`tokio_questions.json` on that index, `hyper_questions.json` on hyper's source, indexed the
+//!   same way; each names the package its lines were read in), hybrid, by words alone and by
+//!   vectors alone, side by side with a reference pipeline in Python
+//!   (`benches/quality_reference.py`: rank-bm25, the same model in NumPy with a flat cosine
+//!   index, and their reciprocal rank fusion) over the same passages;
 //! - search latency (p50, p95) at 100,000 passages: a whole search (the query embedded, BM25,
 //!   the vector scan, the fusion, the passages read) and the retrieval without the query's
 //!   embedding. Embedding 100,000 passages takes the better part of an hour on two cores, so
@@ -16,7 +18,9 @@
 //! `PERCH_BENCH_QUICK=1` (`make test`, a debug build) indexes a tenth by words and two files
 //! with embeddings, measures no quality, and searches 10,000 passages. `PERCH_BENCH_ONLY=search`
 //! runs the search latency alone; `PERCH_BENCH_ONLY=quality` the indexing with embeddings and
-//! the quality (about 6 minutes for the index, then the reference's own embedding).
+//! the quality (about 20 minutes for tokio's index, then the reference's own embedding).
+//! `PERCH_BENCH_SETS=hyper` (names, comma-separated) asks only those sets, and
+//! `PERCH_BENCH_REFERENCE_CACHE=DIR` lets the reference keep its passages' vectors for a rerun.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
@@ -118,9 +122,13 @@ fn main() {
     // first 200 passages embedded on their own); `=quality` runs the one with embeddings and the
     // quality, and stops there.
     let only = std::env::var("PERCH_BENCH_ONLY").unwrap_or_default();
+    let sets = if quick { Vec::new() } else { quality::sets() };
+    let tokio_name = tokio.file_name().unwrap().to_string_lossy().into_owned();
     let mut embedded = None;
     for with_model in [false, true] {
-        if only == "search" || (only == "quality" && !with_model) {
+        if only == "search"
+            || (only == "quality" && (!with_model || !sets.iter().any(|s| s.corpus == tokio_name)))
+        {
             continue;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -167,10 +175,32 @@ fn main() {
             embedded = Some((dir, knowledge, folder, secs));
         }
     }
-    if let Some((dir, knowledge, folder, secs)) = embedded
-        && !quick
-    {
-        quality::run(&knowledge, &dir.path().join("knowledge.db"), &folder, secs);
+    for set in &sets {
+        if set.corpus == tokio_name
+            && let Some((dir, knowledge, folder, secs)) = &embedded
+        {
+            set.run(knowledge, &dir.path().join("knowledge.db"), folder, *secs);
+            continue;
+        }
+        // Another package: indexed with embeddings on its own, as tokio was above.
+        let Some(root) = crates.iter().find(|c| c.file_name().is_some_and(|n| *n == *set.corpus)) else {
+            println!(
+                "quality {}: skipped, {} is not in Cargo's registry (build the workspace)",
+                set.name, set.corpus
+            );
+            continue;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let knowledge = Knowledge::open(&dir.path().join("knowledge.db")).unwrap();
+        knowledge.set_embedder(Some(Arc::new(model.clone()))).unwrap();
+        let folder = knowledge.add_folder(root).unwrap().path;
+        let started = Instant::now();
+        knowledge.index(&folder, &AtomicBool::new(false), &|_| {}).unwrap();
+        knowledge.embed_pending(&AtomicBool::new(false), &|_| {}).unwrap();
+        let secs = started.elapsed().as_secs_f64();
+        let (indexed, passages) = knowledge.counts().unwrap();
+        println!("index {}: {indexed} files {passages} passages with MiniLM in {secs:.1} s", set.corpus);
+        set.run(&knowledge, &dir.path().join("knowledge.db"), &folder, secs);
     }
     if only == "quality" {
         return;
@@ -250,9 +280,9 @@ fn main() {
     }
 }
 
-/// Retrieval quality: labelled questions about tokio asked of the index, each answer a place in
-/// tokio's source, and the same questions asked of a reference pipeline in Python over the same
-/// passages.
+/// Retrieval quality: labelled questions about a package's source asked of its index, each
+/// answer a place in that source, and the same questions asked of a reference pipeline in Python
+/// over the same passages.
 mod quality {
     use std::path::{Path, PathBuf};
     use std::process::Command;
@@ -279,10 +309,15 @@ mod quality {
         alternatives: Vec<Place>,
     }
 
+    /// A labelled set: `benches/data/NAME_questions.json`.
     #[derive(serde::Deserialize)]
-    struct Labelled {
-        /// The package the lines were read in (`tokio-1.54.1`).
-        corpus: String,
+    pub struct Labelled {
+        #[serde(skip)]
+        pub name: String,
+        #[serde(skip)]
+        file: PathBuf,
+        /// The package the lines were read in (`tokio-1.54.1`), a folder of Cargo's registry.
+        pub corpus: String,
         questions: Vec<Question>,
     }
 
@@ -315,9 +350,30 @@ mod quality {
         (recall, mrr)
     }
 
-    fn labelled() -> Labelled {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/tokio_questions.json");
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    /// The labelled sets in `benches/data/`, by name; only those `PERCH_BENCH_SETS` names when
+    /// it is set.
+    pub fn sets() -> Vec<Labelled> {
+        let wanted = std::env::var("PERCH_BENCH_SETS").unwrap_or_default();
+        let wanted: Vec<&str> = wanted.split(',').map(str::trim).filter(|w| !w.is_empty()).collect();
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data");
+        let mut sets: Vec<Labelled> = std::fs::read_dir(&data)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let file = e.path();
+                let name = file.file_name()?.to_str()?.strip_suffix("_questions.json")?.to_owned();
+                (wanted.is_empty() || wanted.contains(&name.as_str())).then_some((name, file))
+            })
+            .map(|(name, file)| {
+                let mut set: Labelled =
+                    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+                set.name = name;
+                set.file = file;
+                set
+            })
+            .collect();
+        sets.sort_by(|a, b| b.name.cmp(&a.name)); // tokio first: it reuses the throughput's index
+        sets
     }
 
     /// Every label points inside a file of the corpus (else the data file is wrong).
@@ -334,7 +390,7 @@ mod quality {
                 }
             }
         }
-        assert!(bad.is_empty(), "bad labels in tokio_questions.json:\n{}", bad.join("\n"));
+        assert!(bad.is_empty(), "bad labels in {}:\n{}", labelled.file.display(), bad.join("\n"));
     }
 
     /// The passages found for a question, best first, their paths inside `root`.
@@ -433,123 +489,138 @@ mod quality {
         n
     }
 
-    /// Asks every labelled question of `knowledge` (tokio, embedded with all-MiniLM-L6-v2 in
-    /// `index_secs`), by words and meaning and by words alone, then of the Python reference, and
-    /// prints the figures side by side.
-    pub fn run(knowledge: &Knowledge, db_path: &Path, root: &Path, index_secs: f64) {
-        let labelled = labelled();
-        let corpus = root.file_name().unwrap_or_default().to_string_lossy();
-        if labelled.corpus != corpus {
-            println!(
-                "quality: skipped, the questions are labelled in {} and the corpus is {corpus} (label them again)",
-                labelled.corpus
-            );
-            return;
-        }
-        check_labels(&labelled, root);
-        let questions = &labelled.questions;
-        let paraphrased = questions.iter().filter(|q| q.style == "paraphrase").count();
-        let started = Instant::now();
-        let db = rusqlite::Connection::open_with_flags(db_path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
-        let passages_out = std::env::var_os("PERCH_BENCH_PASSAGES_OUT")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| std::env::temp_dir().join("perch-bench-tokio-passages.jsonl"));
-        let passages = write_passages(&db, root, &passages_out);
-        println!("quality: {passages} passages written to {}", passages_out.display());
+    impl Labelled {
+        /// Asks every labelled question of `knowledge` (the corpus, embedded with all-MiniLM-L6-v2
+        /// in `index_secs`), by words and meaning, by words alone and by vectors alone, then of the
+        /// Python reference, and prints the figures side by side.
+        pub fn run(&self, knowledge: &Knowledge, db_path: &Path, root: &Path, index_secs: f64) {
+            let labelled = self;
+            let corpus = root.file_name().unwrap_or_default().to_string_lossy();
+            assert_eq!(labelled.corpus, corpus, "the set names the package it was labelled in");
+            check_labels(labelled, root);
+            let questions = &labelled.questions;
+            let paraphrased = questions.iter().filter(|q| q.style == "paraphrase").count();
+            let started = Instant::now();
+            let db =
+                rusqlite::Connection::open_with_flags(db_path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                    .unwrap();
+            let passages_out = std::env::var_os("PERCH_BENCH_PASSAGES_OUT")
+                .map(PathBuf::from)
+                .map(|p| p.with_extension(format!("{}.jsonl", labelled.name)))
+                .unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!("perch-bench-{}-passages.jsonl", labelled.name))
+                });
+            let passages = write_passages(&db, root, &passages_out);
+            println!("quality: {passages} passages written to {}", passages_out.display());
 
-        let words_only = Knowledge::open(db_path).unwrap();
-        let vectors = VectorHalf::read(&db, root);
-        let model = super::minilm();
-        let mut ranks: Vec<(&str, Vec<Option<usize>>)> =
-            vec![("Perch hybrid", vec![]), ("Perch words only", vec![]), ("Perch vector half", vec![])];
-        let mut search_ms = Vec::new();
-        for q in questions {
-            let t = Instant::now();
-            let hybrid = search(knowledge, root, &q.question, true);
-            search_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-            ranks[0].1.push(first_answer(q, &hybrid));
-            ranks[1].1.push(first_answer(q, &search(&words_only, root, &q.question, false)));
-            let query = model.embed_blocking(std::slice::from_ref(&q.question)).unwrap();
-            let nearest = vectors.nearest(&query[0], 10);
-            ranks[2]
-                .1
-                .push(nearest.iter().position(|p| q.answered_by(&p.path, p.start, p.end)).map(|i| i + 1));
-        }
-        search_ms.sort_by(f64::total_cmp);
-        println!(
-            "quality: {} questions asked in {:.1} s (hybrid search p50 {:.1} ms)",
-            questions.len(),
-            started.elapsed().as_secs_f64(),
-            super::percentile(&search_ms, 0.5)
-        );
-        let details = std::env::var_os("PERCH_BENCH_QUALITY_DETAILS").map(PathBuf::from);
-        if let Some(out) = &details {
-            let rows: Vec<serde_json::Value> = questions
-                .iter()
-                .enumerate()
-                .map(|(i, q)| {
-                    let mut row = serde_json::json!({ "question": q.question, "style": q.style });
-                    for (name, r) in &ranks {
-                        row[*name] = serde_json::json!(r[i]);
-                    }
-                    row
-                })
-                .collect();
-            std::fs::write(out.with_extension("perch.json"), serde_json::to_string_pretty(&rows).unwrap())
-                .unwrap();
-        }
-
-        let started = Instant::now();
-        let reference = reference(&passages_out, root, details.as_deref());
-        let reference_secs = started.elapsed().as_secs_f64();
-
-        println!(
-            "retrieval quality on {corpus}: {} questions ({paraphrased} paraphrased), {passages} passages; \
-             recall@5 (keywords / paraphrase), MRR@10",
-            questions.len()
-        );
-        let row = |name: &str, ranks: &[Option<usize>]| {
-            let by_style = |style: &str| {
-                let sub: Vec<Option<usize>> =
-                    ranks.iter().zip(questions).filter(|(_, q)| q.style == style).map(|(r, _)| *r).collect();
-                figures(&sub).0
-            };
-            let (recall, mrr) = figures(ranks);
-            println!(
-                "  {name:<22} recall@5 {recall:.3} ({:.3} / {:.3})  MRR@10 {mrr:.3}",
-                by_style("keywords"),
-                by_style("paraphrase")
-            );
-        };
-        for (name, r) in &ranks {
-            row(name, r);
-        }
-        println!(
-            "  (Perch embedded {passages} passages at {:.1} passages/s, words included)",
-            passages as f64 / index_secs
-        );
-        match reference {
-            Some(summary) => {
-                for (name, key) in
-                    [("reference BM25", "BM25"), ("reference dense", "dense"), ("reference hybrid", "hybrid")]
-                {
-                    let r: Vec<Option<usize>> =
-                        serde_json::from_value(summary["ranks"][key].clone()).unwrap();
-                    row(name, &r);
-                }
-                println!(
-                    "  (reference embedded {passages} passages at {:.1} passages/s; its whole run {reference_secs:.0} s)",
-                    summary["passages_per_s"].as_f64().unwrap_or(f64::NAN)
-                );
+            let words_only = Knowledge::open(db_path).unwrap();
+            let vectors = VectorHalf::read(&db, root);
+            let model = super::minilm();
+            let mut ranks: Vec<(&str, Vec<Option<usize>>)> =
+                vec![("Perch hybrid", vec![]), ("Perch words only", vec![]), ("Perch vector half", vec![])];
+            let mut search_ms = Vec::new();
+            for q in questions {
+                let t = Instant::now();
+                let hybrid = search(knowledge, root, &q.question, true);
+                search_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+                ranks[0].1.push(first_answer(q, &hybrid));
+                ranks[1].1.push(first_answer(q, &search(&words_only, root, &q.question, false)));
+                let query = model.embed_blocking(std::slice::from_ref(&q.question)).unwrap();
+                let nearest = vectors.nearest(&query[0], 10);
+                ranks[2]
+                    .1
+                    .push(nearest.iter().position(|p| q.answered_by(&p.path, p.start, p.end)).map(|i| i + 1));
             }
-            None => println!("  reference: not run (see above)"),
+            search_ms.sort_by(f64::total_cmp);
+            println!(
+                "quality: {} questions asked in {:.1} s (hybrid search p50 {:.1} ms)",
+                questions.len(),
+                started.elapsed().as_secs_f64(),
+                super::percentile(&search_ms, 0.5)
+            );
+            let details = std::env::var_os("PERCH_BENCH_QUALITY_DETAILS")
+                .map(|p| PathBuf::from(format!("{}-{}", p.to_string_lossy(), labelled.name)));
+            if let Some(out) = &details {
+                let rows: Vec<serde_json::Value> = questions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        let mut row = serde_json::json!({ "question": q.question, "style": q.style });
+                        for (name, r) in &ranks {
+                            row[*name] = serde_json::json!(r[i]);
+                        }
+                        row
+                    })
+                    .collect();
+                std::fs::write(
+                    out.with_extension("perch.json"),
+                    serde_json::to_string_pretty(&rows).unwrap(),
+                )
+                .unwrap();
+            }
+
+            let started = Instant::now();
+            let reference = reference(&labelled.file, &passages_out, root, details.as_deref());
+            let reference_secs = started.elapsed().as_secs_f64();
+
+            println!(
+                "retrieval quality on {corpus}: {} questions ({paraphrased} paraphrased), {passages} passages; \
+             recall@5 (keywords / paraphrase), MRR@10",
+                questions.len()
+            );
+            let row = |name: &str, ranks: &[Option<usize>]| {
+                let by_style = |style: &str| {
+                    let sub: Vec<Option<usize>> = ranks
+                        .iter()
+                        .zip(questions)
+                        .filter(|(_, q)| q.style == style)
+                        .map(|(r, _)| *r)
+                        .collect();
+                    figures(&sub).0
+                };
+                let (recall, mrr) = figures(ranks);
+                println!(
+                    "  {name:<22} recall@5 {recall:.3} ({:.3} / {:.3})  MRR@10 {mrr:.3}",
+                    by_style("keywords"),
+                    by_style("paraphrase")
+                );
+            };
+            for (name, r) in &ranks {
+                row(name, r);
+            }
+            println!(
+                "  (Perch embedded {passages} passages at {:.1} passages/s, words included)",
+                passages as f64 / index_secs
+            );
+            match reference {
+                Some(summary) => {
+                    for (name, key) in [
+                        ("reference BM25", "BM25"),
+                        ("reference dense", "dense"),
+                        ("reference hybrid", "hybrid"),
+                    ] {
+                        let r: Vec<Option<usize>> =
+                            serde_json::from_value(summary["ranks"][key].clone()).unwrap();
+                        row(name, &r);
+                    }
+                    println!(
+                        "  (reference embedded {passages} passages at {:.1} passages/s; its whole run {reference_secs:.0} s)",
+                        summary["passages_per_s"].as_f64().unwrap_or(f64::NAN)
+                    );
+                }
+                None => println!("  reference: not run (see above)"),
+            }
         }
     }
 
     /// Runs `quality_reference.py` with the venv's Python (`$VENV`) when its packages import;
     /// returns its summary (each method's ranks, its embedding throughput).
-    fn reference(passages: &Path, root: &Path, details: Option<&Path>) -> Option<serde_json::Value> {
+    fn reference(
+        questions: &Path,
+        passages: &Path,
+        root: &Path,
+        details: Option<&Path>,
+    ) -> Option<serde_json::Value> {
         let Some(venv) = std::env::var_os("VENV") else {
             println!(
                 "reference: skipped, VENV is not set (the venv `make deps` fills from scripts/python-requirements.txt)"
@@ -579,18 +650,21 @@ mod quality {
         command
             .arg(benches.join("quality_reference.py"))
             .arg("--questions")
-            .arg(benches.join("data/tokio_questions.json"))
+            .arg(questions)
             .arg("--passages")
             .arg(passages)
             .arg("--model-dir")
             .arg(perch_retrieval::test_support::minilm_dir())
-            .arg("--tokio-root")
+            .arg("--root")
             .arg(root)
             .arg("--summary")
             .arg(&summary)
             .env("PERCH_REFERENCE_THREADS", "2");
         if let Some(out) = details {
             command.arg("--details").arg(out.with_extension("reference.json"));
+        }
+        if let Some(cache) = std::env::var_os("PERCH_BENCH_REFERENCE_CACHE") {
+            command.arg("--cache").arg(cache);
         }
         match command.status() {
             Ok(status) if status.success() => {

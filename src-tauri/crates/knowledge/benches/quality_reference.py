@@ -20,10 +20,10 @@ Prints recall@5 and MRR@10 for each, and the dense indexing throughput (passages
 second). Threads: 2 (OMP/OpenBLAS), as the Rust side runs on two cores.
 
     $VENV/bin/python quality_reference.py --questions data/tokio_questions.json \
-        --passages passages.jsonl --model-dir MODEL_DIR [--tokio-root DIR] [--summary OUT.json] \
+        --passages passages.jsonl --model-dir MODEL_DIR [--root DIR] [--summary OUT.json] \
         [--details OUT.json] [--cache DIR]
 
-`--tokio-root` checks every label first (the file exists, the range is inside it); `--cache`
+`--root` (the labelled package's folder) checks every label first (the file exists, the range is inside it); `--cache`
 keeps the passages' vectors for a second look without embedding again.
 Needs numpy, tokenizers and rank-bm25 (scripts/python-requirements.txt).
 """
@@ -247,7 +247,7 @@ def main():
     parser.add_argument("--questions", required=True)
     parser.add_argument("--passages", required=True)
     parser.add_argument("--model-dir", required=True)
-    parser.add_argument("--tokio-root")
+    parser.add_argument("--root")
     parser.add_argument("--details", help="write each question's first relevant rank per method here")
     parser.add_argument("--summary", help="write the ranks and the throughput here as JSON (for the bench)")
     parser.add_argument(
@@ -259,8 +259,8 @@ def main():
 
     with open(args.questions, encoding="utf-8") as f:
         questions = json.load(f)["questions"]
-    if args.tokio_root:
-        bad = check_labels(questions, args.tokio_root)
+    if args.root:
+        bad = check_labels(questions, args.root)
         if bad:
             sys.exit("bad labels:\n  " + "\n  ".join(bad))
     with open(args.passages, encoding="utf-8") as f:
