@@ -285,7 +285,7 @@ fn meaning_finds_what_words_miss() {
     let folder = knowledge.add_folder(project.path()).unwrap().path;
     index_all(&knowledge, &folder);
     // No word in common with the retry section (nor with any passage): words alone find nothing.
-    let question = "what do we do when sending a document does not work";
+    let question = "what happens when sending a document does not work";
     let lexical = knowledge.search(question, 3).unwrap();
     assert!(lexical.passages.is_empty(), "{lexical:#?}");
 
