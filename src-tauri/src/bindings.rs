@@ -127,6 +127,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             knowledge::knowledge_remove_folder,
             knowledge::knowledge_reindex,
             knowledge::knowledge_set_paused,
+            knowledge::knowledge_pick,
             memories::memories_list,
             memories::memories_add,
             memories::memories_edit,

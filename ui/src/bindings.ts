@@ -254,6 +254,7 @@ export const commands = {
 	knowledgeReindex: () => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_reindex")),
 	/**  Pauses index runs (what is indexed stays searchable) or resumes them. */
 	knowledgeSetPaused: (paused: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_set_paused", { paused })),
+	knowledgePick: (query: string, limit: number) => typedError<FoundPassage[] | null, CommandError>(__TAURI_INVOKE("knowledge_pick", { query, limit })),
 	memoriesList: () => typedError<Memory[], CommandError>(__TAURI_INVOKE("memories_list")),
 	memoriesAdd: (text: string) => typedError<Memory, CommandError>(__TAURI_INVOKE("memories_add", { text })),
 	memoriesEdit: (id: number, text: string) => typedError<Memory, CommandError>(__TAURI_INVOKE("memories_edit", { id, text })),
@@ -887,6 +888,16 @@ export type FileInput = {
 	path: string,
 	/**  Only the first lines (the offer made when the whole file is too large). */
 	first_lines?: number | null,
+	lines?: [number, number] | null,
+};
+
+export type FoundPassage = {
+	path: string,
+	start: number,
+	end: number,
+	place: string,
+	heading: string,
+	text: string,
 };
 
 /**  A reference as written, and what it resolved to. */

@@ -1,7 +1,7 @@
 //! Settings -> Knowledge: the folders Perch searches for answers, their index runs with
-//! progress, pausing them.
+//! progress, pausing them; and the composer's `#` picker, which searches them.
 
-use perch_core::knowledge::{KnowledgeError, KnowledgeFolder, KnowledgeStatus};
+use perch_core::knowledge::{FoundPassage, KnowledgeError, KnowledgeFolder, KnowledgeStatus};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -81,4 +81,17 @@ pub fn knowledge_reindex(state: State<'_, AppState>) -> CommandResult<()> {
 pub fn knowledge_set_paused(state: State<'_, AppState>, paused: bool) -> CommandResult<()> {
     state.engine()?.knowledge().set_paused(paused);
     Ok(())
+}
+
+/// The composer's `#` picker: the passages that answer `query` (at most `limit`, up to 20);
+/// `None` when no folder has been added, so the picker stays closed.
+#[tauri::command]
+#[specta::specta]
+pub async fn knowledge_pick(
+    state: State<'_, AppState>,
+    query: String,
+    limit: u32,
+) -> CommandResult<Option<Vec<FoundPassage>>> {
+    let knowledge = state.engine()?.knowledge().clone();
+    Ok(knowledge.pick(&query, limit.clamp(1, 20) as usize).await?)
 }

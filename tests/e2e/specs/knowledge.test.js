@@ -1,7 +1,7 @@
 // Knowledge folders in the real app: a folder added in Settings is indexed (its secret file
 // left out), the model (a fake Ollama) searches it with search_knowledge in a real turn, the
-// answer's citation opens the editor at the cited line, and removing the last folder leaves no
-// index behind.
+// answer's citation opens the editor at the cited line, a passage picked with `#` goes with a
+// question as its lines, and removing the last folder leaves no index behind.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -89,6 +89,33 @@ describe("knowledge folders", () => {
     await (await summary.$('button[aria-label="Open decisions.md:6-8 in the editor"]')).click();
     const again = await waitFor(() => existsSync(editorLog) && readFileSync(editorLog, "utf8"), "the editor to run from the card");
     assert.equal(again, `${cited}|6`);
+  });
+
+  it("attaches a passage picked with # to the question, as its lines", async () => {
+    const cited = join(project, "docs/decisions.md");
+    await fake.script({ steps: [{ type: "text", text: "Three attempts are enough for a flaky network." }, { type: "finish" }] });
+    await (await $('a[aria-label="Chat"]')).click();
+    const box = await $('textarea[aria-label="Message"]');
+    await box.waitForEnabled();
+    await box.setValue("Is this enough? #retry policy");
+    const option = await $(`[aria-label="Passages"] [role="option"][title="${cited}:6-8"]`);
+    await option.waitForDisplayed();
+    await screenshot("knowledge-hash-picker");
+    await session.browser.keys("Enter");
+    const chip = await $(`.chip[title="${cited}:6-8"]`);
+    await chip.waitForDisplayed();
+    assert.ok((await chip.getText()).startsWith("decisions.md:6-8"), await chip.getText());
+    assert.equal(await box.getValue(), "Is this enough? ");
+    const before = (await fake.requests()).filter((r) => r.path === "/api/chat").length;
+    await session.browser.keys("Enter");
+
+    await waitFor(async () => (await (await session.browser.$$(".message.assistant")).at(-1).getText()).includes("flaky network"), "the answer");
+    const chats = (await fake.requests()).filter((r) => r.path === "/api/chat");
+    assert.equal(chats.length, before + 1);
+    const question = chats.at(-1).body.messages.findLast((m) => m.role === "user").content;
+    assert.ok(question.startsWith(`<file path="${cited}" lines="6-8">\n## Retry policy\nFailed uploads are attempted again three times`), question);
+    assert.ok(!question.includes("SQLite") && question.trimEnd().endsWith("Is this enough?"), question);
+    await screenshot("knowledge-hash-sent");
   });
 
   it("removes the last folder and its index with it", async () => {

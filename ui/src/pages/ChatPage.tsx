@@ -20,6 +20,7 @@ import { useTerminal } from "../lib/terminal";
 import { dismissNotice } from "../lib/dictation";
 import { chatKey, newChatSaved } from "../lib/chatHoldings";
 import { formatNumber } from "../lib/format";
+import { fileInputName } from "../lib/knowledgePicker";
 
 // xterm.js is a quarter of the UI's code; it loads with the first command the panel shows.
 const TerminalPanel = lazy(() =>
@@ -245,7 +246,7 @@ export function ChatPage() {
         )}
         {streaming && !streaming.saved && streaming.question !== null && (
           <UserMessage
-            pending={{ text: streaming.question, images: streaming.images.length, files: streaming.files.map((f) => f.path) }}
+            pending={{ text: streaming.question, images: streaming.images.length, files: streaming.files.map(fileInputName) }}
             canEdit={false}
           />
         )}

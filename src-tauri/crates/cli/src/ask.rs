@@ -100,7 +100,11 @@ pub async fn ask(engine: Engine, args: Ask) -> anyhow::Result<()> {
             perch_core::files::FileKind::Image { .. } => images.push(read_image(path)?),
             perch_core::files::FileKind::Text { .. } => {
                 let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-                files.push(FileInput { path: absolute.to_string_lossy().into_owned(), first_lines: None });
+                files.push(FileInput {
+                    path: absolute.to_string_lossy().into_owned(),
+                    first_lines: None,
+                    lines: None,
+                });
             }
         }
     }

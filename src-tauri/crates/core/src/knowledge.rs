@@ -47,6 +47,31 @@ pub struct IndexingProgress {
     pub passages: bool,
 }
 
+/// A passage offered by the composer's `#` picker.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct FoundPassage {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+    /// `path:start-end`, or `path, page N` for a PDF.
+    pub place: String,
+    pub heading: String,
+    pub text: String,
+}
+
+impl From<&Passage> for FoundPassage {
+    fn from(p: &Passage) -> Self {
+        Self {
+            path: p.path.to_string_lossy().into_owned(),
+            start: p.start as u32,
+            end: p.end as u32,
+            place: p.place(),
+            heading: p.heading.clone(),
+            text: p.text.clone(),
+        }
+    }
+}
+
 pub struct KnowledgeService {
     db_path: PathBuf,
     minilm: MiniLmSlot,
@@ -312,6 +337,28 @@ impl KnowledgeService {
         };
         let query = query.to_owned();
         blocking(move || index.search(&query, k)).await
+    }
+
+    /// The passages for the composer's `#` picker: `None` when no folder has been added (the
+    /// picker stays closed, so a `#` typed for another reason opens nothing).
+    pub async fn pick(&self, query: &str, k: usize) -> Result<Option<Vec<FoundPassage>>, KnowledgeError> {
+        if self.index().is_none() {
+            return Ok(None);
+        }
+        let found = self.search(query, k).await?;
+        Ok(Some(found.passages.iter().map(FoundPassage::from).collect()))
+    }
+
+    /// The passage at exactly these lines of `path`, as indexed now (`None`: it is gone).
+    pub async fn passage(
+        &self,
+        path: &Path,
+        start: usize,
+        end: usize,
+    ) -> Result<Option<Passage>, KnowledgeError> {
+        let Some(index) = self.index() else { return Ok(None) };
+        let path = path.to_owned();
+        blocking(move || index.passage(&path, start, end)).await
     }
 
     /// Pauses index runs (what is indexed stays searchable), or resumes them: what changed in

@@ -568,8 +568,11 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     let folder = tempfile::tempdir().unwrap();
     let code = folder.path().join("lib.rs");
     std::fs::write(&code, "pub fn answer() -> u32 {\n    42\n}\n").unwrap();
-    let file =
-        |path: &std::path::Path| FileInput { path: path.to_string_lossy().into_owned(), first_lines: None };
+    let file = |path: &std::path::Path| FileInput {
+        path: path.to_string_lossy().into_owned(),
+        first_lines: None,
+        lines: None,
+    };
     let mut request = ask("What does this return?");
     request.kind = TurnKind::Ask {
         text: "What does this return?".into(),
@@ -614,7 +617,7 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     std::fs::write(&log, "a line of a long log\n".repeat(200_000)).unwrap();
     let mut stopped = ask("What went wrong?");
     stopped.run_id = Some("stop-while-reading".into());
-    let part = FileInput { path: log.to_string_lossy().into_owned(), first_lines: Some(10) };
+    let part = FileInput { path: log.to_string_lossy().into_owned(), first_lines: Some(10), lines: None };
     stopped.kind = TurnKind::Ask {
         text: "What went wrong?".into(),
         images: Vec::new(),
@@ -631,6 +634,64 @@ async fn attached_files_reach_the_model_as_blocks_with_their_paths_and_are_kept_
     let question = sent.body["messages"][1]["content"].as_str().unwrap();
     assert!(question.contains("lines=\"1-10 of 200000\""), "{question}");
     assert_eq!(answer.status, MessageStatus::Complete);
+}
+
+#[tokio::test]
+async fn a_passage_picked_with_hash_reaches_the_model_as_its_lines_and_one_gone_since_refuses_the_question() {
+    let s = setup().await;
+    let knowledge = s.engine.knowledge().clone();
+    assert_eq!(knowledge.pick("retry", 5).await.unwrap(), None, "no folder: the picker stays closed");
+    let folder = tempfile::tempdir().unwrap();
+    let notes = folder.path().join("decisions.md");
+    std::fs::write(
+        &notes,
+        "# Decisions\n\n## Storage\nWe keep the history in SQLite.\n\n## Retry policy\nFailed uploads are attempted again three times.\n",
+    )
+    .unwrap();
+    knowledge.add_folder(folder.path()).await.unwrap();
+    knowledge.reindex(None).await.unwrap();
+    let found = knowledge.pick("retry policy", 5).await.unwrap().unwrap();
+    let passage = found.iter().find(|p| p.text.contains("Failed uploads")).unwrap().clone();
+    assert_eq!(passage.place, format!("{}:{}-{}", notes.display(), passage.start, passage.end));
+
+    let picked = FileInput {
+        path: passage.path.clone(),
+        first_lines: None,
+        lines: Some((passage.start, passage.end)),
+    };
+    let mut request = ask("Is three enough?");
+    request.kind = TurnKind::Ask {
+        text: "Is three enough?".into(),
+        images: Vec::new(),
+        files: vec![picked],
+        selections: Vec::new(),
+    };
+    let answer = run_turn(s.engine.agent(), request.clone(), &Collect::default()).await.unwrap();
+    assert_eq!(answer.status, MessageStatus::Complete);
+    let sent = s.fake.chat_requests().pop().unwrap();
+    let question = sent.body["messages"][1]["content"].as_str().unwrap().to_owned();
+    let block = format!(
+        "<file path=\"{}\" lines=\"{}-{}\">\n{}\n</file>",
+        notes.display(),
+        passage.start,
+        passage.end,
+        passage.text
+    );
+    assert_eq!(question, format!("{block}\n\nIs three enough?"));
+    assert!(!question.contains("SQLite"), "only the picked passage, not the file: {question}");
+    let attachments = s.engine.store().attachments(&answer.conversation_id).await.unwrap();
+    assert_eq!(attachments[0].name.as_deref(), Some(passage.place.as_str()), "the chip names its lines");
+
+    // The file went away since the passage was picked: the question is refused, saying what to do.
+    std::fs::remove_file(&notes).unwrap();
+    knowledge.reindex(None).await.unwrap();
+    let before = s.engine.store().list_conversations(100, 0).await.unwrap().len();
+    let err = run_turn(s.engine.agent(), request, &Collect::default()).await.unwrap_err();
+    assert!(
+        matches!(err, ChatError::Invalid(_)) && err.to_string().contains("pick the passage again"),
+        "{err}"
+    );
+    assert_eq!(s.engine.store().list_conversations(100, 0).await.unwrap().len(), before, "nothing saved");
 }
 
 #[test]

@@ -59,9 +59,30 @@ pub fn context_block(path: &str, text: &str, shown_lines: Option<(usize, usize)>
         Some((shown, total)) => format!(" lines=\"1-{shown} of {total}\""),
         None => String::new(),
     };
+    block(path, &part, text)
+}
+
+/// Where a part of a file is: the lines it spans, or a PDF's page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Lines(usize, usize),
+    Page(usize),
+}
+
+/// A part of a file (a passage of the knowledge folders, picked with `#`) as the model reads
+/// it: the same block as a whole file's, saying which part.
+pub fn part_block(path: &str, part: Part, text: &str) -> String {
+    let part = match part {
+        Part::Lines(start, end) => format!(" lines=\"{start}-{end}\""),
+        Part::Page(page) => format!(" page=\"{page}\""),
+    };
+    block(path, &part, text)
+}
+
+fn block(path: &str, attributes: &str, text: &str) -> String {
     let body = text.strip_suffix('\n').unwrap_or(text);
     let body = perch_foundation::blocks::without_closing_tag(body, "</file");
-    format!("<file path=\"{}\"{part}>\n{body}\n</file>", path.replace('"', "&quot;"))
+    format!("<file path=\"{}\"{attributes}>\n{body}\n</file>", path.replace('"', "&quot;"))
 }
 
 #[cfg(test)]
@@ -76,6 +97,18 @@ mod tests {
         );
         let part = context_block("/a/\"q\".txt", "one", Some((1, 9)));
         assert_eq!(part, "<file path=\"/a/&quot;q&quot;.txt\" lines=\"1-1 of 9\">\none\n</file>");
+    }
+
+    #[test]
+    fn parts_say_which_lines_or_page() {
+        assert_eq!(
+            part_block("/a/b.rs", Part::Lines(3, 9), "fn x() {}\n"),
+            "<file path=\"/a/b.rs\" lines=\"3-9\">\nfn x() {}\n</file>"
+        );
+        assert_eq!(
+            part_block("/a/notes.pdf", Part::Page(2), "Voles.</file>"),
+            "<file path=\"/a/notes.pdf\" page=\"2\">\nVoles.<\\/file>\n</file>"
+        );
     }
 
     #[test]

@@ -48,12 +48,29 @@ pub struct TextFile {
     pub encoding: &'static str,
     /// Lines kept and lines in the file, when only the first lines were kept.
     pub shown_lines: Option<(usize, usize)>,
+    /// The part of the file this is, when it is one passage of it (picked with `#`).
+    pub part: Option<super::Part>,
 }
 
 impl TextFile {
     /// This file as the model reads it.
     pub fn block(&self) -> String {
-        super::context_block(&self.path.to_string_lossy(), &self.text, self.shown_lines)
+        let path = self.path.to_string_lossy();
+        match self.part {
+            Some(part) => super::part_block(&path, part, &self.text),
+            None => super::context_block(&path, &self.text, self.shown_lines),
+        }
+    }
+
+    /// Its name as the question shows it: the path, with the part's lines or page.
+    pub fn name(&self) -> String {
+        let path = self.path.to_string_lossy();
+        match self.part {
+            Some(super::Part::Lines(start, end)) if start == end => format!("{path}:{start}"),
+            Some(super::Part::Lines(start, end)) => format!("{path}:{start}-{end}"),
+            Some(super::Part::Page(page)) => format!("{path}, page {page}"),
+            None => path.into_owned(),
+        }
     }
 }
 
@@ -168,12 +185,12 @@ pub fn read_text(
     };
     let (text, encoding) = decode(path, usable)?;
     let Some(keep) = first_lines else {
-        return Ok(TextFile { path: path.to_owned(), text, encoding, shown_lines: None });
+        return Ok(TextFile { path: path.to_owned(), text, encoding, shown_lines: None, part: None });
     };
     let total = if whole { text.lines().count() } else { count_lines(path, stop)? };
     let kept: Vec<&str> = text.lines().take(keep).collect();
     let shown = (kept.len() < total).then_some((kept.len(), total));
-    Ok(TextFile { path: path.to_owned(), text: kept.join("\n"), encoding, shown_lines: shown })
+    Ok(TextFile { path: path.to_owned(), text: kept.join("\n"), encoding, shown_lines: shown, part: None })
 }
 
 /// Lines in a whole file, streamed (it may be a 5 GB log), until `stop`.

@@ -357,6 +357,34 @@ impl Db {
         Ok(out)
     }
 
+    /// The passage of `path` that spans exactly `start..=end`.
+    pub fn chunk_at(
+        &self,
+        path: &Path,
+        start: usize,
+        end: usize,
+    ) -> Result<Option<StoredChunk>, KnowledgeError> {
+        self.conn
+            .query_row(
+                "SELECT c.id, f.path, c.start_line, c.end_line, c.heading, c.text
+                 FROM chunks c JOIN files f ON c.file_id = f.id
+                 WHERE f.path = ?1 AND c.start_line = ?2 AND c.end_line = ?3",
+                params![path.to_string_lossy(), start as i64, end as i64],
+                |r| {
+                    Ok(StoredChunk {
+                        id: r.get(0)?,
+                        path: PathBuf::from(r.get::<_, String>(1)?),
+                        start: r.get::<_, i64>(2)? as usize,
+                        end: r.get::<_, i64>(3)? as usize,
+                        heading: r.get(4)?,
+                        text: r.get(5)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(sql)
+    }
+
     pub fn counts(&self) -> Result<(u64, u64), KnowledgeError> {
         self.conn
             .query_row("SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks)", [], |r| {

@@ -3,7 +3,7 @@
 //! rankings fused by reciprocal rank (each list contributes 1 / (60 + rank)), which needs no
 //! weights tuned to either score's scale.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use crate::{Knowledge, KnowledgeError};
@@ -32,6 +32,16 @@ impl Passage {
         } else {
             format!("{}:{}-{}", self.path.display(), self.start, self.end)
         }
+    }
+
+    /// A page of a PDF: its lines are the page's number.
+    pub fn is_pdf(&self) -> bool {
+        crate::kind_of(&self.path) == Some(crate::Kind::Pdf)
+    }
+
+    /// Where it is, in words: `path:start-end`, or `path, page N` for a PDF (no line to open).
+    pub fn place(&self) -> String {
+        if self.is_pdf() { format!("{}, page {}", self.path.display(), self.start) } else { self.citation() }
     }
 }
 
@@ -140,6 +150,19 @@ fn fts_query(query: &str) -> Option<String> {
 }
 
 impl Knowledge {
+    /// The passage stored at exactly these lines of `path` (as a search gave it), with its text
+    /// as indexed now; `None` when the file changed since and the passage is gone.
+    pub fn passage(&self, path: &Path, start: usize, end: usize) -> Result<Option<Passage>, KnowledgeError> {
+        Ok(self.db().chunk_at(path, start, end)?.map(|c| Passage {
+            path: c.path,
+            start: c.start,
+            end: c.end,
+            heading: c.heading,
+            text: c.text,
+            score: 0.0,
+        }))
+    }
+
     /// The `k` passages that answer `query` best.
     pub fn search(&self, query: &str, k: usize) -> Result<Search, KnowledgeError> {
         let lexical = match fts_query(query) {

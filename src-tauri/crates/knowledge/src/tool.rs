@@ -151,7 +151,7 @@ fn answer(search: &crate::Search) -> ToolOutput {
     for passage in &search.passages {
         let fence = if passage.text.contains("```") { "~~~~" } else { "```" };
         // A PDF's place is its page, cited in words: a link opens the editor at a line.
-        let place = if crate::kind_of(&passage.path) == Some(crate::Kind::Pdf) {
+        let place = if passage.is_pdf() {
             format!("`{}`, page {}", passage.path.display(), passage.start)
         } else if passage.heading.is_empty() {
             format!("[`{}`][]", passage.citation())
@@ -167,7 +167,7 @@ fn answer(search: &crate::Search) -> ToolOutput {
             json!({
                 "path": p.path, "start": p.start, "end": p.end, "heading": p.heading,
                 "citation": p.citation(), "score": p.score,
-                "pdf": crate::kind_of(&p.path) == Some(crate::Kind::Pdf),
+                "pdf": p.is_pdf(),
             })
         })
         .collect();

@@ -125,6 +125,11 @@ fn a_folder_is_indexed_without_its_secrets_and_answers_with_true_lines() {
     assert_eq!(best.text, lines[best.start - 1..best.end].join("\n"), "the cited lines are the passage");
     assert!(best.text.contains("fn refresh_access_token"), "{}", best.text);
     assert_eq!(best.citation(), format!("{}:{}-{}", best.path.display(), best.start, best.end));
+    // A passage a search gave is read again by its place (what `#` in the composer sends); a
+    // place no passage spans is none.
+    let again = knowledge.passage(&best.path, best.start, best.end).unwrap().unwrap();
+    assert_eq!((again.text.as_str(), again.place()), (best.text.as_str(), best.citation()));
+    assert_eq!(knowledge.passage(&best.path, best.start, best.end + 1).unwrap(), None);
 
     let retry = knowledge.search("retry policy", 1).unwrap();
     assert_eq!(retry.passages[0].heading, "Decisions > Retry policy");
@@ -326,6 +331,7 @@ async fn pdfs_are_indexed_by_page_and_cited_by_page() {
     assert_eq!(best.path, folder.join("field-notes.pdf"));
     assert_eq!((best.start, best.end, best.heading.as_str()), (2, 2, "page 2"));
     assert!(best.text.contains("Voles are the main prey in winter."), "{}", best.text);
+    assert_eq!(best.place(), format!("{}, page 2", folder.join("field-notes.pdf").display()));
 
     let server = KnowledgeServer::new(Arc::new(Fixed(knowledge.clone())));
     let arguments = serde_json::json!({ "query": "voles in winter", "limit": 1 });

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState, type Clipboa
 import type { MessageDescriptor } from "@lingui/core";
 import { msg, plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
-import type { Capture, CaptureMode, FileInput, Hit, ImageInput, ModelInfo, SelectionInput } from "../../bindings";
+import type { Capture, CaptureMode, FileInput, FoundPassage, Hit, ImageInput, ModelInfo, SelectionInput } from "../../bindings";
 // The engine's limit (generated): a bigger paste is refused before it reaches the text box.
 // `length` counts UTF-16 units, never fewer than the engine's characters, so nothing passes here
 // that the engine refuses.
@@ -13,6 +13,7 @@ import { attempt } from "../../lib/failures";
 import { useCaptures } from "../../lib/captures";
 import { keepsHoldings, swapHoldings } from "../../lib/chatHoldings";
 import { atQuery, removeQuery, useFileSearch } from "../../lib/filePicker";
+import { hashQuery, passageInput, usePassageSearch } from "../../lib/knowledgePicker";
 import { useWindowDrop } from "../../lib/windowDrop";
 import { formatNumber, formatTokens } from "../../lib/format";
 import { cancelDictation, dismissNotice, insertAt, takeFinals, useDictation } from "../../lib/dictation";
@@ -27,6 +28,7 @@ import { ComposerNote } from "./ComposerNote";
 import { WithCode } from "../InlineCode";
 import { FileChips, FileNotices } from "./FileChips";
 import { FilePicker, PICKER_ID, hitId } from "./FilePicker";
+import { KnowledgePicker, PASSAGES_ID, passageId, shortPlace } from "./KnowledgePicker";
 import { MicButton } from "./MicButton";
 
 const DRAFT_KEY = "perch.draft";
@@ -115,6 +117,17 @@ export function Composer(props: Props) {
   const [active, setActive] = useState({ query: "", index: 0 });
   const trigger = atQuery(text, caret);
   const pickerQuery = focused && trigger && trigger.start !== closedAt ? trigger.query : null;
+  // The `#` picker: passages of the knowledge folders for the `#words` at the cursor, picked
+  // into chips that go with the question. Closed while no folder is indexed.
+  const hash = trigger ? null : hashQuery(text, caret);
+  const hashWords = focused && hash && hash.start !== closedAt ? hash.query : null;
+  const passageSearch = usePassageSearch(hashWords);
+  const found = passageSearch.passages ?? [];
+  const passageQuery = hashWords !== null && passageSearch.passages !== null ? hashWords : null;
+  const [activePassage, setActivePassage] = useState({ query: "", index: 0 });
+  const passageIndex = activePassage.query === passageQuery ? Math.min(activePassage.index, Math.max(0, found.length - 1)) : 0;
+  const [passages, setPassages] = useState<FoundPassage[]>([]);
+  const passageTokens = passages.reduce((n, p) => n + Math.ceil(p.text.length / 4), 0);
   // A folder chosen in the picker, searched instead of the usual ones until the user goes back.
   const [root, setRoot] = useState<string | null>(null);
   const search = useFileSearch(pickerQuery, root);
@@ -125,7 +138,7 @@ export function Composer(props: Props) {
   };
   // A reload (the page freed while hidden) keeps the draft, not these.
   useHoldsUnsentWork(
-    images.length > 0 || attached.files.length > 0 || attached.tooLarge.length > 0 || editing !== null,
+    images.length > 0 || attached.files.length > 0 || attached.tooLarge.length > 0 || passages.length > 0 || editing !== null,
   );
   const activeIndex = active.query === pickerQuery ? Math.min(active.index, Math.max(0, search.hits.length - 1)) : 0;
   const { settings, setCapture } = useSettings();
@@ -186,7 +199,7 @@ export function Composer(props: Props) {
   const typed = (value: string, at: number) => {
     update(value);
     setCaret(at);
-    if (!atQuery(value, at)) setClosedAt(null);
+    if (!atQuery(value, at) && !hashQuery(value, at)) setClosedAt(null);
   };
 
   const pick = (hit: Hit) => {
@@ -197,7 +210,15 @@ export function Composer(props: Props) {
     box.current?.focus();
     void attached.attach(hit.path);
   };
-  // The cursor goes where the `@` was once the new text is in the box (before any more typing).
+  const pickPassage = (passage: FoundPassage) => {
+    if (!hash) return;
+    const { value, caret: at } = removeQuery(text, hash.start, caret);
+    typed(value, at);
+    caretAfter.current = at;
+    box.current?.focus();
+    setPassages((list) => (list.some((p) => p.place === passage.place) ? list : [...list, passage]));
+  };
+  // The cursor goes where the `@` or `#` was once the new text is in the box (before any more typing).
   const caretAfter = useRef<number | null>(null);
   useLayoutEffect(() => {
     if (caretAfter.current === null) return;
@@ -217,7 +238,7 @@ export function Composer(props: Props) {
     const current = models.find((m) => m.id === model);
     // Past the model's context the start of the conversation (or of this message) is cut:
     // said once, and a second Enter sends anyway.
-    const tokens = usage.used + attached.tokens + Math.ceil(value.length / 4);
+    const tokens = usage.used + attached.tokens + passageTokens + Math.ceil(value.length / 4);
     if (usage.limit && tokens > usage.limit && overLimitFor.current !== value) {
       overLimitFor.current = value;
       const about = formatNumber(tokens);
@@ -251,6 +272,8 @@ export function Composer(props: Props) {
     const pictures = images;
     // An edit replaces the question's text only: the file and selection chips wait for the next question.
     const files = editing === null ? attached.take() : [];
+    const picked = editing === null ? passages : [];
+    if (picked.length > 0) setPassages([]);
     const selection = editing === null ? takeSelectionForSend() : null;
     // A quick action on the selection sends its own words: what is in the box stays there.
     const fromBox = value === text;
@@ -260,11 +283,13 @@ export function Composer(props: Props) {
     setNeedsVision(false);
     // Nothing typed or picked is lost: a send that could not start puts it back (capture chips stay).
     const selections = selection ? [{ text: selection.text, app: selection.app }] : [];
-    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], fileInputs(files), selections, other);
+    const inputs = [...fileInputs(files), ...picked.map(passageInput)];
+    const ok = await onSend(sent, [...pictures, ...chips.map(captureInput)], inputs, selections, other);
     if (!ok) {
       if (fromBox) update(sent);
       setImages(pictures);
       attached.restore(files);
+      if (picked.length > 0) setPassages(picked);
       if (selection) restoreSelection(selection);
     }
     await captures.refresh();
@@ -323,8 +348,35 @@ export function Composer(props: Props) {
     return false;
   };
 
+  /** The `#` picker's keys, while it is open; true when the key was its. */
+  const passageKey = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
+    if (passageQuery === null || !hash) return false;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (found.length > 0) {
+        const step = e.key === "ArrowDown" ? 1 : found.length - 1;
+        setActivePassage({ query: passageQuery, index: (passageIndex + step) % found.length });
+      }
+      return true;
+    }
+    const tab = e.key === "Tab" && !e.shiftKey;
+    if ((e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) || tab) {
+      // Nothing offered: Enter sends as usual.
+      if (found.length === 0) return false;
+      e.preventDefault();
+      pickPassage(found[passageIndex]);
+      return true;
+    }
+    if (e.key === "Escape") {
+      e.preventDefault();
+      setClosedAt(hash.start);
+      return true;
+    }
+    return false;
+  };
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (pickerKey(e)) return;
+    if (pickerKey(e) || passageKey(e)) return;
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -371,16 +423,16 @@ export function Composer(props: Props) {
   // The next question carries the attached files and the draft itself (about four
   // characters a token, as the engine counts).
   const draftTokens = text.trim() ? Math.ceil(text.length / 4) : 0;
-  const used = usage.used + attached.tokens + draftTokens;
+  const used = usage.used + attached.tokens + passageTokens + draftTokens;
   const ratio = usage.limit ? Math.min(1, used / usage.limit) : 0;
   const composerClass = ["composer", editing !== null && "editing", dropping && "dropping"].filter(Boolean).join(" ");
   // The gauge's numbers, in words on hover and to a screen reader.
   const usedCount = formatNumber(used);
   const limitCount = usage.limit ? formatNumber(usage.limit) : "?";
-  const inFiles = formatNumber(attached.tokens);
+  const inFiles = formatNumber(attached.tokens + passageTokens);
   const inDraft = formatNumber(draftTokens);
   const gaugeTitle =
-    attached.tokens > 0
+    attached.tokens + passageTokens > 0
       ? draftTokens > 0
         ? t`Context: ${usedCount} of ${limitCount} tokens (${inFiles} in attached files), about ${inDraft} in the message being written`
         : t`Context: ${usedCount} of ${limitCount} tokens (${inFiles} in attached files)`
@@ -427,6 +479,14 @@ export function Composer(props: Props) {
           root={root}
           onChooseFolder={() => void chooseFolder()}
           onUsualFolders={() => setRoot(null)}
+        />
+      )}
+      {passageQuery !== null && (
+        <KnowledgePicker
+          search={passageSearch}
+          active={passageIndex}
+          onPick={pickPassage}
+          onActive={(index) => setActivePassage({ query: passageQuery, index })}
         />
       )}
       {editing !== null && (
@@ -491,10 +551,21 @@ export function Composer(props: Props) {
       {selection.pending && (
         <SelectionChip selection={selection.pending} disabled={!!streaming || editing !== null} onAction={(prompt, withModel) => void submit(prompt, withModel)} />
       )}
-      {images.length + captures.pending.length + attached.files.length > 0 && (
+      {images.length + captures.pending.length + attached.files.length + passages.length > 0 && (
         <div className="chips">
           <CaptureChips captures={captures.pending} onRemove={(id) => void captures.remove(id)} />
           <FileChips attached={attached} />
+          {passages.map((p) => {
+            const name = shortPlace(p);
+            return (
+              <span key={p.place} className="chip passage-chip" title={p.place} dir="ltr">
+                {name}
+                <button type="button" aria-label={t`Remove ${name}`} onClick={() => setPassages((list) => list.filter((q) => q.place !== p.place))}>
+                  ×
+                </button>
+              </span>
+            );
+          })}
           {images.map((img, i) => {
             const name = img.name;
             return (
@@ -524,8 +595,16 @@ export function Composer(props: Props) {
         onFocus={() => setFocused(true)}
         onBlur={() => setFocused(false)}
         onKeyDown={onKeyDown}
-        aria-controls={pickerQuery !== null && search.hits.length > 0 ? PICKER_ID : undefined}
-        aria-activedescendant={pickerQuery !== null && search.hits.length > 0 ? hitId(activeIndex) : undefined}
+        aria-controls={
+          pickerQuery !== null && search.hits.length > 0 ? PICKER_ID : passageQuery !== null && found.length > 0 ? PASSAGES_ID : undefined
+        }
+        aria-activedescendant={
+          pickerQuery !== null && search.hits.length > 0
+            ? hitId(activeIndex)
+            : passageQuery !== null && found.length > 0
+              ? passageId(passageIndex)
+              : undefined
+        }
         onPaste={onPaste}
       />
       <div className="composer-bar">

@@ -147,18 +147,39 @@ async fn save_file(
 
 /// Reads a question's files before anything is saved: a file that is missing, binary or too
 /// large refuses the question (the UI keeps it). Off the async threads; `stop` (the turn's
-/// Stop) ends it, even in the middle of counting a huge log's lines.
-pub async fn read_files(inputs: &[FileInput], stop: &CancellationToken) -> Result<Vec<TextFile>, ChatError> {
+/// Stop) ends it, even in the middle of counting a huge log's lines. A passage picked with `#`
+/// (`lines`) is read from the knowledge index, as the picker showed it (a PDF's page too); one
+/// that is gone since (its file changed) refuses the question with what to do.
+pub async fn read_files(
+    agent: &Agent,
+    inputs: &[FileInput],
+    stop: &CancellationToken,
+) -> Result<Vec<TextFile>, ChatError> {
     if inputs.is_empty() {
         return Ok(Vec::new());
+    }
+    let mut passages = Vec::new();
+    for (at, input) in inputs.iter().enumerate() {
+        if let Some((start, end)) = input.lines {
+            passages.push((at, read_passage(agent, &input.path, start, end).await?));
+        }
     }
     let (inputs, stop) = (inputs.to_vec(), stop.clone());
     let read = tokio::task::spawn_blocking(move || {
         let limits = Limits::default();
-        let read = inputs
-            .iter()
-            .map(|f| files::read_text(Path::new(&f.path), &limits, f.first_lines.map(|n| n as usize), &stop))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut passages = passages.into_iter().peekable();
+        let mut read = Vec::with_capacity(inputs.len());
+        for (at, f) in inputs.iter().enumerate() {
+            match passages.next_if(|(p, _)| *p == at) {
+                Some((_, passage)) => read.push(passage),
+                None => read.push(files::read_text(
+                    Path::new(&f.path),
+                    &limits,
+                    f.first_lines.map(|n| n as usize),
+                    &stop,
+                )?),
+            }
+        }
         files::within_message_limit(&read, &limits)?;
         Ok::<_, FilesError>(read)
     });
@@ -167,12 +188,40 @@ pub async fn read_files(inputs: &[FileInput], stop: &CancellationToken) -> Resul
     Ok(read?)
 }
 
+/// One passage of the knowledge folders, as the index holds it now.
+async fn read_passage(agent: &Agent, path: &str, start: u32, end: u32) -> Result<TextFile, ChatError> {
+    let gone = || {
+        ChatError::Invalid(format!(
+            "{path}:{start}-{end} is no longer in your knowledge folders (the file changed since it was \
+             picked): pick the passage again with #"
+        ))
+    };
+    let passage = agent
+        .knowledge()
+        .passage(Path::new(path), start as usize, end as usize)
+        .await
+        .map_err(|e| ChatError::Invalid(format!("the picked passage could not be read: {e}")))?
+        .ok_or_else(gone)?;
+    let part = if passage.is_pdf() {
+        files::Part::Page(passage.start)
+    } else {
+        files::Part::Lines(passage.start, passage.end)
+    };
+    Ok(TextFile {
+        path: passage.path,
+        text: passage.text,
+        encoding: "UTF-8",
+        shown_lines: None,
+        part: Some(part),
+    })
+}
+
 /// Stores each file as the block the model reads, named by its path.
 pub async fn save_text_files(agent: &Agent, message_id: i64, read: &[TextFile]) -> Result<(), ChatError> {
     for file in read {
-        let path = file.path.to_string_lossy();
+        let name = file.name();
         let block = file.block().into_bytes();
-        save_file(agent, message_id, "file", block, FILE_BLOCK_MIME, &path, Some(&path)).await?;
+        save_file(agent, message_id, "file", block, FILE_BLOCK_MIME, &name, Some(&name)).await?;
     }
     Ok(())
 }

@@ -231,6 +231,10 @@ pub struct FileInput {
     /// Only the first lines (the offer made when the whole file is too large).
     #[serde(default)]
     pub first_lines: Option<u32>,
+    /// One passage of the knowledge folders (`#` in the composer): the lines it spans (a PDF's
+    /// page, twice), read from the index as the picker showed it.
+    #[serde(default)]
+    pub lines: Option<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

@@ -54,7 +54,7 @@ pub async fn run_turn_with(
         .map_err(|e: crate::providers::NotAModelId| ChatError::Invalid(e.to_string()))?;
     validate(&request.kind)?;
     let files = match &request.kind {
-        TurnKind::Ask { files, .. } => attachments::read_files(files, &run.token).await?,
+        TurnKind::Ask { files, .. } => attachments::read_files(agent, files, &run.token).await?,
         _ => Vec::new(),
     };
     let settings = agent.settings().get().await;
