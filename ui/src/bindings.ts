@@ -254,6 +254,10 @@ export const commands = {
 	knowledgeReindex: () => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_reindex")),
 	/**  Pauses index runs (what is indexed stays searchable) or resumes them. */
 	knowledgeSetPaused: (paused: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("knowledge_set_paused", { paused })),
+	/**
+	 *  The composer's `#` picker: the passages that answer `query` (at most `limit`, up to 20);
+	 *  `None` when no folder has been added, so the picker stays closed.
+	 */
 	knowledgePick: (query: string, limit: number) => typedError<FoundPassage[] | null, CommandError>(__TAURI_INVOKE("knowledge_pick", { query, limit })),
 	memoriesList: () => typedError<Memory[], CommandError>(__TAURI_INVOKE("memories_list")),
 	memoriesAdd: (text: string) => typedError<Memory, CommandError>(__TAURI_INVOKE("memories_add", { text })),
@@ -888,16 +892,11 @@ export type FileInput = {
 	path: string,
 	/**  Only the first lines (the offer made when the whole file is too large). */
 	first_lines?: number | null,
+	/**
+	 *  One passage of the knowledge folders (`#` in the composer): the lines it spans (a PDF's
+	 *  page, twice), read from the index as the picker showed it.
+	 */
 	lines?: [number, number] | null,
-};
-
-export type FoundPassage = {
-	path: string,
-	start: number,
-	end: number,
-	place: string,
-	heading: string,
-	text: string,
 };
 
 /**  A reference as written, and what it resolved to. */
@@ -913,6 +912,17 @@ export type FileReference = {
 
 /**  How the model's copy is stored. */
 export type Format = "png" | "jpeg";
+
+/**  A passage offered by the composer's `#` picker. */
+export type FoundPassage = {
+	path: string,
+	start: number,
+	end: number,
+	/**  `path:start-end`, or `path, page N` for a PDF. */
+	place: string,
+	heading: string,
+	text: string,
+};
 
 /**  A custom shortcut as GNOME keeps it. */
 export type GnomeShortcut = {
