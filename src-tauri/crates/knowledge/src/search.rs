@@ -140,7 +140,7 @@ pub(crate) fn words(text: &str) -> String {
 /// an FTS5 operator). Only the tokenizer's stop words are dropped: BM25's weight for a word
 /// already falls with the passages that hold it, and a list of "question words" dropped on top
 /// (where, should, will, they, into...) lost words that the prose of an answer shares with the
-/// question: on both labelled sets it cost hybrid recall (see ARCHITECTURE, knowledge folders).
+/// question (the bench's labelled sets: see ARCHITECTURE, the knowledge folders' figures).
 fn fts_query(query: &str) -> Option<String> {
     let mut terms = perch_retrieval::tokenize(query);
     terms.sort();
