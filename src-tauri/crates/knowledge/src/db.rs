@@ -93,6 +93,21 @@ pub struct StoredChunk {
     pub text: String,
 }
 
+/// The columns [`stored_chunk`] reads, in its order.
+const CHUNK_COLUMNS: &str = "c.id, f.path, c.start_line, c.end_line, c.heading, c.text";
+
+/// A passage's row, selected with [`CHUNK_COLUMNS`].
+fn stored_chunk(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredChunk> {
+    Ok(StoredChunk {
+        id: r.get(0)?,
+        path: PathBuf::from(r.get::<_, String>(1)?),
+        start: r.get::<_, i64>(2)? as usize,
+        end: r.get::<_, i64>(3)? as usize,
+        heading: r.get(4)?,
+        text: r.get(5)?,
+    })
+}
+
 pub struct Db {
     conn: Connection,
 }
@@ -332,26 +347,13 @@ impl Db {
     pub fn chunks(&self, ids: &[i64]) -> Result<Vec<StoredChunk>, KnowledgeError> {
         let mut statement = self
             .conn
-            .prepare(
-                "SELECT c.id, f.path, c.start_line, c.end_line, c.heading, c.text
-                 FROM chunks c JOIN files f ON c.file_id = f.id WHERE c.id = ?1",
-            )
+            .prepare(&format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON c.file_id = f.id WHERE c.id = ?1"
+            ))
             .map_err(sql)?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let found = statement
-                .query_row([id], |r| {
-                    Ok(StoredChunk {
-                        id: r.get(0)?,
-                        path: PathBuf::from(r.get::<_, String>(1)?),
-                        start: r.get::<_, i64>(2)? as usize,
-                        end: r.get::<_, i64>(3)? as usize,
-                        heading: r.get(4)?,
-                        text: r.get(5)?,
-                    })
-                })
-                .optional()
-                .map_err(sql)?;
+            let found = statement.query_row([id], stored_chunk).optional().map_err(sql)?;
             out.extend(found);
         }
         Ok(out)
@@ -366,20 +368,12 @@ impl Db {
     ) -> Result<Option<StoredChunk>, KnowledgeError> {
         self.conn
             .query_row(
-                "SELECT c.id, f.path, c.start_line, c.end_line, c.heading, c.text
-                 FROM chunks c JOIN files f ON c.file_id = f.id
-                 WHERE f.path = ?1 AND c.start_line = ?2 AND c.end_line = ?3",
+                &format!(
+                    "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN files f ON c.file_id = f.id
+                     WHERE f.path = ?1 AND c.start_line = ?2 AND c.end_line = ?3"
+                ),
                 params![path.to_string_lossy(), start as i64, end as i64],
-                |r| {
-                    Ok(StoredChunk {
-                        id: r.get(0)?,
-                        path: PathBuf::from(r.get::<_, String>(1)?),
-                        start: r.get::<_, i64>(2)? as usize,
-                        end: r.get::<_, i64>(3)? as usize,
-                        heading: r.get(4)?,
-                        text: r.get(5)?,
-                    })
-                },
+                stored_chunk,
             )
             .optional()
             .map_err(sql)
