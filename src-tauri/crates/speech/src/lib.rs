@@ -1,0 +1,546 @@
+//! Speech out: answers read aloud on this machine. A Piper voice (a neural VITS model, run by
+//! ONNX Runtime on the CPU) speaks when one is downloaded; espeak-ng's own voice speaks when none
+//! is, or when a voice fails, so reading aloud always works. Nothing leaves the machine.
+//!
+//! `Speaker` is the one way sound is made: sentences go in as an answer streams (see
+//! [`text::Sentences`]), a worker thread turns each into audio while the one before is playing,
+//! and `stop` silences it at once. `Speech::render` makes the same audio for a file.
+
+pub mod espeak;
+pub mod piper;
+pub mod player;
+pub mod settings;
+pub mod text;
+pub mod voices;
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+pub use settings::SpeechSettings;
+pub use text::{Phrases, Sentences};
+pub use voices::{CatalogVoice, VoiceState, VoiceStore, VoiceView};
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpeechError {
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the voice {path} cannot be used: {message}")]
+    BadVoice { path: PathBuf, message: String },
+    #[error(
+        "natural voices need ONNX Runtime, which could not be loaded ({message}); espeak-ng speaks instead"
+    )]
+    RuntimeMissing { message: String },
+    #[error(
+        "espeak-ng could not be loaded ({message}): install the espeak-ng package (Debian and Ubuntu: sudo apt install espeak-ng)"
+    )]
+    EspeakMissing { message: String },
+    #[error("espeak-ng has no voice \"{voice}\"")]
+    UnknownEspeakVoice { voice: String },
+    #[error("there is no voice \"{name}\" in the catalogue (Settings -> Voice lists them)")]
+    UnknownVoice { name: String },
+    #[error(
+        "the voice \"{name}\" is not downloaded: download it in Settings -> Voice, or `perch say --download {name}`"
+    )]
+    VoiceMissing { name: String },
+    #[error("the voice could not speak: {message}")]
+    Synthesis { message: String },
+    #[error("the sound could not be played: {message}")]
+    Output { message: String },
+    #[error("the loudspeaker \"{name}\" is not connected; choose another in Settings -> Voice")]
+    OutputNotFound { name: String },
+    #[error("the voice could not be downloaded: {message}")]
+    Download { message: String },
+}
+
+/// Which voice speaks, as resolved from the settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum VoiceChoice {
+    /// A Piper model file.
+    Piper { name: String, path: String },
+    /// espeak-ng's own voice for a language; `reason` says why no natural voice speaks.
+    Espeak { voice: String, reason: String },
+}
+
+/// What a speaker reports.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SpeechEvent {
+    /// The first sound of an answer is playing; `latency_ms` from its first sentence's arrival.
+    Speaking { id: String, latency_ms: u32 },
+    /// Everything of the answer was spoken.
+    Finished { id: String },
+    /// Stopped before the end (Stop, Esc, or the user talking over it).
+    Stopped { id: String },
+    /// A sentence could not be spoken; `message` says why and what to do.
+    Failed { id: String, message: String },
+}
+
+/// How long a loaded voice stays in memory after it last spoke.
+const KEEP_VOICE: Duration = Duration::from_secs(300);
+
+/// Speech out for one data folder: the voices and the speaker.
+pub struct Speech {
+    store: VoiceStore,
+    downloads: Mutex<std::collections::HashMap<String, CancellationToken>>,
+    speaker: Speaker,
+}
+
+impl Speech {
+    pub fn new(data_dir: &Path, events: impl Fn(SpeechEvent) + Send + Sync + 'static) -> Self {
+        let store = VoiceStore::in_data_dir(data_dir);
+        Self { speaker: Speaker::new(store.clone(), Arc::new(events)), store, downloads: Mutex::default() }
+    }
+
+    pub fn store(&self) -> &VoiceStore {
+        &self.store
+    }
+
+    pub fn speaker(&self) -> &Speaker {
+        &self.speaker
+    }
+
+    pub fn voices(&self) -> Vec<VoiceView> {
+        self.store.list()
+    }
+
+    /// Downloads a catalogue voice; `cancel_download` stops it (what arrived is kept).
+    pub async fn download(
+        &self,
+        name: &str,
+        base_override: Option<&str>,
+        progress: impl FnMut(perch_download::Progress) + Send,
+    ) -> Result<VoiceView, SpeechError> {
+        let token = CancellationToken::new();
+        self.downloads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(name.to_owned(), token.clone());
+        let result = self.store.download(name, base_override, &token, progress).await;
+        self.downloads.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(name);
+        result
+    }
+
+    pub fn cancel_download(&self, name: &str) -> bool {
+        let downloads = self.downloads.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        downloads.get(name).map(CancellationToken::cancel).is_some()
+    }
+
+    pub fn delete(&self, name: &str) -> Result<VoiceView, SpeechError> {
+        self.store.delete(name)
+    }
+
+    /// The voice `settings` pick for `language` (the UI's).
+    pub fn choose(&self, settings: &SpeechSettings, language: &str) -> VoiceChoice {
+        choose(&self.store, settings, language)
+    }
+
+    /// `text` (Markdown) spoken into samples, for a file: mono at the returned rate.
+    pub fn render(
+        &self,
+        text: &str,
+        settings: &SpeechSettings,
+        language: &str,
+        phrases: Phrases,
+    ) -> Result<(Vec<f32>, u32), SpeechError> {
+        let mut voice = Voice::load(choose(&self.store, settings, language))?;
+        let mut audio = Vec::new();
+        for sentence in Sentences::all(text, phrases) {
+            let (samples, _) = voice.speak(&sentence, settings.speed())?;
+            audio.extend(samples);
+            audio.extend(std::iter::repeat_n(0.0, voice.rate() as usize / 5));
+        }
+        Ok((audio, voice.rate()))
+    }
+}
+
+fn choose(store: &VoiceStore, settings: &SpeechSettings, language: &str) -> VoiceChoice {
+    let espeak = |reason: String| VoiceChoice::Espeak { voice: espeak::voice_for_language(language), reason };
+    let wanted = settings.voice.trim();
+    if wanted.eq_ignore_ascii_case("espeak") {
+        return espeak("espeak-ng was chosen in Settings".into());
+    }
+    let path = PathBuf::from(wanted);
+    if wanted.ends_with(".onnx") {
+        return if path.is_file() && piper::config_path(&path).is_file() {
+            VoiceChoice::Piper {
+                name: path.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+                path: wanted.to_owned(),
+            }
+        } else {
+            espeak(format!("the voice file {wanted} (or its .onnx.json) is missing"))
+        };
+    }
+    let catalogue = if wanted.is_empty() || wanted.eq_ignore_ascii_case("auto") {
+        match voices::default_for(language) {
+            Some(voice) => voice,
+            None => return espeak(format!("there is no natural voice for \"{language}\" yet")),
+        }
+    } else {
+        match CatalogVoice::find(wanted) {
+            Some(voice) => voice,
+            None => return espeak(format!("there is no voice \"{wanted}\"")),
+        }
+    };
+    if store.is_ready(catalogue) {
+        VoiceChoice::Piper {
+            name: catalogue.name.to_owned(),
+            path: store.model_path(catalogue).display().to_string(),
+        }
+    } else {
+        espeak(format!("the natural voice {} is not downloaded", catalogue.name))
+    }
+}
+
+/// A voice ready to speak.
+enum Voice {
+    Piper { voice: Box<piper::PiperVoice>, path: PathBuf },
+    Espeak { voice: String },
+}
+
+impl Voice {
+    fn threads() -> usize {
+        std::thread::available_parallelism().map_or(2, |n| n.get().min(4))
+    }
+
+    /// Loads the choice; a Piper voice that cannot load falls back to espeak-ng (said in the log
+    /// and in the choice's reason the next time Settings asks).
+    fn load(choice: VoiceChoice) -> Result<Self, SpeechError> {
+        match choice {
+            VoiceChoice::Piper { path, .. } => {
+                let path = PathBuf::from(path);
+                Ok(Self::Piper { voice: Box::new(piper::PiperVoice::load(&path, Self::threads())?), path })
+            }
+            VoiceChoice::Espeak { voice, .. } => {
+                espeak::available()?;
+                Ok(Self::Espeak { voice })
+            }
+        }
+    }
+
+    fn rate(&self) -> u32 {
+        match self {
+            Self::Piper { voice, .. } => voice.sample_rate(),
+            Self::Espeak { .. } => espeak::SAMPLE_RATE,
+        }
+    }
+
+    /// One sentence: its samples and the rate they are at.
+    fn speak(&mut self, sentence: &str, speed: f32) -> Result<(Vec<f32>, u32), SpeechError> {
+        match self {
+            Self::Piper { voice, .. } => Ok((voice.speak(sentence, speed)?, voice.sample_rate())),
+            Self::Espeak { voice } => {
+                let words_per_minute = (175.0 * speed).round() as u32;
+                Ok((espeak::synthesize(voice, sentence, words_per_minute)?, espeak::SAMPLE_RATE))
+            }
+        }
+    }
+
+    fn same_as(&self, choice: &VoiceChoice) -> bool {
+        match (self, choice) {
+            (Self::Piper { path, .. }, VoiceChoice::Piper { path: wanted, .. }) => path == Path::new(wanted),
+            (Self::Espeak { voice }, VoiceChoice::Espeak { voice: wanted, .. }) => voice == wanted,
+            _ => false,
+        }
+    }
+}
+
+enum Command {
+    Begin { id: String, settings: SpeechSettings, language: String },
+    Sentence { id: String, text: String },
+    End { id: String },
+}
+
+/// The speaker: one worker thread that turns sentences into sound, one answer at a time.
+pub struct Speaker {
+    commands: Option<mpsc::Sender<Command>>,
+    shared: Arc<Shared>,
+    worker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Speaker {
+    /// The worker ends with its channel, and the loudspeaker is closed before returning (an
+    /// output that records, as the tests' does, is finished then).
+    fn drop(&mut self) {
+        self.commands.take();
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+        self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    }
+}
+
+struct Shared {
+    /// Bumped by `stop`: sentences of an older generation are dropped unspoken.
+    generation: AtomicU64,
+    player: Mutex<Option<player::Player>>,
+    /// The answer being spoken, if any.
+    current: Mutex<Option<String>>,
+    events: Arc<dyn Fn(SpeechEvent) + Send + Sync>,
+}
+
+impl Speaker {
+    fn new(store: VoiceStore, events: Arc<dyn Fn(SpeechEvent) + Send + Sync>) -> Self {
+        let (commands, receiver) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            generation: AtomicU64::new(0),
+            player: Mutex::new(None),
+            current: Mutex::new(None),
+            events,
+        });
+        let worker = shared.clone();
+        let spawned = std::thread::Builder::new().name("perch-speech".into()).spawn(move || {
+            Worker { store, shared: worker, voice: None, last_used: Instant::now() }.run(&receiver)
+        });
+        let worker =
+            spawned.inspect_err(|e| tracing::error!(error = %e, "the speech thread could not start")).ok();
+        Self { commands: Some(commands), shared, worker }
+    }
+
+    /// Starts speaking answer `id` (stopping whatever was being spoken).
+    pub fn begin(&self, id: &str, settings: &SpeechSettings, language: &str) {
+        self.stop();
+        *self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.to_owned());
+        self.send(Command::Begin {
+            id: id.to_owned(),
+            settings: settings.clone(),
+            language: language.to_owned(),
+        });
+    }
+
+    /// A sentence of answer `id`, spoken after the ones before it.
+    pub fn sentence(&self, id: &str, text: &str) {
+        self.send(Command::Sentence { id: id.to_owned(), text: text.to_owned() });
+    }
+
+    /// Answer `id` has no more sentences; `Finished` follows when the last is heard.
+    pub fn end(&self, id: &str) {
+        self.send(Command::End { id: id.to_owned() });
+    }
+
+    fn send(&self, command: Command) {
+        if let Some(commands) = &self.commands {
+            let _ = commands.send(command);
+        }
+    }
+
+    /// Silences the voice at once and drops what was still to be said.
+    pub fn stop(&self) -> Option<String> {
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        espeak::stop();
+        if let Some(player) =
+            self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref()
+        {
+            player.stop();
+        }
+        let stopped = self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(id) = &stopped {
+            (self.shared.events)(SpeechEvent::Stopped { id: id.clone() });
+        }
+        stopped
+    }
+
+    /// The answer being spoken.
+    pub fn speaking(&self) -> Option<String> {
+        self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+/// One answer in the worker's hands.
+struct Answer {
+    id: String,
+    generation: u64,
+    settings: SpeechSettings,
+    language: String,
+    sentences: VecDeque<(String, Instant)>,
+    ended: bool,
+    /// When the first sentence arrived, until its sound starts.
+    first_arrival: Option<Instant>,
+    failed: bool,
+}
+
+struct Worker {
+    store: VoiceStore,
+    shared: Arc<Shared>,
+    voice: Option<Voice>,
+    last_used: Instant,
+}
+
+impl Worker {
+    fn run(mut self, commands: &mpsc::Receiver<Command>) {
+        let mut answer: Option<Answer> = None;
+        loop {
+            let timeout = if answer.is_some() { Duration::from_millis(10) } else { Duration::from_secs(5) };
+            match commands.recv_timeout(timeout) {
+                Ok(command) => self.take(command, &mut answer),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+            // Everything already sent is taken before the next sentence is spoken, so a Stop
+            // that came with it drops it unsaid.
+            while let Ok(command) = commands.try_recv() {
+                self.take(command, &mut answer);
+            }
+            if let Some(current) = &answer
+                && current.generation != self.shared.generation.load(Ordering::SeqCst)
+            {
+                answer = None;
+            }
+            if let Some(current) = answer.as_mut() {
+                if let Some((sentence, arrived)) = current.sentences.pop_front() {
+                    self.say(current, &sentence, arrived);
+                } else if current.ended && self.queued() <= 0.0 {
+                    self.finish(current);
+                    answer = None;
+                }
+            } else if self.voice.is_some() && self.last_used.elapsed() > KEEP_VOICE {
+                tracing::info!("releasing the voice after {} s unused", KEEP_VOICE.as_secs());
+                self.voice = None;
+            }
+        }
+    }
+
+    fn take(&mut self, command: Command, answer: &mut Option<Answer>) {
+        let generation = self.shared.generation.load(Ordering::SeqCst);
+        match command {
+            Command::Begin { id, settings, language } => {
+                *answer = Some(Answer {
+                    id,
+                    generation,
+                    settings,
+                    language,
+                    sentences: VecDeque::new(),
+                    ended: false,
+                    first_arrival: None,
+                    failed: false,
+                });
+            }
+            Command::Sentence { id, text } => {
+                if let Some(current) = answer.as_mut().filter(|a| a.id == id) {
+                    let now = Instant::now();
+                    current.first_arrival.get_or_insert(now);
+                    current.sentences.push_back((text, now));
+                }
+            }
+            Command::End { id } => {
+                if let Some(current) = answer.as_mut().filter(|a| a.id == id) {
+                    current.ended = true;
+                }
+            }
+        }
+    }
+
+    fn queued(&self) -> f64 {
+        self.shared
+            .player
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map_or(0.0, player::Player::queued_seconds)
+    }
+
+    fn say(&mut self, answer: &mut Answer, sentence: &str, arrived: Instant) {
+        let choice = choose(&self.store, &answer.settings, &answer.language);
+        if !self.voice.as_ref().is_some_and(|v| v.same_as(&choice)) {
+            self.voice = match Voice::load(choice) {
+                Ok(voice) => Some(voice),
+                Err(e) => {
+                    // A natural voice that cannot load: espeak-ng speaks instead.
+                    tracing::warn!(error = %e, "the voice could not load; espeak-ng speaks");
+                    let fallback = VoiceChoice::Espeak {
+                        voice: espeak::voice_for_language(&answer.language),
+                        reason: e.to_string(),
+                    };
+                    match Voice::load(fallback) {
+                        Ok(voice) => Some(voice),
+                        Err(e) => return self.fail(answer, &e),
+                    }
+                }
+            };
+        }
+        let Some(voice) = self.voice.as_mut() else { return };
+        self.last_used = Instant::now();
+        let spoken = voice.speak(sentence, answer.settings.speed());
+        if answer.generation != self.shared.generation.load(Ordering::SeqCst) {
+            return; // stopped while this sentence was being made
+        }
+        let (samples, rate) = match spoken {
+            Ok(spoken) => spoken,
+            Err(e) => return self.fail(answer, &e),
+        };
+        let mut player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let device = answer.settings.device();
+        if player.as_ref().is_none_or(|p| device.as_deref().is_some_and(|d| d != p.device())) {
+            *player = None;
+            match player::Player::open(device.as_deref()) {
+                Ok(opened) => *player = Some(opened),
+                Err(e) => {
+                    drop(player);
+                    return self.fail(answer, &e);
+                }
+            }
+        }
+        let Some(out) = player.as_ref() else { return };
+        out.play(&samples, rate);
+        // A short breath between sentences.
+        out.play(&vec![0.0; rate as usize / 8], rate);
+        drop(player);
+        if answer.first_arrival.take().is_some() {
+            let latency = arrived.elapsed();
+            (self.shared.events)(SpeechEvent::Speaking {
+                id: answer.id.clone(),
+                latency_ms: latency.as_millis().min(u128::from(u32::MAX)) as u32,
+            });
+        }
+    }
+
+    fn fail(&self, answer: &mut Answer, error: &SpeechError) {
+        answer.failed = true;
+        answer.sentences.clear();
+        answer.ended = true;
+        (self.shared.events)(SpeechEvent::Failed { id: answer.id.clone(), message: error.to_string() });
+    }
+
+    fn finish(&self, answer: &Answer) {
+        let mut current = self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if current.as_deref() == Some(answer.id.as_str()) {
+            *current = None;
+        }
+        drop(current);
+        if !answer.failed {
+            (self.shared.events)(SpeechEvent::Finished { id: answer.id.clone() });
+        }
+    }
+}
+
+/// Writes mono `samples` at `rate` to a 16-bit WAV file.
+pub fn write_wav(path: &Path, samples: &[f32], rate: u32) -> Result<(), SpeechError> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let io = |e: hound::Error| SpeechError::Io {
+        action: "writing",
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    };
+    let mut writer = hound::WavWriter::create(path, spec).map_err(io)?;
+    for sample in samples {
+        writer.write_sample((sample.clamp(-1.0, 1.0) * 32_767.0) as i16).map_err(io)?;
+    }
+    writer.finalize().map_err(io)
+}
