@@ -27,6 +27,7 @@ mod memories;
 mod output;
 mod permissions;
 mod review;
+mod say;
 mod sign_in;
 mod terminal;
 mod voice;
@@ -153,6 +154,29 @@ enum Command {
         #[arg(long, conflicts_with_all = ["device", "model", "language", "save"])]
         toggle: bool,
     },
+    /// Reads text aloud in Perch's voice (Settings -> Voice), or writes it to a WAV file.
+    Say {
+        /// The text (Markdown is read as prose: code and tables are announced, not spelled).
+        #[arg(conflicts_with = "file")]
+        text: Option<String>,
+        /// Read the text from a file (- for standard input).
+        #[arg(long)]
+        file: Option<std::path::PathBuf>,
+        /// Write the speech to this WAV file instead of playing it.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// A voice's name (`perch voices list`), a Piper .onnx file, or `espeak`.
+        #[arg(long)]
+        voice: Option<String>,
+        /// Speed in percent of the voice's own (50 to 200).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(50..=200))]
+        speed: Option<u32>,
+    },
+    /// The natural voices Perch reads aloud with.
+    Voices {
+        #[command(subcommand)]
+        command: say::VoicesCommand,
+    },
     /// Whisper models for dictation.
     Voice {
         #[command(subcommand)]
@@ -221,6 +245,10 @@ pub fn main() -> ExitCode {
             Command::Show => app_request(app::AppRequest::Show, false).await,
             Command::Toggle => app_request(app::AppRequest::Toggle, false).await,
             Command::Selection => app_request(app::AppRequest::ActOnSelection, false).await,
+            Command::Say { text, file, out, voice, speed } => {
+                with_engine(|engine| say::say(engine, say::SayArgs { text, file, out, voice, speed })).await
+            }
+            Command::Voices { command } => with_engine(|engine| say::voices(engine, command)).await,
             Command::Transcribe { file, model, language } => {
                 with_engine(|engine| voice::transcribe(engine, file, model, language)).await
             }

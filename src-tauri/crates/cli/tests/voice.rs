@@ -190,3 +190,35 @@ fn a_reader_that_goes_away_ends_the_listing_quietly() {
         text(&next.stderr)
     );
 }
+
+/// `perch say --out` in the natural voice (PyPI's Piper voice, through ONNX Runtime), heard back
+/// by `perch transcribe`; espeak-ng when no natural voice is there; bad input refused.
+#[test]
+fn say_writes_speech_that_transcribe_hears() {
+    let tmp = tempfile::tempdir().unwrap();
+    let voice = std::env::var("PERCH_PIPER_TEST_VOICE").unwrap_or_default();
+    assert!(Path::new(&voice).is_file(), "PERCH_PIPER_TEST_VOICE is missing: run the tests through make");
+    let model = test_model();
+    for (chosen, note) in [(voice.as_str(), None), ("auto", Some("Speaking with espeak-ng"))] {
+        let wav = tmp.path().join("said.wav");
+        let said = run(tmp.path(), &["say", "--voice", chosen, "--out", wav.to_str().unwrap(), SENTENCE]);
+        assert!(said.status.success(), "{}", text(&said.stderr));
+        // A fresh data folder has no natural voice downloaded: "auto" says why espeak-ng speaks.
+        assert_eq!(
+            text(&said.stderr).contains("Speaking with espeak-ng"),
+            note.is_some(),
+            "{}",
+            text(&said.stderr)
+        );
+        let heard =
+            run(tmp.path(), &["transcribe", wav.to_str().unwrap(), "--model", &model, "--language", "en"]);
+        assert!(heard.status.success(), "{}", text(&heard.stderr));
+        assert_eq!(words(&text(&heard.stdout)).trim(), words(SENTENCE), "in the voice {chosen}");
+    }
+    let nothing = run(tmp.path(), &["say", "--out", "/tmp/x.wav", "   "]);
+    assert!(!nothing.status.success());
+    assert!(text(&nothing.stderr).contains("nothing to say"), "{}", text(&nothing.stderr));
+    let listed = run(tmp.path(), &["voices", "list", "--json"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    assert!(text(&listed.stdout).contains("\"en_US-lessac-medium\""));
+}

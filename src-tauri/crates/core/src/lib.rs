@@ -13,6 +13,7 @@ pub mod memories;
 pub mod notices;
 pub mod prices;
 pub mod probes;
+pub mod read_aloud;
 pub mod settings;
 pub mod socket_requests;
 
@@ -27,8 +28,8 @@ pub use perch_tools::questions;
 // The parts that became crates of their own, under the names the engine's users know.
 pub use {
     perch_capture as capture, perch_files as files, perch_google as google, perch_local as local,
-    perch_oauth as oauth, perch_providers as providers, perch_review as review, perch_store as store,
-    perch_terminal as terminal, perch_voice as voice,
+    perch_oauth as oauth, perch_providers as providers, perch_review as review, perch_speech as speech,
+    perch_store as store, perch_terminal as terminal, perch_voice as voice,
 };
 
 pub use engine::{Engine, StartError};

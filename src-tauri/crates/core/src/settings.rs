@@ -206,6 +206,8 @@ pub struct Settings {
     /// Screenshots: the mode, the shortcuts, the size for the model.
     pub capture: crate::capture::CaptureSettings,
     pub voice: crate::voice::VoiceSettings,
+    /// Settings -> Voice, reading aloud.
+    pub speech: crate::speech::SpeechSettings,
     pub terminal: crate::terminal::TerminalSettings,
     /// Settings -> General -> Updates.
     pub updates: UpdateSettings,
@@ -247,6 +249,7 @@ impl Default for Settings {
             local: crate::local::LocalSettings::default(),
             capture: crate::capture::CaptureSettings::default(),
             voice: crate::voice::VoiceSettings::default(),
+            speech: crate::speech::SpeechSettings::default(),
             terminal: crate::terminal::TerminalSettings::default(),
             updates: UpdateSettings::default(),
             start_at_login_offered: false,

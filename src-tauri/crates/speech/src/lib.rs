@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+pub use perch_download::Progress;
 pub use settings::SpeechSettings;
 pub use text::{Phrases, Sentences};
 pub use voices::{CatalogVoice, VoiceState, VoiceStore, VoiceView};
@@ -98,10 +99,21 @@ pub struct Speech {
     speaker: Speaker,
 }
 
+impl std::fmt::Debug for Speech {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Speech").field("voices", &self.store.dir()).finish_non_exhaustive()
+    }
+}
+
 impl Speech {
-    pub fn new(data_dir: &Path, events: impl Fn(SpeechEvent) + Send + Sync + 'static) -> Self {
+    pub fn new(data_dir: &Path) -> Self {
         let store = VoiceStore::in_data_dir(data_dir);
-        Self { speaker: Speaker::new(store.clone(), Arc::new(events)), store, downloads: Mutex::default() }
+        Self { speaker: Speaker::new(store.clone()), store, downloads: Mutex::default() }
+    }
+
+    /// What the speaker reports from now on.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<SpeechEvent> {
+        self.speaker.shared.events.subscribe()
     }
 
     pub fn store(&self) -> &VoiceStore {
@@ -120,15 +132,16 @@ impl Speech {
     pub async fn download(
         &self,
         name: &str,
-        base_override: Option<&str>,
-        progress: impl FnMut(perch_download::Progress) + Send,
+        progress: impl FnMut(Progress) + Send,
     ) -> Result<VoiceView, SpeechError> {
         let token = CancellationToken::new();
         self.downloads
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(name.to_owned(), token.clone());
-        let result = self.store.download(name, base_override, &token, progress).await;
+        // `PERCH_VOICES_MIRROR`: fetch from a mirror instead of the voices' URLs (tests, mirrors).
+        let mirror = std::env::var("PERCH_VOICES_MIRROR").ok().filter(|m| !m.trim().is_empty());
+        let result = self.store.download(name, mirror.as_deref(), &token, progress).await;
         self.downloads.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(name);
         result
     }
@@ -288,17 +301,24 @@ struct Shared {
     player: Mutex<Option<player::Player>>,
     /// The answer being spoken, if any.
     current: Mutex<Option<String>>,
-    events: Arc<dyn Fn(SpeechEvent) + Send + Sync>,
+    events: tokio::sync::broadcast::Sender<SpeechEvent>,
+}
+
+impl Shared {
+    fn report(&self, event: SpeechEvent) {
+        // Nobody listening (the command line) is fine.
+        let _ = self.events.send(event);
+    }
 }
 
 impl Speaker {
-    fn new(store: VoiceStore, events: Arc<dyn Fn(SpeechEvent) + Send + Sync>) -> Self {
+    fn new(store: VoiceStore) -> Self {
         let (commands, receiver) = mpsc::channel();
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             player: Mutex::new(None),
             current: Mutex::new(None),
-            events,
+            events: tokio::sync::broadcast::channel(64).0,
         });
         let worker = shared.clone();
         let spawned = std::thread::Builder::new().name("perch-speech".into()).spawn(move || {
@@ -347,7 +367,7 @@ impl Speaker {
         }
         let stopped = self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         if let Some(id) = &stopped {
-            (self.shared.events)(SpeechEvent::Stopped { id: id.clone() });
+            self.shared.report(SpeechEvent::Stopped { id: id.clone() });
         }
         stopped
     }
@@ -499,7 +519,7 @@ impl Worker {
         drop(player);
         if answer.first_arrival.take().is_some() {
             let latency = arrived.elapsed();
-            (self.shared.events)(SpeechEvent::Speaking {
+            self.shared.report(SpeechEvent::Speaking {
                 id: answer.id.clone(),
                 latency_ms: latency.as_millis().min(u128::from(u32::MAX)) as u32,
             });
@@ -510,7 +530,7 @@ impl Worker {
         answer.failed = true;
         answer.sentences.clear();
         answer.ended = true;
-        (self.shared.events)(SpeechEvent::Failed { id: answer.id.clone(), message: error.to_string() });
+        self.shared.report(SpeechEvent::Failed { id: answer.id.clone(), message: error.to_string() });
     }
 
     fn finish(&self, answer: &Answer) {
@@ -520,7 +540,7 @@ impl Worker {
         }
         drop(current);
         if !answer.failed {
-            (self.shared.events)(SpeechEvent::Finished { id: answer.id.clone() });
+            self.shared.report(SpeechEvent::Finished { id: answer.id.clone() });
         }
     }
 }

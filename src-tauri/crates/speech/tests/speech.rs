@@ -60,7 +60,7 @@ fn piper_settings() -> SpeechSettings {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_piper_voice_says_the_words_whisper_hears() {
     let dir = tempfile::tempdir().unwrap();
-    let speech = Speech::new(dir.path(), |_| {});
+    let speech = Speech::new(dir.path());
     let settings = piper_settings();
     assert!(matches!(speech.choose(&settings, "en"), VoiceChoice::Piper { .. }));
     let (audio, rate) = speech.render(SENTENCE, &settings, "en", Phrases::default()).unwrap();
@@ -80,7 +80,7 @@ async fn a_piper_voice_says_the_words_whisper_hears() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn espeak_speaks_when_no_natural_voice_is_downloaded() {
     let dir = tempfile::tempdir().unwrap();
-    let speech = Speech::new(dir.path(), |_| {});
+    let speech = Speech::new(dir.path());
     let settings = SpeechSettings::default();
     // "auto" in English wants lessac, which this fresh data folder does not have.
     let choice = speech.choose(&settings, "en");
@@ -216,8 +216,14 @@ fn played_speech(raw: &Path) -> Vec<f32> {
 async fn speaker_child() {
     let dir = PathBuf::from(std::env::var_os("PERCH_SPEAKER_CHILD").unwrap());
     let events = Events::default();
+    let speech = Speech::new(&dir.join("data"));
+    let mut reports = speech.subscribe();
     let record = events.clone();
-    let speech = Speech::new(&dir.join("data"), move |e| record.0.lock().unwrap().push(e));
+    tokio::spawn(async move {
+        while let Ok(event) = reports.recv().await {
+            record.0.lock().unwrap().push(event);
+        }
+    });
     let settings = SpeechSettings { device: "Perch test speaker".into(), ..piper_settings() };
     let speaker = speech.speaker();
 
@@ -257,7 +263,7 @@ async fn speaker_child() {
         )
         .await;
     assert_eq!(speaker.stop().as_deref(), Some("a2"));
-    assert!(events.all().iter().any(|e| matches!(e, SpeechEvent::Stopped { id } if id == "a2")));
+    events.wait_for("the stop", |e| matches!(e, SpeechEvent::Stopped { id } if id == "a2")).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!events.all().iter().any(|e| matches!(e, SpeechEvent::Finished { id } if id == "a2")));
     drop(speech);

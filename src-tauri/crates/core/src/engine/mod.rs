@@ -54,6 +54,7 @@ struct Inner {
     /// The `@` picker's search: a new one cancels the one before.
     file_search: crate::files::Picker,
     voice: Arc<crate::voice::Voice>,
+    speech: Arc<crate::speech::Speech>,
     control: Arc<crate::socket_requests::AppControl>,
     terminal: Arc<crate::terminal::Terminal>,
     /// Apps' pages already read.
@@ -92,6 +93,7 @@ impl Engine {
         mcp.set_keys(keys.clone());
         let terminal = Arc::new(crate::terminal::Terminal::new(store.clone(), data_dir.root()));
         let voice = Arc::new(crate::voice::Voice::new(data_dir_root));
+        let speech = Arc::new(crate::speech::Speech::new(data_dir_root));
         let agent = Agent::new(AgentParts {
             local: Arc::new(crate::local::LocalModels::new(data_dir_root)),
             data_dir,
@@ -111,6 +113,7 @@ impl Engine {
             review_server: Mutex::new(None),
             file_search: crate::files::Picker::default(),
             voice,
+            speech,
             control: Arc::default(),
             terminal,
             app_pages: Default::default(),
@@ -270,6 +273,11 @@ impl Engine {
     }
 
     /// Dictation and whisper models.
+    /// Reading aloud: the voices and the speaker.
+    pub fn speech(&self) -> &Arc<crate::speech::Speech> {
+        &self.inner.speech
+    }
+
     pub fn voice(&self) -> &Arc<crate::voice::Voice> {
         &self.inner.voice
     }
