@@ -8,11 +8,11 @@ use tauri_specta::{collect_commands, collect_events};
 use crate::add_link::AddLinkArrived;
 use crate::commands::{
     app, apps, capture, chat, desktop, files, google, history, knowledge, local, logs, memories, models,
-    permissions, review, terminal, tools, update, voice, window,
+    permissions, review, speech, terminal, tools, update, voice, window,
 };
 use crate::events::{
     CaptureFailed, CapturesChanged, IndicatorUpdate, McpChanged, NavigateRequested, QuestionEvent,
-    ReviewArrived, SelectionTaken, VoiceUpdate, WindowModeChanged,
+    ReviewArrived, SelectionTaken, SpeechUpdate, VoiceUpdate, WindowModeChanged,
 };
 use crate::update::UpdateChanged;
 use crate::window::apps::McpAppStopped;
@@ -140,6 +140,15 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             local::local_model_add,
             local::local_runtime_stop,
             local::set_local_settings,
+            speech::speech_voices,
+            speech::speech_voice_download,
+            speech::speech_voice_cancel,
+            speech::speech_voice_delete,
+            speech::speech_devices,
+            speech::set_speech_settings,
+            speech::speech_choice,
+            speech::speak_message,
+            speech::speech_stop,
             voice::voice_models,
             voice::voice_model_download,
             voice::voice_model_cancel,
@@ -186,6 +195,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             QuestionEvent,
             CapturesChanged,
             CaptureFailed,
+            SpeechUpdate,
             VoiceUpdate,
             IndicatorUpdate,
             AddLinkArrived,

@@ -111,6 +111,19 @@ impl From<perch_core::capture::CaptureError> for CommandError {
     }
 }
 
+impl From<perch_core::speech::SpeechError> for CommandError {
+    fn from(e: perch_core::speech::SpeechError) -> Self {
+        use perch_core::speech::SpeechError as E;
+        let kind = match &e {
+            E::UnknownVoice { .. } | E::VoiceMissing { .. } | E::OutputNotFound { .. } => ErrorKind::NotFound,
+            E::BadVoice { .. } | E::UnknownEspeakVoice { .. } => ErrorKind::Invalid,
+            E::Io { .. } => ErrorKind::Storage,
+            _ => ErrorKind::External,
+        };
+        Self::new(kind, e.to_string())
+    }
+}
+
 impl From<perch_core::voice::VoiceError> for CommandError {
     fn from(e: perch_core::voice::VoiceError) -> Self {
         use perch_core::voice::VoiceErrorKind as Kind;

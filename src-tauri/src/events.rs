@@ -71,6 +71,12 @@ pub struct VoiceUpdate {
     pub update: perch_core::voice::DictationUpdate,
 }
 
+/// What the voice reading answers aloud is doing (speaking, finished, stopped, failed).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct SpeechUpdate {
+    pub event: perch_core::speech::SpeechEvent,
+}
+
 /// A dictate-anywhere dictation's progress, for the indicator window only: the main window
 /// does not listen to it, so partial text never lands in Perch's own box.
 #[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]

@@ -31,6 +31,19 @@ pub fn start(app: &AppHandle, engine: &Engine, first_paint: Arc<Notify>) {
             }
         }
     });
+    let mut speech = engine.speech().subscribe();
+    let handle = app.clone();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match speech.recv().await {
+                Ok(event) => {
+                    let _ = crate::events::SpeechUpdate { event }.emit(&handle);
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
     let mut questions = engine.questions().subscribe();
     let handle = app.clone();
     tauri::async_runtime::spawn(async move {

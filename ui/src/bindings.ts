@@ -278,6 +278,22 @@ export const commands = {
 	/**  Unloads the model now (it would be after the keep-alive time), giving its memory back. */
 	localRuntimeStop: () => typedError<RuntimeStatus, CommandError>(__TAURI_INVOKE("local_runtime_stop")),
 	setLocalSettings: (base: LocalSettings, local: LocalSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_local_settings", { base, local })),
+	speechVoices: () => typedError<VoiceView[], CommandError>(__TAURI_INVOKE("speech_voices")),
+	/**  Downloads a voice with progress (resuming a partial download); Stop is `speech_voice_cancel`. */
+	speechVoiceDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<VoiceView, CommandError>(__TAURI_INVOKE("speech_voice_download", { name, progress })),
+	speechVoiceCancel: (name: string) => typedError<boolean, CommandError>(__TAURI_INVOKE("speech_voice_cancel", { name })),
+	speechVoiceDelete: (name: string) => typedError<VoiceView, CommandError>(__TAURI_INVOKE("speech_voice_delete", { name })),
+	speechDevices: () => typedError<OutputDevice[], CommandError>(__TAURI_INVOKE("speech_devices")),
+	setSpeechSettings: (base: SpeechSettings, speech: SpeechSettings) => typedError<Settings, CommandError>(__TAURI_INVOKE("set_speech_settings", { base, speech })),
+	/**  The voice answers are read in now, and why espeak-ng speaks when it does. */
+	speechChoice: () => typedError<VoiceChoice, CommandError>(__TAURI_INVOKE("speech_choice")),
+	/**
+	 *  Reads a saved answer aloud from its start (the Speak action); `phrases` are what is said for
+	 *  code and tables, in the UI's language.
+	 */
+	speakMessage: (messageId: number, phrases: Phrases) => typedError<null, CommandError>(__TAURI_INVOKE("speak_message", { messageId, phrases })),
+	/**  Silences the voice at once; the id of the answer that was being read, if any. */
+	speechStop: () => typedError<string | null, CommandError>(__TAURI_INVOKE("speech_stop")),
 	voiceModels: () => typedError<ModelView[], CommandError>(__TAURI_INVOKE("voice_models")),
 	/**  Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`. */
 	voiceModelDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_download", { name, progress })),
@@ -375,6 +391,7 @@ export const events = {
 	questionEvent: makeEvent<QuestionEvent, QuestionEvent>("question-event"),
 	reviewArrived: makeEvent<ReviewArrived, ReviewArrived>("review-arrived"),
 	selectionTaken: makeEvent<SelectionTaken, SelectionTaken>("selection-taken"),
+	speechUpdate: makeEvent<SpeechUpdate, SpeechUpdate>("speech-update"),
 	updateChanged: makeEvent<UpdateChanged, UpdateChanged>("update-changed"),
 	voiceUpdate: makeEvent<VoiceUpdate, VoiceUpdate>("voice-update"),
 	windowModeChanged: makeEvent<WindowModeChanged, WindowModeChanged>("window-mode-changed"),
@@ -1428,6 +1445,12 @@ export type Outcome =
 /**  Neither typed nor copied (the reason): only here. */
 { kind: "kept"; reason: string };
 
+/**  A loudspeaker as Settings lists it. */
+export type OutputDevice = {
+	name: string,
+	is_default: boolean,
+};
+
 /**  What an overlay needs to draw itself. */
 export type OverlayInfo = {
 	mode: CaptureMode,
@@ -1467,6 +1490,23 @@ export type PermissionKind =
 "conversation_folder" | 
 /**  Session mode, until its answer ends. */
 "terminal_session";
+
+/**
+ *  The phrases spoken in place of what is not read out, in the voice's language (the app passes
+ *  the UI's translations; English by default).
+ */
+export type Phrases = {
+	/**  A code block; `{language}` is replaced by its language when the fence names one. */
+	code?: string,
+	/**  A code block whose fence names no language. */
+	code_plain?: string,
+	/**  A table; `{rows}` is replaced by its row count (the header not counted). */
+	table?: string,
+	/**  A bare web address. */
+	link?: string,
+	/**  An image with no description. */
+	image?: string,
+};
 
 /**  USD per million tokens for a model; `model` is `provider:model`, or a prefix ending in `*`. */
 export type Price = {
@@ -1921,6 +1961,8 @@ export type Settings = {
 	/**  Screenshots: the mode, the shortcuts, the size for the model. */
 	capture: CaptureSettings,
 	voice: VoiceSettings,
+	/**  Settings -> Voice, reading aloud. */
+	speech: SpeechSettings,
 	terminal: TerminalSettings,
 	/**  Settings -> General -> Updates. */
 	updates: UpdateSettings,
@@ -1958,6 +2000,36 @@ export type SignInView = {
 	/**  When the access token runs out (ms since the epoch); a refresh token renews it. */
 	expires_at: number | null,
 	can_refresh: boolean,
+};
+
+/**  What a speaker reports. */
+export type SpeechEvent = 
+/**  The first sound of an answer is playing; `latency_ms` from its first sentence's arrival. */
+{ kind: "speaking"; id: string; latency_ms: number } | 
+/**  Everything of the answer was spoken. */
+{ kind: "finished"; id: string } | 
+/**  Stopped before the end (Stop, Esc, or the user talking over it). */
+{ kind: "stopped"; id: string } | 
+/**  A sentence could not be spoken; `message` says why and what to do. */
+{ kind: "failed"; id: string; message: string };
+
+export type SpeechSettings = {
+	/**
+	 *  `auto` (the natural voice of the UI's language when downloaded, else espeak-ng), a
+	 *  catalogue name (`en_US-lessac-medium`), the path of a Piper `.onnx` file, or `espeak`.
+	 */
+	voice?: string,
+	/**  Speaking speed in percent of the voice's own (50 to 200). */
+	speed_percent?: number,
+	/**  The loudspeaker's name; empty for the system default. */
+	device?: string,
+	/**  Read each answer aloud as it is written, sentence by sentence. */
+	speak_answers?: boolean,
+};
+
+/**  What the voice reading answers aloud is doing (speaking, finished, stopped, failed). */
+export type SpeechUpdate = {
+	event: SpeechEvent,
 };
 
 /**  Settings -> General -> Start at login: what the autostart entry says, and where it is. */
@@ -2334,6 +2406,13 @@ export type Usage = {
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
+/**  Which voice speaks, as resolved from the settings. */
+export type VoiceChoice = 
+/**  A Piper model file. */
+{ kind: "piper"; name: string; path: string } | 
+/**  espeak-ng's own voice for a language; `reason` says why no natural voice speaks. */
+{ kind: "espeak"; voice: string; reason: string };
+
 /**  The kind of a voice error, for the window to choose what to offer (Settings, retry, ...). */
 export type VoiceErrorKind = "microphone" | "permission" | "model" | "audio" | "busy" | "no_speech" | "transcription" | "download" | "cancelled" | 
 /**
@@ -2387,12 +2466,26 @@ export type VoiceSettings = {
 	use_gpu?: boolean,
 };
 
+export type VoiceState = "absent" | "partial" | "ready";
+
 /**
  *  A dictation's progress (listening, level, partial and final text), from the mic button or
  *  the push-to-talk shortcut.
  */
 export type VoiceUpdate = {
 	update: DictationUpdate,
+};
+
+/**  A voice as Settings lists it. */
+export type VoiceView = {
+	name: string,
+	language: string,
+	summary: string,
+	/**  Bytes to download. */
+	size: number,
+	state: VoiceState,
+	/**  Bytes of an interrupted download, resumed by the next. */
+	partial: number,
 };
 
 /**  A top-level window another application shows. */

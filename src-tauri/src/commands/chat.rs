@@ -32,7 +32,16 @@ pub async fn chat_send(
     on_event: Channel<TurnEvent>,
 ) -> CommandResult<Message> {
     let engine = state.engine()?.clone();
-    Ok(run_turn(engine.agent(), request, &ChannelSink(on_event)).await?)
+    let sink = ChannelSink(on_event);
+    let settings = engine.settings().get().await;
+    if settings.speech.speak_answers {
+        // Read aloud as it is written (Settings -> Voice).
+        let language = perch_core::read_aloud::language(settings.language.as_deref());
+        let speaking =
+            perch_core::read_aloud::ReadAloud::new(&sink, engine.speech().clone(), settings.speech, language);
+        return Ok(run_turn(engine.agent(), request, &speaking).await?);
+    }
+    Ok(run_turn(engine.agent(), request, &sink).await?)
 }
 
 /// Follows the answer being written in a conversation, for a chat view that comes back to it

@@ -15,6 +15,7 @@ pub mod memories;
 pub mod models;
 pub mod permissions;
 pub mod review;
+pub mod speech;
 pub mod terminal;
 pub mod tools;
 pub mod update;

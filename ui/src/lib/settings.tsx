@@ -13,13 +13,14 @@ import type {
   ThemePreference,
   ToolSettings,
   VoiceSettings,
+  SpeechSettings,
 } from "../bindings";
 import { call, commands, errorMessage, type CommandResult } from "../ipc";
 import { t } from "@lingui/core/macro";
 import { activateLanguage, matchLanguage } from "../i18n";
 
 /** The sections saved with a `base`: everything but the theme. */
-type Section = "review" | "providers" | "models" | "tools" | "memories" | "capture" | "voice" | "terminal" | "local" | "hidden";
+type Section = "review" | "providers" | "models" | "tools" | "memories" | "capture" | "voice" | "speech" | "terminal" | "local" | "hidden";
 
 interface SettingsState {
   settings: Settings | null;
@@ -37,6 +38,7 @@ interface SettingsState {
   /** Saves the screenshot settings; returns how their shortcuts bound. */
   setCapture: (capture: CaptureSettings) => Promise<ShortcutStatus[]>;
   setVoice: (voice: VoiceSettings) => Promise<void>;
+  setSpeech: (speech: SpeechSettings) => Promise<void>;
   setTerminal: (terminal: TerminalSettings) => Promise<void>;
   setLocal: (local: LocalSettings) => Promise<void>;
   setHidden: (hidden: HiddenSettings) => Promise<void>;
@@ -57,6 +59,7 @@ const SettingsContext = createContext<SettingsState>({
   setTools: async () => {},
   setCapture: async () => [],
   setVoice: async () => {},
+  setSpeech: async () => {},
   setTerminal: async () => {},
   setLocal: async () => {},
   setHidden: async () => {},
@@ -125,6 +128,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   const setModels = useCallback((models: ModelSettings) => edit("models", models, commands.setModelSettings), [edit]);
   const setTools = useCallback((tools: ToolSettings) => edit("tools", tools, commands.setToolSettings), [edit]);
   const setVoice = useCallback((voice: VoiceSettings) => edit("voice", voice, commands.setVoiceSettings), [edit]);
+  const setSpeech = useCallback((speech: SpeechSettings) => edit("speech", speech, commands.setSpeechSettings), [edit]);
   const setMemories = useCallback(
     (memories: MemorySettings) => edit("memories", memories, commands.setMemorySettings),
     [edit],
@@ -168,13 +172,14 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
       setTools,
       setCapture,
       setVoice,
+      setSpeech,
       setTerminal,
       setLocal,
       setHidden,
       setMemories,
       reload,
     }),
-    [settings, error, setTheme, setLanguage, setTextSize, setReview, setProviders, setModels, setTools, setCapture, setVoice, setTerminal, setLocal, setHidden, setMemories, reload],
+    [settings, error, setTheme, setLanguage, setTextSize, setReview, setProviders, setModels, setTools, setCapture, setVoice, setSpeech, setTerminal, setLocal, setHidden, setMemories, reload],
   );
   return (
     <SettingsContext.Provider value={value}>

@@ -75,6 +75,7 @@ export const SETTINGS: Settings = {
     remove_fillers: true,
     vocabulary: [],
   },
+  speech: { voice: "auto", speed_percent: 100, device: "", speak_answers: false },
   terminal: {
     enabled: true,
     ask_level: "on_miss",

@@ -27,7 +27,7 @@ use perch_speech::espeak;
 use perch_speech::piper::PiperVoice;
 use serde_json::Value;
 
-/// An assistant's answers as they are read aloud, one sentence at a time (6 to 23 words; numbers
+/// An assistant's answers as they are read aloud, one sentence at a time (8 to 22 words; numbers
 /// in words, so both phonemizers read the same text).
 const SENTENCES: &[&str] = &[
     "Sure, here is a quick summary of what changed.",
@@ -256,7 +256,7 @@ fn main() {
     row("audio made (s)", all.map(|s| Some(s.audio_seconds())), 1);
     row("voice load (ms)", all.map(|s| Some(s.load_seconds * 1000.0)), 0);
     row(
-        "  Python's imports: numpy, onnxruntime, piper (ms)",
+        "  Python imports (onnxruntime, piper) (ms)",
         [None, report["piper"]["import_seconds"].as_f64().map(|s| s * 1000.0), None],
         0,
     );

@@ -10,6 +10,7 @@ import { ReplaceSelection } from "./ReplaceSelection";
 import type { Streaming } from "../../lib/chat";
 import { Thinking } from "./Thinking";
 import { UsedMemories } from "./UsedMemories";
+import { SpeakButton } from "./SpeakButton";
 
 interface Props {
   view?: MessageView;
@@ -91,6 +92,7 @@ export function AssistantMessage({ view, streaming, error, canRegenerate, onRege
           <button type="button" onClick={() => void navigator.clipboard?.writeText(message.content)}>
             <Trans comment="button: copy the answer's text">Copy</Trans>
           </button>
+          <SpeakButton messageId={message.id} />
           {canRegenerate && shown === null && onRegenerate && (
             <button type="button" onClick={() => onRegenerate(message)}>
               <Trans>Regenerate</Trans>

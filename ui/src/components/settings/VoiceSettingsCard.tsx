@@ -10,6 +10,7 @@ import { formatBytes, formatNumber } from "../../lib/format";
 import { useSettings } from "../../lib/settings";
 import { AnywhereExtras, TextCleanup } from "./DictationExtras";
 import { DesktopShortcutOffer } from "./DesktopShortcutOffer";
+import { ReadAloudCard } from "./ReadAloudCard";
 
 /** The languages whisper is told to expect (codes as whisper knows them). */
 const LANGUAGES: [string, MessageDescriptor][] = [
@@ -134,6 +135,7 @@ export function VoiceSettingsCard() {
         <GraphicsCard voice={voice} onSave={save} />
       </fieldset>
       <PushToTalk voice={voice} onSave={save} />
+      <ReadAloudCard />
     </>
   );
 }

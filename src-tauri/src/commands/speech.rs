@@ -1,0 +1,102 @@
+//! Reading aloud: the Speak action on an answer, Stop, and Settings -> Voice's voices, speed and
+//! loudspeaker. What the speaker does reaches the window as `SpeechUpdate` events.
+
+use perch_core::read_aloud;
+use perch_core::settings::{Settings, merge_edit};
+use perch_core::speech::player::{OutputDevice, list_devices};
+use perch_core::speech::{Phrases, SpeechSettings, VoiceChoice, VoiceView};
+use tauri::State;
+use tauri::ipc::Channel;
+
+use super::DownloadProgress;
+use crate::error::{CommandError, CommandResult, ErrorKind};
+use crate::state::AppState;
+
+#[tauri::command]
+#[specta::specta]
+pub fn speech_voices(state: State<'_, AppState>) -> CommandResult<Vec<VoiceView>> {
+    Ok(state.engine()?.speech().voices())
+}
+
+/// Downloads a voice with progress (resuming a partial download); Stop is `speech_voice_cancel`.
+#[tauri::command]
+#[specta::specta]
+pub async fn speech_voice_download(
+    state: State<'_, AppState>,
+    name: String,
+    progress: Channel<DownloadProgress>,
+) -> CommandResult<VoiceView> {
+    let mut send = super::progress_sender(progress);
+    Ok(state.engine()?.speech().download(&name, move |p| send(p.done, p.total)).await?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn speech_voice_cancel(state: State<'_, AppState>, name: String) -> CommandResult<bool> {
+    Ok(state.engine()?.speech().cancel_download(&name))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn speech_voice_delete(state: State<'_, AppState>, name: String) -> CommandResult<VoiceView> {
+    Ok(state.engine()?.speech().delete(&name)?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn speech_devices() -> CommandResult<Vec<OutputDevice>> {
+    // Asking the audio system can take a moment; never on the UI's thread.
+    let listed = tauri::async_runtime::spawn_blocking(list_devices).await;
+    Ok(listed.map_err(|e| CommandError::new(ErrorKind::External, e.to_string()))??)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_speech_settings(
+    state: State<'_, AppState>,
+    base: SpeechSettings,
+    speech: SpeechSettings,
+) -> CommandResult<Settings> {
+    Ok(state.engine()?.settings().update(|s| s.speech = merge_edit(&s.speech, &base, &speech)).await?)
+}
+
+/// The voice answers are read in now, and why espeak-ng speaks when it does.
+#[tauri::command]
+#[specta::specta]
+pub async fn speech_choice(state: State<'_, AppState>) -> CommandResult<VoiceChoice> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await;
+    let language = read_aloud::language(settings.language.as_deref());
+    Ok(engine.speech().choose(&settings.speech, &language))
+}
+
+/// Reads a saved answer aloud from its start (the Speak action); `phrases` are what is said for
+/// code and tables, in the UI's language.
+#[tauri::command]
+#[specta::specta]
+pub async fn speak_message(
+    state: State<'_, AppState>,
+    message_id: i64,
+    phrases: Phrases,
+) -> CommandResult<()> {
+    let engine = state.engine()?;
+    let message = engine.store().message(message_id).await?;
+    let settings = engine.settings().get().await;
+    let language = read_aloud::language(settings.language.as_deref());
+    read_aloud::speak_text(
+        engine.speech(),
+        &message_id.to_string(),
+        &message.content,
+        &settings.speech,
+        &language,
+        phrases,
+    );
+    Ok(())
+}
+
+/// Silences the voice at once; the id of the answer that was being read, if any.
+#[tauri::command]
+#[specta::specta]
+pub fn speech_stop(state: State<'_, AppState>) -> CommandResult<Option<String>> {
+    Ok(state.engine()?.speech().speaker().stop())
+}

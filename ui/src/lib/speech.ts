@@ -1,0 +1,87 @@
+// Reading aloud in the window: which answer the voice is reading (from the shell's
+// `SpeechUpdate` events), Speak and Stop, and Esc silencing the voice before it does anything
+// else.
+import { useSyncExternalStore } from "react";
+import { t } from "@lingui/core/macro";
+import type { Phrases, SpeechEvent } from "../bindings";
+import { call, commands, errorMessage, events } from "../ipc";
+
+export type SpeechState = {
+  /** The answer being read (its message id), or null. */
+  speaking: string | null;
+  /** Why the last reading failed, with what to do. */
+  failure: string | null;
+};
+
+let state: SpeechState = { speaking: null, failure: null };
+const subscribers = new Set<() => void>();
+let listening: Promise<unknown> | null = null;
+
+function set(next: SpeechState) {
+  state = next;
+  subscribers.forEach((notify) => notify());
+}
+
+/** Applies one event from the shell (exported for tests). */
+export function applySpeech(event: SpeechEvent) {
+  switch (event.kind) {
+    case "speaking":
+      return set({ speaking: event.id, failure: null });
+    case "finished":
+    case "stopped":
+      return state.speaking === event.id ? set({ ...state, speaking: null }) : undefined;
+    case "failed":
+      return set({ speaking: null, failure: event.message });
+  }
+}
+
+function onEscape(e: KeyboardEvent) {
+  // Esc first silences the voice; only a second Esc does what it otherwise does.
+  if (e.key === "Escape" && state.speaking !== null) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    void stopSpeaking();
+  }
+}
+
+function subscribe(notify: () => void) {
+  if (!listening) {
+    listening = events.speechUpdate.listen((e) => applySpeech(e.payload.event));
+    window.addEventListener("keydown", onEscape, true);
+  }
+  subscribers.add(notify);
+  return () => void subscribers.delete(notify);
+}
+
+export function useSpeech(): SpeechState {
+  return useSyncExternalStore(subscribe, () => state);
+}
+
+/** What is said in place of code, tables and bare links, in the UI's language. */
+export function speechPhrases(): Phrases {
+  // The engine puts the code's language and the table's row count where these stand.
+  const language = "{language}";
+  const rows = "{rows}";
+  return {
+    code: t({ message: `Here is some ${language} code.`, comment: "said aloud in place of a code block: language is Rust, Python..." }),
+    code_plain: t({ message: "Here is some code.", comment: "said aloud in place of a code block" }),
+    table: t({ message: `Here is a table of ${rows} rows.`, comment: "said aloud in place of a table" }),
+    link: t({ message: "a link", comment: "said aloud in place of a web address" }),
+    image: t({ message: "an image", comment: "said aloud in place of an image without a description" }),
+  };
+}
+
+/** Reads an answer aloud from its start. */
+export async function speakAnswer(messageId: number) {
+  set({ speaking: String(messageId), failure: null });
+  try {
+    await call(commands.speakMessage(messageId, speechPhrases()));
+  } catch (e) {
+    set({ speaking: null, failure: errorMessage(e) });
+  }
+}
+
+export async function stopSpeaking() {
+  set({ ...state, speaking: null });
+  await call(commands.speechStop()).catch(() => undefined);
+}
