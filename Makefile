@@ -241,6 +241,9 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP) | $(VULKAN_HEADERS)
 	# (lavapipe here), the model beside llama.cpp alone (the same library, a bare decode loop).
 	cargo bench --locked -p perch-llm --bench gpu
 	cargo bench --locked -p perch-voice --bench gpu
+	# Speech out: a sentence's first audio, real-time factor and memory against piper-tts (the same
+	# Piper voice, threads and text), with Kokoro-82M int8 beside them for the choice of model.
+	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-speech --bench speech
 	cargo bench --locked -p perch-knowledge --bench knowledge
 	$(SOAK)
 

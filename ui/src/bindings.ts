@@ -294,6 +294,18 @@ export const commands = {
 	speakMessage: (messageId: number, phrases: Phrases) => typedError<null, CommandError>(__TAURI_INVOKE("speak_message", { messageId, phrases })),
 	/**  Silences the voice at once; the id of the answer that was being read, if any. */
 	speechStop: () => typedError<string | null, CommandError>(__TAURI_INVOKE("speech_stop")),
+	/**
+	 *  Turns the hands-free conversation on (every answer spoken) or off (the voice silenced, the
+	 *  microphone closed).
+	 */
+	conversationSet: (on: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("conversation_set", { on })),
+	/**
+	 *  Listens for the next spoken question: it is sent after a pause, with the dictation's
+	 *  events (a countdown among them) as `VoiceUpdate`s.
+	 */
+	conversationListen: () => typedError<number, CommandError>(__TAURI_INVOKE("conversation_listen")),
+	/**  Cancels the countdown of the turn being heard: it goes on until stopped by hand. */
+	conversationKeepListening: () => typedError<number, CommandError>(__TAURI_INVOKE("conversation_keep_listening")),
 	voiceModels: () => typedError<ModelView[], CommandError>(__TAURI_INVOKE("voice_models")),
 	/**  Downloads a model with progress (resuming a partial download); Stop is `voice_model_cancel`. */
 	voiceModelDownload: (name: string, progress: Channel<DownloadProgress>) => typedError<ModelView, CommandError>(__TAURI_INVOKE("voice_model_download", { name, progress })),
@@ -847,7 +859,16 @@ export type DictationEvent =
 } } | { event: "failed"; data: {
 	kind: VoiceErrorKind,
 	message: string,
-} } | { event: "cancelled" };
+} } | { event: "cancelled" } | 
+/**  Speech was heard for the first time (a hands-free conversation stops the voice then). */
+{ event: "heard" } | 
+/**
+ *  A hands-free turn: the user paused, and the question is sent in `remaining_ms` unless
+ *  they speak again; `None` when they did (the countdown is off until the next pause).
+ */
+{ event: "countdown"; data: {
+	remaining_ms: number | null,
+} };
 
 /**  A dictation's event, tagged with the dictation it belongs to. */
 export type DictationUpdate = {

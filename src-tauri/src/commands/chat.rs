@@ -34,8 +34,8 @@ pub async fn chat_send(
     let engine = state.engine()?.clone();
     let sink = ChannelSink(on_event);
     let settings = engine.settings().get().await;
-    if settings.speech.speak_answers {
-        // Read aloud as it is written (Settings -> Voice).
+    if settings.speech.speak_answers || engine.speech().in_conversation() {
+        // Read aloud as it is written (Settings -> Voice, or a hands-free conversation).
         let language = perch_core::read_aloud::language(settings.language.as_deref());
         let speaking =
             perch_core::read_aloud::ReadAloud::new(&sink, engine.speech().clone(), settings.speech, language);

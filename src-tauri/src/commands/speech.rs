@@ -100,3 +100,37 @@ pub async fn speak_message(
 pub fn speech_stop(state: State<'_, AppState>) -> CommandResult<Option<String>> {
     Ok(state.engine()?.speech().speaker().stop())
 }
+
+/// How long a pause ends a hands-free turn (a countdown shows it, and can be cancelled).
+const TURN_ENDS_AFTER: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// Turns the hands-free conversation on (every answer spoken) or off (the voice silenced, the
+/// microphone closed).
+#[tauri::command]
+#[specta::specta]
+pub fn conversation_set(state: State<'_, AppState>, on: bool) -> CommandResult<()> {
+    let engine = state.engine()?;
+    engine.speech().set_conversation(on);
+    if !on && engine.voice().is_active() {
+        let _ = engine.voice().cancel_dictation();
+    }
+    Ok(())
+}
+
+/// Listens for the next spoken question: it is sent after a pause, with the dictation's
+/// events (a countdown among them) as `VoiceUpdate`s.
+#[tauri::command]
+#[specta::specta]
+pub async fn conversation_listen(app: tauri::AppHandle, state: State<'_, AppState>) -> CommandResult<u32> {
+    let engine = state.engine()?;
+    let settings = engine.settings().get().await.voice;
+    let source = perch_core::voice::AudioSource::Device(settings.device());
+    Ok(engine.voice().start_hands_free(&settings, source, crate::dictation::sink(&app), TURN_ENDS_AFTER)?)
+}
+
+/// Cancels the countdown of the turn being heard: it goes on until stopped by hand.
+#[tauri::command]
+#[specta::specta]
+pub fn conversation_keep_listening(state: State<'_, AppState>) -> CommandResult<u32> {
+    Ok(state.engine()?.voice().keep_listening()?)
+}

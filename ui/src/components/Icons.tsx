@@ -73,6 +73,13 @@ export const MicIcon = () => (
     <path d="M5 10a7 7 0 0 0 14 0M12 17v4M8 21h8" />
   </Icon>
 );
+/** A head with sound waves: talk with Perch hands-free. */
+export const TalkIcon = () => (
+  <Icon>
+    <circle cx="9" cy="8" r="4" />
+    <path d="M3 21c0-3.3 2.7-6 6-6s6 2.7 6 6M17 6a4 4 0 0 1 0 6M20 3a8 8 0 0 1 0 12" />
+  </Icon>
+);
 export const ImageIcon = () => (
   <Icon width="12" height="12">
     <rect x="3" y="4" width="18" height="16" rx="2" />

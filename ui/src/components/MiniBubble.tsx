@@ -5,6 +5,7 @@ import { i18n } from "../i18n";
 import { commands } from "../ipc";
 import { SHORTCUTS } from "../lib/shortcuts";
 import { hasFinals, useDictation } from "../lib/dictation";
+import { useConversation } from "../lib/conversation";
 import { attempt, useFailures } from "../lib/failures";
 import { formatNumber } from "../lib/format";
 import { useQuestions } from "../lib/questions";
@@ -19,6 +20,7 @@ export function MiniBubble() {
   const { t } = useLingui();
   const drag = useDragToMove(() => void restore());
   const { phase, level, notice } = useDictation();
+  const talk = useConversation().phase;
   useEffect(() => {
     if (phase === "idle" && hasFinals()) void restore();
   }, [phase]);
@@ -43,9 +45,13 @@ export function MiniBubble() {
   return (
     <button
       type="button"
-      className={["mini-bubble", busy && phase, failure && "failed"].filter(Boolean).join(" ")}
+      className={["mini-bubble", busy && phase, talk !== "off" && `talk-${talk}`, failure && "failed"].filter(Boolean).join(" ")}
       aria-label={
-        phase === "listening"
+        talk === "speaking"
+          ? t`Perch is speaking`
+          : talk === "thinking"
+            ? t`Perch is thinking`
+            : phase === "listening"
           ? t`Perch is listening`
           : phase === "transcribing"
             ? t`Perch is transcribing`

@@ -18,6 +18,8 @@ export interface DictationState {
   partial: string;
   /** A warning (the limit is near) or why the last dictation failed. */
   notice: { text: string; kind: VoiceErrorKind | "warning" } | null;
+  /** A hands-free turn's countdown to sending, in milliseconds; null when none runs. */
+  countdown?: number | null;
 }
 
 export interface FinalText {
@@ -58,12 +60,36 @@ export function reduce(current: DictationState, event: DictationEvent): Dictatio
     case "transcribing":
       return { ...current, phase: "transcribing", level: 0 };
     case "final":
-      return { ...current, phase: "idle", partial: "", level: 0 };
+      return { ...current, phase: "idle", partial: "", level: 0, countdown: null };
     case "failed":
       return { ...IDLE, notice: { text: event.data.message, kind: event.data.kind } };
     case "cancelled":
       return IDLE;
+    case "heard":
+      return { ...current, phase: heard(current.phase) };
+    case "countdown":
+      return { ...current, countdown: event.data.remaining_ms ?? null };
   }
+}
+
+const eventListeners = new Set<(event: DictationEvent) => void>();
+
+/** Calls `listener` with every dictation event from now on (the hands-free loop). */
+export function onDictationEvent(listener: (event: DictationEvent) => void): () => void {
+  ensureListening();
+  eventListeners.add(listener);
+  return () => void eventListeners.delete(listener);
+}
+
+/** The dictation's state now, outside React. */
+export function dictationState(): DictationState {
+  return state;
+}
+
+/** Starts the state as a dictation the window did not start itself (a hands-free turn). */
+export function markStarting() {
+  ensureListening();
+  set({ phase: "starting", notice: null, partial: "", countdown: null });
 }
 
 /** Applies one event from the shell (exported for tests). */
@@ -71,6 +97,7 @@ export function apply(event: DictationEvent) {
   if (event.event === "final") finals.push({ text: event.data.text, send: event.data.send });
   state = reduce(state, event);
   subscribers.forEach((notify) => notify());
+  eventListeners.forEach((listener) => listener(event));
 }
 
 function ensureListening() {

@@ -22,8 +22,30 @@ function set(next: SpeechState) {
   subscribers.forEach((notify) => notify());
 }
 
+const eventListeners = new Set<(event: SpeechEvent) => void>();
+/** What Esc does first while a hands-free conversation is on: ends it. */
+let escapeEnds: (() => void) | null = null;
+
+/** Calls `listener` with every event of the voice from now on (the hands-free loop). */
+export function onSpeechEvent(listener: (event: SpeechEvent) => void): () => void {
+  ensureListening();
+  eventListeners.add(listener);
+  return () => void eventListeners.delete(listener);
+}
+
+/** While set, Esc calls `end` (and nothing else) instead of only silencing the voice. */
+export function setEscapeEnds(end: (() => void) | null) {
+  ensureListening();
+  escapeEnds = end;
+}
+
+export function speechState(): SpeechState {
+  return state;
+}
+
 /** Applies one event from the shell (exported for tests). */
 export function applySpeech(event: SpeechEvent) {
+  eventListeners.forEach((listener) => listener(event));
   switch (event.kind) {
     case "speaking":
       return set({ speaking: event.id, failure: null });
@@ -36,19 +58,29 @@ export function applySpeech(event: SpeechEvent) {
 }
 
 function onEscape(e: KeyboardEvent) {
-  // Esc first silences the voice; only a second Esc does what it otherwise does.
-  if (e.key === "Escape" && state.speaking !== null) {
+  if (e.key !== "Escape") return;
+  // Esc ends a hands-free conversation, or else first silences the voice; only an Esc with
+  // neither does what it otherwise does.
+  if (escapeEnds) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    escapeEnds();
+  } else if (state.speaking !== null) {
     e.preventDefault();
     e.stopImmediatePropagation();
     void stopSpeaking();
   }
 }
 
-function subscribe(notify: () => void) {
+function ensureListening() {
   if (!listening) {
     listening = events.speechUpdate.listen((e) => applySpeech(e.payload.event));
     window.addEventListener("keydown", onEscape, true);
   }
+}
+
+function subscribe(notify: () => void) {
+  ensureListening();
   subscribers.add(notify);
   return () => void subscribers.delete(notify);
 }

@@ -4,6 +4,7 @@ import { plural } from "@lingui/core/macro";
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { Message } from "../bindings";
 import { AssistantMessage } from "../components/chat/AssistantMessage";
+import { ConversationBar } from "../components/chat/Conversation";
 import { Composer } from "../components/chat/Composer";
 import { UserMessage } from "../components/chat/UserMessage";
 import { SessionBanner } from "../components/terminal/SessionBanner";
@@ -272,6 +273,7 @@ export function ChatPage() {
       )}
       {/* The dock keeps "New content below" just above the composer, however tall it grows. */}
       <div className="composer-dock">
+        <ConversationBar />
         {below && (
           <button type="button" className="new-below" onClick={toBottom}>
             <Trans>↓ New content below</Trans>

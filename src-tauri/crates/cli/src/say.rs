@@ -109,7 +109,7 @@ pub async fn voices(engine: Engine, command: VoicesCommand) -> anyhow::Result<()
             let mut last = 0;
             let view = speech
                 .download(&name, |p: perch_core::speech::Progress| {
-                    let percent = if p.total == 0 { 100 } else { p.done * 100 / p.total };
+                    let percent = (p.done * 100).checked_div(p.total).unwrap_or(100);
                     if percent != last {
                         last = percent;
                         eprint!("\rDownloading {name}: {percent}%");

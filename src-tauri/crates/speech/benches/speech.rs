@@ -69,6 +69,13 @@ fn pss_kib() -> f64 {
     line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0.0)
 }
 
+/// The machine's one-minute load average: other work on the CPUs while a side ran shows here
+/// (the figures are only comparable when it stays near 0 on both sides).
+fn load_average() -> f64 {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(f64::NAN)
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
@@ -199,7 +206,9 @@ fn main() {
     );
     let (sentences, repeats) = if quick() { (&SENTENCES[..2], 1) } else { (SENTENCES, REPEATS) };
 
+    let loads = [load_average(), 0.0, 0.0];
     let ours = perch(&model, sentences, repeats);
+    let loads = [loads[0], load_average(), 0.0];
 
     // The reference, after Perch's side so the two never share the CPUs.
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/speech_reference.py");
@@ -221,6 +230,7 @@ fn main() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("the Python report is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
     });
+    let loads = [loads[0], loads[1], load_average()];
     let piper = from_report(&report["piper"]);
     let kokoro = from_report(&report["kokoro"]);
     let threads = |side: &str| report[side]["threads"].as_i64().unwrap_or(-1);
@@ -265,6 +275,13 @@ fn main() {
         "  of which before loading the voice (MiB)",
         [Some(ours.pss_before_load_mib), Some(piper.pss_before_load_mib), None],
         0,
+    );
+    println!(
+        "load average (1 min; {} CPUs): {:.2} before Perch, {:.2} after it, {:.2} after the Python side",
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
+        loads[0],
+        loads[1],
+        loads[2]
     );
     // The same work on both Piper sides: espeak-ng's phonemes from the system library (Perch)
     // and from piper-tts's own build; where they differ, the sentence is printed.

@@ -95,6 +95,8 @@ const KEEP_VOICE: Duration = Duration::from_secs(300);
 /// Speech out for one data folder: the voices and the speaker.
 pub struct Speech {
     store: VoiceStore,
+    /// A hands-free conversation is on: every answer is spoken, whatever the settings say.
+    conversation: std::sync::atomic::AtomicBool,
     downloads: Mutex<std::collections::HashMap<String, CancellationToken>>,
     speaker: Speaker,
 }
@@ -108,7 +110,25 @@ impl std::fmt::Debug for Speech {
 impl Speech {
     pub fn new(data_dir: &Path) -> Self {
         let store = VoiceStore::in_data_dir(data_dir);
-        Self { speaker: Speaker::new(store.clone()), store, downloads: Mutex::default() }
+        Self {
+            speaker: Speaker::new(store.clone()),
+            store,
+            downloads: Mutex::default(),
+            conversation: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Turns the hands-free conversation on or off (off also silences the voice).
+    pub fn set_conversation(&self, on: bool) {
+        self.conversation.store(on, Ordering::SeqCst);
+        if !on {
+            self.speaker.stop();
+        }
+    }
+
+    /// Whether answers are spoken because a hands-free conversation is on.
+    pub fn in_conversation(&self) -> bool {
+        self.conversation.load(Ordering::SeqCst)
     }
 
     /// What the speaker reports from now on.

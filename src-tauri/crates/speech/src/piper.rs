@@ -154,7 +154,7 @@ impl PiperVoice {
         let bad = |e: ort::Error| SpeechError::BadVoice { path: model.to_path_buf(), message: e.to_string() };
         let session = Session::builder(environment)
             .map_err(bad)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .with_optimization_level(GraphOptimizationLevel::All)
             .map_err(|e| bad(e.into()))?
             .with_intra_threads(threads.max(1))
             .map_err(|e| bad(e.into()))?

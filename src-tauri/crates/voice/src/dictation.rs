@@ -62,6 +62,13 @@ pub enum DictationEvent {
         message: String,
     },
     Cancelled,
+    /// Speech was heard for the first time (a hands-free conversation stops the voice then).
+    Heard,
+    /// A hands-free turn: the user paused, and the question is sent in `remaining_ms` unless
+    /// they speak again; `None` when they did (the countdown is off until the next pause).
+    Countdown {
+        remaining_ms: Option<u32>,
+    },
 }
 
 /// A dictation's event, tagged with the dictation it belongs to.
@@ -87,11 +94,15 @@ pub struct DictationConfig {
     pub keep_model: Duration,
     /// Applied to the partial and final texts (Settings -> Voice's clean-up).
     pub tidy: super::cleanup::Tidy,
+    /// A hands-free turn ends by itself after this long a pause in speech.
+    pub end_after_silence: Option<Duration>,
 }
 
 pub(super) enum Control {
     Stop,
     Cancel,
+    /// A hands-free turn's countdown is cancelled: it goes on as a dictation ended by hand.
+    KeepListening,
     /// Answers "still running?" by being received at all.
     Ping,
 }
@@ -187,6 +198,8 @@ impl Worker {
         let max_samples = max as usize * WHISPER_RATE as usize;
         let warn_at = max_samples.saturating_sub(warning_lead(max) as usize * WHISPER_RATE as usize);
         let mut warned = false;
+        let mut heard = false;
+        let mut counting: Option<u32> = None;
         loop {
             match self.control_rx.try_recv() {
                 Ok(Control::Cancel) => {
@@ -194,6 +207,12 @@ impl Worker {
                     return Err(VoiceError::Cancelled);
                 }
                 Ok(Control::Stop) | Err(mpsc::TryRecvError::Disconnected) => break,
+                Ok(Control::KeepListening) => {
+                    self.config.end_after_silence = None;
+                    if counting.take().is_some() {
+                        self.emit(DictationEvent::Countdown { remaining_ms: None });
+                    }
+                }
                 Ok(Control::Ping) | Err(mpsc::TryRecvError::Empty) => {}
             }
             match self.audio_rx.recv_timeout(Duration::from_millis(20)) {
@@ -213,6 +232,27 @@ impl Worker {
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
+            }
+            if !heard && vad.heard_speech() {
+                heard = true;
+                self.emit(DictationEvent::Heard);
+            }
+            if let (Some(end_after), Some(silence)) =
+                (self.config.end_after_silence, vad.silence_after_speech())
+            {
+                match countdown(end_after, silence) {
+                    Some(0) => break,
+                    // Reported in tenths of a second, so the window redraws ten times a second.
+                    Some(remaining) if counting.is_none_or(|shown| shown / 100 != remaining / 100) => {
+                        counting = Some(remaining);
+                        self.emit(DictationEvent::Countdown { remaining_ms: Some(remaining) });
+                    }
+                    Some(_) => {}
+                    None if counting.take().is_some() => {
+                        self.emit(DictationEvent::Countdown { remaining_ms: None });
+                    }
+                    None => {}
+                }
             }
             if last_level.elapsed() >= LEVEL_EVERY && audio.len() > metered {
                 let seconds = audio.len() as f32 / WHISPER_RATE as f32;
@@ -325,6 +365,19 @@ impl Worker {
             Err(e) => tracing::warn!(error = %e, "no thread for partial text"),
         }
     }
+}
+
+/// A pause shorter than this is a breath inside a sentence: no countdown is shown for it.
+const PAUSE_SHOWN_AFTER: f32 = 0.3;
+
+/// What is left of a hands-free turn's countdown after `silence` seconds of pause: `None` while
+/// the pause is too short to show, `Some(0)` when the turn ends.
+fn countdown(end_after: Duration, silence: f32) -> Option<u32> {
+    if silence < PAUSE_SHOWN_AFTER {
+        return None;
+    }
+    let remaining = end_after.as_secs_f32() - silence;
+    Some((remaining.max(0.0) * 1000.0) as u32)
 }
 
 fn stop_partial(partials: &mut Partials) {

@@ -298,6 +298,34 @@ impl Voice {
         source: AudioSource,
         sink: Arc<dyn DictationSink>,
     ) -> Result<u32, VoiceError> {
+        self.start(settings, source, sink, None)
+    }
+
+    /// A hands-free turn: a dictation that ends by itself once the user has paused for
+    /// `end_after` (a countdown shows the pause), and whose text is always sent.
+    pub fn start_hands_free(
+        &self,
+        settings: &VoiceSettings,
+        source: AudioSource,
+        sink: Arc<dyn DictationSink>,
+        end_after: Duration,
+    ) -> Result<u32, VoiceError> {
+        let settings = VoiceSettings { send_after_dictation: true, ..settings.clone() };
+        self.start(&settings, source, sink, Some(end_after))
+    }
+
+    /// A hands-free turn's countdown cancelled: it goes on until stopped by hand.
+    pub fn keep_listening(&self) -> Result<u32, VoiceError> {
+        self.control(Control::KeepListening)
+    }
+
+    fn start(
+        &self,
+        settings: &VoiceSettings,
+        source: AudioSource,
+        sink: Arc<dyn DictationSink>,
+        end_after_silence: Option<Duration>,
+    ) -> Result<u32, VoiceError> {
         let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
         // The worker holds the other end of `control` until it has finished.
         if running.as_ref().is_some_and(|r| r.control.send(Control::Ping).is_ok()) {
@@ -330,6 +358,7 @@ impl Voice {
                 send_after: settings.send_after_dictation,
                 keep_model: settings.keep_model(),
                 tidy: cleanup::Tidy::from_settings(settings),
+                end_after_silence,
             },
             format,
             capture: Some(Box::new(capture)),

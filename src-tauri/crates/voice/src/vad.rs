@@ -61,6 +61,13 @@ impl Default for SpeechTracker {
 }
 
 impl SpeechTracker {
+    /// Seconds of audio scored since the last speech frame, once speech was heard (the pause
+    /// a hands-free turn waits out before it sends).
+    pub fn silence_after_speech(&self) -> Option<f32> {
+        let last = self.last?;
+        Some((self.frames.saturating_sub(last + 1) * FRAME) as f32 / WHISPER_RATE as f32)
+    }
+
     /// Scores 16 kHz mono samples (any number; partial frames wait for the next call).
     pub fn push(&mut self, samples: &[f32]) {
         let mut rest = samples;

@@ -405,3 +405,50 @@ fn the_null_device_is_no_microphone() {
         }
     }
 }
+
+/// A hands-free turn ends by itself after the pause: speech is reported as heard, a countdown
+/// runs through the pause, and the words come out to be sent, with no Stop from anyone. The
+/// control: the same speech with the countdown cancelled keeps listening until stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hands_free_turn_sends_after_the_pause_unless_the_countdown_is_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let voice = voice(dir.path());
+    let wav = dir.path().join("speech.wav");
+    speak(SENTENCES[0], &wav);
+    let sink = Arc::new(Collect::default());
+    let source = AudioSource::Wav { path: wav.clone(), realtime: true };
+    voice.start_hands_free(&settings(), source, sink.clone(), Duration::from_millis(1200)).unwrap();
+    sink.wait_for("the final text", |e| matches!(e, DictationEvent::Final { .. })).await;
+    let events = sink.events();
+    let heard = events.iter().position(|e| matches!(e, DictationEvent::Heard)).expect("speech heard");
+    let counts: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            DictationEvent::Countdown { remaining_ms: Some(ms) } => Some(*ms),
+            _ => None,
+        })
+        .collect();
+    assert!(counts.len() >= 3, "the countdown was shown: {counts:?}");
+    assert!(counts.windows(2).all(|w| w[1] < w[0]), "it counts down: {counts:?}");
+    assert!(heard < events.iter().position(|e| matches!(e, DictationEvent::Countdown { .. })).unwrap());
+    let Some(DictationEvent::Final { text, send, .. }) = events.last() else { panic!("{events:?}") };
+    assert!(*send, "a hands-free turn is sent");
+    assert!(word_error_rate(SENTENCES[0], text) <= 0.2, "{text:?}");
+
+    // Cancelled countdown: still listening well past the pause, until stopped by hand.
+    let sink = Arc::new(Collect::default());
+    let source = AudioSource::Wav { path: wav, realtime: true };
+    voice.start_hands_free(&settings(), source, sink.clone(), Duration::from_millis(1200)).unwrap();
+    sink.wait_for("the countdown", |e| matches!(e, DictationEvent::Countdown { remaining_ms: Some(_) }))
+        .await;
+    voice.keep_listening().unwrap();
+    sink.wait_for("the countdown cancelled", |e| {
+        matches!(e, DictationEvent::Countdown { remaining_ms: None })
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    assert!(voice.is_active(), "the turn kept listening after its countdown was cancelled");
+    assert!(!sink.events().iter().any(|e| matches!(e, DictationEvent::Final { .. })));
+    let outcome = voice.finish_dictation().await.unwrap();
+    assert!(word_error_rate(SENTENCES[0], &outcome.text) <= 0.2, "{:?}", outcome.text);
+}

@@ -30,6 +30,7 @@ import { FileChips, FileNotices } from "./FileChips";
 import { FilePicker, PICKER_ID, hitId } from "./FilePicker";
 import { KnowledgePicker, PASSAGES_ID, passageId, shortPlace } from "./KnowledgePicker";
 import { MicButton } from "./MicButton";
+import { TalkButton } from "./Conversation";
 
 const DRAFT_KEY = "perch.draft";
 
@@ -678,6 +679,7 @@ export function Composer(props: Props) {
           {usage.limit ? ` / ${limitShort}` : ""}
         </span>
         <MicButton shortcut={pushToTalk} />
+        <TalkButton />
         {streaming ? (
           <button type="button" className="icon-button stop" aria-label={t({ message: "Stop", comment: "button: stop the answer" })} title={t`Stop (Esc)`} onClick={onStop}>
             ■
