@@ -107,7 +107,7 @@ app-debug: $(NPM_STAMP) | $(VULKAN_HEADERS)
 
 # The optimised build and its .deb package, with the bundled MCP servers as sidecars
 # (installed beside the app, where Perch finds them).
-app-release: $(NPM_STAMP) | $(VULKAN_HEADERS)
+app-release: $(NPM_STAMP) $(VENV_STAMP) | $(VULKAN_HEADERS)
 	cargo build --locked --release -p perch-mcp -p perch-sandbox -p perch-llm
 	./scripts/stage-sidecars.sh $(CARGO_TARGET_DIR)/release
 	npx tauri build --config src-tauri/tauri.bundle.conf.json
@@ -280,7 +280,7 @@ bench-quick: app-debug
 INSTALL_TEST_DIR := $(CARGO_TARGET_DIR)/install-test
 INSTALL_SUITES := bookworm trixie
 INSTALL_DEB = $(if $(DEB),$(DEB),$(INSTALL_TEST_DIR)/debug/bundle/deb/Perch_*_amd64.deb)
-test-install: deps-test $(if $(DEB),,app-debug)
+test-install: deps-test $(VENV_STAMP) $(if $(DEB),,app-debug)
 ifeq ($(DEB),)
 	rm -rf $(INSTALL_TEST_DIR) && mkdir -p $(INSTALL_TEST_DIR)/debug
 	# The bundler marks the binary it packs with the package's kind (the updater reads it): it

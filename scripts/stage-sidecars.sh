@@ -12,3 +12,11 @@ mkdir -p "$root/src-tauri/binaries"
 for bin in perch-mcp perch-sandbox perch-llm; do
   install -m 0755 "$from/$bin" "$root/src-tauri/binaries/$bin-$triple"
 done
+# ONNX Runtime for the natural voices (speech out), from the onnxruntime wheel `make deps` put in
+# the venv (scripts/python-requirements.txt pins it): the packages install it as
+# /usr/lib/perch/libonnxruntime.so.1, where perch-speech looks (it is opened at run time, not
+# linked, so a machine without it still starts and speaks with espeak-ng).
+venv="${VENV:-$HOME/.cache/perch/venv}"
+runtime="$(ls "$venv"/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so.1.* 2>/dev/null | head -1)"
+[ -n "$runtime" ] || { echo "no libonnxruntime.so in $venv: run make deps" >&2; exit 1; }
+install -m 0644 "$runtime" "$root/src-tauri/binaries/libonnxruntime.so.1"

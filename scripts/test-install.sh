@@ -136,6 +136,22 @@ if as_user perch-sandbox --write /home/ada/project -- sh -c 'echo outside > /hom
 fi
 echo "ok  the sandbox runs a command in its folder and refuses a write outside it"
 
+# Speech out: espeak-ng comes with the package's dependencies (libespeak-ng1), and ONNX Runtime
+# with the package itself; a Piper voice (PyPI's, copied in) speaks through them on this clean
+# system, and espeak-ng's own voice does too.
+grep -q '^ok speech out .*natural voices through ONNX Runtime (/usr/lib/perch/libonnxruntime.so.1)' "$art/doctor.txt" \
+  || { cat "$art/doctor.txt"; fail "the doctor found no speech out with the packaged ONNX Runtime"; }
+voice="${PERCH_PIPER_TEST_VOICE:?the Piper test voice (make sets PERCH_PIPER_TEST_VOICE)}"
+cp "$voice" "$voice.json" "$root/tmp/" && chmod a+r "$root/tmp/$(basename "$voice")" "$root/tmp/$(basename "$voice").json"
+for chosen in "/tmp/$(basename "$voice")" espeak; do
+  rm -f "$root/tmp/said.wav"
+  as_user perch say --voice "$chosen" --out /tmp/said.wav "Perch is installed and speaks." > "$art/say.txt" 2>&1 \
+    || { cat "$art/say.txt"; fail "perch say --voice $chosen"; }
+  size="$(stat -c %s "$root/tmp/said.wav")"
+  (( size > 40000 )) || fail "perch say --voice $chosen wrote only $size bytes"
+done
+echo "ok  perch say: a Piper voice through the packaged ONNX Runtime, and espeak-ng"
+
 step "a desktop (desktop-file-utils, xdg-utils, D-Bus, as any desktop has)"
 inroot apt-get install -y -q --no-install-recommends desktop-file-utils xdg-utils dbus > "$art/desktop-install.log" 2>&1 \
   || { tail -20 "$art/desktop-install.log"; fail "apt could not install the desktop's tools"; }

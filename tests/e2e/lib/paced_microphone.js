@@ -24,17 +24,19 @@ const AHEAD_MS = 40;
 const TICK_MS = 10;
 
 /**
- * A microphone saying `sentence`. Returns `alsaConfig` (for ALSA_CONFIG_PATH), `seconds` (the
- * speech's length), `opens` (how many times the device was opened so far) and `stop()`.
+ * A microphone saying `sentence`, after `quietMs` of silence from each open (0 by default).
+ * Returns `alsaConfig` (for ALSA_CONFIG_PATH), `seconds` (the speech's length), `opens` (how
+ * many times the device was opened so far) and `stop()`.
  */
-export function pacedMicrophone(sentence) {
+export function pacedMicrophone(sentence, { quietMs = 0 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "perch-paced-mic-"));
   const speechWav = join(dir, "speech.wav");
   execFileSync("espeak-ng", ["-s", "150", "-w", speechWav, sentence]);
   // The script's conversion and configuration, with the sample file swapped for the FIFO.
   const fileConfig = execFileSync(MICROPHONE, [speechWav, join(dir, "file")]).toString().trim();
   const raw = join(dir, "file", "mic.raw");
-  const speech = readFileSync(raw);
+  const quiet = Buffer.alloc(Math.floor((quietMs * BYTES_PER_MS) / FRAME) * FRAME);
+  const speech = Buffer.concat([quiet, readFileSync(raw)]);
   const fifo = join(dir, "mic.fifo");
   execFileSync("mkfifo", [fifo]);
   const alsaConfig = join(dir, "asound.conf");

@@ -95,8 +95,9 @@ pub async fn run() -> DoctorReport {
         })
     };
     let voice = dir.as_ref().map(|d| (crate::voice::Voice::new(d.root()), settings.voice.clone()));
-    let (audio, keyring, certificates, ollama, runners, capture, sandbox, typing, gpu) = tokio::join!(
+    let (audio, speech, keyring, certificates, ollama, runners, capture, sandbox, typing, gpu) = tokio::join!(
         blocking(crate::voice::device::probe, "audio input"),
+        blocking(crate::speech::probe, "speech out"),
         blocking(probes::keyring, "keyring"),
         blocking(probes::root_certificates, "certificates"),
         probes::ollama(&ollama_url),
@@ -107,7 +108,7 @@ pub async fn run() -> DoctorReport {
         graphics_card(voice),
     );
     let mut components =
-        vec![probes::display(), capture, audio, typing, keyring, certificates, ollama, sandbox, gpu];
+        vec![probes::display(), capture, audio, speech, typing, keyring, certificates, ollama, sandbox, gpu];
     if matches!(crate::capture::screen::backend(), Ok(crate::capture::screen::Backend::Wayland)) {
         components.extend(probes::wayland_desktop().await);
     }

@@ -58,6 +58,7 @@ const CAPABILITIES: &[&str] = &[
     "perch-providers",
     "perch-capture",
     "perch-voice",
+    "perch-speech",
     "perch-typing",
     "perch-google",
     "perch-knowledge",

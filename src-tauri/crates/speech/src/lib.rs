@@ -565,6 +565,22 @@ impl Worker {
     }
 }
 
+/// Whether answers can be read aloud here, and in which voices (`perch doctor`). Blocking: it
+/// opens espeak-ng and ONNX Runtime.
+pub fn probe() -> perch_foundation::probe::Probe {
+    const NAME: &str = "speech out";
+    if let Err(e) = espeak::available() {
+        return perch_foundation::probe::Probe::no(NAME, e.to_string());
+    }
+    match piper::runtime() {
+        Ok(path) => perch_foundation::probe::Probe::yes(
+            NAME,
+            format!("espeak-ng, and natural voices through ONNX Runtime ({})", path.display()),
+        ),
+        Err(e) => perch_foundation::probe::Probe::yes(NAME, format!("espeak-ng only: {e}")),
+    }
+}
+
 /// Writes mono `samples` at `rate` to a 16-bit WAV file.
 pub fn write_wav(path: &Path, samples: &[f32], rate: u32) -> Result<(), SpeechError> {
     let spec = hound::WavSpec {

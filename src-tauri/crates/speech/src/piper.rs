@@ -92,6 +92,12 @@ fn environment() -> Result<&'static ort::environment::Environment, SpeechError> 
         .map_err(|message| SpeechError::RuntimeMissing { message: message.clone() })
 }
 
+/// ONNX Runtime opened (once per process), for `perch doctor`: the library's path, or why not.
+pub fn runtime() -> Result<PathBuf, SpeechError> {
+    environment()?;
+    runtime_library().ok_or_else(|| SpeechError::RuntimeMissing { message: "not found".into() })
+}
+
 /// Where ONNX Runtime is: `PERCH_ONNXRUNTIME`, else beside the executable or in Perch's library
 /// folder (where the packages put it), else none.
 pub fn runtime_library() -> Option<PathBuf> {

@@ -661,7 +661,7 @@ export function Composer(props: Props) {
         )}
         {props.tools}
         <span
-          className="gauge"
+          className={ratio > 0.85 ? "gauge full" : "gauge"}
           title={gaugeTitle}
           aria-label={t`Context used`}
           // A meter when the model's window is known: its value said in words, "nearly full"

@@ -67,7 +67,8 @@ export function ConversationBar() {
             : t`Thinking…`;
   return (
     <div className={`conversation-bar ${phase}`} role="region" aria-label={t`Hands-free conversation`}>
-      <span role="status" aria-live="polite">
+      {/* During the countdown the status (read once) is "Sending soon", and the seconds are shown. */}
+      <span role="status" aria-live="polite" className={phase === "countdown" ? "sr-only" : undefined}>
         {phase === "countdown" ? t`Sending soon` : text}
       </span>
       {phase === "countdown" && (

@@ -1,0 +1,97 @@
+// Speech out in the real app: a hands-free conversation through the app's own microphone and
+// loudspeaker code (cpal and ALSA), with a virtual microphone that asks a question in real time
+// (a few seconds after each time it is opened) and a virtual loudspeaker drained in real time.
+// Perch hears the question, sends it after the pause (the countdown on screen), reads the answer
+// aloud (espeak-ng: no natural voice is downloaded in a fresh data folder), listens again, and
+// when the question is asked over its next answer, stops talking (barge-in) with that answer
+// kept whole in the chat. What the loudspeaker got is heard back by `perch transcribe`.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { CLI, freshDataDir, launch, screenshot, startFakeLlm, waitFor } from "../lib/harness.js";
+import { pacedMicrophone } from "../lib/paced_microphone.js";
+import { pacedSpeaker, speakerConfig } from "../lib/paced_speaker.js";
+import { MODEL, chooseMicrophoneAndModel } from "../lib/voice.js";
+
+const QUESTION = "What is the capital of France?";
+const FIRST = "Paris is the capital of France.";
+// Long enough to be talked over: the question comes back three seconds into it.
+const SECOND =
+  "The Seine runs through the middle of the city. It has been crossed by bridges for many centuries, and the oldest of them is called the new bridge. " +
+  "Walking along the river from one end of the city to the other takes most of a day. At the very end of this long answer there is an elephant.";
+const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, " ");
+
+describe("speech out", () => {
+  let session;
+  let fake;
+  let microphone;
+  let speaker;
+  const $ = (s) => session.browser.$(s);
+  const barText = async () => {
+    const bar = await $(".conversation-bar");
+    return (await bar.isExisting()) ? bar.getText() : "";
+  };
+
+  before(async () => {
+    assert.ok(existsSync(MODEL), `${MODEL} is missing: run make deps`);
+    fake = await startFakeLlm("ollama");
+    microphone = pacedMicrophone(QUESTION, { quietMs: 3000 });
+    speaker = await pacedSpeaker();
+    appendFileSync(microphone.alsaConfig, speakerConfig(speaker.fifo));
+    session = await launch(freshDataDir(), { OLLAMA_HOST: fake.host, ALSA_CONFIG_PATH: microphone.alsaConfig, PERCH_KEY_STORE: "file" });
+  });
+  after(async () => {
+    await session?.close();
+    await microphone?.stop();
+    await speaker?.stop();
+    fake?.stop();
+  });
+
+  it("is set up in Settings -> Voice: the microphone, the model and the loudspeaker", async () => {
+    await chooseMicrophoneAndModel(session.browser);
+    const loudspeaker = await $('select[aria-label="Loudspeaker"]');
+    await waitFor(async () => (await loudspeaker.getText()).includes("Perch test speaker"), "the virtual loudspeaker in the list");
+    await loudspeaker.selectByVisibleText("Perch test speaker");
+    // With no natural voice downloaded, the settings say espeak-ng reads, and why.
+    await waitFor(async () => (await (await $("body")).getText()).includes("espeak-ng reads answers: the natural voice en_US-lessac-medium is not downloaded"), "the voice's explanation");
+    await screenshot("speech-settings");
+  });
+
+  it("hears a spoken question, sends it after the countdown, and reads the answer aloud", async () => {
+    await fake.script({ steps: [{ type: "text", text: FIRST }, { type: "finish" }], token_delay_ms: 20 });
+    await fake.script({ steps: [{ type: "text", text: SECOND }, { type: "finish" }], token_delay_ms: 10 });
+    await (await $('a[aria-label="Chat"]')).click();
+    await (await $('button[aria-label="Talk hands-free"]')).click();
+    await waitFor(async () => (await barText()).includes("Listening"), "the conversation to listen");
+    await screenshot("speech-listening");
+    // The countdown shows in the pause after the question.
+    await waitFor(async () => /Sending in \d/.test(await barText()), "the countdown", 20_000);
+    await screenshot("speech-countdown");
+    await waitFor(async () => words(await (await $(".message.user")).getText().catch(() => "")).includes("capital of france"), "the spoken question to be sent", 20_000);
+    await waitFor(async () => (await barText()).includes("Speaking"), "the answer to be read aloud", 20_000);
+    await screenshot("speech-speaking");
+    await waitFor(async () => speaker.played() > 1.0, "the loudspeaker to play the answer", 20_000);
+  });
+
+  it("listens again, and stops talking when the question is asked over the next answer", async () => {
+    // The first answer ends; the microphone, opened again as it started, asks the question
+    // anew: the second answer comes and is read until the question comes over it.
+    await waitFor(async () => (await session.browser.$$(".message.user")).length >= 2, "the next question to be heard and sent", 40_000);
+    await waitFor(async () => (await session.browser.$$(".message.user")).length >= 3, "the question asked over the second answer to be sent", 40_000);
+    const answers = [];
+    for (const answer of await session.browser.$$(".message.assistant:not([aria-busy])")) answers.push(await answer.getText());
+    assert.ok(answers.some((t) => t.includes("there is an elephant")), `the interrupted answer is kept whole in the chat: ${answers}`);
+    await session.browser.keys("Escape");
+    await waitFor(async () => (await barText()) === "", "Esc to end the conversation");
+    assert.equal(await (await $('button[aria-label="Talk hands-free"]')).getAttribute("aria-pressed"), "false");
+
+    // What the loudspeaker got: the first answer whole, and the second cut off before its end.
+    const wav = speaker.recording(join(freshDataDir(), "played.wav"));
+    const heard = execFileSync(CLI, ["transcribe", wav, "--model", MODEL, "--language", "en"], { env: { ...process.env, PERCH_DATA_DIR: session.dataDir } }).toString();
+    console.log(`the loudspeaker played: ${heard.trim()}`);
+    assert.match(words(heard), /paris/, `the loudspeaker played: ${heard}`);
+    assert.doesNotMatch(words(heard), /elephant/, `the interrupted end was not played: ${heard}`);
+  });
+});
