@@ -32,6 +32,8 @@ const GROUPS: { title: MessageDescriptor; keys: [string, MessageDescriptor][] }[
       ["↑", msg`Edit your last question, in an empty box`],
       ["@", msg`Attach a file: ↑ ↓ choose, Enter or Tab attach, Esc close`],
       ["Tab", msg`Reach a tool's approval buttons; Enter answers only the one focused`],
+      ["Ctrl+Shift+Space", msg`Talk hands-free, and end it (Esc ends it too)`],
+      ["Esc", msg`Stop reading an answer aloud (before anything else)`],
     ],
   },
 ];
