@@ -149,6 +149,7 @@ pub fn builder() -> tauri_specta::Builder<tauri::Wry> {
             speech::speech_choice,
             speech::speak_message,
             speech::speech_stop,
+            speech::speech_phrases,
             speech::conversation_set,
             speech::conversation_listen,
             speech::conversation_keep_listening,

@@ -295,6 +295,11 @@ export const commands = {
 	/**  Silences the voice at once; the id of the answer that was being read, if any. */
 	speechStop: () => typedError<string | null, CommandError>(__TAURI_INVOKE("speech_stop")),
 	/**
+	 *  What is said in place of code and tables from now on, in the window's language (the window
+	 *  sends it when it starts listening to the voice).
+	 */
+	speechPhrases: (phrases: Phrases) => typedError<null, CommandError>(__TAURI_INVOKE("speech_phrases", { phrases })),
+	/**
 	 *  Turns the hands-free conversation on (every answer spoken) or off (the voice silenced, the
 	 *  microphone closed).
 	 */

@@ -38,7 +38,8 @@ pub async fn chat_send(
         // Read aloud as it is written (Settings -> Voice, or a hands-free conversation).
         let language = perch_core::read_aloud::language(settings.language.as_deref());
         let speaking =
-            perch_core::read_aloud::ReadAloud::new(&sink, engine.speech().clone(), settings.speech, language);
+            perch_core::read_aloud::ReadAloud::new(&sink, engine.speech().clone(), settings.speech, language)
+                .with_phrases(engine.speech().phrases());
         return Ok(run_turn(engine.agent(), request, &speaking).await?);
     }
     Ok(run_turn(engine.agent(), request, &sink).await?)

@@ -94,6 +94,15 @@ pub async fn speak_message(
     Ok(())
 }
 
+/// What is said in place of code and tables from now on, in the window's language (the window
+/// sends it when it starts listening to the voice).
+#[tauri::command]
+#[specta::specta]
+pub fn speech_phrases(state: State<'_, AppState>, phrases: Phrases) -> CommandResult<()> {
+    state.engine()?.speech().set_phrases(phrases);
+    Ok(())
+}
+
 /// Silences the voice at once; the id of the answer that was being read, if any.
 #[tauri::command]
 #[specta::specta]

@@ -76,6 +76,8 @@ function ensureListening() {
   if (!listening) {
     listening = events.speechUpdate.listen((e) => applySpeech(e.payload.event));
     window.addEventListener("keydown", onEscape, true);
+    // Answers read as they stream are said with the window's phrases too.
+    void call(commands.speechPhrases(speechPhrases())).catch(() => undefined);
   }
 }
 

@@ -106,6 +106,9 @@ struct Spoken {
     seconds: f64,
     /// Of which the phonemes (median, timed on their own).
     phonemize_seconds: f64,
+    /// To the first audio the speaker plays when this sentence opens an answer: its first clause
+    /// when it is long (`text::opening`), else the whole (median; Perch only).
+    opening_seconds: f64,
     audio_seconds: f64,
     phonemes: String,
 }
@@ -121,6 +124,9 @@ struct Side {
 impl Side {
     fn latency_ms(&self) -> f64 {
         median(self.sentences.iter().map(|s| s.seconds).collect()) * 1000.0
+    }
+    fn opening_ms(&self) -> f64 {
+        median(self.sentences.iter().map(|s| s.opening_seconds).collect()) * 1000.0
     }
     fn slowest_ms(&self) -> f64 {
         self.sentences.iter().map(|s| s.seconds).fold(0.0, f64::max) * 1000.0
@@ -154,7 +160,17 @@ fn perch(model: &Path, sentences: &[&str], repeats: usize) -> Side {
             let (seconds, samples) = timed(repeats, || voice.speak(sentence, 1.0).unwrap());
             let (phonemize_seconds, phonemes) =
                 timed(repeats, || espeak::phonemes(voice.espeak_voice(), sentence).unwrap());
-            Spoken { seconds, phonemize_seconds, audio_seconds: samples.len() as f64 / rate, phonemes }
+            let opening_seconds = match perch_speech::text::opening(sentence) {
+                Some((head, _)) => timed(repeats, || voice.speak(&head, 1.0).unwrap()).0,
+                None => seconds,
+            };
+            Spoken {
+                seconds,
+                phonemize_seconds,
+                opening_seconds,
+                audio_seconds: samples.len() as f64 / rate,
+                phonemes,
+            }
         })
         .collect();
     // Read with the voice loaded and warm, at the end of the loop: memory while speaking.
@@ -173,6 +189,8 @@ fn from_report(side: &Value) -> Side {
         .map(|s| Spoken {
             seconds: number(s, "seconds"),
             phonemize_seconds: s["phonemize_seconds"].as_f64().unwrap_or(f64::NAN),
+            // piper-tts makes whole sentences: its first audio is the sentence's.
+            opening_seconds: number(s, "seconds"),
             audio_seconds: number(s, "audio_seconds"),
             phonemes: s["phonemes"].as_str().unwrap_or_default().to_owned(),
         })
@@ -259,6 +277,13 @@ fn main() {
     let all = [&ours, &piper, &kokoro];
     row("first audio after a sentence (ms, median)", all.map(|s| Some(s.latency_ms())), 0);
     row("  slowest sentence (ms)", all.map(|s| Some(s.slowest_ms())), 0);
+    // An answer's first sound: Perch's speaker opens a long first sentence with its first clause;
+    // piper-tts makes whole sentences (its figure above).
+    row(
+        "first audio of an answer, first clause (ms, median)",
+        [Some(ours.opening_ms()), Some(piper.latency_ms()), Some(kokoro.latency_ms())],
+        0,
+    );
     // Kokoro's phonemes are piper-tts's: its figure above already counts their time.
     row("  of which phonemes (ms, median)", [Some(ours.phonemize_ms()), Some(piper.phonemize_ms()), None], 1);
     row("real-time factor (synthesis / audio, median)", all.map(|s| Some(s.rtf())), 3);

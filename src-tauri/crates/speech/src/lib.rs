@@ -97,6 +97,8 @@ pub struct Speech {
     store: VoiceStore,
     /// A hands-free conversation is on: every answer is spoken, whatever the settings say.
     conversation: std::sync::atomic::AtomicBool,
+    /// What is said for code and tables, in the UI's language (the window sends it).
+    phrases: Mutex<Phrases>,
     downloads: Mutex<std::collections::HashMap<String, CancellationToken>>,
     speaker: Speaker,
 }
@@ -115,7 +117,17 @@ impl Speech {
             store,
             downloads: Mutex::default(),
             conversation: std::sync::atomic::AtomicBool::new(false),
+            phrases: Mutex::new(Phrases::default()),
         }
+    }
+
+    /// The phrases said for code and tables from now on (the window's language).
+    pub fn set_phrases(&self, phrases: Phrases) {
+        *self.phrases.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = phrases;
+    }
+
+    pub fn phrases(&self) -> Phrases {
+        self.phrases.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// Turns the hands-free conversation on or off (off also silences the voice).
@@ -440,14 +452,28 @@ impl Worker {
             }
             if let Some(current) = answer.as_mut() {
                 if let Some((sentence, arrived)) = current.sentences.pop_front() {
-                    self.say(current, &sentence, arrived);
+                    // The answer's first sound is what the user waits for: a long first sentence
+                    // is spoken from its first clause, the rest made while that plays.
+                    let opening = current.first_arrival.is_some().then(|| text::opening(&sentence)).flatten();
+                    if let Some((head, tail)) = opening {
+                        current.sentences.push_front((tail, arrived));
+                        self.say(current, &head, arrived);
+                    } else {
+                        self.say(current, &sentence, arrived);
+                    }
                 } else if current.ended && self.queued() <= 0.0 {
                     self.finish(current);
                     answer = None;
                 }
             } else if self.voice.is_some() && self.last_used.elapsed() > KEEP_VOICE {
-                tracing::info!("releasing the voice after {} s unused", KEEP_VOICE.as_secs());
+                tracing::info!(
+                    "releasing the voice and the loudspeaker after {} s unused",
+                    KEEP_VOICE.as_secs()
+                );
                 self.voice = None;
+                self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                // ONNX Runtime's arena goes back to the allocator; give its pages to the system.
+                perch_foundation::memory::give_back_free_heap();
             }
         }
     }

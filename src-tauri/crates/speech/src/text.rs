@@ -238,6 +238,22 @@ impl Sentences {
     }
 }
 
+/// A sentence long enough that its first clause is worth speaking on its own (the first of an
+/// answer): the clause up to its comma, semicolon or colon, and the rest. Neither part is left
+/// shorter than a few words.
+pub fn opening(sentence: &str) -> Option<(String, String)> {
+    const LONG: usize = 60;
+    const SHORTEST: usize = 16;
+    if sentence.len() < LONG {
+        return None;
+    }
+    let cut = sentence
+        .match_indices([',', ';', ':'])
+        .map(|(i, _)| i + 1)
+        .find(|&i| i >= SHORTEST && sentence.len() - i >= SHORTEST && sentence[i..].starts_with(' '))?;
+    Some((sentence[..cut].to_owned(), sentence[cut..].trim_start().to_owned()))
+}
+
 fn push_sentence(out: &mut Vec<String>, sentence: &str) {
     let sentence = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
     if sentence.chars().any(char::is_alphanumeric) {
@@ -561,6 +577,21 @@ mod tests {
         let out = all(&long);
         assert!(out.len() >= 2, "{out:?}");
         assert!(out.iter().all(|s| s.len() <= LONGEST_SENTENCE + 10), "{out:?}");
+    }
+
+    #[test]
+    fn a_long_first_sentence_opens_with_its_first_clause() {
+        assert_eq!(
+            opening("When the build fails on line twelve, add the missing semicolon and run it again."),
+            Some((
+                "When the build fails on line twelve,".to_owned(),
+                "add the missing semicolon and run it again.".to_owned()
+            ))
+        );
+        // Short sentences, and clauses that would leave a scrap, stay whole.
+        assert_eq!(opening("Yes, it works."), None);
+        assert_eq!(opening("Well, this sentence is long enough but its comma comes too early."), None);
+        assert_eq!(opening("3,5 is how some countries write the number three and a half, really"), None);
     }
 
     #[test]

@@ -181,8 +181,8 @@ async fn the_speaker_plays_streamed_sentences_and_stops_at_once() {
     // The loudspeaker was given the first answer, its code announced, and the second answer's
     // first sentence, which played before Stop; nothing of what came after.
     let heard = hear(&played_speech(&out), 48_000, dir.path()).await;
-    let expected =
-        "The build failed on line twelve. The fix is to add a semicolon. Here is some Rust code. Now listen.";
+    let expected = "The build failed on line twelve, because the semicolon at its end is missing. \
+                    The fix is to add it. Here is some Rust code. Now listen.";
     assert!(word_error_rate(expected, &heard) <= 0.25, "the loudspeaker got {heard:?}");
     assert!(!heard.to_lowercase().contains("elephant"), "the stopped answer was heard: {heard:?}");
 }
@@ -230,10 +230,12 @@ async fn speaker_child() {
     // An answer streamed in pieces: code is announced, not read.
     let mut sentences = perch_speech::Sentences::new(Phrases::default());
     speaker.begin("a1", &settings, "en");
+    // Its first sentence is long: the speaker opens with its first clause.
     for delta in [
         "The build failed on ",
-        "line twelve. The fix",
-        " is to add a semicolon.\n\n```rust\nlet x = 1;\n",
+        "line twelve, because the semicolon at its end ",
+        "is missing. The fix",
+        " is to add it.\n\n```rust\nlet x = 1;\n",
         "```\n",
     ] {
         for sentence in sentences.push(delta) {

@@ -11,6 +11,9 @@ describe("Read aloud on an answer", () => {
     onCommand("speech_stop", () => "42");
     render(<SpeakButton messageId={42} />);
     await userEvent.click(screen.getByRole("button", { name: "Read aloud" }));
+    // The window's phrases are also given for answers read as they stream.
+    const phrases = calls.find((c) => c.cmd === "speech_phrases")?.args.phrases as { table: string } | undefined;
+    expect(phrases?.table).toBe("Here is a table of {rows} rows.");
     const spoken = calls.find((c) => c.cmd === "speak_message");
     expect(spoken?.args.messageId).toBe(42);
     expect((spoken?.args.phrases as { code: string }).code).toBe("Here is some {language} code.");
