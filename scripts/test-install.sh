@@ -142,12 +142,17 @@ echo "ok  the sandbox runs a command in its folder and refuses a write outside i
 grep -q '^ok speech out .*natural voices through ONNX Runtime (/usr/lib/perch/libonnxruntime.so.1)' "$art/doctor.txt" \
   || { cat "$art/doctor.txt"; fail "the doctor found no speech out with the packaged ONNX Runtime"; }
 voice="${PERCH_PIPER_TEST_VOICE:?the Piper test voice (make sets PERCH_PIPER_TEST_VOICE)}"
-cp "$voice" "$voice.json" "$root/tmp/" && chmod a+r "$root/tmp/$(basename "$voice")" "$root/tmp/$(basename "$voice").json"
-for chosen in "/tmp/$(basename "$voice")" espeak; do
-  rm -f "$root/tmp/said.wav"
-  as_user perch say --voice "$chosen" --out /tmp/said.wav "Perch is installed and speaks." > "$art/say.txt" 2>&1 \
+# In the user's home: the commands run with a /tmp of their own.
+cp "$voice" "$voice.json" "$root/home/ada/"
+chmod a+r "$root/home/ada/$(basename "$voice")" "$root/home/ada/$(basename "$voice").json"
+for chosen in "/home/ada/$(basename "$voice")" espeak; do
+  rm -f "$root/home/ada/said.wav"
+  as_user perch say --voice "$chosen" --out /home/ada/said.wav "Perch is installed and speaks." > "$art/say.txt" 2>&1 \
     || { cat "$art/say.txt"; fail "perch say --voice $chosen"; }
-  size="$(stat -c %s "$root/tmp/said.wav")"
+  if [[ "$chosen" != espeak ]] && grep -q 'Speaking with espeak-ng' "$art/say.txt"; then
+    cat "$art/say.txt"; fail "the Piper voice did not speak"
+  fi
+  size="$(stat -c %s "$root/home/ada/said.wav")"
   (( size > 40000 )) || fail "perch say --voice $chosen wrote only $size bytes"
 done
 echo "ok  perch say: a Piper voice through the packaged ONNX Runtime, and espeak-ng"

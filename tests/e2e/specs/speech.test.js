@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { axeViolations } from "../lib/axe.js";
 import { CLI, freshDataDir, launch, screenshot, startFakeLlm, waitFor } from "../lib/harness.js";
 import { pacedMicrophone } from "../lib/paced_microphone.js";
 import { pacedSpeaker, speakerConfig } from "../lib/paced_speaker.js";
@@ -66,6 +67,11 @@ describe("speech out", () => {
     await (await $('button[aria-label="Talk hands-free"]')).click();
     await waitFor(async () => (await barText()).includes("Listening"), "the conversation to listen");
     await screenshot("speech-listening");
+    // The bar is a named region whose status line screen readers hear; nothing on screen fails
+    // axe's serious or critical rules while it shows.
+    const bar = await $('[role="region"][aria-label="Hands-free conversation"]');
+    assert.equal(await (await bar.$('[role="status"]')).getAttribute("aria-live"), "polite");
+    assert.deepEqual(await axeViolations(session.browser), [], "the conversation's bar passes axe");
     // The countdown shows in the pause after the question.
     await waitFor(async () => /Sending in \d/.test(await barText()), "the countdown", 20_000);
     await screenshot("speech-countdown");

@@ -539,16 +539,18 @@ impl Worker {
         let Some(voice) = self.voice.as_mut() else { return };
         self.last_used = Instant::now();
         let spoken = voice.speak(sentence, answer.settings.speed());
-        if answer.generation != self.shared.generation.load(Ordering::SeqCst) {
-            return; // stopped while this sentence was being made
-        }
         let (samples, rate) = match spoken {
             Ok(spoken) => spoken,
             Err(e) => return self.fail(answer, &e),
         };
+        // Checked under the loudspeaker's lock, which Stop takes to empty the queue: a sentence
+        // made while Stop came is never queued after it.
         let mut player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if answer.generation != self.shared.generation.load(Ordering::SeqCst) {
+            return;
+        }
         let device = answer.settings.device();
-        if player.as_ref().is_none_or(|p| device.as_deref().is_some_and(|d| d != p.device())) {
+        if player.as_ref().is_none_or(|p| p.requested() != device.as_deref()) {
             *player = None;
             match player::Player::open(device.as_deref()) {
                 Ok(opened) => *player = Some(opened),

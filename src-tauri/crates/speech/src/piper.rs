@@ -112,6 +112,8 @@ pub fn runtime_library() -> Option<PathBuf> {
     ]
     .into_iter()
     .find(|p| p.is_file())
+    // Said in Settings and `perch doctor` as where it is, not by the way it was reached.
+    .map(|p| p.canonicalize().unwrap_or(p))
 }
 
 /// A loaded Piper voice.

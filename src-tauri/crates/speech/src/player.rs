@@ -52,6 +52,8 @@ pub struct Player {
     played: Arc<AtomicU64>,
     rate: u32,
     device: String,
+    /// The device asked for (`None`: the system's default), to know when Settings changed it.
+    requested: Option<String>,
     /// Wakes the stream's thread: `true` to play, and closed to end it.
     control: Option<mpsc::Sender<bool>>,
     thread: Option<JoinHandle<()>>,
@@ -93,11 +95,25 @@ impl Player {
             .recv()
             .map_err(|_| SpeechError::Output { message: "the playback thread stopped".into() })??;
         tracing::info!(device = %name, rate, "speaker open");
-        Ok(Self { queue, played, rate, device: name, control: Some(control_tx), thread: Some(thread) })
+        let requested = device.map(str::to_owned);
+        Ok(Self {
+            queue,
+            played,
+            rate,
+            device: name,
+            requested,
+            control: Some(control_tx),
+            thread: Some(thread),
+        })
     }
 
     pub fn device(&self) -> &str {
         &self.device
+    }
+
+    /// The device it was opened for (`None`: the default).
+    pub fn requested(&self) -> Option<&str> {
+        self.requested.as_deref()
     }
 
     /// Queues mono `samples` recorded at `rate`, converted to the device's rate.
