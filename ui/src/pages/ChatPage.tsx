@@ -201,6 +201,9 @@ export function ChatPage() {
       <div
         className="messages"
         ref={list}
+        // A tab stop of its own, so the keyboard can scroll it whatever it holds (an empty
+        // chat's welcome under the hands-free bar holds nothing else to focus).
+        tabIndex={0}
         // Only the reader lets go of the bottom (wheel up, the scrollbar, the keys); a scroll
         // the page makes itself (content growing, the composer resizing) never does. Back at
         // the bottom, the list follows again.

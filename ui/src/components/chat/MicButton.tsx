@@ -18,29 +18,36 @@ export function MicButton({ shortcut }: { shortcut: string }) {
       : t`Dictate`;
   // How long it has listened: "12s".
   const elapsed = formatNumber(Math.floor(seconds), { style: "unit", unit: "second", unitDisplay: "narrow" });
+  // The time shows beside the button, not in it: its name stays what it does.
   return (
-    <button
-      type="button"
-      className={`icon-button mic ${phase}`}
-      aria-label={label}
-      aria-pressed={recording}
-      title={title}
-      disabled={phase === "transcribing" || phase === "starting"}
-      onClick={() => void toggleDictation()}
-    >
+    <span className="mic-wrap">
+      <button
+        type="button"
+        className={`icon-button mic ${phase}`}
+        aria-label={label}
+        aria-pressed={recording}
+        title={title}
+        disabled={phase === "transcribing" || phase === "starting"}
+        onClick={() => void toggleDictation()}
+      >
+        {recording && (
+          <span
+            className="mic-level"
+            role="meter"
+            aria-label={t`Microphone level`}
+            aria-valuemin={0}
+            aria-valuemax={1}
+            aria-valuenow={Number(level.toFixed(2))}
+            style={{ transform: `scale(${1 + level * 0.8})` }}
+          />
+        )}
+        <MicIcon />
+      </button>
       {recording && (
-        <span
-          className="mic-level"
-          role="meter"
-          aria-label={t`Microphone level`}
-          aria-valuemin={0}
-          aria-valuemax={1}
-          aria-valuenow={Number(level.toFixed(2))}
-          style={{ transform: `scale(${1 + level * 0.8})` }}
-        />
+        <span className="mic-time" aria-hidden="true">
+          {elapsed}
+        </span>
       )}
-      <MicIcon />
-      {recording && <span className="mic-time">{elapsed}</span>}
-    </button>
+    </span>
   );
 }
