@@ -102,6 +102,26 @@ pub fn part_path(dir: &Path, file: &RemoteFile) -> PathBuf {
     dir.join(format!("{}.part", file.name))
 }
 
+/// Bytes that interrupted downloads of `files` left in `dir` (resumed by the next).
+pub fn partial_bytes(files: &[RemoteFile], dir: &Path) -> u64 {
+    files.iter().map(|f| std::fs::metadata(part_path(dir, f)).map_or(0, |m| m.len())).sum()
+}
+
+/// Deletes `files` from `dir`, and what interrupted downloads of them left; a file already gone
+/// is no error.
+pub fn remove(files: &[RemoteFile], dir: &Path) -> Result<(), DownloadError> {
+    for file in files {
+        for path in [dir.join(&*file.name), part_path(dir, file)] {
+            match std::fs::remove_file(&path) {
+                Ok(()) => tracing::info!(path = %path.display(), "deleted a model file"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(DownloadError::io("deleting", path, e)),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Options of one download.
 #[derive(Default)]
 pub struct Fetch<'a> {

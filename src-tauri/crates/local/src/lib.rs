@@ -160,8 +160,7 @@ impl LocalModels {
             .iter()
             .map(|e| {
                 let context = if settings.context_length == 0 { 8192 } else { settings.context_length };
-                let part =
-                    std::fs::metadata(perch_download::part_path(self.dir(), &e.file)).map_or(0, |m| m.len());
+                let part = perch_download::partial_bytes(std::slice::from_ref(&e.file), self.dir());
                 CatalogModel {
                     id: e.id.into(),
                     title: e.title.into(),

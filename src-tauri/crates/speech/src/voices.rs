@@ -252,8 +252,7 @@ impl VoiceStore {
     }
 
     pub fn view(&self, voice: &CatalogVoice) -> VoiceView {
-        let partial =
-            std::fs::metadata(perch_download::part_path(&self.dir, &voice.model)).map_or(0, |m| m.len());
+        let partial = perch_download::partial_bytes(&voice.files(), &self.dir);
         VoiceView {
             name: voice.name.to_owned(),
             language: voice.language.to_owned(),
@@ -295,20 +294,14 @@ impl VoiceStore {
     pub fn delete(&self, name: &str) -> Result<VoiceView, SpeechError> {
         let voice =
             CatalogVoice::find(name).ok_or_else(|| SpeechError::UnknownVoice { name: name.to_owned() })?;
-        for file in voice.files() {
-            for path in [self.dir.join(&*file.name), perch_download::part_path(&self.dir, &file)] {
-                match std::fs::remove_file(&path) {
-                    Ok(()) => tracing::info!(path = %path.display(), "deleted a voice file"),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(SpeechError::Io { action: "deleting", path, source: e }),
-                }
-            }
-        }
+        perch_download::remove(&voice.files(), &self.dir)
+            .map_err(|e| SpeechError::Download { message: e.to_string() })?;
         Ok(self.view(voice))
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -319,6 +312,20 @@ mod tests {
         assert_eq!(default_for("pt-BR").map(|v| v.name), Some("pt_BR-faber-medium"));
         assert_eq!(default_for("de-AT").map(|v| v.name), Some("de_DE-thorsten-medium"));
         assert!(default_for("ja").is_none());
+    }
+
+    #[test]
+    fn a_voice_is_deleted_with_what_an_interrupted_download_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = VoiceStore::new(dir.path().to_path_buf());
+        let voice = &CATALOG[0];
+        std::fs::write(dir.path().join(&*voice.config.name), b"{}").unwrap();
+        std::fs::write(perch_download::part_path(dir.path(), &voice.model), vec![0u8; 1000]).unwrap();
+        let view = store.view(voice);
+        assert_eq!((view.state, view.partial), (VoiceState::Partial, 1000));
+        assert_eq!(store.delete(voice.name).unwrap().state, VoiceState::Absent);
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing of it is left");
+        assert!(matches!(store.delete("nobody"), Err(SpeechError::UnknownVoice { .. })));
     }
 
     #[test]

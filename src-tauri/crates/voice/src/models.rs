@@ -166,7 +166,7 @@ impl ModelStore {
     pub fn view(&self, model: &CatalogModel) -> ModelView {
         let remote = model.remote();
         let ready = perch_download::missing(std::slice::from_ref(&remote), &self.dir).is_empty();
-        let partial = std::fs::metadata(perch_download::part_path(&self.dir, &remote)).map_or(0, |m| m.len());
+        let partial = perch_download::partial_bytes(std::slice::from_ref(&remote), &self.dir);
         ModelView {
             name: model.name.to_owned(),
             english_only: model.english_only,
@@ -231,13 +231,7 @@ impl ModelStore {
     pub fn delete(&self, name: &str) -> Result<ModelView, VoiceError> {
         let model =
             CatalogModel::find(name).ok_or_else(|| VoiceError::UnknownModel { name: name.to_owned() })?;
-        for path in [self.path_of(model), perch_download::part_path(&self.dir, &model.remote())] {
-            match std::fs::remove_file(&path) {
-                Ok(()) => tracing::info!(path = %path.display(), "deleted a whisper model file"),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(VoiceError::io("deleting", &path, e)),
-            }
-        }
+        perch_download::remove(std::slice::from_ref(&model.remote()), &self.dir)?;
         Ok(self.view(model))
     }
 }
