@@ -244,6 +244,9 @@ bench: deps $(NPM_STAMP) $(LLAMA_SERVER_STAMP) | $(VULKAN_HEADERS)
 	# Speech out: a sentence's first audio, real-time factor and memory against piper-tts (the same
 	# Piper voice, threads and text), with Kokoro-82M int8 beside them for the choice of model.
 	PERCH_BENCH_PYTHON=$(VENV)/bin/python cargo bench --locked -p perch-speech --bench speech
+	# A hands-free turn: end of speech to the answer's first audio, with the fake service and the
+	# local model, espeak-ng and a Piper voice.
+	PERCH_FAKE_LLM=$(CARGO_TARGET_DIR)/release/perch-fake-llm cargo bench --locked -p perch-core --bench conversation
 	cargo bench --locked -p perch-knowledge --bench knowledge
 	$(SOAK)
 

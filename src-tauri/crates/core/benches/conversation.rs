@@ -407,13 +407,13 @@ async fn child(dir: PathBuf) {
         perch_fake_llm::words(FAKE_ANSWER).count()
     );
     println!(
-        "    {:<32} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}",
+        "    {:<38} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}",
         "ms", "pause", "final", "1st tok", "to aud", "(synth)", "total", "-1.5 s"
     );
     for (name, turns) in &rows {
         let m = |f: fn(&Turn) -> f64| median(&turns.iter().map(f).collect::<Vec<_>>());
         println!(
-            "    {name:<32} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>8.0} {:>8.0}",
+            "    {name:<38} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>7.0} {:>8.0} {:>8.0}",
             m(|t| t.pause),
             m(|t| t.final_pass),
             m(|t| t.first_token),
