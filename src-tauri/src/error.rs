@@ -115,7 +115,7 @@ impl From<perch_core::speech::SpeechError> for CommandError {
     fn from(e: perch_core::speech::SpeechError) -> Self {
         use perch_core::speech::SpeechError as E;
         let kind = match &e {
-            E::UnknownVoice { .. } | E::VoiceMissing { .. } | E::OutputNotFound { .. } => ErrorKind::NotFound,
+            E::UnknownVoice { .. } | E::OutputNotFound { .. } => ErrorKind::NotFound,
             E::BadVoice { .. } | E::UnknownEspeakVoice { .. } => ErrorKind::Invalid,
             E::Io { .. } => ErrorKind::Storage,
             _ => ErrorKind::External,

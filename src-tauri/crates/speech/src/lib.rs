@@ -61,8 +61,8 @@ pub enum SpeechError {
     Output { message: String },
     #[error("the loudspeaker \"{name}\" is not connected; choose another in Settings -> Voice")]
     OutputNotFound { name: String },
-    #[error("the voice could not be downloaded: {message}")]
-    Download { message: String },
+    #[error("the voice could not be downloaded: {0}")]
+    Download(#[from] perch_download::DownloadError),
 }
 
 /// Which voice speaks, as resolved from the settings.
@@ -434,8 +434,18 @@ impl Worker {
     fn run(mut self, commands: &mpsc::Receiver<Command>) {
         let mut answer: Option<Answer> = None;
         loop {
-            let timeout = if answer.is_some() { Duration::from_millis(10) } else { Duration::from_secs(5) };
-            match commands.recv_timeout(timeout) {
+            // Awake while an answer is spoken; otherwise asleep until a command comes, or until
+            // a loaded voice is due to be released.
+            let received = if answer.is_some() {
+                commands.recv_timeout(Duration::from_millis(10))
+            } else if self.voice.is_some() {
+                commands.recv_timeout(
+                    KEEP_VOICE.saturating_sub(self.last_used.elapsed()) + Duration::from_millis(10),
+                )
+            } else {
+                commands.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+            };
+            match received {
                 Ok(command) => self.take(command, &mut answer),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
@@ -465,7 +475,7 @@ impl Worker {
                     self.finish(current);
                     answer = None;
                 }
-            } else if self.voice.is_some() && self.last_used.elapsed() > KEEP_VOICE {
+            } else if self.voice.is_some() && self.last_used.elapsed() >= KEEP_VOICE {
                 tracing::info!(
                     "releasing the voice and the loudspeaker after {} s unused",
                     KEEP_VOICE.as_secs()

@@ -5,7 +5,6 @@
 //! audio buffer.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 
@@ -48,8 +47,6 @@ struct Queue {
 /// An open loudspeaker.
 pub struct Player {
     queue: Arc<Mutex<Queue>>,
-    /// Samples played since the start (the device's clock, for "has the voice started").
-    played: Arc<AtomicU64>,
     rate: u32,
     device: String,
     /// The device asked for (`None`: the system's default), to know when Settings changed it.
@@ -72,14 +69,13 @@ impl Player {
     /// Opens `device` (`None`: the system's default output).
     pub fn open(device: Option<&str>) -> Result<Self, SpeechError> {
         let queue = Arc::new(Mutex::new(Queue::default()));
-        let played = Arc::new(AtomicU64::new(0));
         let wanted = device.map(str::to_owned);
         let (ready_tx, ready_rx) = mpsc::channel();
         let (control_tx, control_rx) = mpsc::channel::<bool>();
-        let (stream_queue, stream_played) = (queue.clone(), played.clone());
+        let stream_queue = queue.clone();
         let thread = std::thread::Builder::new()
             .name("perch-speaker".into())
-            .spawn(move || match open_stream(wanted.as_deref(), stream_queue.clone(), stream_played) {
+            .spawn(move || match open_stream(wanted.as_deref(), stream_queue.clone()) {
                 Ok((stream, rate, name)) => {
                     let _ = ready_tx.send(Ok((rate, name)));
                     run_stream(&stream, &control_rx, &stream_queue);
@@ -96,15 +92,7 @@ impl Player {
             .map_err(|_| SpeechError::Output { message: "the playback thread stopped".into() })??;
         tracing::info!(device = %name, rate, "speaker open");
         let requested = device.map(str::to_owned);
-        Ok(Self {
-            queue,
-            played,
-            rate,
-            device: name,
-            requested,
-            control: Some(control_tx),
-            thread: Some(thread),
-        })
+        Ok(Self { queue, rate, device: name, requested, control: Some(control_tx), thread: Some(thread) })
     }
 
     pub fn device(&self) -> &str {
@@ -135,11 +123,6 @@ impl Player {
         let queued = self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).samples.len();
         queued as f64 / f64::from(self.rate)
     }
-
-    /// Samples of speech the device has taken so far.
-    pub fn played(&self) -> u64 {
-        self.played.load(Ordering::Relaxed)
-    }
 }
 
 impl Drop for Player {
@@ -157,7 +140,13 @@ fn run_stream(stream: &cpal::Stream, control: &mpsc::Receiver<bool>, queue: &Mut
     let mut empty_since: Option<std::time::Instant> = None;
     let tick = std::time::Duration::from_millis(50);
     loop {
-        match control.recv_timeout(tick) {
+        // Paused, nothing can change until the next sentence: wait for it without waking.
+        let message = if playing {
+            control.recv_timeout(tick)
+        } else {
+            control.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+        };
+        match message {
             Ok(_) if !playing => {
                 if let Err(e) = stream.play() {
                     tracing::warn!(error = %e, "the speaker could not start");
@@ -189,7 +178,6 @@ fn run_stream(stream: &cpal::Stream, control: &mpsc::Receiver<bool>, queue: &Mut
 fn open_stream(
     wanted: Option<&str>,
     queue: Arc<Mutex<Queue>>,
-    played: Arc<AtomicU64>,
 ) -> Result<(cpal::Stream, u32, String), SpeechError> {
     let host = cpal::default_host();
     let device = match wanted {
@@ -210,12 +198,12 @@ fn open_stream(
     let channels = usize::from(config.channels());
     let stream_config = config.config();
     let stream = match config.sample_format() {
-        SampleFormat::F32 => build::<f32>(&device, &stream_config, channels, queue, played),
-        SampleFormat::I16 => build::<i16>(&device, &stream_config, channels, queue, played),
-        SampleFormat::I32 => build::<i32>(&device, &stream_config, channels, queue, played),
-        SampleFormat::U16 => build::<u16>(&device, &stream_config, channels, queue, played),
-        SampleFormat::U8 => build::<u8>(&device, &stream_config, channels, queue, played),
-        SampleFormat::F64 => build::<f64>(&device, &stream_config, channels, queue, played),
+        SampleFormat::F32 => build::<f32>(&device, &stream_config, channels, queue),
+        SampleFormat::I16 => build::<i16>(&device, &stream_config, channels, queue),
+        SampleFormat::I32 => build::<i32>(&device, &stream_config, channels, queue),
+        SampleFormat::U16 => build::<u16>(&device, &stream_config, channels, queue),
+        SampleFormat::U8 => build::<u8>(&device, &stream_config, channels, queue),
+        SampleFormat::F64 => build::<f64>(&device, &stream_config, channels, queue),
         other => {
             return Err(SpeechError::Output {
                 message: format!("\"{name}\" wants {other} samples, which Perch cannot play"),
@@ -233,7 +221,6 @@ fn build<T>(
     config: &cpal::StreamConfig,
     channels: usize,
     queue: Arc<Mutex<Queue>>,
-    played: Arc<AtomicU64>,
 ) -> Result<cpal::Stream, cpal::Error>
 where
     T: SizedSample + FromSample<f32> + Send + 'static,
@@ -242,18 +229,9 @@ where
         *config,
         move |data: &mut [T], _| {
             let mut queue = queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let mut taken = 0u64;
             for frame in data.chunks_mut(channels.max(1)) {
-                let sample = match queue.samples.pop_front() {
-                    Some(s) => {
-                        taken += 1;
-                        s
-                    }
-                    None => 0.0,
-                };
-                frame.fill(T::from_sample(sample));
+                frame.fill(T::from_sample(queue.samples.pop_front().unwrap_or(0.0)));
             }
-            played.fetch_add(taken, Ordering::Relaxed);
         },
         |e| tracing::warn!(error = %e, "speaker stream"),
         None,

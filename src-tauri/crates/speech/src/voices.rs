@@ -285,17 +285,14 @@ impl VoiceStore {
             CatalogVoice::find(name).ok_or_else(|| SpeechError::UnknownVoice { name: name.to_owned() })?;
         let client = perch_foundation::http::client();
         let options = Fetch { base_override, cancel: Some(cancel) };
-        perch_download::fetch(&client, &voice.files(), &self.dir, options, progress)
-            .await
-            .map_err(|e| SpeechError::Download { message: e.to_string() })?;
+        perch_download::fetch(&client, &voice.files(), &self.dir, options, progress).await?;
         Ok(self.view(voice))
     }
 
     pub fn delete(&self, name: &str) -> Result<VoiceView, SpeechError> {
         let voice =
             CatalogVoice::find(name).ok_or_else(|| SpeechError::UnknownVoice { name: name.to_owned() })?;
-        perch_download::remove(&voice.files(), &self.dir)
-            .map_err(|e| SpeechError::Download { message: e.to_string() })?;
+        perch_download::remove(&voice.files(), &self.dir)?;
         Ok(self.view(voice))
     }
 }
