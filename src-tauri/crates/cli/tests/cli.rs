@@ -118,6 +118,7 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
             "display",
             "screen capture",
             "audio input",
+            "speech out",
             "typing into other apps",
             "keyring",
             "certificates",
@@ -131,6 +132,11 @@ fn doctor_reports_a_healthy_data_dir_and_every_component() {
             "crash reports"
         ]
     );
+    // espeak-ng from the system, ONNX Runtime from the venv's wheel (PERCH_ONNXRUNTIME, as make
+    // sets it): both kinds of voice can speak.
+    let speech = report["components"].as_array().unwrap().iter().find(|c| c["name"] == "speech out").unwrap();
+    assert_eq!(speech["available"], true, "{speech}");
+    assert!(speech["detail"].as_str().unwrap().contains("natural voices through ONNX Runtime"), "{speech}");
     // The local model runtime beside the binary was started and asked; this machine has no
     // graphics card (lavapipe is never chosen by itself), so both run on the CPU, and say why.
     let card =
