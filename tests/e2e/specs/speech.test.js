@@ -75,8 +75,18 @@ describe("speech out", () => {
     // The countdown shows in the pause after the question.
     await waitFor(async () => /Sending in \d/.test(await barText()), "the countdown", 20_000);
     await screenshot("speech-countdown");
-    await waitFor(async () => words(await (await $(".message.user")).getText().catch(() => "")).includes("capital of france"), "the spoken question to be sent", 20_000);
-    await waitFor(async () => (await barText()).includes("Speaking"), "the answer to be read aloud", 20_000);
+    // Whisper's turn on two loaded cores may take seconds: the voice spec's allowance.
+    const sent = async () => {
+      const texts = [];
+      for (const message of await session.browser.$$(".message.user")) texts.push(await message.getText());
+      return texts;
+    };
+    await waitFor(
+      async () => words((await sent())[0] ?? "").includes("capital of france"),
+      async () => `the spoken question to be sent (sent: ${JSON.stringify(await sent())})`,
+      60_000,
+    );
+    await waitFor(async () => (await barText()).includes("Speaking"), async () => `the answer to be read aloud (bar: "${await barText()}")`, 30_000);
     await screenshot("speech-speaking");
     await waitFor(async () => speaker.played() > 1.0, "the loudspeaker to play the answer", 20_000);
   });
