@@ -92,6 +92,11 @@ export function markStarting() {
   set({ phase: "starting", notice: null, partial: "", countdown: null });
 }
 
+/** Back to idle with no event from the shell (a hands-free turn that could not start). */
+export function markIdle() {
+  set({ ...IDLE });
+}
+
 /** Applies one event from the shell (exported for tests). */
 export function apply(event: DictationEvent) {
   if (event.event === "final") finals.push({ text: event.data.text, send: event.data.send });

@@ -9,8 +9,8 @@ import { call, commands, errorMessage, events } from "../ipc";
 export type SpeechState = {
   /** The answer being read (its message id), or null. */
   speaking: string | null;
-  /** Why the last reading failed, with what to do. */
-  failure: string | null;
+  /** Why the last reading failed (which answer's), with what to do. */
+  failure: { id: string; message: string } | null;
 };
 
 let state: SpeechState = { speaking: null, failure: null };
@@ -53,7 +53,7 @@ export function applySpeech(event: SpeechEvent) {
     case "stopped":
       return state.speaking === event.id ? set({ ...state, speaking: null }) : undefined;
     case "failed":
-      return set({ speaking: null, failure: event.message });
+      return set({ speaking: null, failure: { id: event.id, message: event.message } });
   }
 }
 
@@ -111,11 +111,20 @@ export async function speakAnswer(messageId: number) {
   try {
     await call(commands.speakMessage(messageId, speechPhrases()));
   } catch (e) {
-    set({ speaking: null, failure: errorMessage(e) });
+    set({ speaking: null, failure: { id: String(messageId), message: errorMessage(e) } });
   }
 }
 
 export async function stopSpeaking() {
   set({ ...state, speaking: null });
   await call(commands.speechStop()).catch(() => undefined);
+}
+
+/** For tests: forget everything, listeners included. */
+export function resetSpeech() {
+  state = { speaking: null, failure: null };
+  eventListeners.clear();
+  escapeEnds = null;
+  if (listening) window.removeEventListener("keydown", onEscape, true);
+  listening = null;
 }

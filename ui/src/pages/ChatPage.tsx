@@ -276,7 +276,7 @@ export function ChatPage() {
       )}
       {/* The dock keeps "New content below" just above the composer, however tall it grows. */}
       <div className="composer-dock">
-        <ConversationBar />
+        <ConversationBar answering={!!streaming} onStopAnswer={stop} />
         {below && (
           <button type="button" className="new-below" onClick={toBottom}>
             <Trans>↓ New content below</Trans>

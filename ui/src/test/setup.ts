@@ -2,9 +2,11 @@ import "@testing-library/jest-dom/vitest";
 import { afterEach } from "vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { clearMocks } from "./tauri";
+import { resetConversation } from "../lib/conversation";
 import { resetDictation } from "../lib/dictation";
 import { resetFailures } from "../lib/failures";
 import { resetSelection } from "../lib/selection";
+import { resetSpeech } from "../lib/speech";
 import { restored } from "../components/TitleBar";
 import { i18n } from "../i18n";
 import { messages } from "../locales/en.po";
@@ -23,7 +25,9 @@ afterEach(() => {
   if (typeof window === "undefined") return;
   cleanup();
   clearMocks();
+  resetConversation();
   resetDictation();
+  resetSpeech();
   resetFailures();
   resetSelection();
   // A test that brought the window back from the bubble (on a mocked clock) must not leave the

@@ -12,16 +12,13 @@ function voice(event: DictationEvent) {
   act(() => emitEvent("voice-update", { update: { session: 1, event } }));
 }
 
-function renderComposer(onSend = vi.fn(async () => true)) {
-  healthyApp();
-  onCommand("voice_start", () => 1);
-  onCommand("voice_stop", () => 1);
-  onCommand("voice_cancel", () => 1);
-  render(
+/** The composer as the chat page has it, with or without an answer being written. */
+function composer(onSend: () => Promise<boolean>, streaming = false) {
+  return (
     <SettingsProvider>
       <Composer
         chat="new"
-        streaming={false}
+        streaming={streaming}
         models={[]}
         model="ollama:llama3"
         onModel={() => {}}
@@ -32,8 +29,16 @@ function renderComposer(onSend = vi.fn(async () => true)) {
         onEditLast={() => {}}
         onCancelEdit={() => {}}
       />
-    </SettingsProvider>,
+    </SettingsProvider>
   );
+}
+
+function renderComposer(onSend = vi.fn(async () => true)) {
+  healthyApp();
+  onCommand("voice_start", () => 1);
+  onCommand("voice_stop", () => 1);
+  onCommand("voice_cancel", () => 1);
+  render(composer(onSend));
   return onSend;
 }
 
@@ -68,6 +73,21 @@ describe("dictation in the composer", () => {
     voice({ event: "listening", data: { device: "Mic", sample_rate: 16000, channels: 1, max_seconds: 300 } });
     voice({ event: "final", data: { text: "What time is it?", audio_seconds: 2, transcribe_ms: 300, send: true } });
     await waitFor(() => expect(onSend).toHaveBeenCalledWith("What time is it?", [], [], [], undefined));
+  });
+
+  it("sends a question dictated while an answer is written once that answer has ended", async () => {
+    localStorage.setItem("perch.draft", "");
+    healthyApp();
+    const onSend = vi.fn(async () => true);
+    const { rerender } = render(composer(onSend, true));
+    voice({ event: "listening", data: { device: "Mic", sample_rate: 16000, channels: 1, max_seconds: 300 } });
+    voice({ event: "final", data: { text: "And Rome?", audio_seconds: 2, transcribe_ms: 300, send: true } });
+    const box = screen.getByRole<HTMLTextAreaElement>("textbox", { name: "Message" });
+    await waitFor(() => expect(box.value).toBe("And Rome?"));
+    expect(onSend).not.toHaveBeenCalled();
+    rerender(composer(onSend, false));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("And Rome?", [], [], [], undefined));
+    expect(onSend).toHaveBeenCalledTimes(1);
   });
 
   it("explains a failure and keeps what was typed", async () => {

@@ -31,6 +31,7 @@ import { FilePicker, PICKER_ID, hitId } from "./FilePicker";
 import { KnowledgePicker, PASSAGES_ID, passageId, shortPlace } from "./KnowledgePicker";
 import { MicButton } from "./MicButton";
 import { TalkButton } from "./Conversation";
+import { questionNotSent } from "../../lib/conversation";
 
 const DRAFT_KEY = "perch.draft";
 
@@ -231,8 +232,9 @@ export function Composer(props: Props) {
   const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
 
   const overLimitFor = useRef<string | null>(null);
-  const submit = async (value = text, withModel?: string) => {
-    if (streaming || !value.trim()) return;
+  /** Sends `value`; whether the question went (it stays in the box, with why, when not). */
+  const submit = async (value = text, withModel?: string): Promise<boolean> => {
+    if (streaming || !value.trim()) return false;
     // A quick action's own model answers when it is still offered; else the conversation's.
     const other = withModel && models.some((m) => m.id === withModel) ? withModel : undefined;
     const model = other ?? props.model;
@@ -250,21 +252,21 @@ export function Composer(props: Props) {
           ? t`This is about ${about} tokens with the conversation so far, and ${modelName} reads ${reads}: what does not fit is left out. Shorten it, or press Enter again to send anyway.`
           : t`This is about ${about} tokens with the conversation so far, and the model reads ${reads}: what does not fit is left out. Shorten it, or press Enter again to send anyway.`,
       );
-      return;
+      return false;
     }
     if (!model) {
       // The text stays in the box; say what would let it go.
       setNotice(
         t`No model to answer yet: download a small one above, add a GGUF file or a key in Settings -> Models, or start Ollama. Your text stays here.`,
       );
-      return;
+      return false;
     }
     const canSee = !current || current.capabilities.vision;
     let chips = captures.pending;
     // Caught here, before anything is sent: the question would be refused.
     if (!canSee && (images.length > 0 || chips.length > 0)) {
       setNeedsVision(true);
-      return;
+      return false;
     }
     if (canSee && capture?.auto_screenshot && capture.mode === "fullscreen" && chips.length === 0 && images.length === 0) {
       chips = (await captures.take("fullscreen")) ?? [];
@@ -294,13 +296,23 @@ export function Composer(props: Props) {
       if (selection) restoreSelection(selection);
     }
     await captures.refresh();
+    return ok;
   };
 
   // Dictated text lands at the cursor (replacing a selection), and is sent only when the user
   // turned on "send after dictation". Texts that arrived while the composer was not on screen
   // (mini mode) are taken when it comes back.
-  const latest = useRef({ text, submit });
-  latest.current = { text, submit };
+  const latest = useRef({ text, submit, streaming });
+  latest.current = { text, submit, streaming };
+  const sendWhenAnswered = useRef(false);
+  const sendOrSay = (sent: boolean) => {
+    if (!sent) questionNotSent();
+  };
+  useEffect(() => {
+    if (streaming || !sendWhenAnswered.current) return;
+    sendWhenAnswered.current = false;
+    void latest.current.submit().then(sendOrSay);
+  }, [streaming]);
   useEffect(() => {
     const arrived = takeFinals();
     if (arrived.length === 0) return;
@@ -312,7 +324,10 @@ export function Composer(props: Props) {
     }
     update(value);
     if (arrived.some((f) => f.send)) {
-      void latest.current.submit(value);
+      // While an answer is still written (a hands-free question talked over it, which stops
+      // it), the question goes once it has ended.
+      if (latest.current.streaming) sendWhenAnswered.current = true;
+      else void latest.current.submit(value).then(sendOrSay);
     } else if (el) {
       el.focus();
       requestAnimationFrame(() => el.setSelectionRange(caret, caret));

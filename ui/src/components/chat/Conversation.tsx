@@ -1,6 +1,13 @@
 import { useEffect } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
-import { endConversation, keepListening, setQuestionOpen, toggleConversation, useConversation } from "../../lib/conversation";
+import {
+  endConversation,
+  keepListening,
+  setAnswering,
+  setQuestionOpen,
+  toggleConversation,
+  useConversation,
+} from "../../lib/conversation";
 import { formatNumber } from "../../lib/format";
 import { useQuestions } from "../../lib/questions";
 import { TalkIcon } from "../Icons";
@@ -41,12 +48,14 @@ export function TalkButton() {
 
 /** What a hands-free conversation is doing, above the composer: listening, about to send (a
  * countdown with Keep listening), thinking or speaking; announced to screen readers as it
- * changes. Also where a question waiting for the user pauses the listening. */
-export function ConversationBar() {
+ * changes. Also where the conversation learns of the chat: a question waiting for the user
+ * pauses the listening, and an answer being written (`answering`) is stopped by talking over it. */
+export function ConversationBar({ answering, onStopAnswer }: { answering: boolean; onStopAnswer: () => void }) {
   const { t } = useLingui();
   const { phase, countdown, failure } = useConversation();
   const waiting = useQuestions().open.length > 0;
   useEffect(() => setQuestionOpen(waiting), [waiting]);
+  useEffect(() => setAnswering(answering, onStopAnswer), [answering, onStopAnswer]);
   if (phase === "off") {
     return failure ? (
       <p className="conversation-bar failed" role="alert">

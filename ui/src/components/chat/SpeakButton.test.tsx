@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { act, render, screen, waitFor } from "../../test/render";
+import { act, render, screen, waitFor, within } from "../../test/render";
 import userEvent from "@testing-library/user-event";
 import { SpeakButton } from "./SpeakButton";
 import { applySpeech } from "../../lib/speech";
@@ -38,9 +38,24 @@ describe("Read aloud on an answer", () => {
     expect(reachedPage).toBe(true);
   });
 
-  it("says why reading failed", () => {
-    render(<SpeakButton messageId={7} />);
+  it("says why reading failed under that answer only, until it is read again", async () => {
+    onCommand("speak_message", () => null);
+    render(
+      <>
+        <section aria-label="first">
+          <SpeakButton messageId={7} />
+        </section>
+        <section aria-label="second">
+          <SpeakButton messageId={8} />
+        </section>
+      </>,
+    );
     act(() => applySpeech({ kind: "failed", id: "7", message: "the sound could not be played: no output device" }));
-    expect(screen.getByRole("alert")).toHaveTextContent("no output device");
+    const alerts = screen.getAllByRole("alert");
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toHaveTextContent("no output device");
+    expect(screen.getByRole("region", { name: "first" })).toContainElement(alerts[0]);
+    await userEvent.click(within(screen.getByRole("region", { name: "first" })).getByRole("button", { name: "Read aloud" }));
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

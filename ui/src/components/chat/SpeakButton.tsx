@@ -21,9 +21,10 @@ export function SpeakButton({ messageId }: { messageId: number }) {
           <Trans>Reading the answer aloud. Press Escape to stop.</Trans>
         </span>
       )}
-      {failure && !speaking && (
+      {/* Under the answer that failed only, until it is read again. */}
+      {failure?.id === String(messageId) && !reading && (
         <small className="muted" role="alert">
-          {failure}
+          {failure.message}
         </small>
       )}
     </>
