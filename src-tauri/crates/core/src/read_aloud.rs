@@ -78,6 +78,21 @@ impl TurnSink for ReadAloud<'_> {
     }
 }
 
+impl Drop for ReadAloud<'_> {
+    /// A turn that ended without `Finished` (its task cancelled or panicked) still ends its
+    /// answer, so the speaker finishes it and does not wait for sentences that will never come.
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some((id, sentences)) = state {
+            let speaker = self.speech.speaker();
+            for sentence in sentences.finish() {
+                speaker.sentence(&id, &sentence);
+            }
+            speaker.end(&id);
+        }
+    }
+}
+
 /// Speaks a saved answer from its start (stopping whatever was being said).
 pub fn speak_text(
     speech: &Speech,

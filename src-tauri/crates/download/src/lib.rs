@@ -4,7 +4,9 @@
 //! whisper models, local chat models), so each gets resume, checksums, progress and Stop.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_RANGE, RANGE};
@@ -53,6 +55,8 @@ pub enum DownloadError {
     Checksum { file: String, expected: String, actual: String },
     #[error("the download was stopped; what arrived is kept and the next attempt resumes from it")]
     Cancelled,
+    #[error("{name} is already being downloaded")]
+    AlreadyRunning { name: String },
 }
 
 /// What went wrong at the bottom of a request's error chain ("Connection refused", "failed to
@@ -120,6 +124,61 @@ pub fn remove(files: &[RemoteFile], dir: &Path) -> Result<(), DownloadError> {
         }
     }
     Ok(())
+}
+
+/// The downloads under way of one kind of model, by name (any case): a second download of a
+/// name is refused while the first runs (two writers on one `.part` would spoil it), and
+/// `cancel` reaches the running one.
+#[derive(Debug, Default)]
+pub struct Downloads(Mutex<HashMap<String, CancellationToken>>);
+
+/// A download's place in [`Downloads`], given up when dropped (finished, failed, or its future
+/// dropped).
+#[derive(Debug)]
+pub struct Running<'a> {
+    downloads: &'a Downloads,
+    key: String,
+    token: CancellationToken,
+}
+
+impl Downloads {
+    fn key(name: &str) -> String {
+        name.trim().to_lowercase()
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Starts `name`'s download, unless one is running.
+    pub fn start(&self, name: &str) -> Result<Running<'_>, DownloadError> {
+        let key = Self::key(name);
+        let mut map = self.map();
+        if map.contains_key(&key) {
+            return Err(DownloadError::AlreadyRunning { name: name.trim().to_owned() });
+        }
+        let token = CancellationToken::new();
+        map.insert(key.clone(), token.clone());
+        Ok(Running { downloads: self, key, token })
+    }
+
+    /// Stops `name`'s download (what arrived is kept); false when none runs.
+    pub fn cancel(&self, name: &str) -> bool {
+        self.map().get(&Self::key(name)).map(CancellationToken::cancel).is_some()
+    }
+}
+
+impl Running<'_> {
+    /// What stops this download (`Fetch::cancel`).
+    pub fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.downloads.map().remove(&self.key);
+    }
 }
 
 /// Options of one download.

@@ -314,3 +314,23 @@ async fn http_errors_and_unreachable_servers_are_reported() {
     assert_eq!(text.matches(&base).count(), 1, "{text}");
     assert!(text.to_lowercase().contains("refused"), "{text}");
 }
+
+#[test]
+fn a_name_downloads_once_at_a_time_and_cancel_reaches_it() {
+    let downloads = perch_download::Downloads::default();
+    let running = downloads.start("tiny.en").unwrap();
+    // The same name in another case is the same download: refused, saying so.
+    let err = downloads.start(" Tiny.EN").unwrap_err();
+    assert!(matches!(&err, DownloadError::AlreadyRunning { name } if name == "Tiny.EN"), "{err:?}");
+    assert!(err.to_string().contains("already being downloaded"), "{err}");
+    // Another name runs beside it.
+    let other = downloads.start("base.en").unwrap();
+    assert!(downloads.cancel("TINY.en"));
+    assert!(running.token().is_cancelled());
+    assert!(!other.token().is_cancelled());
+    // Ended (finished, failed or dropped), the name is free again and has nothing to cancel.
+    drop(running);
+    assert!(!downloads.cancel("tiny.en"));
+    let again = downloads.start("tiny.en").unwrap();
+    assert!(!again.token().is_cancelled());
+}

@@ -11,14 +11,11 @@ pub mod runtime;
 pub mod settings;
 mod sidecar;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use perch_download::{DownloadError, Fetch, Progress, RemoteFile};
 use perch_llm_protocol::gguf::GgufError;
 use tokio::sync::broadcast;
-use tokio_util::sync::CancellationToken;
 
 pub use catalog::{CATALOG, CatalogEntry, CatalogModel};
 pub use library::{Deleted, LocalModel, ModelSource};
@@ -109,7 +106,7 @@ pub struct LocalModels {
     library: std::sync::Arc<library::Library>,
     runtime: Runtime,
     mirror: Option<String>,
-    downloads: Mutex<HashMap<String, CancellationToken>>,
+    downloads: perch_download::Downloads,
     /// Models were added, downloaded or deleted.
     changes: broadcast::Sender<()>,
 }
@@ -127,7 +124,7 @@ impl LocalModels {
             library: std::sync::Arc::new(library::Library::new(data_dir.join("models").join("llm"))),
             runtime: Runtime::with_crash_dir(None, Some(perch_foundation::paths::crashes_dir_in(data_dir))),
             mirror: std::env::var(MIRROR_ENV).ok().filter(|m| !m.trim().is_empty()),
-            downloads: Mutex::default(),
+            downloads: perch_download::Downloads::default(),
             changes: broadcast::channel(16).0,
         }
     }
@@ -201,13 +198,12 @@ impl LocalModels {
         key: &str,
         progress: impl FnMut(Progress) + Send,
     ) -> Result<LocalModel, LocalError> {
-        let token = CancellationToken::new();
-        self.downloads.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), token.clone());
+        let running = self.downloads.start(key)?;
         let client = perch_foundation::http::client();
-        let options = Fetch { base_override: self.mirror.as_deref(), cancel: Some(&token) };
+        let options = Fetch { base_override: self.mirror.as_deref(), cancel: Some(running.token()) };
         let fetched =
             perch_download::fetch(&client, std::slice::from_ref(file), self.dir(), options, progress).await;
-        self.downloads.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+        drop(running);
         fetched?;
         let _ = self.changes.send(());
         let path = self.dir().join(&*file.name);
@@ -219,12 +215,7 @@ impl LocalModels {
 
     /// Stops a download in progress; true when there was one.
     pub fn cancel_download(&self, id: &str) -> bool {
-        self.downloads
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .map(CancellationToken::cancel)
-            .is_some()
+        self.downloads.cancel(id)
     }
 
     /// Registers a GGUF file on disk (checked first) under `name`, or a name from its file name.

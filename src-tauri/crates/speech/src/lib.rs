@@ -20,7 +20,6 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
 pub use perch_download::Progress;
 pub use settings::SpeechSettings;
@@ -51,10 +50,6 @@ pub enum SpeechError {
     UnknownEspeakVoice { voice: String },
     #[error("there is no voice \"{name}\" in the catalogue (Settings -> Voice lists them)")]
     UnknownVoice { name: String },
-    #[error(
-        "the voice \"{name}\" is not downloaded: download it in Settings -> Voice, or `perch say --download {name}`"
-    )]
-    VoiceMissing { name: String },
     #[error("the voice could not speak: {message}")]
     Synthesis { message: String },
     #[error("the sound could not be played: {message}")]
@@ -92,6 +87,11 @@ pub enum SpeechEvent {
 /// How long a loaded voice stays in memory after it last spoke.
 const KEEP_VOICE: Duration = Duration::from_secs(300);
 
+/// How much speech is made ahead of the loudspeaker: enough that the next sentence is ready
+/// before this one ends on a busy machine, not a whole answer's audio in memory (about 190 KB a
+/// second at 48 kHz) nor the cores taken from a local model still writing it.
+const MAKE_AHEAD: f64 = 3.0;
+
 /// Speech out for one data folder: the voices and the speaker.
 pub struct Speech {
     store: VoiceStore,
@@ -99,7 +99,7 @@ pub struct Speech {
     conversation: std::sync::atomic::AtomicBool,
     /// What is said for code and tables, in the UI's language (the window sends it).
     phrases: Mutex<Phrases>,
-    downloads: Mutex<std::collections::HashMap<String, CancellationToken>>,
+    downloads: perch_download::Downloads,
     speaker: Speaker,
 }
 
@@ -115,7 +115,7 @@ impl Speech {
         Self {
             speaker: Speaker::new(store.clone()),
             store,
-            downloads: Mutex::default(),
+            downloads: perch_download::Downloads::default(),
             conversation: std::sync::atomic::AtomicBool::new(false),
             phrases: Mutex::new(Phrases::default()),
         }
@@ -166,21 +166,14 @@ impl Speech {
         name: &str,
         progress: impl FnMut(Progress) + Send,
     ) -> Result<VoiceView, SpeechError> {
-        let token = CancellationToken::new();
-        self.downloads
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(name.to_owned(), token.clone());
+        let running = self.downloads.start(name)?;
         // `PERCH_VOICES_MIRROR`: fetch from a mirror instead of the voices' URLs (tests, mirrors).
         let mirror = std::env::var("PERCH_VOICES_MIRROR").ok().filter(|m| !m.trim().is_empty());
-        let result = self.store.download(name, mirror.as_deref(), &token, progress).await;
-        self.downloads.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(name);
-        result
+        self.store.download(name, mirror.as_deref(), running.token(), progress).await
     }
 
     pub fn cancel_download(&self, name: &str) -> bool {
-        let downloads = self.downloads.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        downloads.get(name).map(CancellationToken::cancel).is_some()
+        self.downloads.cancel(name)
     }
 
     pub fn delete(&self, name: &str) -> Result<VoiceView, SpeechError> {
@@ -200,7 +193,7 @@ impl Speech {
         language: &str,
         phrases: Phrases,
     ) -> Result<(Vec<f32>, u32), SpeechError> {
-        let mut voice = Voice::load(choose(&self.store, settings, language))?;
+        let mut voice = Voice::load_or_espeak(choose(&self.store, settings, language), language)?;
         let mut audio = Vec::new();
         for sentence in Sentences::all(text, phrases) {
             let (samples, _) = voice.speak(&sentence, settings.speed())?;
@@ -275,6 +268,18 @@ impl Voice {
         }
     }
 
+    /// Loads the choice; a natural voice that cannot load (no ONNX Runtime, a damaged file)
+    /// leaves espeak-ng to speak, as the errors say.
+    fn load_or_espeak(choice: VoiceChoice, language: &str) -> Result<Self, SpeechError> {
+        Self::load(choice).or_else(|e| {
+            tracing::warn!(error = %e, "the voice could not load; espeak-ng speaks");
+            Self::load(VoiceChoice::Espeak {
+                voice: espeak::voice_for_language(language),
+                reason: e.to_string(),
+            })
+        })
+    }
+
     fn rate(&self) -> u32 {
         match self {
             Self::Piper { voice, .. } => voice.sample_rate(),
@@ -303,9 +308,21 @@ impl Voice {
 }
 
 enum Command {
-    Begin { id: String, settings: SpeechSettings, language: String },
-    Sentence { id: String, text: String },
-    End { id: String },
+    /// `generation`: the one `begin` started, so a Stop sent after it (before the worker took
+    /// it) still drops the answer.
+    Begin {
+        id: String,
+        generation: u64,
+        settings: SpeechSettings,
+        language: String,
+    },
+    Sentence {
+        id: String,
+        text: String,
+    },
+    End {
+        id: String,
+    },
 }
 
 /// The speaker: one worker thread that turns sentences into sound, one answer at a time.
@@ -364,9 +381,11 @@ impl Speaker {
     /// Starts speaking answer `id` (stopping whatever was being spoken).
     pub fn begin(&self, id: &str, settings: &SpeechSettings, language: &str) {
         self.stop();
+        let generation = self.shared.generation.load(Ordering::SeqCst);
         *self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id.to_owned());
         self.send(Command::Begin {
             id: id.to_owned(),
+            generation,
             settings: settings.clone(),
             language: language.to_owned(),
         });
@@ -461,7 +480,19 @@ impl Worker {
                 answer = None;
             }
             if let Some(current) = answer.as_mut() {
-                if let Some((sentence, arrived)) = current.sentences.pop_front() {
+                if let Some(message) = self.player_failure() {
+                    // The loudspeaker went away: what is queued will never play.
+                    self.release_player();
+                    self.fail(current, &SpeechError::Output { message });
+                }
+                if current.sentences.is_empty() {
+                    if current.ended && self.queued() <= 0.0 {
+                        self.finish(current);
+                        answer = None;
+                    }
+                } else if self.queued() < MAKE_AHEAD
+                    && let Some((sentence, arrived)) = current.sentences.pop_front()
+                {
                     // The answer's first sound is what the user waits for: a long first sentence
                     // is spoken from its first clause, the rest made while that plays.
                     let opening = current.first_arrival.is_some().then(|| text::opening(&sentence)).flatten();
@@ -471,9 +502,6 @@ impl Worker {
                     } else {
                         self.say(current, &sentence, arrived);
                     }
-                } else if current.ended && self.queued() <= 0.0 {
-                    self.finish(current);
-                    answer = None;
                 }
             } else if self.voice.is_some() && self.last_used.elapsed() >= KEEP_VOICE {
                 tracing::info!(
@@ -481,7 +509,7 @@ impl Worker {
                     KEEP_VOICE.as_secs()
                 );
                 self.voice = None;
-                self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                self.release_player();
                 // ONNX Runtime's arena goes back to the allocator; give its pages to the system.
                 perch_foundation::memory::give_back_free_heap();
             }
@@ -489,9 +517,8 @@ impl Worker {
     }
 
     fn take(&mut self, command: Command, answer: &mut Option<Answer>) {
-        let generation = self.shared.generation.load(Ordering::SeqCst);
         match command {
-            Command::Begin { id, settings, language } => {
+            Command::Begin { id, generation, settings, language } => {
                 *answer = Some(Answer {
                     id,
                     generation,
@@ -518,6 +545,21 @@ impl Worker {
         }
     }
 
+    /// Closes the loudspeaker, outside its lock (closing waits for its thread).
+    fn release_player(&self) {
+        let player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        drop(player);
+    }
+
+    fn player_failure(&self) -> Option<String> {
+        self.shared
+            .player
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .and_then(player::Player::failure)
+    }
+
     fn queued(&self) -> f64 {
         self.shared
             .player
@@ -530,20 +572,9 @@ impl Worker {
     fn say(&mut self, answer: &mut Answer, sentence: &str, arrived: Instant) {
         let choice = choose(&self.store, &answer.settings, &answer.language);
         if !self.voice.as_ref().is_some_and(|v| v.same_as(&choice)) {
-            self.voice = match Voice::load(choice) {
+            self.voice = match Voice::load_or_espeak(choice, &answer.language) {
                 Ok(voice) => Some(voice),
-                Err(e) => {
-                    // A natural voice that cannot load: espeak-ng speaks instead.
-                    tracing::warn!(error = %e, "the voice could not load; espeak-ng speaks");
-                    let fallback = VoiceChoice::Espeak {
-                        voice: espeak::voice_for_language(&answer.language),
-                        reason: e.to_string(),
-                    };
-                    match Voice::load(fallback) {
-                        Ok(voice) => Some(voice),
-                        Err(e) => return self.fail(answer, &e),
-                    }
-                }
+                Err(e) => return self.fail(answer, &e),
             };
         }
         let Some(voice) = self.voice.as_mut() else { return };
@@ -553,22 +584,36 @@ impl Worker {
             Ok(spoken) => spoken,
             Err(e) => return self.fail(answer, &e),
         };
+        // The loudspeaker is opened (or changed) outside its lock: Stop, from the window's Esc,
+        // takes that lock and must not wait for a sound server.
+        let device = answer.settings.device();
+        let open = self
+            .shared
+            .player
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|p| p.requested() == device.as_deref());
+        if !open {
+            self.release_player();
+            match player::Player::open(device.as_deref()) {
+                Ok(opened) => {
+                    let old = self
+                        .shared
+                        .player
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .replace(opened);
+                    drop(old);
+                }
+                Err(e) => return self.fail(answer, &e),
+            }
+        }
         // Checked under the loudspeaker's lock, which Stop takes to empty the queue: a sentence
         // made while Stop came is never queued after it.
-        let mut player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if answer.generation != self.shared.generation.load(Ordering::SeqCst) {
             return;
-        }
-        let device = answer.settings.device();
-        if player.as_ref().is_none_or(|p| p.requested() != device.as_deref()) {
-            *player = None;
-            match player::Player::open(device.as_deref()) {
-                Ok(opened) => *player = Some(opened),
-                Err(e) => {
-                    drop(player);
-                    return self.fail(answer, &e);
-                }
-            }
         }
         let Some(out) = player.as_ref() else { return };
         out.play(&samples, rate);

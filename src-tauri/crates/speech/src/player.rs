@@ -42,6 +42,9 @@ pub fn list_devices() -> Result<Vec<OutputDevice>, SpeechError> {
 struct Queue {
     /// Mono samples at the device's rate.
     samples: VecDeque<f32>,
+    /// Why the stream ended (the device was unplugged, the sound server went away): nothing
+    /// queued will play.
+    failed: Option<String>,
 }
 
 /// An open loudspeaker.
@@ -116,6 +119,11 @@ impl Player {
     /// Silences the voice at once: everything queued is dropped.
     pub fn stop(&self) {
         self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).samples.clear();
+    }
+
+    /// Why the loudspeaker can no longer play, once its stream has failed.
+    pub fn failure(&self) -> Option<String> {
+        self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).failed.clone()
     }
 
     /// Seconds of speech still queued.
@@ -225,6 +233,7 @@ fn build<T>(
 where
     T: SizedSample + FromSample<f32> + Send + 'static,
 {
+    let errors = queue.clone();
     device.build_output_stream::<T, _, _>(
         *config,
         move |data: &mut [T], _| {
@@ -233,9 +242,21 @@ where
                 frame.fill(T::from_sample(queue.samples.pop_front().unwrap_or(0.0)));
             }
         },
-        |e| tracing::warn!(error = %e, "speaker stream"),
+        move |e: cpal::Error| {
+            tracing::warn!(error = %e, "speaker stream");
+            if ends_stream(e.kind()) {
+                errors.lock().unwrap_or_else(std::sync::PoisonError::into_inner).failed = Some(e.to_string());
+            }
+        },
         None,
     )
+}
+
+/// Whether a stream error means nothing more will play (the answer would otherwise wait forever
+/// for its queue to drain); an underrun or a route change is only a glitch.
+fn ends_stream(kind: cpal::ErrorKind) -> bool {
+    use cpal::ErrorKind as K;
+    !matches!(kind, K::Xrun | K::DeviceChanged | K::RealtimeDenied | K::DeviceBusy)
 }
 
 /// Linear interpolation from `from` Hz to `to` Hz. Speech from the voices is band-limited well
@@ -262,6 +283,15 @@ pub fn resample(samples: &[f32], from: u32, to: u32) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_errors_that_end_the_stream_fail_the_answer() {
+        assert!(ends_stream(cpal::ErrorKind::DeviceNotAvailable));
+        assert!(ends_stream(cpal::ErrorKind::StreamInvalidated));
+        assert!(ends_stream(cpal::ErrorKind::HostUnavailable));
+        assert!(!ends_stream(cpal::ErrorKind::Xrun));
+        assert!(!ends_stream(cpal::ErrorKind::DeviceChanged));
+    }
 
     #[test]
     fn resampling_keeps_duration_and_shape() {

@@ -408,13 +408,13 @@ fn starts_url(chars: &[char], i: usize) -> bool {
         && (i == 0 || chars[i - 1].is_whitespace() || chars[i - 1] == '(')
 }
 
-/// `*` or `_` as emphasis: next to a word on one side only, or doubled. An underscore inside a
-/// word (`snake_case`) and a lone star between spaces (`2 * 3`) are kept.
+/// `*` or `_` as emphasis: next to a word on one side only, or doubled. One between two word
+/// characters (`snake_case`, `2*3`) and a lone star between spaces (`2 * 3`) are kept.
 fn is_emphasis(chars: &[char], i: usize) -> bool {
     let before = i.checked_sub(1).map(|j| chars[j]);
     let after = chars.get(i + 1).copied();
     let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    if chars[i] == '_' && word(before) && word(after) {
+    if word(before) && word(after) {
         return false;
     }
     let space = |c: Option<char>| c.is_none_or(char::is_whitespace);
@@ -432,10 +432,15 @@ fn link_at(chars: &[char], i: usize) -> Option<(String, usize)> {
 }
 
 /// Whether a piece of a line closes everything it opens (links, inline code, tags), so that it
-/// can be cleaned and spoken before the rest of the line arrives.
+/// can be cleaned and spoken before the rest of the line arrives. Only a `<` that starts a tag
+/// (a letter or `/` after it) waits for its `>`: `x < 3` and `a -> b` are prose.
 fn balanced(piece: &str) -> bool {
     let count = |c: char| piece.chars().filter(|x| *x == c).count();
-    count('`') % 2 == 0 && count('[') == count(']') && count('(') <= count(')') && count('<') == count('>')
+    let tags_closed = piece.match_indices('<').all(|(i, _)| {
+        let opens_tag = piece[i + 1..].chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '/');
+        !opens_tag || piece[i..].contains('>')
+    });
+    count('`') % 2 == 0 && count('[') == count(']') && count('(') <= count(')') && tags_closed
 }
 
 const ABBREVIATIONS: &[&str] =
@@ -592,6 +597,17 @@ mod tests {
         assert_eq!(opening("Yes, it works."), None);
         assert_eq!(opening("Well, this sentence is long enough but its comma comes too early."), None);
         assert_eq!(opening("3,5 is how some countries write the number three and a half, really"), None);
+    }
+
+    #[test]
+    fn arithmetic_and_comparisons_are_read_not_dropped() {
+        assert_eq!(all("It is 2*3 or 2 * 3 in snake_case."), ["It is 2*3 or 2 * 3 in snake_case."]);
+        // A comparison or an arrow does not hold back the sentences of a line still streaming.
+        let mut sentences = Sentences::new(Phrases::default());
+        assert_eq!(sentences.push("When x < 3 it stops. Then a -> b fol"), ["When x < 3 it stops."]);
+        assert_eq!(sentences.push("lows. And <b>bold</b"), ["Then a -> b follows."]);
+        // A tag cut open waits for its end.
+        assert_eq!(sentences.push("> too. End"), ["And bold too."]);
     }
 
     #[test]

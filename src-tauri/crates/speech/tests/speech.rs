@@ -268,5 +268,25 @@ async fn speaker_child() {
     events.wait_for("the stop", |e| matches!(e, SpeechEvent::Stopped { id } if id == "a2")).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!events.all().iter().any(|e| matches!(e, SpeechEvent::Finished { id } if id == "a2")));
+
+    // A Stop that comes right after an answer began, while the voice is still busy making the
+    // one before: the new answer is not spoken either, though the worker takes it after the Stop.
+    speaker.begin("a3", &settings, "en");
+    speaker.sentence(
+        "a3",
+        "This long sentence keeps the voice busy for a while as it is made into sound and it goes on a little longer still.",
+    );
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    speaker.begin("a4", &settings, "en");
+    speaker.sentence("a4", "The elephant kept walking for many hours and never stopped.");
+    speaker.stop();
+    speaker.end("a4");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let spoken: Vec<_> = events
+        .all()
+        .into_iter()
+        .filter(|e| matches!(e, SpeechEvent::Speaking { id, .. } if id == "a3" || id == "a4"))
+        .collect();
+    assert!(spoken.is_empty(), "spoken after Stop: {spoken:?}");
     drop(speech);
 }

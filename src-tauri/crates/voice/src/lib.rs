@@ -21,14 +21,12 @@ pub mod vad;
 pub mod wav;
 pub mod whisper;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
 use dictation::{Control, DictationConfig, Worker};
 pub use dictation::{DictationEvent, DictationOutcome, DictationSink, DictationUpdate};
@@ -156,7 +154,7 @@ pub struct Voice {
     keeper: Arc<ModelKeeper>,
     running: Mutex<Option<Running>>,
     next_session: AtomicU32,
-    downloads: Mutex<HashMap<String, CancellationToken>>,
+    downloads: perch_download::Downloads,
     /// Fetch models from here instead of their URLs (`PERCH_WHISPER_MIRROR`: mirrors, tests).
     mirror: Option<String>,
 }
@@ -178,7 +176,7 @@ impl Voice {
             keeper: Arc::default(),
             running: Mutex::default(),
             next_session: AtomicU32::new(1),
-            downloads: Mutex::default(),
+            downloads: perch_download::Downloads::default(),
             mirror: std::env::var("PERCH_WHISPER_MIRROR").ok().filter(|m| !m.trim().is_empty()),
         }
     }
@@ -202,25 +200,13 @@ impl Voice {
         name: &str,
         progress: impl FnMut(perch_download::Progress) + Send,
     ) -> Result<ModelView, VoiceError> {
-        let token = CancellationToken::new();
-        let key = name.trim().to_ascii_lowercase();
-        {
-            let mut downloads = self.downloads.lock().unwrap_or_else(|p| p.into_inner());
-            if downloads.contains_key(&key) {
-                return Err(VoiceError::Busy);
-            }
-            downloads.insert(key.clone(), token.clone());
-        }
-        let result = self.store.download(name, self.mirror.as_deref(), &token, progress).await;
-        self.downloads.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
-        result
+        let running = self.downloads.start(name)?;
+        self.store.download(name, self.mirror.as_deref(), running.token(), progress).await
     }
 
     /// Stops a download in progress; what arrived is kept for the next attempt.
     pub fn cancel_download(&self, name: &str) -> bool {
-        let key = name.trim().to_ascii_lowercase();
-        let token = self.downloads.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
-        token.map(|t| t.cancel()).is_some()
+        self.downloads.cancel(name)
     }
 
     pub fn delete_model(&self, name: &str) -> Result<ModelView, VoiceError> {
