@@ -3,8 +3,9 @@
 // (a few seconds after each time it is opened) and a virtual loudspeaker drained in real time.
 // Perch hears the question, sends it after the pause (the countdown on screen), reads the answer
 // aloud (espeak-ng: no natural voice is downloaded in a fresh data folder), listens again, and
-// when the question is asked over its next answer, stops talking (barge-in) with that answer
-// kept whole in the chat. What the loudspeaker got is heard back by `perch transcribe`.
+// when the question is asked over its next answer, which the model is still writing, stops
+// talking and writing (barge-in) with the answer so far kept in the chat, and sends the question
+// once it has stopped. What the loudspeaker got is heard back by `perch transcribe`.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync } from "node:fs";
@@ -18,7 +19,8 @@ import { MODEL, chooseMicrophoneAndModel } from "../lib/voice.js";
 
 const QUESTION = "What is the capital of France?";
 const FIRST = "Paris is the capital of France.";
-// Long enough to be talked over: the question comes back three seconds into it.
+// Long enough to be talked over, and written slowly (150 ms a word, about 8 s): the question
+// comes back three seconds into it, while the model is still writing it.
 const SECOND =
   "The Seine runs through the middle of the city. It has been crossed by bridges for many centuries, and the oldest of them is called the new bridge. " +
   "Walking along the river from one end of the city to the other takes most of a day. At the very end of this long answer there is an elephant.";
@@ -62,7 +64,9 @@ describe("speech out", () => {
 
   it("hears a spoken question, sends it after the countdown, and reads the answer aloud", async () => {
     await fake.script({ steps: [{ type: "text", text: FIRST }, { type: "finish" }], token_delay_ms: 20 });
-    await fake.script({ steps: [{ type: "text", text: SECOND }, { type: "finish" }], token_delay_ms: 10 });
+    // One step a word: the fake waits token_delay_ms before each step.
+    const slowly = SECOND.split(/(?<= )/).map((text) => ({ type: "text", text }));
+    await fake.script({ steps: [...slowly, { type: "finish" }], token_delay_ms: 150 });
     await (await $('a[aria-label="Chat"]')).click();
     await (await $('button[aria-label="Talk hands-free"]')).click();
     await waitFor(async () => (await barText()).includes("Listening"), "the conversation to listen");
@@ -98,7 +102,13 @@ describe("speech out", () => {
     await waitFor(async () => (await session.browser.$$(".message.user")).length >= 3, "the question asked over the second answer to be sent", 40_000);
     const answers = [];
     for (const answer of await session.browser.$$(".message.assistant:not([aria-busy])")) answers.push(await answer.getText());
-    assert.ok(answers.some((t) => t.includes("there is an elephant")), `the interrupted answer is kept whole in the chat: ${answers}`);
+    // Stopped while it was written: what was written stays, the rest never came.
+    assert.ok(answers.some((t) => t.includes("The Seine runs through the middle of the city.")), `the interrupted answer is kept in the chat: ${answers}`);
+    assert.ok(!answers.some((t) => t.includes("elephant")), `the interrupted answer was stopped before its end: ${answers}`);
+    // The question asked over it went once it had stopped, once.
+    const questions = [];
+    for (const message of await session.browser.$$(".message.user")) questions.push(words(await message.getText()));
+    assert.equal(questions[2].match(/capital of france/g)?.length, 1, `the third question: ${questions[2]}`);
     await session.browser.keys("Escape");
     await waitFor(async () => (await barText()) === "", "Esc to end the conversation");
     assert.equal(await (await $('button[aria-label="Talk hands-free"]')).getAttribute("aria-pressed"), "false");

@@ -73,6 +73,12 @@ describe("dictation in the composer", () => {
     voice({ event: "listening", data: { device: "Mic", sample_rate: 16000, channels: 1, max_seconds: 300 } });
     voice({ event: "final", data: { text: "What time is it?", audio_seconds: 2, transcribe_ms: 300, send: true } });
     await waitFor(() => expect(onSend).toHaveBeenCalledWith("What time is it?", [], [], [], undefined));
+    // Sent, it leaves the box: the next dictation does not send it again.
+    const box = screen.getByRole<HTMLTextAreaElement>("textbox", { name: "Message" });
+    await waitFor(() => expect(box.value).toBe(""));
+    voice({ event: "listening", data: { device: "Mic", sample_rate: 16000, channels: 1, max_seconds: 300 } });
+    voice({ event: "final", data: { text: "And the date?", audio_seconds: 2, transcribe_ms: 300, send: true } });
+    await waitFor(() => expect(onSend).toHaveBeenLastCalledWith("And the date?", [], [], [], undefined));
   });
 
   it("sends a question dictated while an answer is written once that answer has ended", async () => {
@@ -88,6 +94,7 @@ describe("dictation in the composer", () => {
     rerender(composer(onSend, false));
     await waitFor(() => expect(onSend).toHaveBeenCalledWith("And Rome?", [], [], [], undefined));
     expect(onSend).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(box.value).toBe(""));
   });
 
   it("explains a failure and keeps what was typed", async () => {

@@ -232,8 +232,10 @@ export function Composer(props: Props) {
   const dropping = useWindowDrop((paths) => paths.forEach((path) => void attached.attach(path)));
 
   const overLimitFor = useRef<string | null>(null);
-  /** Sends `value`; whether the question went (it stays in the box, with why, when not). */
-  const submit = async (value = text, withModel?: string): Promise<boolean> => {
+  /** Sends `value`; whether the question went (it stays in the box, with why, when not).
+   * `fromBox`: `value` is what the box holds (a dictated text just put there, which this
+   * render's `text` does not show yet), so the box is emptied when it goes. */
+  const submit = async (value = text, withModel?: string, fromBox = value === text): Promise<boolean> => {
     if (streaming || !value.trim()) return false;
     // A quick action's own model answers when it is still offered; else the conversation's.
     const other = withModel && models.some((m) => m.id === withModel) ? withModel : undefined;
@@ -279,7 +281,6 @@ export function Composer(props: Props) {
     if (picked.length > 0) setPassages([]);
     const selection = editing === null ? takeSelectionForSend() : null;
     // A quick action on the selection sends its own words: what is in the box stays there.
-    const fromBox = value === text;
     if (fromBox) update("");
     setImages([]);
     setNotice(null);
@@ -327,7 +328,7 @@ export function Composer(props: Props) {
       // While an answer is still written (a hands-free question talked over it, which stops
       // it), the question goes once it has ended.
       if (latest.current.streaming) sendWhenAnswered.current = true;
-      else void latest.current.submit(value).then(sendOrSay);
+      else void latest.current.submit(value, undefined, true).then(sendOrSay);
     } else if (el) {
       el.focus();
       requestAnimationFrame(() => el.setSelectionRange(caret, caret));
