@@ -106,7 +106,7 @@ pub fn speech_phrases(state: State<'_, AppState>, phrases: Phrases) -> CommandRe
 /// Silences the voice at once; the id of the answer that was being read, if any.
 #[tauri::command]
 #[specta::specta]
-pub async fn speech_stop(state: State<'_, AppState>) -> CommandResult<Option<String>> {
+pub fn speech_stop(state: State<'_, AppState>) -> CommandResult<Option<String>> {
     Ok(state.engine()?.speech().speaker().stop())
 }
 
@@ -117,7 +117,7 @@ const TURN_ENDS_AFTER: std::time::Duration = std::time::Duration::from_millis(15
 /// microphone closed).
 #[tauri::command]
 #[specta::specta]
-pub async fn conversation_set(state: State<'_, AppState>, on: bool) -> CommandResult<()> {
+pub fn conversation_set(state: State<'_, AppState>, on: bool) -> CommandResult<()> {
     let engine = state.engine()?;
     engine.speech().set_conversation(on);
     if !on && engine.voice().is_active() {

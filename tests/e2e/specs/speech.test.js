@@ -19,7 +19,8 @@ import { MODEL, chooseMicrophoneAndModel } from "../lib/voice.js";
 
 const QUESTION = "What is the capital of France?";
 const FIRST = "Paris is the capital of France.";
-// Long enough to be talked over, and written slowly (150 ms a word, about 8 s): the question
+// Long enough to be talked over, and written slowly (200 ms a word, about 11 s, room for a busy
+// machine): the question
 // comes back three seconds into it, while the model is still writing it.
 const SECOND =
   "The Seine runs through the middle of the city. It has been crossed by bridges for many centuries, and the oldest of them is called the new bridge. " +
@@ -66,7 +67,7 @@ describe("speech out", () => {
     await fake.script({ steps: [{ type: "text", text: FIRST }, { type: "finish" }], token_delay_ms: 20 });
     // One step a word: the fake waits token_delay_ms before each step.
     const slowly = SECOND.split(/(?<= )/).map((text) => ({ type: "text", text }));
-    await fake.script({ steps: [...slowly, { type: "finish" }], token_delay_ms: 150 });
+    await fake.script({ steps: [...slowly, { type: "finish" }], token_delay_ms: 200 });
     await (await $('a[aria-label="Chat"]')).click();
     await (await $('button[aria-label="Talk hands-free"]')).click();
     await waitFor(async () => (await barText()).includes("Listening"), "the conversation to listen");

@@ -43,6 +43,16 @@ impl<'a> ReadAloud<'a> {
         self.phrases = phrases;
         self
     }
+
+    /// The answer's last sentences, and its end.
+    fn end(&self, answer: Option<(String, Sentences)>) {
+        let Some((id, sentences)) = answer else { return };
+        let speaker = self.speech.speaker();
+        for sentence in sentences.finish() {
+            speaker.sentence(&id, &sentence);
+        }
+        speaker.end(&id);
+    }
 }
 
 impl TurnSink for ReadAloud<'_> {
@@ -63,14 +73,7 @@ impl TurnSink for ReadAloud<'_> {
                         }
                     }
                 }
-                TurnEvent::Finished(_) => {
-                    if let Some((id, sentences)) = state.take() {
-                        for sentence in sentences.finish() {
-                            speaker.sentence(&id, &sentence);
-                        }
-                        speaker.end(&id);
-                    }
-                }
+                TurnEvent::Finished(_) => self.end(state.take()),
                 _ => {}
             }
         }
@@ -83,13 +86,7 @@ impl Drop for ReadAloud<'_> {
     /// answer, so the speaker finishes it and does not wait for sentences that will never come.
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        if let Some((id, sentences)) = state {
-            let speaker = self.speech.speaker();
-            for sentence in sentences.finish() {
-                speaker.sentence(&id, &sentence);
-            }
-            speaker.end(&id);
-        }
+        self.end(state);
     }
 }
 
