@@ -213,7 +213,16 @@ fn say_writes_speech_that_transcribe_hears() {
         let heard =
             run(tmp.path(), &["transcribe", wav.to_str().unwrap(), "--model", &model, "--language", "en"]);
         assert!(heard.status.success(), "{}", text(&heard.stderr));
-        assert_eq!(words(&text(&heard.stdout)).trim(), words(SENTENCE), "in the voice {chosen}");
+        let heard = words(&text(&heard.stdout));
+        if note.is_some() {
+            // espeak-ng says a text the same way every time: every word is heard.
+            assert_eq!(heard.trim(), words(SENTENCE), "in the voice {chosen}");
+        } else {
+            // A Piper voice draws noise as it speaks (VITS), so the audio differs run to run and
+            // whisper tiny may mishear a small word ("the" for "a"): one word in seven at most.
+            let wer = perch_core::voice::text::word_error_rate(&words(SENTENCE), &heard);
+            assert!(wer <= 0.15, "in the voice {chosen} whisper heard {heard:?} (word error rate {wer})");
+        }
     }
     let nothing = run(tmp.path(), &["say", "--out", "/tmp/x.wav", "   "]);
     assert!(!nothing.status.success());
