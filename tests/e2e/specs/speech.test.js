@@ -81,7 +81,7 @@ describe("speech out", () => {
     await waitFor(async () => /Sending in \d/.test(await barText()), "the countdown", 20_000);
     await screenshot("speech-countdown");
     // Whisper's turn on two loaded cores may take seconds: the voice spec's allowance. Whisper
-    // tiny mishears words when the machine is busy: the virtual microphone then falls behind
+    // tiny mishears words when the machine is busy, likely as the virtual microphone falls behind
     // the app, which reads it with no clock, and ALSA's file plugin copies only what the FIFO
     // holds, leaving the rest of a period as it was (CI heard "the capital of thrands", a busy
     // machine here "the capital on thrands"). So the question is known by "capital":
