@@ -340,7 +340,7 @@ impl Drop for Speaker {
         if let Some(worker) = self.worker.take() {
             let _ = worker.join();
         }
-        self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        self.shared.player().take();
     }
 }
 
@@ -357,6 +357,10 @@ impl Shared {
     fn report(&self, event: SpeechEvent) {
         // Nobody listening (the command line) is fine.
         let _ = self.events.send(event);
+    }
+
+    fn player(&self) -> std::sync::MutexGuard<'_, Option<player::Player>> {
+        self.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -411,9 +415,7 @@ impl Speaker {
     pub fn stop(&self) -> Option<String> {
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         espeak::stop();
-        if let Some(player) =
-            self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref()
-        {
+        if let Some(player) = self.shared.player().as_ref() {
             player.stop();
         }
         let stopped = self.shared.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
@@ -519,6 +521,11 @@ impl Worker {
     fn take(&mut self, command: Command, answer: &mut Option<Answer>) {
         match command {
             Command::Begin { id, generation, settings, language } => {
+                // A loudspeaker whose stream ended after the last answer (unplugged while
+                // quiet) is not this answer's failure: it opens afresh for it.
+                if self.player_failure().is_some() {
+                    self.release_player();
+                }
                 *answer = Some(Answer {
                     id,
                     generation,
@@ -547,26 +554,28 @@ impl Worker {
 
     /// Closes the loudspeaker, outside its lock (closing waits for its thread).
     fn release_player(&self) {
-        let player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        let player = self.shared.player().take();
         drop(player);
     }
 
     fn player_failure(&self) -> Option<String> {
-        self.shared
-            .player
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-            .and_then(player::Player::failure)
+        self.shared.player().as_ref().and_then(player::Player::failure)
     }
 
     fn queued(&self) -> f64 {
-        self.shared
-            .player
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-            .map_or(0.0, player::Player::queued_seconds)
+        self.shared.player().as_ref().map_or(0.0, player::Player::queued_seconds)
+    }
+
+    /// Opens the loudspeaker `device` names unless it is open. Outside the loudspeaker's lock:
+    /// Stop, from the window's Esc, takes that lock and must not wait for a sound server.
+    fn open_player(&self, device: Option<&str>) -> Result<(), SpeechError> {
+        if self.shared.player().as_ref().is_some_and(|p| p.requested() == device) {
+            return Ok(());
+        }
+        self.release_player();
+        let opened = player::Player::open(device)?;
+        *self.shared.player() = Some(opened);
+        Ok(())
     }
 
     fn say(&mut self, answer: &mut Answer, sentence: &str, arrived: Instant) {
@@ -584,34 +593,12 @@ impl Worker {
             Ok(spoken) => spoken,
             Err(e) => return self.fail(answer, &e),
         };
-        // The loudspeaker is opened (or changed) outside its lock: Stop, from the window's Esc,
-        // takes that lock and must not wait for a sound server.
-        let device = answer.settings.device();
-        let open = self
-            .shared
-            .player
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-            .is_some_and(|p| p.requested() == device.as_deref());
-        if !open {
-            self.release_player();
-            match player::Player::open(device.as_deref()) {
-                Ok(opened) => {
-                    let old = self
-                        .shared
-                        .player
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .replace(opened);
-                    drop(old);
-                }
-                Err(e) => return self.fail(answer, &e),
-            }
+        if let Err(e) = self.open_player(answer.settings.device().as_deref()) {
+            return self.fail(answer, &e);
         }
         // Checked under the loudspeaker's lock, which Stop takes to empty the queue: a sentence
         // made while Stop came is never queued after it.
-        let player = self.shared.player.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let player = self.shared.player();
         if answer.generation != self.shared.generation.load(Ordering::SeqCst) {
             return;
         }
