@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use perch_speech::{Phrases, Speech, SpeechEvent, SpeechSettings, VoiceChoice};
 use perch_voice::models::ModelStore;
-use perch_voice::text::word_error_rate;
+use perch_voice::text::{letter_error_rate, word_error_rate};
 use perch_voice::{Voice, VoiceSettings};
 
 fn piper_voice() -> PathBuf {
@@ -68,8 +68,10 @@ async fn a_piper_voice_says_the_words_whisper_hears() {
     let seconds = audio.len() as f64 / f64::from(rate);
     assert!((1.0..6.0).contains(&seconds), "{seconds} s of audio for one sentence");
     let heard = hear(&audio, rate, dir.path()).await;
-    let wer = word_error_rate(SENTENCE, &heard);
-    assert!(wer <= 0.2, "whisper heard {heard:?} (word error rate {wer})");
+    // Letters, not words: the voice draws noise as it speaks, and whisper tiny once heard
+    // "the screen shot" for "a screenshot", three word errors in seven.
+    let ler = letter_error_rate(SENTENCE, &heard);
+    assert!(ler <= 0.15, "whisper heard {heard:?} (letter error rate {ler})");
 
     // Faster speech is shorter, and still the same words.
     let fast = SpeechSettings { speed_percent: 150, ..settings };
